@@ -53,7 +53,10 @@ int validate_command(const CommandLine& command_line, const Runtime& runtime) {
   if (deck.knn)
     s << " knn (k = " << deck.knn->k << ", observations " << deck.knn->observations.describe()
       << ", references " << deck.knn->references.describe() << ")";
-  if (deck.ridge) s << " ridge (" << deck.ridge->lambdas.size() << " lambda values, " << deck::precision_name(deck.ridge->precision) << ")";
+  if (deck.ridge)
+    s << " ridge (" << deck.ridge->lambdas.size() << " lambda values, "
+      << deck::precision_name(deck.ridge->precision) << ", "
+      << deck::kernels_name(deck.ridge->solver.kernels) << " kernels)";
   s << "; output " << deck.output.file;
   log::info(runtime.comm(), s.str());
   return kExitOk;

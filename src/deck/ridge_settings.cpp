@@ -108,16 +108,24 @@ std::vector<double> parse_lambdas(const Section& ridge) {
 
 RidgeSolverSettings parse_solver(const Section& ridge) {
   RidgeSolverSettings out;
-  if (auto s = ridge.optional_section("solver", {"atol", "btol", "conlim", "max_iterations"})) {
+  if (auto s = ridge.optional_section("solver",
+                                      {"atol", "btol", "conlim", "max_iterations", "kernels"})) {
     out.atol = s->real("atol", at_least(0), out.atol);
     out.btol = s->real("btol", at_least(0), out.btol);
     out.conlim = s->real("conlim", at_least(0), out.conlim);
     out.max_iterations = s->integer("max_iterations", at_least(0), 0);
+    out.kernels = s->choice("kernels", {"fused", "kokkos-kernels"}, "fused") == "kokkos-kernels"
+                      ? RidgeKernels::kokkos_kernels
+                      : RidgeKernels::fused;
   }
   return out;
 }
 
 }  // namespace
+
+const char* kernels_name(RidgeKernels k) {
+  return k == RidgeKernels::kokkos_kernels ? "kokkos-kernels" : "fused";
+}
 
 const char* precision_name(RidgePrecision p) {
   switch (p) {

@@ -35,12 +35,20 @@ struct RidgeRhsSettings {
   std::string where;    // "FILE:LINE:COL: ridge.rhs"
 };
 
-// LSMR's stopping rules (Fong & Saunders; the names and meanings of SciPy's lsmr).
+// Which kernels run the LSMR iterations: trident's fused ones (products with the norms
+// fused in, 16-bit indices where they fit, the λ recurrences on the device) or Kokkos
+// Kernels' spmv and BLAS (cuSPARSE and cuBLAS underneath where built with them).
+enum class RidgeKernels { fused, kokkos_kernels };
+const char* kernels_name(RidgeKernels k);
+
+// LSMR's stopping rules (Fong & Saunders; the names and meanings of SciPy's lsmr), and the
+// kernels.
 struct RidgeSolverSettings {
   double atol = 1e-6;
   double btol = 1e-6;
   double conlim = 1e8;
   std::int64_t max_iterations = 0;  // 0: min(rows, columns)
+  RidgeKernels kernels = RidgeKernels::fused;
 };
 
 // Precision on the device: float32 (A, A^T and vectors in single precision), float64, or

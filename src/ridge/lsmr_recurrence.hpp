@@ -2,11 +2,14 @@
 // The scalar side of LSMR for one damping λ (Fong & Saunders 2011, in the form of SciPy's
 // lsmr): given the bidiagonalization's alpha and beta of each iteration, the rotations
 // that give the coefficients of the h, hbar and x updates, the estimates of ||r|| and
-// cond(A), and the stopping test. Host code in double, whatever the vectors' precision.
-#include <algorithm>
+// cond(A), and the stopping test, in double whatever the vectors' precision. Callable on
+// the device too: the fused engine advances every λ in a kernel, so that the iterations
+// do not wait for the host.
+#include <Kokkos_Macros.hpp>
+
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 namespace trident::ridge {
 
@@ -19,34 +22,37 @@ struct LsmrStep {
 // The ||A|| estimate, which depends only on the bidiagonalization (shared by all λ).
 class SharedNorms {
  public:
-  explicit SharedNorms(double alpha) : norm_a2_(alpha * alpha), norm_a_(std::abs(alpha)) {}
-  void update(double alpha, double beta) {
+  SharedNorms() = default;
+  KOKKOS_INLINE_FUNCTION explicit SharedNorms(double alpha)
+      : norm_a2_(alpha * alpha), norm_a_(alpha < 0 ? -alpha : alpha) {}
+  KOKKOS_INLINE_FUNCTION void update(double alpha, double beta) {
     norm_a2_ += beta * beta;
-    norm_a_ = std::sqrt(norm_a2_);
+    norm_a_ = ::sqrt(norm_a2_);
     norm_a2_ += alpha * alpha;
   }
-  double normA() const { return norm_a_; }
+  KOKKOS_INLINE_FUNCTION double normA() const { return norm_a_; }
 
  private:
-  double norm_a2_, norm_a_;
+  double norm_a2_ = 0, norm_a_ = 0;
 };
 
 class LsmrRecurrence {
  public:
   // alpha, beta: the bidiagonalization's start (beta = ||b||, alpha = ||A^T b|| / beta).
-  LsmrRecurrence(double damp, double alpha, double beta)
+  LsmrRecurrence() = default;  // for device arrays, assigned before use
+  KOKKOS_INLINE_FUNCTION LsmrRecurrence(double damp, double alpha, double beta)
       : damp_(damp), zetabar_(alpha * beta), alphabar_(alpha), betadd_(beta) {}
 
-  bool stopped() const { return stop_ >= 0; }
-  int stop_reason() const { return stop_; }
-  std::int64_t iterations() const { return iterations_; }
-  void stop_now(int reason, std::int64_t iterations) {
+  KOKKOS_INLINE_FUNCTION bool stopped() const { return stop_ >= 0; }
+  KOKKOS_INLINE_FUNCTION int stop_reason() const { return stop_; }
+  KOKKOS_INLINE_FUNCTION std::int64_t iterations() const { return iterations_; }
+  KOKKOS_INLINE_FUNCTION void stop_now(int reason, std::int64_t iterations) {
     stop_ = reason;
     iterations_ = iterations;
   }
 
   // One iteration with the new alpha_{k+1}, beta_{k+1}.
-  LsmrStep advance(double alpha, double beta) {
+  KOKKOS_INLINE_FUNCTION LsmrStep advance(double alpha, double beta) {
     double chat, shat, alphahat;
     sym_ortho(alphabar_, damp_, chat, shat, alphahat);
     const double rhoold = rho_;
@@ -82,23 +88,23 @@ class LsmrRecurrence {
     tautildeold_ = (zetaold - thetatildeold * tautildeold_) / rhotildeold;
     const double taud = (zeta_ - thetatilde_ * tautildeold_) / rhodold_;
     d_ += betacheck * betacheck;
-    normr_ = std::sqrt(d_ + (betad_ - taud) * (betad_ - taud) + betadd_ * betadd_);
+    normr_ = ::sqrt(d_ + (betad_ - taud) * (betad_ - taud) + betadd_ * betadd_);
 
     // cond(A) estimate.
-    maxrbar_ = std::max(maxrbar_, rhobarold);
-    if (steps_ > 0) minrbar_ = std::min(minrbar_, rhobarold);
-    cond_a_ = std::max(maxrbar_, rhotemp) / std::min(minrbar_, rhotemp);
+    maxrbar_ = maxrbar_ > rhobarold ? maxrbar_ : rhobarold;
+    if (steps_ > 0) minrbar_ = minrbar_ < rhobarold ? minrbar_ : rhobarold;
+    cond_a_ = (maxrbar_ > rhotemp ? maxrbar_ : rhotemp) / (minrbar_ < rhotemp ? minrbar_ : rhotemp);
     ++steps_;
     return step;
   }
 
   // The stopping test of iteration `itn`, once ||x|| of that iteration is known.
-  void test(double normx, double normb, double normA, double atol, double btol, double ctol,
+  KOKKOS_INLINE_FUNCTION void test(double normx, double normb, double normA, double atol, double btol, double ctol,
             std::int64_t itn, std::int64_t max_iterations) {
-    const double normar = std::abs(zetabar_);
+    const double normar = abs_of(zetabar_);
     const double test1 = normr_ / normb;
     const double test2 = normA * normr_ != 0 ? normar / (normA * normr_)
-                                             : std::numeric_limits<double>::infinity();
+                                             : DBL_MAX;  // as infinity: passes no test
     const double test3 = 1.0 / cond_a_;
     const double t1 = test1 / (1.0 + normA * normx / normb);
     const double rtol = btol + atol * normA * normx / normb;
@@ -113,30 +119,34 @@ class LsmrRecurrence {
     if (istop >= 0) stop_now(istop, itn);
   }
 
-  double residual_estimate() const { return normr_; }  // the damped ||[b; 0] - [A; λI] x||
+  KOKKOS_INLINE_FUNCTION double residual_estimate() const { return normr_; }  // the damped ||[b; 0] - [A; λI] x||
+  // Iterations advanced so far (an unstopped λ with steps awaits the test of its last one).
+  KOKKOS_INLINE_FUNCTION std::int64_t steps() const { return steps_; }
 
   // A stable Givens rotation [c s; -s c] [a; b] = [r; 0] (S.-C. Choi's SymOrtho).
-  static void sym_ortho(double a, double b, double& c, double& s, double& r) {
+  KOKKOS_INLINE_FUNCTION static void sym_ortho(double a, double b, double& c, double& s, double& r) {
     if (b == 0) {
-      c = a == 0 ? 0.0 : std::copysign(1.0, a);  // numpy's sign(0) is 0
+      c = a == 0 ? 0.0 : sign_of(a);  // numpy's sign(0) is 0
       s = 0;
-      r = std::abs(a);
+      r = abs_of(a);
     } else if (a == 0) {
       c = 0;
-      s = std::copysign(1.0, b);
-      r = std::abs(b);
-    } else if (std::abs(b) > std::abs(a)) {
+      s = sign_of(b);
+      r = abs_of(b);
+    } else if (abs_of(b) > abs_of(a)) {
       const double tau = a / b;
-      s = std::copysign(1.0, b) / std::sqrt(1 + tau * tau);
+      s = sign_of(b) / ::sqrt(1 + tau * tau);
       c = s * tau;
       r = b / s;
     } else {
       const double tau = b / a;
-      c = std::copysign(1.0, a) / std::sqrt(1 + tau * tau);
+      c = sign_of(a) / ::sqrt(1 + tau * tau);
       s = c * tau;
       r = a / c;
     }
   }
+  KOKKOS_INLINE_FUNCTION static double abs_of(double a) { return a < 0 ? -a : a; }
+  KOKKOS_INLINE_FUNCTION static double sign_of(double a) { return a < 0 ? -1.0 : 1.0; }  // a != 0
 
  private:
   double damp_;

@@ -4,7 +4,8 @@
 // so all λ share it: each iteration is two sparse products (A v and A^T u, the transpose
 // kept explicitly so no atomics are needed) plus one fused kernel that updates every
 // λ's h, hbar and x vectors. Each λ keeps its own scalar recurrences and stopping test
-// and freezes when it stops; the sweep ends when the slowest λ does.
+// and freezes when it stops; the sweep ends when the slowest λ does. Two engines run it
+// (sweep_engine.hpp): trident's fused kernels (the default) and Kokkos Kernels' spmv.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -55,12 +56,18 @@ struct SweepOutcome {
 // A and A^T and b on the device in the chosen precision, kept for several sweeps.
 class SweepSolver {
  public:
-  SweepSolver(const Problem& problem, deck::RidgePrecision precision);
-  SweepSolver(const Problem& problem, bool float64)
-      : SweepSolver(problem, float64 ? deck::RidgePrecision::float64 : deck::RidgePrecision::float32) {}
+  SweepSolver(const Problem& problem, deck::RidgePrecision precision,
+              deck::RidgeKernels kernels = deck::RidgeKernels::fused);
+  SweepSolver(const Problem& problem, bool float64,
+              deck::RidgeKernels kernels = deck::RidgeKernels::fused)
+      : SweepSolver(problem, float64 ? deck::RidgePrecision::float64 : deck::RidgePrecision::float32,
+                    kernels) {}
   ~SweepSolver();
   std::int64_t rows() const { return rows_; }
   std::int64_t columns() const { return columns_; }
+  // Bytes of A and A^T one iteration reads (values, indices, row offsets): the
+  // benchmark's bandwidth floor.
+  std::int64_t bytes_per_iteration() const;
   SweepSolver(const SweepSolver&) = delete;
   SweepSolver& operator=(const SweepSolver&) = delete;
 
@@ -77,10 +84,12 @@ class SweepSolver {
   std::unique_ptr<Engine> engine_;
 };
 
-// Device memory a sweep needs: A and A^T in the precision, b, u, v and three vectors of
-// columns per λ held by this rank (and the m x λ residual block).
+// Device memory a sweep needs: A and A^T in the precision (with the engine's indices), b,
+// u, v, w and three vectors of columns per λ held by this rank (plus, for Kokkos Kernels,
+// the rows x λ block of products A x).
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
-                                 deck::RidgePrecision precision, std::size_t lambdas_on_rank);
+                                 deck::RidgePrecision precision, std::size_t lambdas_on_rank,
+                                 deck::RidgeKernels kernels);
 // Bytes of one matrix value and one vector entry in a precision.
 std::int64_t matrix_scalar_bytes(deck::RidgePrecision precision);
 std::int64_t vector_scalar_bytes(deck::RidgePrecision precision);

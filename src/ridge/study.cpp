@@ -24,7 +24,8 @@ void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, std::int64_t rows
                   std::int64_t columns, std::int64_t nonzeros, std::size_t lambdas_per_rank,
                   const DeviceBinding& binding) {
   mpi::collective(comm, [&] {
-    const std::int64_t need = device_bytes_needed(rows, columns, nonzeros, s.precision, lambdas_per_rank);
+    const std::int64_t need = device_bytes_needed(rows, columns, nonzeros, s.precision, lambdas_per_rank,
+                                                  s.solver.kernels);
     const std::string what = "the " + std::to_string(rows) + " x " + std::to_string(columns) +
                              " matrix with " + std::to_string(nonzeros) + " nonzeros (A and A^T in " +
                              (s.precision == deck::RidgePrecision::float64 ? "float64" : "float32") + ", plus the LSMR vectors of " +
@@ -91,7 +92,8 @@ void run_study(const deck::RidgeSettings& settings, RunContext& context) {
                       std::to_string(problem.a.columns) + " matrix, " +
                       std::to_string(problem.a.nonzeros()) + " nonzeros, " +
                       std::to_string(settings.lambdas.size()) + " λ over " + std::to_string(ranks) +
-                      " ranks, " + deck::precision_name(settings.precision));
+                      " ranks, " + deck::precision_name(settings.precision) + ", " +
+                      deck::kernels_name(settings.solver.kernels) + " kernels");
 
   LsmrOptions options;
   options.atol = settings.solver.atol;
@@ -102,11 +104,9 @@ void run_study(const deck::RidgeSettings& settings, RunContext& context) {
   std::unique_ptr<SweepSolver> solver;
   {
     auto scope = context.timers.scope("ridge.setup");
-    solver = std::make_unique<SweepSolver>(problem, settings.precision);
+    solver = std::make_unique<SweepSolver>(problem, settings.precision, settings.solver.kernels);
   }
-  const std::int64_t bytes_per_iteration =
-      2 * product_bytes(problem.a, static_cast<std::size_t>(matrix_scalar_bytes(settings.precision))) +
-      std::int64_t(problem.a.columns - problem.a.rows) * 4;
+  const std::int64_t bytes_per_iteration = solver->bytes_per_iteration();
 
   GatheredSweep curve;
   {
@@ -165,6 +165,7 @@ void run_study(const deck::RidgeSettings& settings, RunContext& context) {
                 std::string("maximum Menger curvature (4 x triangle area / product of its sides) of "
                             "(log10 residual_norm, log10 solution_norm) over interior points, λ ascending"));
   out.attribute("/ridge", "precision", std::string(deck::precision_name(settings.precision)));
+  out.attribute("/ridge", "kernels", std::string(deck::kernels_name(settings.solver.kernels)));
   out.attribute("/ridge", "rows", static_cast<std::int64_t>(problem.a.rows));
   out.attribute("/ridge", "columns", static_cast<std::int64_t>(problem.a.columns));
   out.attribute("/ridge", "nonzeros", problem.a.nonzeros());

@@ -1,5 +1,6 @@
-// The multi-shift LSMR sweep against float64 references: a dense Cholesky solve of the
-// damped normal equations, and one-λ LSMR solves done separately.
+// The multi-shift LSMR sweep, with both engines (fused and Kokkos Kernels), against float64
+// references: a dense Cholesky solve of the damped normal equations, and one-λ LSMR solves
+// done separately.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,13 +43,18 @@ std::vector<double> row(const SweepOutcome& o, std::size_t j, int columns) {
                              o.solutions.begin() + static_cast<std::ptrdiff_t>((j + 1) * columns));
 }
 
+using deck::RidgeKernels;
 using deck::RidgePrecision;
 
-class RidgeAgainstDense : public testing::TestWithParam<std::tuple<Shape, RidgePrecision>> {};
+const RidgeKernels kBothEngines[] = {RidgeKernels::fused, RidgeKernels::kokkos_kernels};
+
+class RidgeAgainstDense
+    : public testing::TestWithParam<std::tuple<Shape, RidgePrecision, RidgeKernels>> {};
 
 TEST_P(RidgeAgainstDense, EachLambdaMatchesTheNormalEquations) {
   const Shape shape = std::get<0>(GetParam());
   const RidgePrecision precision = std::get<1>(GetParam());
+  const RidgeKernels kernels = std::get<2>(GetParam());
   const bool single = precision == RidgePrecision::float32;
   const Problem p = random_problem(shape, 11);
   // mixed solves A rounded to float32 in float64 arithmetic: the reference uses that A.
@@ -60,7 +66,7 @@ TEST_P(RidgeAgainstDense, EachLambdaMatchesTheNormalEquations) {
   LsmrOptions options;
   options.atol = options.btol = single ? 1e-7 : 1e-12;
   options.max_iterations = 500;
-  SweepSolver solver(p, precision);
+  SweepSolver solver(p, precision, kernels);
   const SweepOutcome out = solver.solve(lambdas, options, true);
   ASSERT_EQ(out.lambdas.size(), lambdas.size());
   // float32 vectors: the accuracy LSMR can reach in single precision for these
@@ -92,15 +98,22 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Combine(testing::Values(Shape{30, 30, "square"}, Shape{45, 20, "tall"},
                                      Shape{18, 40, "wide"}),
                      testing::Values(RidgePrecision::float32, RidgePrecision::float64,
-                                     RidgePrecision::mixed)),
+                                     RidgePrecision::mixed),
+                     testing::ValuesIn(kBothEngines)),
     [](const testing::TestParamInfo<RidgeAgainstDense::ParamType>& info) {
-      return std::string(std::get<0>(info.param).name) + "_" +
-             deck::precision_name(std::get<1>(info.param));
+      std::string name = std::string(std::get<0>(info.param).name) + "_" +
+                         deck::precision_name(std::get<1>(info.param)) + "_" +
+                         deck::kernels_name(std::get<2>(info.param));
+      for (char& c : name)
+        if (c == '-') c = '_';
+      return name;
     });
 
 TEST(RidgeSweep, SharedBidiagonalizationEqualsSeparateSolves) {
   const Shape shapes[] = {{35, 25, "tall"}, {20, 32, "wide"}};
+  for (const RidgeKernels kernels : kBothEngines)
   for (const Shape& shape : shapes) {
+    SCOPED_TRACE(deck::kernels_name(kernels));
     const Problem p = random_problem(shape, 5);
     const test::Dense a = test::dense(p.a);
     const std::vector<double> lambdas = {0.01, 0.2, 0.9, 3.0, 12.0, 100.0};
@@ -108,7 +121,7 @@ TEST(RidgeSweep, SharedBidiagonalizationEqualsSeparateSolves) {
     options.atol = options.btol = 1e-7;  // stops well above rounding noise, so both agree
     options.conlim = 1e8;
     options.max_iterations = 400;
-    SweepSolver solver(p, true);
+    SweepSolver solver(p, true, kernels);
     const SweepOutcome together = solver.solve(lambdas, options, true);
     for (std::size_t j = 0; j < lambdas.size(); ++j) {
       // The same sweep code with this λ alone...
@@ -138,26 +151,84 @@ TEST(RidgeSweep, ManyLambdasSpanSeveralKernelBatches) {
   LsmrOptions options;
   options.atol = options.btol = 1e-10;
   options.max_iterations = 500;
-  SweepSolver solver(p, true);
-  const SweepOutcome out = solver.solve(lambdas, options, true);
   const test::Dense a = test::dense(p.a);
-  for (std::size_t j = 0; j < lambdas.size(); ++j) {
-    const std::vector<double> expected = test::ridge_by_cholesky(a, p.b, lambdas[j]);
-    EXPECT_LT(relative_difference(row(out, j, 24), expected), 1e-6) << "λ=" << lambdas[j];
+  for (const RidgeKernels kernels : kBothEngines) {
+    SweepSolver solver(p, true, kernels);
+    const SweepOutcome out = solver.solve(lambdas, options, true);
+    for (std::size_t j = 0; j < lambdas.size(); ++j) {
+      const std::vector<double> expected = test::ridge_by_cholesky(a, p.b, lambdas[j]);
+      EXPECT_LT(relative_difference(row(out, j, 24), expected), 1e-6)
+          << deck::kernels_name(kernels) << " λ=" << lambdas[j];
+    }
+  }
+}
+
+// More than 65536 columns (A's indices) or rows (A^T's) take 32-bit indices in the fused
+// engine; the other matrix keeps 16-bit ones. Rows of 3 entries and of ~35000 entries
+// also take the two ways GPU threads split rows. The reference solves the 3 x 3 system
+// (A A^T + λ^2 I) y = b for the wide matrix (x = A^T y) and (A^T A + λ^2 I) x = A^T b for
+// the tall one.
+TEST(RidgeSweep, MatricesBeyondSixteenBitIndicesInBothDirections) {
+  const int n = 70000;
+  for (const bool wide : {true, false}) {
+    Problem p;
+    const HostCsr tall = generate_matrix(n, 3, 0.5, wide ? 31 : 32);
+    p.a = wide ? transpose(tall) : tall;
+    p.b = generate_rhs(static_cast<std::size_t>(p.a.rows), 0.0, 1.0, 33);
+    // Gram = T^T T (3 x 3) of the tall matrix T, and the system's right-hand side.
+    double gram[3][3] = {}, rhs[3] = {};
+    for (int i = 0; i < n; ++i)
+      for (int k = tall.row_ptr[i]; k < tall.row_ptr[i + 1]; ++k) {
+        for (int l = tall.row_ptr[i]; l < tall.row_ptr[i + 1]; ++l)
+          gram[tall.col_ind[k]][tall.col_ind[l]] += tall.values[k] * tall.values[l];
+        if (!wide) rhs[tall.col_ind[k]] += tall.values[k] * p.b[i];
+      }
+    if (wide)
+      for (int r = 0; r < 3; ++r) rhs[r] = p.b[r];
+    const double lambda = 2.0;
+    double m[3][4];
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) m[r][c] = gram[r][c] + (r == c ? lambda * lambda : 0.0);
+      m[r][3] = rhs[r];
+    }
+    for (int c = 0; c < 3; ++c)  // Gauss-Jordan: the matrix is symmetric positive definite
+      for (int r = 0; r < 3; ++r)
+        if (r != c) {
+          const double f = m[r][c] / m[c][c];
+          for (int q = c; q < 4; ++q) m[r][q] -= f * m[c][q];
+        }
+    std::vector<double> expected(static_cast<std::size_t>(p.a.columns), 0.0);
+    if (wide) {
+      for (int i = 0; i < n; ++i)  // x = A^T y = T y
+        for (int k = tall.row_ptr[i]; k < tall.row_ptr[i + 1]; ++k)
+          expected[i] += tall.values[k] * m[tall.col_ind[k]][3] / m[tall.col_ind[k]][tall.col_ind[k]];
+    } else {
+      for (int c = 0; c < 3; ++c) expected[c] = m[c][3] / m[c][c];
+    }
+    LsmrOptions options;
+    options.atol = options.btol = 1e-12;
+    for (const RidgeKernels kernels : kBothEngines) {
+      SweepSolver solver(p, true, kernels);
+      const SweepOutcome out = solver.solve({lambda}, options, true);
+      EXPECT_LT(relative_difference(out.solutions, expected), 1e-9)
+          << (wide ? "wide " : "tall ") << deck::kernels_name(kernels);
+    }
   }
 }
 
 TEST(RidgeSweep, ZeroRightHandSideStopsAtOnceWithZeroSolution) {
   Problem p = random_problem({10, 8, "tall"}, 9);
   std::fill(p.b.begin(), p.b.end(), 0.0);
-  SweepSolver solver(p, false);
-  const SweepOutcome out = solver.solve({0.5, 2.0}, LsmrOptions{}, true);
-  for (const auto& o : out.lambdas) {
-    EXPECT_EQ(o.stop_reason, kStopZeroSolution);
-    EXPECT_EQ(o.iterations, 0);
-    EXPECT_EQ(o.solution_norm, 0.0);
+  for (const RidgeKernels kernels : kBothEngines) {
+    SweepSolver solver(p, false, kernels);
+    const SweepOutcome out = solver.solve({0.5, 2.0}, LsmrOptions{}, true);
+    for (const auto& o : out.lambdas) {
+      EXPECT_EQ(o.stop_reason, kStopZeroSolution);
+      EXPECT_EQ(o.iterations, 0);
+      EXPECT_EQ(o.solution_norm, 0.0);
+    }
+    EXPECT_EQ(out.shared_iterations, 0);
   }
-  EXPECT_EQ(out.shared_iterations, 0);
 }
 
 TEST(RidgeSweep, IterationLimitIsReportedAsStopReasonSeven) {
@@ -166,11 +237,14 @@ TEST(RidgeSweep, IterationLimitIsReportedAsStopReasonSeven) {
   options.atol = options.btol = 1e-15;
   options.conlim = 0;
   options.max_iterations = 3;
-  SweepSolver solver(p, true);
-  const SweepOutcome out = solver.solve({0.01}, options, false);
-  EXPECT_EQ(out.lambdas[0].iterations, 3);
-  EXPECT_EQ(out.lambdas[0].stop_reason, kStopIterationLimit);
-  EXPECT_TRUE(out.solutions.empty());
+  for (const RidgeKernels kernels : kBothEngines) {
+    SweepSolver solver(p, true, kernels);
+    const SweepOutcome out = solver.solve({0.01}, options, false);
+    EXPECT_EQ(out.lambdas[0].iterations, 3);
+    EXPECT_EQ(out.lambdas[0].stop_reason, kStopIterationLimit);
+    EXPECT_EQ(out.shared_iterations, 3);
+    EXPECT_TRUE(out.solutions.empty());
+  }
 }
 
 }  // namespace

@@ -11,7 +11,9 @@
 namespace trident::ridge {
 namespace {
 
-void expect_rank_independent(const std::vector<double>& lambdas, deck::RidgePrecision precision) {
+void expect_rank_independent_with(const std::vector<double>& lambdas,
+                                  deck::RidgePrecision precision, deck::RidgeKernels kernels) {
+  SCOPED_TRACE(deck::kernels_name(kernels));
   const bool float64 = precision != deck::RidgePrecision::float32;
   Problem p;
   p.a = generate_matrix(40, 28, 0.25, 21);
@@ -19,7 +21,7 @@ void expect_rank_independent(const std::vector<double>& lambdas, deck::RidgePrec
   LsmrOptions options;
   options.atol = options.btol = float64 ? 1e-10 : 1e-6;
   options.max_iterations = 300;
-  SweepSolver solver(p, precision);
+  SweepSolver solver(p, precision, kernels);
   const GatheredSweep spread = sweep_over_ranks(MPI_COMM_WORLD, solver, lambdas, options, true);
   const SweepOutcome alone = solver.solve(lambdas, options, true);  // this rank, every λ
 
@@ -43,6 +45,12 @@ void expect_rank_independent(const std::vector<double>& lambdas, deck::RidgePrec
       EXPECT_DOUBLE_EQ(spread.local_solutions()[k * 28 + i],
                        alone.solutions[(block.first + k) * 28 + i]);
   }
+}
+
+// Both engines.
+void expect_rank_independent(const std::vector<double>& lambdas, deck::RidgePrecision precision) {
+  expect_rank_independent_with(lambdas, precision, deck::RidgeKernels::fused);
+  expect_rank_independent_with(lambdas, precision, deck::RidgeKernels::kokkos_kernels);
 }
 
 TEST(MpiRidgeSweep, SevenLambdasGiveTheSameCurveOnAnyRankCount) {

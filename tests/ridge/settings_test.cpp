@@ -41,6 +41,7 @@ TEST(RidgeSettings, TutorialDeckAndDefaults) {
   EXPECT_DOUBLE_EQ(s.solver.btol, 1e-6);
   EXPECT_DOUBLE_EQ(s.solver.conlim, 1e8);
   EXPECT_EQ(s.solver.max_iterations, 0);
+  EXPECT_EQ(s.solver.kernels, RidgeKernels::fused);
   EXPECT_EQ(s.precision, RidgePrecision::float32);
   EXPECT_FALSE(s.keep_solutions);
   EXPECT_EQ(s.refine_corner, 0);
@@ -52,7 +53,7 @@ TEST(RidgeSettings, FilesListsAndOptions) {
       "  matrix: {matrix_market: data/a.mtx}\n"
       "  rhs: {hdf5: {file: /abs/b.h5, dataset: /rhs}}\n"
       "  lambdas: [10, 0.5, 2]\n"
-      "  solver: {atol: 1e-8, btol: 1e-9, conlim: 0, max_iterations: 50}\n"
+      "  solver: {atol: 1e-8, btol: 1e-9, conlim: 0, max_iterations: 50, kernels: kokkos-kernels}\n"
       "  precision: float64\n"
       "  keep_solutions: true\n"
       "  refine_corner: 4\n");
@@ -66,6 +67,7 @@ TEST(RidgeSettings, FilesListsAndOptions) {
   EXPECT_DOUBLE_EQ(s.solver.btol, 1e-9);
   EXPECT_DOUBLE_EQ(s.solver.conlim, 0);
   EXPECT_EQ(s.solver.max_iterations, 50);
+  EXPECT_EQ(s.solver.kernels, RidgeKernels::kokkos_kernels);
   EXPECT_EQ(s.precision, RidgePrecision::float64);
   EXPECT_TRUE(s.keep_solutions);
   EXPECT_EQ(s.refine_corner, 4);
@@ -121,7 +123,9 @@ TEST(RidgeSettings, BadValuesNameTheKey) {
             "d.yaml:4:18: ridge.solver.atol: expected a number at least 0, got '-1'");
   EXPECT_EQ(error_of(m + "  lambdas: [1]\n  solver: {max_iter: 3}\n"),
             "d.yaml:4:12: ridge.solver.max_iter: unknown key; expected one of: atol, btol, conlim, "
-            "max_iterations");
+            "max_iterations, kernels");
+  EXPECT_EQ(error_of(m + "  lambdas: [1]\n  solver: {kernels: cusparse}\n"),
+            "d.yaml:4:21: ridge.solver.kernels: expected one of fused or kokkos-kernels, got 'cusparse'");
   EXPECT_EQ(error_of(m + "  lambda: [1]\n"),
             "d.yaml:3:3: ridge.lambda: unknown key; did you mean 'lambdas'?");
   EXPECT_EQ(error_of(m),

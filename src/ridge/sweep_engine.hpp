@@ -1,0 +1,68 @@
+#pragma once
+// The two ways a SweepSolver runs its iterations (deck key ridge.solver.kernels), and what
+// both share: the start vector h = v and the outcome each λ reports.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "deck/ridge_settings.hpp"
+#include "ridge/lsmr_recurrence.hpp"
+#include "ridge/lsmr_sweep.hpp"
+
+namespace trident::ridge {
+
+struct SweepSolver::Engine {
+  virtual ~Engine() = default;
+  virtual SweepOutcome solve(const std::vector<double>& lambdas, const LsmrOptions& options,
+                             bool keep_solutions,
+                             const std::function<void(std::int64_t)>& on_iteration) = 0;
+  // Bytes of A and A^T that one iteration reads (values, indices and row offsets).
+  virtual std::int64_t bytes_per_iteration() const = 0;
+};
+
+// KokkosSparse::spmv (cuSPARSE underneath when Kokkos Kernels has it) and KokkosBlas, with
+// the λ recurrences on the host: one wait for the device per iteration.
+std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
+                                                                deck::RidgePrecision precision);
+// trident's own kernels: row products with the norms fused in and 16-bit indices where they
+// fit, the λ recurrences advanced on the device, and one wait per few iterations.
+std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
+                                                       deck::RidgePrecision precision);
+
+// h(:, j) <- v for every column j.
+template <class V, class B>
+struct CopyToColumns {
+  V v;
+  B h;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    for (int j = 0; j < static_cast<int>(h.extent(1)); ++j) h(i, j) = v(i);
+  }
+};
+
+// Each λ's iterations, stop reason and norms, and (when kept) its solution row, from the
+// recurrences, the recomputed ||b - A x_j|| and x on the host (columns x λ).
+template <class XHost>
+void report_outcomes(SweepOutcome& out, const std::vector<LsmrRecurrence>& recurrences,
+                     const std::vector<double>& residual_norms, const XHost& x, bool keep_solutions) {
+  const std::size_t count = recurrences.size();
+  const std::size_t columns = x.extent(0);
+  if (keep_solutions) out.solutions.resize(count * columns);
+  for (std::size_t j = 0; j < count; ++j) {
+    double xx = 0;
+    for (std::size_t i = 0; i < columns; ++i) {
+      const double xi = static_cast<double>(x(i, j));
+      xx += xi * xi;
+      if (keep_solutions) out.solutions[j * columns + i] = xi;
+    }
+    LambdaOutcome& o = out.lambdas[j];
+    o.iterations = recurrences[j].iterations();
+    o.stop_reason = recurrences[j].stop_reason();
+    o.residual_norm = residual_norms[j];
+    o.solution_norm = std::sqrt(xx);
+  }
+}
+
+}  // namespace trident::ridge
