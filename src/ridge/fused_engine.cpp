@@ -109,10 +109,14 @@ struct AdvanceRecurrences {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, count),
         [&](const int j, int& n) {
-          LsmrRecurrence& r = lambdas(j);
-          if (!r.stopped() && r.steps() > 0)
+          // In registers: worked on in place, each of the recurrence's dependent steps
+          // would be a round trip to device memory.
+          LsmrRecurrence r = lambdas(j);
+          if (!r.stopped() && r.steps() > 0) {
             r.test(::sqrt(normx2(j)), normb, old.norms.normA(), atol, btol, ctol, old.itn,
                    max_iterations);
+            lambdas(j) = r;
+          }
           if (!r.stopped()) ++n;
         },
         running);
@@ -143,10 +147,11 @@ struct AdvanceRecurrences {
     }
     next.norms.update(next.alpha, beta);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int j) {
-      LsmrRecurrence& r = lambdas(j);
+      LsmrRecurrence r = lambdas(j);
       UpdateCoefficients c;
       if (!r.stopped()) {
         const LsmrStep step = r.advance(next.alpha, beta);
+        lambdas(j) = r;
         c.hbar_scale = step.hbar_scale;
         c.x_scale = step.x_scale;
         c.h_scale = step.h_scale;
