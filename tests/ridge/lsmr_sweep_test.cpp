@@ -132,7 +132,10 @@ TEST(RidgeSweep, SharedBidiagonalizationEqualsSeparateSolves) {
       // ...and an independent one-λ LSMR with dense products.
       const test::PlainLsmr plain = test::plain_lsmr(a, p.b, lambdas[j], options.atol,
                                                      options.btol, options.conlim, 400);
-      EXPECT_EQ(together.lambdas[j].iterations, plain.iterations)
+      // The stopping test compares a quantity with atol; where it lands within rounding of
+      // atol, a different summation order (the fused engine sums packs of entries in two
+      // chains) can move the stop by one iteration.
+      EXPECT_NEAR(together.lambdas[j].iterations, plain.iterations, 1)
           << shape.name << " λ=" << lambdas[j] << " stop " << together.lambdas[j].stop_reason
           << " vs " << plain.istop;
       EXPECT_EQ(together.lambdas[j].stop_reason, plain.istop) << shape.name << " λ=" << lambdas[j];
