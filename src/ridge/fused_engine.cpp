@@ -244,6 +244,9 @@ class FusedEngine final : public SweepSolver::Engine {
     }
     Kokkos::deep_copy(b_, b);
     Kokkos::deep_copy(b64_, b64);
+    lane_sums_ = Kokkos::View<double*, RidgeDevice>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::lane_sums"),
+        static_cast<std::size_t>(std::max(rows_, columns_)) * static_cast<std::size_t>(row_lanes()));
   }
 
   std::int64_t bytes_per_iteration() const override {
@@ -259,6 +262,7 @@ class FusedEngine final : public SweepSolver::Engine {
   DeviceCsr<M> a_, at_;
   Vector<S> b_;
   Kokkos::View<double*, RidgeDevice> b64_;
+  Kokkos::View<double*, RidgeDevice> lane_sums_;  // the row products' first pass
 };
 
 template <class M, class S>
@@ -292,8 +296,8 @@ SweepOutcome FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
 
   const int batches = (count + kBatch - 1) / kBatch;
   auto queue_iteration = [&](const AdvanceRecurrences& advance) {
-    launch_row_products("trident::ridge::next_u", a_, v, NextU<S>{u, state}, beta2);
-    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v, beta2, state}, alpha_beta2);
+    launch_row_products("trident::ridge::next_u", a_, v, NextU<S>{u, state}, lane_sums_, beta2);
+    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v, beta2, state}, lane_sums_, alpha_beta2);
     Kokkos::parallel_for("trident::ridge::advance_recurrences",
                          Kokkos::TeamPolicy<RidgeExec>(1, Kokkos::AUTO), advance);
     for (int k = 0; k < batches; ++k) {
@@ -324,8 +328,8 @@ SweepOutcome FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
     idle.done = 1;
     Kokkos::deep_copy(state, idle);
     double ignored = 0;
-    launch_row_products("trident::ridge::next_u", a_, v, NextU<S>{u, state}, ignored);
-    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v, beta2, state}, ignored);
+    launch_row_products("trident::ridge::next_u", a_, v, NextU<S>{u, state}, lane_sums_, ignored);
+    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v, beta2, state}, lane_sums_, ignored);
     Kokkos::parallel_reduce("trident::ridge::norm_b", Kokkos::RangePolicy<RidgeExec>(0, rows_),
                             SquaredNorm<S>{v}, ignored);
     Kokkos::parallel_for("trident::ridge::advance_recurrences",
@@ -350,7 +354,7 @@ SweepOutcome FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
     Kokkos::deep_copy(beta2, beta_squared);
     Kokkos::deep_copy(state, BidiagState{});
     double ab2 = 0;
-    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v, beta2, state}, ab2);
+    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v, beta2, state}, lane_sums_, ab2);
     alpha = std::sqrt(ab2) / beta;
   }
   std::vector<LsmrRecurrence> lam;
@@ -403,7 +407,7 @@ SweepOutcome FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
   for (int j = 0; j < count; ++j) {
     double rr = 0;
     launch_row_products("trident::ridge::residual", a_, Kokkos::subview(x, Kokkos::ALL(), j),
-                        ResidualSquared{b64_}, rr);
+                        ResidualSquared{b64_}, lane_sums_, rr);
     residual_norms[j] = std::sqrt(rr);
   }
   auto x_host = Kokkos::create_mirror_view(x);

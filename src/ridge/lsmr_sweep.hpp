@@ -85,8 +85,9 @@ class SweepSolver {
 };
 
 // Device memory a sweep needs: A and A^T in the precision (with the engine's indices), b,
-// u, v, w and three vectors of columns per λ held by this rank (plus, for Kokkos Kernels,
-// the rows x λ block of products A x).
+// u, v, w and three vectors of columns per λ held by this rank, plus for the fused engine
+// 32 lane sums per row of the row products, for Kokkos Kernels the rows x λ block of
+// products A x.
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  deck::RidgePrecision precision, std::size_t lambdas_on_rank,
                                  deck::RidgeKernels kernels);
