@@ -219,6 +219,30 @@ TEST(RidgeSweep, MatricesBeyondSixteenBitIndicesInBothDirections) {
   }
 }
 
+// The bytes one iteration reads, the benchmark's floor: the fused engine pads each row to
+// a 16-byte pack of values (4 floats, 2 doubles) and uses 2-byte indices; Kokkos Kernels
+// reads 4-byte indices and no padding. Offsets are 4 bytes, rows + 1 per matrix.
+TEST(RidgeSweep, BytesPerIterationCountPaddingIndicesAndOffsets) {
+  Problem p;  // 3 x 5: row 0 holds column 2, row 1 columns 0, 1, 3 and 4, row 2 nothing
+  p.a = csr_from_triplets(3, 5, {{0, 2, 1.0}, {1, 0, 2.0}, {1, 1, 3.0}, {1, 3, 4.0}, {1, 4, 5.0}});
+  p.b = {1.0, 2.0, 3.0};
+  // float32: A pads to 4 + 4 + 0 entries, A^T (five rows of one entry) to 5 x 4.
+  EXPECT_EQ(SweepSolver(p, false).bytes_per_iteration(), (8 * 6 + 4 * 4) + (20 * 6 + 6 * 4));
+  // float64: A pads to 2 + 4 + 0, A^T to 5 x 2, each entry 8 + 2 bytes.
+  EXPECT_EQ(SweepSolver(p, true).bytes_per_iteration(), (6 * 10 + 4 * 4) + (10 * 10 + 6 * 4));
+  EXPECT_EQ(SweepSolver(p, false, RidgeKernels::kokkos_kernels).bytes_per_iteration(),
+            (5 * 8 + 4 * 4) + (5 * 8 + 6 * 4));
+  // And the padded rows solve the same problem.
+  LsmrOptions options;
+  options.atol = options.btol = 1e-12;
+  const test::Dense a = test::dense(p.a);
+  for (const RidgeKernels kernels : kBothEngines) {
+    const SweepOutcome out = SweepSolver(p, true, kernels).solve({0.5}, options, true);
+    EXPECT_LT(relative_difference(out.solutions, test::ridge_by_cholesky(a, p.b, 0.5)), 1e-10)
+        << deck::kernels_name(kernels);
+  }
+}
+
 TEST(RidgeSweep, ZeroRightHandSideStopsAtOnceWithZeroSolution) {
   Problem p = random_problem({10, 8, "tall"}, 9);
   std::fill(p.b.begin(), p.b.end(), 0.0);

@@ -90,6 +90,8 @@ TEST(MpiRidgeStudy, WritesTheLCurveItsCornerAndTheSolutions) {
   EXPECT_DOUBLE_EQ(in.real_attribute("/ridge/corner", "lambda"), corner.lambda);
   EXPECT_NE(in.string_attribute("/ridge/stop_reason", "meaning").find("7: max_iterations reached"),
             std::string::npos);
+  EXPECT_EQ(in.string_attribute("/ridge", "kernels"), "fused");
+  EXPECT_EQ(in.integer_attribute("/ridge", "bytes_per_iteration"), solver.bytes_per_iteration());
   EXPECT_EQ(in.integer_attribute("/ridge", "rows"), 30);
   EXPECT_EQ(in.integer_attribute("/ridge", "nonzeros"), p.a.nonzeros());
 }
