@@ -1,7 +1,8 @@
-// The fused engine of the λ sweep. An iteration is four launches that never wait for the
-// host: A v with ||u||^2 summed in the same pass, A^T u with ||A^T u - beta^2 v||^2 summed
-// in the same pass, one small team that advances every λ's recurrences on the device, and
-// the update of v and of each λ's h, hbar and x. The host queues kChecksEvery iterations
+// The fused engine of the λ sweep. An iteration is six launches that never wait for the
+// host: A v, whose second pass also stores u and sums ||u||^2 into device memory; A^T u,
+// whose second pass stores w and sums ||A^T u - beta^2 v||^2; one small team that
+// advances every λ's recurrences on the device; and the update of v and of each λ's h,
+// hbar and x (device_csr.hpp has the products). The host queues kChecksEvery iterations
 // and then looks at a stop flag the device left in pinned memory, so a sweep pays one
 // round trip per kChecksEvery iterations instead of one per iteration; a λ that stops
 // freezes at once (its later updates are skipped), so the extra iterations queued after
