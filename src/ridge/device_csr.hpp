@@ -148,14 +148,14 @@ struct LaneProducts {
 
   // Packs lane, lane + lanes, ... of the row: two packs loaded before their sums so that
   // each lane has two wide reads in flight.
-  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
-    const int row = t / lanes;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {  // rows x lanes may pass 2^31
+    const int row = static_cast<int>(t / lanes);
     const int begin = row_ptr(row);
     const int end = (row_ptr(row + 1) - begin) / kPack;
     const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
     const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
     LaneSum s0 = 0, s1 = 0;
-    int p = t % lanes;
+    int p = static_cast<int>(t % lanes);
     for (; p + lanes < end; p += 2 * lanes) {
       const Pack<M, kPack> v0 = stream_load(vp + p), v1 = stream_load(vp + p + lanes);
       const Pack<I, kPack> c0 = stream_load(cp + p), c1 = stream_load(cp + p + lanes);
@@ -185,7 +185,7 @@ struct FinishRows {
   int lanes;
   KOKKOS_INLINE_FUNCTION void operator()(const int row, double& sum) const {
     double product = 0;
-    for (int l = 0; l < lanes; ++l) product += lane_sums(row * lanes + l);
+    for (int l = 0; l < lanes; ++l) product += lane_sums(std::int64_t(row) * lanes + l);
     sum += finish(row, product);
   }
 };
@@ -198,7 +198,8 @@ void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& 
                          const Finish& finish, const Kokkos::View<double*, RidgeDevice>& lane_sums,
                          Result& result) {
   const int lanes = row_lanes();
-  const Kokkos::RangePolicy<RidgeExec> threads(0, m.rows * lanes);
+  const Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>> threads(
+      0, static_cast<std::int64_t>(m.rows) * lanes);
   if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
                          LaneProducts<M, std::uint16_t, XView>{m.row_ptr, m.narrow, m.values, x, lane_sums, lanes});
