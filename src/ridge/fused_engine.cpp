@@ -100,8 +100,8 @@ struct AdvanceRecurrences {
   Kokkos::View<UpdateCoefficients*, RidgeDevice> coefficients;
   Kokkos::View<const double*, RidgeDevice> normx2;
   Kokkos::View<std::int64_t[2], StatusSpace> status;  // iterations, all stopped
-  double normb, atol, btol, ctol;
-  std::int64_t max_iterations;
+  double normb;
+  StoppingRules rules;
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const BidiagState old = state();
@@ -114,8 +114,8 @@ struct AdvanceRecurrences {
           // would be a round trip to device memory.
           LsmrRecurrence r = lambdas(j);
           if (!r.stopped() && r.steps() > 0) {
-            r.test(::sqrt(normx2(j)), normb, old.norms.normA(), atol, btol, ctol, old.itn,
-                   max_iterations);
+            r.test(::sqrt(normx2(j)), normb, old.norms.normA(), rules.atol, rules.btol,
+                   rules.ctol, old.itn, rules.max_iterations);
             lambdas(j) = r;
           }
           if (!r.stopped()) ++n;
@@ -254,9 +254,8 @@ class FusedEngine final : public SweepSolver::Engine {
     return a_.product_bytes() + at_.product_bytes();
   }
 
-  SweepOutcome solve(const std::vector<double>& lambdas, const LsmrOptions& options,
-                     bool keep_solutions,
-                     const std::function<void(std::int64_t)>& on_iteration) override;
+  void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,
+             const std::function<void(std::int64_t)>& on_iteration, SweepOutcome& out) override;
 
  private:
   int rows_, columns_;
@@ -267,18 +266,11 @@ class FusedEngine final : public SweepSolver::Engine {
 };
 
 template <class M, class S>
-SweepOutcome FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const LsmrOptions& options,
-                                      bool keep_solutions,
-                                      const std::function<void(std::int64_t)>& on_iteration) {
-  SweepOutcome out;
+void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const StoppingRules& rules,
+                            bool keep_solutions,
+                            const std::function<void(std::int64_t)>& on_iteration,
+                            SweepOutcome& out) {
   const int count = static_cast<int>(lambdas.size());
-  out.lambdas.resize(lambdas.size());
-  for (int j = 0; j < count; ++j) out.lambdas[j].lambda = lambdas[j];
-  if (count == 0) return out;
-
-  const std::int64_t max_iterations =
-      options.max_iterations > 0 ? options.max_iterations : std::min(rows_, columns_);
-  const double ctol = options.conlim > 0 ? 1.0 / options.conlim : 0.0;
 
   Vector<S> u(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::u"), rows_);
   Vector<S> v("trident::ridge::v", columns_);
@@ -337,7 +329,7 @@ SweepOutcome FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
                          Kokkos::TeamPolicy<RidgeExec>(1, Kokkos::AUTO),
                          AdvanceRecurrences{state, beta2, alpha_beta2,
                                             Kokkos::subview(recurrences, Kokkos::make_pair(0, 0)),
-                                            coefficients, normx2, status, 1, 0, 0, 0, 1});
+                                            coefficients, normx2, status, 1, StoppingRules{0, 0, 0, 1}});
     form_v_only();
     Kokkos::fence();
   }
@@ -386,7 +378,7 @@ SweepOutcome FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
     status(0) = 0;
     status(1) = 0;  // the warm-up's advance left it set
     const AdvanceRecurrences advance{state, beta2, alpha_beta2, recurrences, coefficients, normx2,
-                                     status, beta, options.atol, options.btol, ctol, max_iterations};
+                                     status, beta, rules};
     while (true) {
       for (int k = 0; k < kChecksEvery; ++k) queue_iteration(advance);
       RidgeExec().fence();
@@ -416,21 +408,13 @@ SweepOutcome FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
   report_outcomes(out, lam, residual_norms, x_host, keep_solutions);
   out.residual_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - iterated).count();
-  return out;
 }
 
 }  // namespace
 
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
                                                        deck::RidgePrecision precision) {
-  switch (precision) {
-    case deck::RidgePrecision::float64:
-      return std::make_unique<FusedEngine<double, double>>(problem);
-    case deck::RidgePrecision::mixed:
-      return std::make_unique<FusedEngine<float, double>>(problem);
-    default:
-      return std::make_unique<FusedEngine<float, float>>(problem);
-  }
+  return make_typed_engine<FusedEngine>(problem, precision);
 }
 
 }  // namespace trident::ridge

@@ -147,9 +147,8 @@ class TypedEngine final : public SweepSolver::Engine {
     Kokkos::deep_copy(b_, b_mirror);
   }
 
-  SweepOutcome solve(const std::vector<double>& lambdas, const LsmrOptions& options,
-                     bool keep_solutions,
-                     const std::function<void(std::int64_t)>& on_iteration) override;
+  void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,
+             const std::function<void(std::int64_t)>& on_iteration, SweepOutcome& out) override;
   std::int64_t bytes_per_iteration() const override { return bytes_per_iteration_; }
 
  private:
@@ -202,18 +201,11 @@ class TypedEngine final : public SweepSolver::Engine {
 };
 
 template <class M, class S>
-SweepOutcome TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const LsmrOptions& options,
-                                   bool keep_solutions,
-                                   const std::function<void(std::int64_t)>& on_iteration) {
-  SweepOutcome out;
+void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const StoppingRules& rules,
+                            bool keep_solutions,
+                            const std::function<void(std::int64_t)>& on_iteration,
+                            SweepOutcome& out) {
   const int count = static_cast<int>(lambdas.size());
-  out.lambdas.resize(lambdas.size());
-  for (int j = 0; j < count; ++j) out.lambdas[j].lambda = lambdas[j];
-  if (count == 0) return out;
-
-  const std::int64_t max_iterations =
-      options.max_iterations > 0 ? options.max_iterations : std::min(rows_, columns_);
-  const double ctol = options.conlim > 0 ? 1.0 / options.conlim : 0.0;
 
 #if TRIDENT_RIDGE_SPMV_HANDLE
   handle_a_ = std::make_unique<Handle>();
@@ -298,8 +290,8 @@ SweepOutcome TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
       if (!pending.empty()) {
         for (std::size_t p = 0; p < pending.size(); ++p) {
           const double normx = std::sqrt(normx2[p / kBatch](p % kBatch));
-          lam[pending[p]].test(normx, normb, shared.normA(), options.atol, options.btol, ctol,
-                               itn, max_iterations);
+          lam[pending[p]].test(normx, normb, shared.normA(), rules.atol, rules.btol, rules.ctol,
+                               itn, rules.max_iterations);
         }
         pending.clear();
       }
@@ -381,21 +373,13 @@ SweepOutcome TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const 
   report_outcomes(out, lam, residual_norms, x_host, keep_solutions);
   out.residual_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - iterated).count();
-  return out;
 }
 
 }  // namespace
 
 std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
                                                                 deck::RidgePrecision precision) {
-  switch (precision) {
-    case deck::RidgePrecision::float64:
-      return std::make_unique<TypedEngine<double, double>>(problem);
-    case deck::RidgePrecision::mixed:
-      return std::make_unique<TypedEngine<float, double>>(problem);
-    default:
-      return std::make_unique<TypedEngine<float, float>>(problem);
-  }
+  return make_typed_engine<TypedEngine>(problem, precision);
 }
 
 }  // namespace trident::ridge

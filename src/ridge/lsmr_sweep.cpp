@@ -2,6 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -36,7 +37,16 @@ std::int64_t SweepSolver::bytes_per_iteration() const { return engine_->bytes_pe
 SweepOutcome SweepSolver::solve(const std::vector<double>& lambdas, const LsmrOptions& options,
                                 bool keep_solutions,
                                 const std::function<void(std::int64_t)>& on_iteration) {
-  return engine_->solve(lambdas, options, keep_solutions, on_iteration);
+  SweepOutcome out;
+  out.lambdas.resize(lambdas.size());
+  for (std::size_t j = 0; j < lambdas.size(); ++j) out.lambdas[j].lambda = lambdas[j];
+  if (lambdas.empty()) return out;
+  const StoppingRules rules{options.atol, options.btol,
+                            options.conlim > 0 ? 1.0 / options.conlim : 0.0,
+                            options.max_iterations > 0 ? options.max_iterations
+                                                       : std::min(rows_, columns_)};
+  engine_->solve(lambdas, rules, keep_solutions, on_iteration, out);
+  return out;
 }
 
 std::int64_t matrix_scalar_bytes(deck::RidgePrecision precision) {

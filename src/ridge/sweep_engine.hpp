@@ -14,11 +14,20 @@
 
 namespace trident::ridge {
 
+// LSMR's stopping rules with the defaults applied for the matrix at hand.
+struct StoppingRules {
+  double atol, btol;
+  double ctol;                  // 1 / conlim; 0: no limit on cond(A)
+  std::int64_t max_iterations;  // min(rows, columns) where the options say 0
+};
+
 struct SweepSolver::Engine {
   virtual ~Engine() = default;
-  virtual SweepOutcome solve(const std::vector<double>& lambdas, const LsmrOptions& options,
-                             bool keep_solutions,
-                             const std::function<void(std::int64_t)>& on_iteration) = 0;
+  // Fills `out`, which SweepSolver::solve sized with one outcome per λ (at least one) and
+  // the λ values.
+  virtual void solve(const std::vector<double>& lambdas, const StoppingRules& rules,
+                     bool keep_solutions, const std::function<void(std::int64_t)>& on_iteration,
+                     SweepOutcome& out) = 0;
   // Bytes of A and A^T that one iteration reads (values, indices and row offsets).
   virtual std::int64_t bytes_per_iteration() const = 0;
 };
@@ -31,6 +40,21 @@ std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& p
 // fit, the λ recurrences advanced on the device, and one wait per few iterations.
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
                                                        deck::RidgePrecision precision);
+
+// E<M, S> (matrix scalar M, vector scalar S) for a precision: float32 <float, float>, mixed
+// <float, double>, float64 <double, double>.
+template <template <class, class> class E>
+std::unique_ptr<SweepSolver::Engine> make_typed_engine(const Problem& problem,
+                                                       deck::RidgePrecision precision) {
+  switch (precision) {
+    case deck::RidgePrecision::float64:
+      return std::make_unique<E<double, double>>(problem);
+    case deck::RidgePrecision::mixed:
+      return std::make_unique<E<float, double>>(problem);
+    default:
+      return std::make_unique<E<float, float>>(problem);
+  }
+}
 
 // h(:, j) <- v for every column j.
 template <class V, class B>
