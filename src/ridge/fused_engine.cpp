@@ -215,16 +215,6 @@ struct UpdateSolutions {
   }
 };
 
-// Sum of squares of a vector, in double.
-template <class S>
-struct SquaredNorm {
-  Vector<S> u;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
-    const double ui = static_cast<double>(u(i));
-    sum += ui * ui;
-  }
-};
-
 // M: the matrices' scalar; S: the vectors'.
 template <class M, class S>
 class FusedEngine final : public SweepSolver::Engine {
@@ -324,7 +314,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     launch_row_products("trident::ridge::next_u", a_, v, NextU<S>{u, state}, lane_sums_, ignored);
     launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v, beta2, state}, lane_sums_, ignored);
     Kokkos::parallel_reduce("trident::ridge::norm_b", Kokkos::RangePolicy<RidgeExec>(0, rows_),
-                            SquaredNorm<S>{v}, ignored);
+                            SquaredNorm<Vector<S>>{v}, ignored);
     Kokkos::parallel_for("trident::ridge::advance_recurrences",
                          Kokkos::TeamPolicy<RidgeExec>(1, Kokkos::AUTO),
                          AdvanceRecurrences{state, beta2, alpha_beta2,
@@ -340,7 +330,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   Kokkos::deep_copy(u, b_);
   double beta_squared = 0;
   Kokkos::parallel_reduce("trident::ridge::norm_b", Kokkos::RangePolicy<RidgeExec>(0, rows_),
-                          SquaredNorm<S>{u}, beta_squared);
+                          SquaredNorm<Vector<S>>{u}, beta_squared);
   const double beta = std::sqrt(beta_squared);
   double alpha = 0;
   if (beta > 0) {

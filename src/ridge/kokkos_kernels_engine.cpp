@@ -49,18 +49,6 @@ struct BatchCoefficients {
   double h_scale[kBatch] = {};     // h <- v + h_scale * h
 };
 
-// beta^2 = ||u||^2 (u holds beta * u_true), summed in double into device memory, where the
-// next kernel reads it without a trip to the host.
-template <class S>
-struct SquaredNorm {
-  using value_type = double;
-  Kokkos::View<S*, Device> u;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
-    const double ui = static_cast<double>(u(i));
-    sum += ui * ui;
-  }
-};
-
 // ||w - beta^2 v||^2 with w = A^T (beta u_true): that vector is beta * alpha' * v', so its norm
 // gives the next alpha. Thread 0 also copies beta^2 out, so one wait brings both to the host.
 template <class S>
@@ -232,7 +220,7 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   (void)KokkosBlas::nrm2(u);
   KokkosBlas::scal(v, static_cast<S>(1), v);
   Kokkos::parallel_reduce("trident::ridge::beta2", Kokkos::RangePolicy<ExecSpace>(0, rows_),
-                          SquaredNorm<S>{u}, beta2);
+                          SquaredNorm<Vector>{u}, beta2);
   Kokkos::parallel_reduce("trident::ridge::next_alpha", Kokkos::RangePolicy<ExecSpace>(0, columns_),
                           NextAlphaNorm<S>{w, v, beta2, beta2_host}, next_norm2);
   {
@@ -281,7 +269,7 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       // normx2) and these have finished.
       product(0, a_, 1.0, v, -alpha / u_scale, u);
       Kokkos::parallel_reduce("trident::ridge::beta2", Kokkos::RangePolicy<ExecSpace>(0, rows_),
-                              SquaredNorm<S>{u}, beta2);
+                              SquaredNorm<Vector>{u}, beta2);
       product(1, at_, 1.0, u, 0.0, w);
       Kokkos::parallel_reduce("trident::ridge::next_alpha",
                               Kokkos::RangePolicy<ExecSpace>(0, columns_),

@@ -56,6 +56,16 @@ std::unique_ptr<SweepSolver::Engine> make_typed_engine(const Problem& problem,
   }
 }
 
+// ||u||^2, summed in double (beta^2 when u holds beta * u_true).
+template <class V>
+struct SquaredNorm {
+  V u;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
+    const double ui = static_cast<double>(u(i));
+    sum += ui * ui;
+  }
+};
+
 // h(:, j) <- v for every column j.
 template <class V, class B>
 struct CopyToColumns {
