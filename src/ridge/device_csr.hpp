@@ -13,11 +13,19 @@
 // lanes in double; any double operand makes the whole sum double.
 // Measured on one H200 (tutorial matrix, 135 MB per product, 33 microseconds at the
 // measured bandwidth): one team per row took 250 microseconds per product, a warp per row
-// with Kokkos' team reduction 60 to 65, the two flat passes below 45.
+// with Kokkos' team reduction 60 to 65, the two flat passes below 45 (timed over 920
+// products; within the sweep, ncu at the GPU's own clocks gives 47 for the first pass and
+// 8 for the second: the first reads 135 MB and gathers 22.5 M entries of x). Tried and measured slower or no faster on the tutorial's sweep (branch
+// experiment/ridge-product-variants): 8-bit column steps with a start per lane (16 %
+// fewer bytes, 5 % slower: the products are bound by the gathers of x as much as by the
+// matrix's bytes), one pass with a last-team reduction or warp shuffles, prefetching the
+// next packs, 8 or 16 lanes per row, and lane sums in double.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -62,6 +70,7 @@ struct DeviceCsr {
   static constexpr int kPack = 16 / static_cast<int>(sizeof(M));  // values per 16-byte load
 
   int rows = 0, columns = 0;
+  int lanes = 1;            // threads that share a row in a product
   std::int64_t stored = 0;  // entries including the padding
   Kokkos::View<int*, RidgeDevice> row_ptr;           // padded offsets, multiples of kPack
   Kokkos::View<std::uint16_t*, RidgeDevice> narrow;  // column indices, when columns <= 65536
@@ -78,18 +87,21 @@ struct DeviceCsr {
   }
 
   DeviceCsr() = default;
-  DeviceCsr(const HostCsr& h, const std::string& label) : rows(h.rows), columns(h.columns) {
-    auto padded = [](int n) { return (n + kPack - 1) / kPack * kPack; };
-    std::vector<int> offsets(static_cast<std::size_t>(rows) + 1, 0);
+  DeviceCsr(const HostCsr& h, const std::string& label, int row_lanes)
+      : rows(h.rows), columns(h.columns), lanes(row_lanes) {
+    auto padded = [](std::int64_t n) { return (n + kPack - 1) / kPack * kPack; };
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows) + 1, 0);
     for (int i = 0; i < rows; ++i)
       offsets[i + 1] = offsets[i] + padded(h.row_ptr[i + 1] - h.row_ptr[i]);
+    if (offsets.back() > std::numeric_limits<int>::max())
+      throw std::length_error(label + ": more than 2^31 entries once padded");
     stored = offsets.back();
     row_ptr = Kokkos::View<int*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::row_ptr"), offsets.size());
     values = Kokkos::View<M*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::values"), stored);
     auto rp = Kokkos::create_mirror_view(row_ptr);
-    for (std::size_t i = 0; i < offsets.size(); ++i) rp(i) = offsets[i];
+    for (std::size_t i = 0; i < offsets.size(); ++i) rp(i) = static_cast<int>(offsets[i]);
     Kokkos::deep_copy(row_ptr, rp);
     // Padding: value 0 at the row's last column, so that it adds 0 * x(c) with an x(c)
     // the row reads anyway (never a NaN from 0 * inf that the row would not have had).
@@ -97,12 +109,12 @@ struct DeviceCsr {
       auto c = Kokkos::create_mirror_view(indices);
       auto v = Kokkos::create_mirror_view(values);
       for (int i = 0; i < rows; ++i) {
-        int out = offsets[i];
+        int out = rp(i);
         for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k, ++out) {
           c(out) = static_cast<typename std::decay_t<decltype(c)>::value_type>(h.col_ind[k]);
           v(out) = static_cast<M>(h.values[k]);
         }
-        for (; out < offsets[i + 1]; ++out) {
+        for (; out < rp(i + 1); ++out) {
           c(out) = c(out - 1);
           v(out) = M(0);
         }
@@ -127,86 +139,130 @@ inline int row_lanes() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, RidgeExec::memory_space>::accessible ? 1 : 32;
 }
 
-// First pass of a row product: thread t sums lane t % lanes of row t / lanes into
-// lane_sums(t). A flat range of threads, not a team per row: Kokkos' team reductions cost
-// more than the product itself here (65 against 45 microseconds per product of the
-// tutorial's matrix on an H200, both passes included).
+// Each lane's partial sum, as summed and as stored between the passes: float when matrix
+// and vector are, double otherwise.
+template <class M, class X>
+using LaneSum = std::conditional_t<std::is_same_v<M, float> && std::is_same_v<X, float>, float, double>;
+
+// Launches that the host queues many of: their arguments travel with the launch rather
+// than through constant memory, whose reuse makes the host wait for the previous such
+// kernel to end (Kokkos passes functors over 512 bytes that way by default).
+template <class Policy>
+auto light(const Policy& policy) {
+  return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+
+// First pass of a row product: thread t sums lane t % lanes of row t / lanes (packs lane,
+// lane + lanes, ...) into lane_sums, lane-major so that the second pass reads a row's lanes
+// with coalesced loads. A flat range of threads, not a team per row: Kokkos' team
+// reductions cost more than the product itself here. Nothing is done while *skip is set
+// (skip may be null).
 template <class M, class I, class XView>
 struct LaneProducts {
   static constexpr int kPack = DeviceCsr<M>::kPack;
-  using X = typename XView::non_const_value_type;
-  // Each lane's partial sum: float when matrix and vector are, double otherwise.
-  using LaneSum = std::conditional_t<std::is_same_v<M, float> && std::is_same_v<X, float>, float, double>;
+  using Sum = LaneSum<M, typename XView::non_const_value_type>;
 
   Kokkos::View<const int*, RidgeDevice> row_ptr;
   Kokkos::View<const I*, RidgeDevice> col;
   Kokkos::View<const M*, RidgeDevice> val;
   XView x;  // a vector, or a column of a LayoutLeft block
-  Kokkos::View<double*, RidgeDevice> lane_sums;
-  int lanes;
+  Kokkos::View<Sum*, RidgeDevice> lane_sums;
+  int rows, lanes;
+  const int* skip;
 
-  // Packs lane, lane + lanes, ... of the row: two packs loaded before their sums so that
-  // each lane has two wide reads in flight.
+  // Two packs loaded before their sums, so that each lane has two wide reads in flight.
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {  // rows x lanes may pass 2^31
-    const int row = static_cast<int>(t / lanes);
+    if (skip && *skip) return;
+    const int row = static_cast<int>(t / lanes), lane = static_cast<int>(t % lanes);
     const int begin = row_ptr(row);
-    const int end = (row_ptr(row + 1) - begin) / kPack;
+    const int packs = (row_ptr(row + 1) - begin) / kPack;
     const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
     const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
-    LaneSum s0 = 0, s1 = 0;
-    int p = static_cast<int>(t % lanes);
-    for (; p + lanes < end; p += 2 * lanes) {
+    Sum s0 = 0, s1 = 0;
+    int p = lane;
+    for (; p + lanes < packs; p += 2 * lanes) {
       const Pack<M, kPack> v0 = stream_load(vp + p), v1 = stream_load(vp + p + lanes);
       const Pack<I, kPack> c0 = stream_load(cp + p), c1 = stream_load(cp + p + lanes);
       for (int k = 0; k < kPack; ++k) {
-        s0 += static_cast<LaneSum>(v0.v[k]) * static_cast<LaneSum>(x(c0.v[k]));
-        s1 += static_cast<LaneSum>(v1.v[k]) * static_cast<LaneSum>(x(c1.v[k]));
+        s0 += static_cast<Sum>(v0.v[k]) * static_cast<Sum>(x(c0.v[k]));
+        s1 += static_cast<Sum>(v1.v[k]) * static_cast<Sum>(x(c1.v[k]));
       }
     }
-    if (p < end) {
+    if (p < packs) {
       const Pack<M, kPack> v0 = stream_load(vp + p);
       const Pack<I, kPack> c0 = stream_load(cp + p);
-      for (int k = 0; k < kPack; ++k)
-        s0 += static_cast<LaneSum>(v0.v[k]) * static_cast<LaneSum>(x(c0.v[k]));
+      for (int k = 0; k < kPack; ++k) s0 += static_cast<Sum>(v0.v[k]) * static_cast<Sum>(x(c0.v[k]));
     }
-    lane_sums(t) = static_cast<double>(s0) + static_cast<double>(s1);
+    lane_sums(static_cast<std::int64_t>(lane) * rows + row) = s0 + s1;
   }
 };
 
-// Second pass: each row's lanes summed in order (so the result does not depend on how
-// many rows or λ a launch holds), handed to finish, whose returns are summed. Finish is a
-// functor `double operator()(int row, double product) const` that stores the row's result
-// and gives its contribution to a squared norm.
-template <class Finish>
+// Second pass: each row's lanes summed in order in double (so the result does not depend
+// on how many rows or λ a launch holds), handed to finish, whose returns are summed. Finish
+// is a functor `double operator()(int row, double product) const` that stores the row's
+// result and gives its contribution to a squared norm.
+template <class Sum, class Finish>
 struct FinishRows {
-  Kokkos::View<const double*, RidgeDevice> lane_sums;
+  Kokkos::View<const Sum*, RidgeDevice> lane_sums;
   Finish finish;
-  int lanes;
+  int rows, lanes;
+  const int* skip;
   KOKKOS_INLINE_FUNCTION void operator()(const int row, double& sum) const {
+    if (skip && *skip) return;
     double product = 0;
-    for (int l = 0; l < lanes; ++l) product += lane_sums(std::int64_t(row) * lanes + l);
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll 16
+#endif
+    for (int l = 0; l < lanes; ++l) product += static_cast<double>(lane_sums(std::int64_t(l) * rows + row));
     sum += finish(row, product);
   }
 };
 
+// Device scratch of the row products: the lane sums of the longest matrix, and a scalar
+// for results the host waits for.
+template <class Sum>
+struct RowProductScratch {
+  Kokkos::View<Sum*, RidgeDevice> lane_sums;
+  Kokkos::View<double, RidgeDevice> result;
+
+  RowProductScratch() = default;
+  // For products with matrices of up to `rows` rows and `lanes` lanes.
+  RowProductScratch(std::int64_t rows, int lanes)
+      : lane_sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::lane_sums"), rows * lanes),
+        result("trident::ridge::product_result") {}
+};
+
 // y(row) <- finish(row, (M x)(row)) for every row of `m`, reducing finish's returns into
-// `result`: a device scalar View (neither pass waits) or a host double. `lane_sums` holds
-// rows x row_lanes() doubles.
-template <class M, class XView, class Finish, class Result>
+// the device scalar `result` (neither pass waits). Both passes do nothing while *skip is
+// set (skip may be null: never).
+template <class M, class XView, class Finish, class Sum>
 void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& x,
-                         const Finish& finish, const Kokkos::View<double*, RidgeDevice>& lane_sums,
-                         Result& result) {
-  const int lanes = row_lanes();
-  const Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>> threads(
-      0, static_cast<std::int64_t>(m.rows) * lanes);
+                         const Finish& finish, const RowProductScratch<Sum>& scratch,
+                         const Kokkos::View<double, RidgeDevice>& result, const int* skip = nullptr) {
+  static_assert(std::is_same_v<LaneSum<M, typename XView::non_const_value_type>, Sum>,
+                "scratch of the product's lane sum type");
+  const auto threads = light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(
+      0, static_cast<std::int64_t>(m.rows) * m.lanes));
   if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
-                         LaneProducts<M, std::uint16_t, XView>{m.row_ptr, m.narrow, m.values, x, lane_sums, lanes});
+                         LaneProducts<M, std::uint16_t, XView>{m.row_ptr, m.narrow, m.values, x,
+                                                               scratch.lane_sums, m.rows, m.lanes, skip});
   else
     Kokkos::parallel_for(label, threads,
-                         LaneProducts<M, int, XView>{m.row_ptr, m.wide, m.values, x, lane_sums, lanes});
-  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<RidgeExec>(0, m.rows),
-                          FinishRows<Finish>{lane_sums, finish, lanes}, result);
+                         LaneProducts<M, int, XView>{m.row_ptr, m.wide, m.values, x, scratch.lane_sums,
+                                                     m.rows, m.lanes, skip});
+  Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
+                          FinishRows<Sum, Finish>{scratch.lane_sums, finish, m.rows, m.lanes, skip}, result);
+}
+
+// The same, waiting for the sum of finish's returns on the host.
+template <class M, class XView, class Finish, class Sum>
+double row_products(const char* label, const DeviceCsr<M>& m, const XView& x, const Finish& finish,
+                    const RowProductScratch<Sum>& scratch) {
+  launch_row_products(label, m, x, finish, scratch, scratch.result);
+  double out = 0;
+  Kokkos::deep_copy(out, scratch.result);
+  return out;
 }
 
 }  // namespace trident::ridge

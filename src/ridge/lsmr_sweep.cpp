@@ -71,9 +71,11 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
   // A's indices name columns, A^T's name rows: 2 bytes each where 16 bits suffice.
   const std::int64_t a_index = columns <= 65536 ? 2 : 4, at_index = rows <= 65536 ? 2 : 4;
   const std::int64_t matrices = nonzeros * (2 * m + a_index + at_index) + offsets;
-  const std::int64_t vectors = rows * (2 * s + 8) + 2 * columns * s;  // b (also in double), u, v, w
-  const std::int64_t lane_sums = (rows > columns ? rows : columns) * 32 * 8;  // one double per lane of a row
-  return matrices + vectors + lane_sums + 3 * columns * s * lambdas;   // h, hbar, x
+  const std::int64_t vectors = rows * (2 * s + 8) + 3 * columns * s;  // b (also in double), u; two v, w
+  // 32 lane sums per row of the longer side: float when matrix and vectors are, else double.
+  const std::int64_t lane_sums = (rows > columns ? rows : columns) * 32 * (precision == deck::RidgePrecision::float32 ? 4 : 8);
+  const std::int64_t chunk_norms = (columns + 255) / 256 * 8;  // per λ
+  return matrices + vectors + lane_sums + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
 }
 
 void check_device_memory(std::int64_t need, std::int64_t have, const std::string& where,
