@@ -15,11 +15,12 @@
 // measured bandwidth): one team per row took 250 microseconds per product, a warp per row
 // with Kokkos' team reduction 60 to 65, the two flat passes below 45 (timed over 920
 // products; within the sweep, ncu at the GPU's own clocks gives 47 for the first pass and
-// 8 for the second: the first reads 135 MB and gathers 22.5 M entries of x). Tried and measured slower or no faster on the tutorial's sweep (branch
+// 8 for the second, 32 lanes per row: the first reads 135 MB and gathers 22.5 M entries of
+// x). Tried and measured slower or no faster on the tutorial's sweep (branch
 // experiment/ridge-product-variants): 8-bit column steps with a start per lane (16 %
 // fewer bytes, 5 % slower: the products are bound by the gathers of x as much as by the
 // matrix's bytes), one pass with a last-team reduction or warp shuffles, prefetching the
-// next packs, 8 or 16 lanes per row, and lane sums in double.
+// next packs, 8 lanes per row, and lane sums in double.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -134,9 +135,13 @@ struct DeviceCsr {
   }
 };
 
-// Lanes that share one row of a product: a warp's worth on GPUs, one on host back ends.
-inline int row_lanes() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, RidgeExec::memory_space>::accessible ? 1 : 32;
+// Lanes that share one row of a product with a vector of `vector_bytes` scalars: one on
+// host back ends; on GPUs half a warp for float vectors and a warp for double ones, as
+// measured on the tutorial's sweep on an H200 (float32: 0.098 s with 16 lanes, 0.105 s
+// with 32; mixed, with double vectors: 0.131 s with 16, 0.119 s with 32).
+inline int row_lanes(std::size_t vector_bytes) {
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, RidgeExec::memory_space>::accessible) return 1;
+  return vector_bytes == 4 ? 16 : 32;
 }
 
 // Each lane's partial sum, as summed and as stored between the passes: float when matrix
@@ -153,10 +158,11 @@ auto light(const Policy& policy) {
 }
 
 // First pass of a row product: thread t sums lane t % lanes of row t / lanes (packs lane,
-// lane + lanes, ...) into lane_sums, lane-major so that the second pass reads a row's lanes
-// with coalesced loads. A flat range of threads, not a team per row: Kokkos' team
-// reductions cost more than the product itself here. Nothing is done while *skip is set
-// (skip may be null).
+// lane + lanes, ...) into lane_sums(t). Row-major, so that a warp's stores are contiguous:
+// storing lane-major (for coalesced loads in the second pass) made the tutorial's float32
+// sweep 9 % slower on an H200 (0.1135 against 0.1035 s, 32 lanes). A flat range of threads, not a
+// team per row: Kokkos' team reductions cost more than the product itself here. Nothing
+// is done while *skip is set (skip may be null).
 template <class M, class I, class XView>
 struct LaneProducts {
   static constexpr int kPack = DeviceCsr<M>::kPack;
@@ -167,19 +173,19 @@ struct LaneProducts {
   Kokkos::View<const M*, RidgeDevice> val;
   XView x;  // a vector, or a column of a LayoutLeft block
   Kokkos::View<Sum*, RidgeDevice> lane_sums;
-  int rows, lanes;
+  int lanes;
   const int* skip;
 
   // Two packs loaded before their sums, so that each lane has two wide reads in flight.
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {  // rows x lanes may pass 2^31
     if (skip && *skip) return;
-    const int row = static_cast<int>(t / lanes), lane = static_cast<int>(t % lanes);
+    const int row = static_cast<int>(t / lanes);
     const int begin = row_ptr(row);
     const int packs = (row_ptr(row + 1) - begin) / kPack;
     const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
     const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
     Sum s0 = 0, s1 = 0;
-    int p = lane;
+    int p = static_cast<int>(t % lanes);
     for (; p + lanes < packs; p += 2 * lanes) {
       const Pack<M, kPack> v0 = stream_load(vp + p), v1 = stream_load(vp + p + lanes);
       const Pack<I, kPack> c0 = stream_load(cp + p), c1 = stream_load(cp + p + lanes);
@@ -193,7 +199,7 @@ struct LaneProducts {
       const Pack<I, kPack> c0 = stream_load(cp + p);
       for (int k = 0; k < kPack; ++k) s0 += static_cast<Sum>(v0.v[k]) * static_cast<Sum>(x(c0.v[k]));
     }
-    lane_sums(static_cast<std::int64_t>(lane) * rows + row) = s0 + s1;
+    lane_sums(t) = s0 + s1;
   }
 };
 
@@ -205,15 +211,12 @@ template <class Sum, class Finish>
 struct FinishRows {
   Kokkos::View<const Sum*, RidgeDevice> lane_sums;
   Finish finish;
-  int rows, lanes;
+  int lanes;
   const int* skip;
   KOKKOS_INLINE_FUNCTION void operator()(const int row, double& sum) const {
     if (skip && *skip) return;
     double product = 0;
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#pragma unroll 16
-#endif
-    for (int l = 0; l < lanes; ++l) product += static_cast<double>(lane_sums(std::int64_t(l) * rows + row));
+    for (int l = 0; l < lanes; ++l) product += static_cast<double>(lane_sums(std::int64_t(row) * lanes + l));
     sum += finish(row, product);
   }
 };
@@ -246,13 +249,13 @@ void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& 
   if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
                          LaneProducts<M, std::uint16_t, XView>{m.row_ptr, m.narrow, m.values, x,
-                                                               scratch.lane_sums, m.rows, m.lanes, skip});
+                                                               scratch.lane_sums, m.lanes, skip});
   else
     Kokkos::parallel_for(label, threads,
                          LaneProducts<M, int, XView>{m.row_ptr, m.wide, m.values, x, scratch.lane_sums,
-                                                     m.rows, m.lanes, skip});
+                                                     m.lanes, skip});
   Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
-                          FinishRows<Sum, Finish>{scratch.lane_sums, finish, m.rows, m.lanes, skip}, result);
+                          FinishRows<Sum, Finish>{scratch.lane_sums, finish, m.lanes, skip}, result);
 }
 
 // The same, waiting for the sum of finish's returns on the host.

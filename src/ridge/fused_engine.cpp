@@ -7,8 +7,8 @@
 // pinned memory, so a sweep pays one round trip per kChecksEvery iterations instead of one
 // per iteration; a λ that stops freezes at once (its later updates are skipped), and once
 // every λ has stopped the iterations still queued skip their products and change nothing.
-// Measured on one H200 with ncu at the GPU's own clocks, tutorial sweep: the two products
-// take 47 + 8 microseconds each, the recurrences 8 and the update 7.
+// Measured on one H200 with ncu at the GPU's own clocks, tutorial sweep (32 lanes per row):
+// the two products take 47 + 8 microseconds each, the recurrences 8 and the update 7.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -242,8 +242,8 @@ class FusedEngine final : public SweepSolver::Engine {
   explicit FusedEngine(const Problem& p)
       : rows_(p.a.rows),
         columns_(p.a.columns),
-        a_(p.a, "trident::ridge::A", row_lanes()),
-        at_(transpose(p.a), "trident::ridge::At", row_lanes()) {
+        a_(p.a, "trident::ridge::A", row_lanes(sizeof(S))),
+        at_(transpose(p.a), "trident::ridge::At", row_lanes(sizeof(S))) {
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
     b64_ = Kokkos::View<double*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b64"), rows_);
@@ -255,7 +255,7 @@ class FusedEngine final : public SweepSolver::Engine {
     }
     Kokkos::deep_copy(b_, b);
     Kokkos::deep_copy(b64_, b64);
-    products_ = RowProductScratch<LaneSum<M, S>>(std::max(rows_, columns_), row_lanes());
+    products_ = RowProductScratch<LaneSum<M, S>>(std::max(rows_, columns_), row_lanes(sizeof(S)));
   }
 
   std::int64_t bytes_per_iteration() const override {

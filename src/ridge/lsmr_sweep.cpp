@@ -72,8 +72,10 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
   const std::int64_t a_index = columns <= 65536 ? 2 : 4, at_index = rows <= 65536 ? 2 : 4;
   const std::int64_t matrices = nonzeros * (2 * m + a_index + at_index) + offsets;
   const std::int64_t vectors = rows * (2 * s + 8) + 3 * columns * s;  // b (also in double), u; two v, w
-  // 32 lane sums per row of the longer side: float when matrix and vectors are, else double.
-  const std::int64_t lane_sums = (rows > columns ? rows : columns) * 32 * (precision == deck::RidgePrecision::float32 ? 4 : 8);
+  // Lane sums per row of the longer side (device_csr.hpp's row_lanes): 16 floats for
+  // float32, 32 doubles otherwise.
+  const std::int64_t lane_sums =
+      (rows > columns ? rows : columns) * (precision == deck::RidgePrecision::float32 ? 16 * 4 : 32 * 8);
   const std::int64_t chunk_norms = (columns + 255) / 256 * 8;  // per λ
   return matrices + vectors + lane_sums + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
 }

@@ -176,11 +176,11 @@ TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
                                 RidgeKernels::kokkos_kernels),
             2 * 22500000LL * 12 + 30002LL * 4 + 4 * 15000LL * 8 + 10 * 4 * 15000LL * 8);
   // Fused: 2-byte indices up to 65536 columns (A) or rows (A^T), b also in double, v twice,
-  // 32 lane sums (float for float32) per row of the longer side, per λ h, hbar, x and a
-  // partial norm per 256 columns, no block.
+  // lane sums per row of the longer side (16 floats for float32, else 32 doubles), per λ h,
+  // hbar, x and a partial norm per 256 columns, no block.
   EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, RidgePrecision::float32, 10,
                                 RidgeKernels::fused),
-            2 * 22500000LL * 6 + 30002LL * 4 + 15000LL * 16 + 3 * 15000LL * 4 + 15000LL * 32 * 4 +
+            2 * 22500000LL * 6 + 30002LL * 4 + 15000LL * 16 + 3 * 15000LL * 4 + 15000LL * 16 * 4 +
                 10 * (3 * 15000LL * 4 + 59 * 8));
   EXPECT_EQ(device_bytes_needed(70000, 15000, 22500000, RidgePrecision::float64, 10,
                                 RidgeKernels::fused),
