@@ -124,11 +124,16 @@ TEST(RidgeSweep, SharedBidiagonalizationEqualsSeparateSolves) {
     SweepSolver solver(p, true, kernels);
     const SweepOutcome together = solver.solve(lambdas, options, true);
     for (std::size_t j = 0; j < lambdas.size(); ++j) {
-      // The same sweep code with this λ alone...
+      // The same sweep code with this λ alone: the fused engine's products sum in a fixed
+      // order, so the two agree to rounding of the update alone; cuSPARSE (under Kokkos
+      // Kernels on GPUs) may sum in another order on each call, and rounding then grows over
+      // the iterations as it does against the plain reference below.
+      const bool deterministic = kernels == RidgeKernels::fused;
       const SweepOutcome alone = solver.solve({lambdas[j]}, options, true);
-      EXPECT_EQ(alone.lambdas[0].iterations, together.lambdas[j].iterations);
+      EXPECT_NEAR(alone.lambdas[0].iterations, together.lambdas[j].iterations, deterministic ? 0 : 1);
       EXPECT_EQ(alone.lambdas[0].stop_reason, together.lambdas[j].stop_reason);
-      EXPECT_LT(relative_difference(row(together, j, shape.columns), alone.solutions), 1e-13);
+      EXPECT_LT(relative_difference(row(together, j, shape.columns), alone.solutions),
+                deterministic ? 1e-13 : 1e-6);
       // ...and an independent one-λ LSMR with dense products.
       const test::PlainLsmr plain = test::plain_lsmr(a, p.b, lambdas[j], options.atol,
                                                      options.btol, options.conlim, 400);
@@ -147,7 +152,7 @@ TEST(RidgeSweep, SharedBidiagonalizationEqualsSeparateSolves) {
   }
 }
 
-TEST(RidgeSweep, ManyLambdasSpanSeveralKernelBatches) {
+TEST(RidgeSweep, ThirtySevenLambdasEachMatchTheDenseSolve) {
   const Problem p = random_problem({24, 24, "square"}, 3);
   std::vector<double> lambdas;
   for (int k = 0; k < 37; ++k) lambdas.push_back(0.02 * std::pow(1.3, k));
@@ -167,8 +172,8 @@ TEST(RidgeSweep, ManyLambdasSpanSeveralKernelBatches) {
 }
 
 // More than 65536 columns (A's indices) or rows (A^T's) take 32-bit indices in the fused
-// engine; the other matrix keeps 16-bit ones. Rows of 3 entries and of ~35000 entries
-// also take the two ways GPU threads split rows. The reference solves the 3 x 3 system
+// engine; the other matrix keeps 16-bit ones. Rows of 3 entries (fewer packs than a row's
+// GPU lanes) and of ~35000 entries. The reference solves the 3 x 3 system
 // (A A^T + λ^2 I) y = b for the wide matrix (x = A^T y) and (A^T A + λ^2 I) x = A^T b for
 // the tall one.
 TEST(RidgeSweep, MatricesBeyondSixteenBitIndicesInBothDirections) {
