@@ -27,7 +27,10 @@ using StatusSpace = Kokkos::CudaHostPinnedSpace;  // the device writes it, the h
 using StatusSpace = Kokkos::HostSpace;
 #endif
 
-constexpr int kChecksEvery = 8;  // iterations queued between looks at the stop flag
+// Iterations queued between looks at the stop flag: each look idles the device for a round
+// trip. 32 against 8 took the tutorial's float32 sweep from 0.1006 to 0.0996 s on an H200;
+// the at most 31 iterations queued after the last λ stopped skip their products.
+constexpr int kChecksEvery = 32;
 
 // The bidiagonalization's scalars, kept on the device between launches. u holds
 // u_scale * u_true; the update forms v' = (w - beta2 * v) * v_scale.
