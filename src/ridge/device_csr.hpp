@@ -160,9 +160,9 @@ auto light(const Policy& policy) {
 // First pass of a row product: thread t sums lane t % lanes of row t / lanes (packs lane,
 // lane + lanes, ...) into lane_sums(t). Row-major, so that a warp's stores are contiguous:
 // storing lane-major (for coalesced loads in the second pass) made the tutorial's float32
-// sweep 9 % slower on an H200 (0.1135 against 0.1035 s, 32 lanes). A flat range of threads, not a
-// team per row: Kokkos' team reductions cost more than the product itself here. Nothing
-// is done while *skip is set (skip may be null).
+// sweep 9 % slower on an H200 (0.1135 against 0.1035 s, 32 lanes). A flat range of
+// threads, not a team per row: Kokkos' team reductions cost more than the product itself
+// here. Nothing is done while *skip is set (skip may be null).
 template <class M, class I, class XView>
 struct LaneProducts {
   static constexpr int kPack = DeviceCsr<M>::kPack;

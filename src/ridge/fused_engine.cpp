@@ -188,10 +188,11 @@ struct UpdateSolutions {
     const int j = team.league_rank() / chunks, chunk = team.league_rank() % chunks;
     const int first = chunk * kChunk, last = first + kChunk < columns ? first + kChunk : columns;
     auto next_v = [&](const int i) -> S {
-      return s.form_v ? static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) * s.v_scale)
-                      : v_old(i);
+      if (!s.form_v) return v_old(i);
+      return static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) * s.v_scale);
     };
-    if (j == 0) Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const int i) { v_new(i) = next_v(i); });
+    if (j == 0)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const int i) { v_new(i) = next_v(i); });
     const UpdateCoefficients c = coefficients(j);
     if (!c.active) return;
     double sum = 0;
@@ -285,7 +286,8 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   const int chunks = UpdateSolutions<S>::chunk_count(columns_);
 
   Vector<S> u(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::u"), rows_);
-  const Vector<S> v[2] = {Vector<S>("trident::ridge::v0", columns_), Vector<S>("trident::ridge::v1", columns_)};
+  const Vector<S> v[2] = {Vector<S>("trident::ridge::v0", columns_),
+                          Vector<S>("trident::ridge::v1", columns_)};
   Vector<S> w("trident::ridge::w", columns_);  // A^T u before it becomes the next v
   Block<S> h("trident::ridge::h", columns_, count);
   Block<S> hbar("trident::ridge::hbar", columns_, count);
@@ -332,8 +334,9 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
                          ScaleInto<S>{v[0], w, 0.0});
     Kokkos::parallel_for("trident::ridge::start_h", Kokkos::RangePolicy<RidgeExec>(0, columns_),
                          CopyToColumns<Vector<S>, Block<S>>{v[0], h});
-    queue_iteration(AdvanceRecurrences{state, beta2, alpha_beta2, Kokkos::subview(recurrences, Kokkos::make_pair(0, 0)),
-                                       coefficients, normx2, status, 1, StoppingRules{0, 0, 0, 1}},
+    const auto none = Kokkos::subview(recurrences, Kokkos::make_pair(0, 0));
+    queue_iteration(AdvanceRecurrences{state, beta2, alpha_beta2, none, coefficients, normx2, status, 1,
+                                       StoppingRules{0, 0, 0, 1}},
                     0);
     Kokkos::fence();
   }
@@ -351,7 +354,9 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     Kokkos::deep_copy(beta2, beta_squared);
     Kokkos::deep_copy(state, BidiagState{});
     Kokkos::deep_copy(v[0], S(0));
-    alpha = std::sqrt(row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2, state}, products_)) / beta;
+    const double alpha_beta_squared =
+        row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2, state}, products_);
+    alpha = std::sqrt(alpha_beta_squared) / beta;
   }
   std::vector<LsmrRecurrence> lam;
   for (int j = 0; j < count; ++j) lam.emplace_back(lambdas[j], alpha, beta);
@@ -400,8 +405,8 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   // The true residuals ||b - A x_j||, in double from the stored x.
   std::vector<double> residual_norms(lambdas.size());
   for (int j = 0; j < count; ++j) {
-    residual_norms[j] = std::sqrt(row_products("trident::ridge::residual", a_, Kokkos::subview(x, Kokkos::ALL(), j),
-                                               ResidualSquared{b64_}, products_));
+    const auto x_j = Kokkos::subview(x, Kokkos::ALL(), j);
+    residual_norms[j] = std::sqrt(row_products("trident::ridge::residual", a_, x_j, ResidualSquared{b64_}, products_));
   }
   auto x_host = Kokkos::create_mirror_view(x);
   Kokkos::deep_copy(x_host, x);

@@ -39,7 +39,8 @@ HostCsr awkward_matrix(int rows, int columns, std::uint64_t seed) {
     }
     // Density 1/2, 1/40 or 1/700.
     const int spacing = kind == 2 ? 2 : kind == 3 ? 40 : 700;
-    for (int c = static_cast<int>(rng() % spacing); c < columns; c += 1 + static_cast<int>(rng() % (2 * spacing)))
+    const auto step = [&] { return 1 + static_cast<int>(rng() % (2 * spacing)); };
+    for (int c = static_cast<int>(rng() % spacing); c < columns; c += step())
       t.push_back({i, c, value(rng)});
     t.push_back({i, columns - 1, value(rng)});
   }
@@ -57,12 +58,14 @@ void expect_rows_match(const HostCsr& h, const XHost& xh, const YHost& yh, doubl
   for (int i = 0; i < h.rows; ++i) {
     double exact = 0, magnitude = 0;
     for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k) {
-      const double term = static_cast<double>(static_cast<M>(h.values[k])) * static_cast<double>(xh(h.col_ind[k]));
+      const double term =
+          static_cast<double>(static_cast<M>(h.values[k])) * static_cast<double>(xh(h.col_ind[k]));
       exact += term;
       magnitude += std::abs(term);
     }
     sum_of_stored_squares += yh(i) * yh(i);
-    EXPECT_NEAR(yh(i), exact, 4 * eps * (magnitude + 1e-300) * std::sqrt(h.row_ptr[i + 1] - h.row_ptr[i] + 1.0))
+    const double entries = h.row_ptr[i + 1] - h.row_ptr[i];
+    EXPECT_NEAR(yh(i), exact, 4 * eps * (magnitude + 1e-300) * std::sqrt(entries + 1.0))
         << "row " << i;
   }
   EXPECT_NEAR(sum_of_squares, sum_of_stored_squares, 1e-12 * sum_of_stored_squares);
