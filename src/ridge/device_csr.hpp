@@ -261,8 +261,8 @@ void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& 
 // The same, waiting for the sum of finish's returns on the host.
 template <class M, class XView, class Finish, class Sum>
 double row_products(const char* label, const DeviceCsr<M>& m, const XView& x, const Finish& finish,
-                    const RowProductScratch<Sum>& scratch) {
-  launch_row_products(label, m, x, finish, scratch, scratch.result);
+                    const RowProductScratch<Sum>& scratch, const int* skip = nullptr) {
+  launch_row_products(label, m, x, finish, scratch, scratch.result, skip);
   double out = 0;
   Kokkos::deep_copy(out, scratch.result);
   return out;

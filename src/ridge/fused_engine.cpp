@@ -61,7 +61,6 @@ struct NextU {
   StateView state;
   KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
     const BidiagState& s = state();
-    if (s.done) return 0;
     const S ui = static_cast<S>(product - s.alpha / s.u_scale * static_cast<double>(u(row)));
     u(row) = ui;
     return static_cast<double>(ui) * static_cast<double>(ui);
@@ -74,9 +73,7 @@ template <class S>
 struct NextW {
   Vector<S> w, v;
   Kokkos::View<const double, RidgeDevice> beta2;
-  StateView state;
   KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
-    if (state().done) return 0;
     const S wi = static_cast<S>(product);
     w(row) = wi;
     const double d = static_cast<double>(wi) - beta2() * static_cast<double>(v(row));
@@ -308,7 +305,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   auto queue_iteration = [&](const AdvanceRecurrences& advance, const std::int64_t k) {
     const Vector<S>& v_old = v[k % 2];
     launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2, done);
-    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2, state}, products_,
+    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2}, products_,
                         alpha_beta2, done);
     Kokkos::parallel_for("trident::ridge::advance_recurrences",
                          light(Kokkos::TeamPolicy<RidgeExec>(1, Kokkos::AUTO)), advance);
@@ -329,7 +326,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     double ignored = 0;
     Kokkos::parallel_reduce("trident::ridge::norm_b", Kokkos::RangePolicy<RidgeExec>(0, rows_),
                             SquaredNorm<Vector<S>>{u}, ignored);
-    row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2, state}, products_);
+    row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2}, products_, done);
     Kokkos::parallel_for("trident::ridge::first_v", Kokkos::RangePolicy<RidgeExec>(0, columns_),
                          ScaleInto<S>{v[0], w, 0.0});
     Kokkos::parallel_for("trident::ridge::start_h", Kokkos::RangePolicy<RidgeExec>(0, columns_),
@@ -355,7 +352,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     Kokkos::deep_copy(state, BidiagState{});
     Kokkos::deep_copy(v[0], S(0));
     const double alpha_beta_squared =
-        row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2, state}, products_);
+        row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2}, products_);
     alpha = std::sqrt(alpha_beta_squared) / beta;
   }
   std::vector<LsmrRecurrence> lam;

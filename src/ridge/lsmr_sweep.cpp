@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "ridge/device_csr.hpp"
 #include "ridge/sweep_engine.hpp"
 
 namespace trident::ridge {
@@ -72,11 +73,10 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
   const std::int64_t a_index = columns <= 65536 ? 2 : 4, at_index = rows <= 65536 ? 2 : 4;
   const std::int64_t matrices = nonzeros * (2 * m + a_index + at_index) + offsets;
   const std::int64_t vectors = rows * (2 * s + 8) + 3 * columns * s;  // b (also in double), u; two v, w
-  // Lane sums per row of the longer side (device_csr.hpp's row_lanes): 16 floats for
-  // float32, 32 doubles otherwise.
-  const std::int64_t lane_sums =
-      (rows > columns ? rows : columns) * (precision == deck::RidgePrecision::float32 ? 16 * 4 : 32 * 8);
-  const std::int64_t chunk_norms = (columns + 255) / 256 * 8;  // per λ
+  // row_lanes() lane sums per row of the longer side: float for float32, double otherwise.
+  const std::int64_t lane_sums = (rows > columns ? rows : columns) * row_lanes(static_cast<std::size_t>(s)) *
+                                 (precision == deck::RidgePrecision::float32 ? 4 : 8);
+  const std::int64_t chunk_norms = (columns + 255) / 256 * 8;  // per λ, one per update team of 256 columns
   return matrices + vectors + lane_sums + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
 }
 

@@ -15,7 +15,6 @@ namespace trident::ridge {
 namespace {
 
 // Stores each row's product and gives its square.
-template <class S>
 struct StoreRow {
   Kokkos::View<double*, RidgeDevice> y;
   KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
@@ -87,7 +86,7 @@ void expect_products_match(const HostCsr& h, int lanes) {
   Kokkos::deep_copy(x, xh);
   const RowProductScratch<LaneSum<M, S>> scratch(h.rows, lanes);
   Kokkos::View<double*, RidgeDevice> y("y", h.rows);
-  const double sum_of_squares = row_products("test::product", m, x, StoreRow<S>{y}, scratch);
+  const double sum_of_squares = row_products("test::product", m, x, StoreRow{y}, scratch);
   expect_rows_match<M>(h, xh, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y), sum_of_squares);
 }
 
