@@ -4,6 +4,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "io/output_file.hpp"
 
 namespace trident::app {
 
@@ -16,6 +17,7 @@ namespace {
 [[noreturn]] void abort_job(const Runtime& runtime, const std::string& message, int code) {
   const int ranks = mpi::size(runtime.comm());
   log::error(ranks > 1 ? "rank " + std::to_string(runtime.binding().world_rank) + ": " + message : message);
+  io::remove_unfinished_outputs();  // no destructor runs after MPI_Abort
   MPI_Abort(runtime.comm(), code);
   std::_Exit(code);  // not reached: MPI_Abort does not return
 }

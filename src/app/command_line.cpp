@@ -45,6 +45,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   std::size_t i = 1;
   const auto value_of = [&](const std::string& option) -> std::string {
     if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) usage_error("option " + option + " needs a value");
+    if (args[i + 1].empty()) usage_error("option " + option + " needs a value, got an empty string");
     return args[++i];
   };
   for (; i < args.size(); ++i) {

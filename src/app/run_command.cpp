@@ -1,5 +1,7 @@
 #include <cstdio>
+#include <memory>
 #include <sstream>
+#include <vector>
 
 #include "app/commands.hpp"
 #include "core/comm.hpp"
@@ -68,33 +70,45 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   const std::string output_path = command_line.output.empty() ? deck.output.file : command_line.output;
   const bool overwrite = command_line.overwrite || deck.output.overwrite;
   log_start(runtime, deck.source.file, output_path);
+  io::check_output_destination(comm, output_path, overwrite);
 
   Timers timers;
   const std::string start_time = io::utc_now();
+  RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds};
+  // Every study reads and checks its inputs, settles its rank layout and checks its memory
+  // before the output file exists: a mistake there leaves nothing behind.
+  struct NamedStudy {
+    const char* name;
+    std::unique_ptr<PreparedStudy> study;
+  };
+  std::vector<NamedStudy> studies;
+  if (deck.diffusion) {
+    const std::string checkpoint = deck.diffusion->checkpoint_file.empty()
+                                       ? diffusion::default_checkpoint_path(output_path)
+                                       : deck.diffusion->checkpoint_file;
+    auto t = timers.scope("diffusion.prepare");
+    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, context, checkpoint)});
+  }
+  if (deck.knn) {
+    auto t = timers.scope("knn.prepare");
+    studies.push_back({"knn", knn::prepare_study(*deck.knn, context)});
+  }
+  if (deck.ridge) {
+    auto t = timers.scope("ridge.prepare");
+    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context)});
+  }
+
   io::OutputFile output(comm, output_path, overwrite,
                         command_line.gathered_io ? io::Mode::gathered : io::Mode::automatic);
   log::info(comm, std::string("writing ") + output.partial_path() + " (" +
                       (output.parallel() ? "parallel HDF5" : "gathered to rank 0") + ")");
-  RunContext context{comm, output, timers, runtime.binding(), command_line.restart,
-                     deck.output.progress_seconds};
   std::string status = "completed";
   int exit_code = kExitOk;
   try {
     io::write_provenance(output, deck.source.file, deck.source.text, runtime.binding(), start_time);
-    if (deck.diffusion) {
-      const std::string checkpoint = deck.diffusion->checkpoint_file.empty()
-                                         ? diffusion::default_checkpoint_path(output_path)
-                                         : deck.diffusion->checkpoint_file;
-      auto t = timers.scope("diffusion");
-      diffusion::run_study(*deck.diffusion, context, checkpoint);
-    }
-    if (deck.knn) {
-      auto t = timers.scope("knn");
-      knn::run_study(*deck.knn, context);
-    }
-    if (deck.ridge) {
-      auto t = timers.scope("ridge");
-      ridge::run_study(*deck.ridge, context);
+    for (NamedStudy& s : studies) {
+      auto t = timers.scope(s.name);
+      s.study->run(output);
     }
   } catch (const StudyStopped& e) {
     status = e.what();  // keep what was computed, then report

@@ -1,6 +1,6 @@
 #pragma once
-// What a study's driver is given to run: the communicator, the output file, the
-// timers, this rank's device and the command-line options that concern studies.
+// What a study's driver is given: the communicator, the timers, this rank's device and
+// the command-line options that concern studies; and the two phases every study has.
 #include <mpi.h>
 
 #include <string>
@@ -15,11 +15,19 @@ class OutputFile;
 
 struct RunContext {
   MPI_Comm comm;
-  io::OutputFile& output;
   Timers& timers;
   const DeviceBinding& binding;
   std::string restart_path;         // --restart CHECKPOINT (diffusion), or empty
   double progress_seconds = 10.0;   // interval between progress lines on rank 0
+};
+
+// A study whose inputs are read and checked, whose rank layout is settled and whose memory
+// is allocated: every mistake in the deck or the data has shown by now, before the output
+// file exists. run() does the work and writes the study's group. Collective.
+class PreparedStudy {
+ public:
+  virtual ~PreparedStudy() = default;
+  virtual void run(io::OutputFile& output) = 0;
 };
 
 }  // namespace trident

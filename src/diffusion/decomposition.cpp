@@ -13,17 +13,18 @@ Extent split(std::int64_t cells, int parts, int part) {
   return e;
 }
 
-Decomposition::Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
-                             std::array<std::int64_t, 2> ranks)
-    : nx_(nx), ny_(ny) {
-  const int n = mpi::size(comm);
+namespace {
+
+// MPI's dims (slowest, fastest) = (ranks along y, along x) for `n` ranks; throws InputError
+// when the deck's layout does not match the job or the blocks do not fit the grid.
+void block_layout(int n, std::int64_t nx, std::int64_t ny, std::array<std::int64_t, 2> ranks, int dims[2]) {
   if (ranks[0] > 0 && ranks[0] * ranks[1] != n) {
     throw InputError("diffusion.ranks: " + std::to_string(ranks[0]) + " x " +
                      std::to_string(ranks[1]) + " blocks need " + std::to_string(ranks[0] * ranks[1]) +
                      " ranks, but the job has " + std::to_string(n));
   }
-  // MPI's dims are (slowest, fastest) = (y, x) for a row-major grid.
-  int dims[2] = {static_cast<int>(ranks[1]), static_cast<int>(ranks[0])};
+  dims[0] = static_cast<int>(ranks[1]);
+  dims[1] = static_cast<int>(ranks[0]);
   if (ranks[0] == 0) {
     dims[0] = dims[1] = 0;
     MPI_Dims_create(n, 2, dims);
@@ -35,6 +36,18 @@ Decomposition::Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
                      " blocks (ranks along x by y) do not fit a grid of nx = " + std::to_string(nx) +
                      " by ny = " + std::to_string(ny) + " cells; use fewer ranks or set diffusion.ranks");
   }
+}
+
+}  // namespace
+
+Decomposition::Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
+                             std::array<std::int64_t, 2> ranks)
+    : nx_(nx), ny_(ny) {
+  const int n = mpi::size(comm);
+  int dims[2] = {0, 0};
+  // The same on every rank; collective, so that the job ends with one message and exit 2
+  // through MPI_Finalize instead of every rank aborting with its own copy.
+  mpi::collective(comm, [&] { block_layout(n, nx, ny, ranks, dims); });
   const int periodic[2] = {0, 0};
   MPI_Cart_create(comm, 2, dims, periodic, 0, &cart_);
   int c[2];

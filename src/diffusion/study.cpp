@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/comm.hpp"
+#include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
@@ -43,9 +44,32 @@ CheckResult agree(MPI_Comm comm, std::int64_t local_first_bad, std::int64_t inte
   return {-out[0], static_cast<int>(out[1]), std::max<std::int64_t>(1, out[2])};
 }
 
+// Stops before the fields are allocated when this rank's block cannot fit its device.
 template <class T>
-class Solver {
+bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, const RunContext& ctx) {
+  mpi::collective(ctx.comm, [&] {
+    const std::int64_t ny = d.y().size, nx = d.x().size;
+    // u and u_next with their halos, the interior copy and, if kept, L(u)
+    std::int64_t need = static_cast<std::int64_t>(sizeof(T)) *
+                        (2 * (ny + 2) * (nx + 2) + (s.laplacian ? 2 : 1) * ny * nx);
+    // where the device is the host, the start field's staging (float64 and T) shares it
+    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                   Kokkos::DefaultExecutionSpace::memory_space>::accessible)
+      need += static_cast<std::int64_t>(8 + sizeof(T)) * ny * nx;
+    const std::string what = "the " + std::to_string(s.nx) + " x " + std::to_string(s.ny) + " grid in " +
+                             s.precision + " (a block of " + std::to_string(nx) + " x " +
+                             std::to_string(ny) + " cells on each rank)";
+    check_device_memory(need, device_free_bytes(), "diffusion.nx, diffusion.ny", what,
+                        ctx.binding.device_name.empty() ? "the device" : ctx.binding.device_name);
+  });
+  return true;
+}
+
+template <class T>
+class Solver : public PreparedStudy {
  public:
+  // Settles the layout, checks the memory, allocates and loads the start field (or the
+  // checkpoint): every mistake in the deck or the data shows here, before any output.
   Solver(const deck::DiffusionSettings& s, RunContext& ctx, const std::string& checkpoint_path)
       : s_(s),
         ctx_(ctx),
@@ -53,6 +77,7 @@ class Solver {
         d_(ctx.comm, s.nx, s.ny, s.ranks),
         ny_(d_.y().size),
         nx_(d_.x().size),
+        fits_(check_block_fits<T>(s, d_, ctx)),
         u_("trident::diffusion::u", ny_ + 2, nx_ + 2),
         next_("trident::diffusion::u_next", ny_ + 2, nx_ + 2),
         laplacian_("trident::diffusion::laplacian", s.laplacian ? ny_ : 0, s.laplacian ? nx_ : 0),
@@ -70,11 +95,14 @@ class Solver {
                               : "exchanged directly from the field's memory (" +
                                     BuildInfo::mpi_gpu_aware_reason() + ")");
     log::info(ctx.comm, line.str());
+    // a checkpoint can be asked for at any step (a stop signal): its place must be usable
+    io::check_output_destination(ctx.comm, checkpoint_path_, /*overwrite=*/true);
+    first_ = load_start();
   }
 
-  void run() {
-    const std::int64_t first = load_start();
-    FrameWriter<T> frames(ctx_.output, s_, d_);
+  void run(io::OutputFile& output) override {
+    const std::int64_t first = first_;
+    FrameWriter<T> frames(output, s_, d_);
     Progress progress(ctx_.comm, "diffusion", first, s_.steps, ctx_.progress_seconds);
     std::int64_t interval = 1, next_check = first;
     double last_check_time = wall_seconds();
@@ -145,11 +173,10 @@ class Solver {
     for (std::size_t k = 0; k < block.size() && bad_cell < 0; ++k)
       if (!std::isfinite(block[k])) bad_cell = static_cast<std::int64_t>(k);
     const bool any_bad = mpi::max_over_ranks(ctx_.comm, bad_cell >= 0 ? 1.0 : 0.0) > 0;
-    if (any_bad) {
-      throw StudyStopped("diffusion: the field is not finite (NaN or infinite) at step " + std::to_string(first) +
-                             " (the " + (ctx_.restart_path.empty() ? "start field" : "checkpoint") +
-                             "); check diffusion.start; nothing was computed",
-                         kExitRunFailure);
+    if (any_bad) {  // thrown on every rank alike
+      throw InputError("diffusion: the field is not finite (NaN or infinite) at step " + std::to_string(first) +
+                       " (the " + (ctx_.restart_path.empty() ? "start field" : "checkpoint") +
+                       "); check diffusion.start; nothing was computed");
     }
     for (std::int64_t j = 0; j < ny_; ++j)
       for (std::int64_t i = 0; i < nx_; ++i) interior_host_(j, i) = block[static_cast<std::size_t>(j * nx_ + i)];
@@ -212,22 +239,26 @@ class Solver {
   std::string checkpoint_path_;
   Decomposition d_;
   std::int64_t ny_, nx_;
+  bool fits_;  // checked before the fields below are allocated
   Grid<T> u_, next_;
   Kokkos::View<T**, Kokkos::LayoutRight> laplacian_, interior_;
   typename Kokkos::View<T**, Kokkos::LayoutRight>::HostMirror interior_host_;
   Kokkos::View<std::int64_t> first_bad_;
   HaloExchange<T> halo_;
+  std::int64_t first_ = 0;  // the step the loaded field is at
 };
 
 }  // namespace
 
-void run_study(const deck::DiffusionSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const deck::DiffusionSettings& settings, RunContext& context,
+                                             const std::string& checkpoint_path) {
+  if (settings.precision == "float64") return std::make_unique<Solver<double>>(settings, context, checkpoint_path);
+  return std::make_unique<Solver<float>>(settings, context, checkpoint_path);
+}
+
+void run_study(const deck::DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
                const std::string& checkpoint_path) {
-  if (settings.precision == "float64") {
-    Solver<double>(settings, context, checkpoint_path).run();
-  } else {
-    Solver<float>(settings, context, checkpoint_path).run();
-  }
+  prepare_study(settings, context, checkpoint_path)->run(output);
 }
 
 }  // namespace trident::diffusion

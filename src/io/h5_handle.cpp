@@ -1,5 +1,8 @@
 #include "io/h5_handle.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include "core/error.hpp"
 
 namespace trident::io {
@@ -19,13 +22,24 @@ void Handle::reset() {
   id_ = -1;
 }
 
+namespace {
+// HDF5's messages do not reach the user (silence_hdf5_errors), but the system's reason for
+// a failed write does: errno as the failing write left it, for the causes a user can fix.
+std::string system_reason() {
+  const int e = errno;
+  if (e == ENOSPC || e == EDQUOT || e == EIO || e == EFBIG || e == EROFS)
+    return std::string(" (") + std::strerror(e) + ")";
+  return "";
+}
+}  // namespace
+
 hid_t checked(hid_t id, const std::string& file, const std::string& what) {
-  if (id < 0) throw RunError(file + ": " + what + " failed");
+  if (id < 0) throw RunError(file + ": " + what + " failed" + system_reason());
   return id;
 }
 
 void checked_status(herr_t status, const std::string& file, const std::string& what) {
-  if (status < 0) throw RunError(file + ": " + what + " failed");
+  if (status < 0) throw RunError(file + ": " + what + " failed" + system_reason());
 }
 
 void silence_hdf5_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }

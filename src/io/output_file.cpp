@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
@@ -23,6 +25,22 @@ namespace {
 bool exists(const std::string& path) {
   struct stat info;
   return stat(path.c_str(), &info) == 0;
+}
+
+bool is_folder(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+// The partial files this process created and has not yet committed or removed.
+std::vector<std::string>& unfinished() {
+  static std::vector<std::string> partials;
+  return partials;
+}
+
+void forget_unfinished(const std::string& partial) {
+  auto& list = unfinished();
+  list.erase(std::remove(list.begin(), list.end(), partial), list.end());
 }
 
 std::string folder_of(const std::string& path) {
@@ -52,6 +70,39 @@ constexpr std::uint64_t kMessageBytes = 1ull << 30;  // MPI counts are int: send
 
 }  // namespace
 
+void check_output_destination(MPI_Comm comm, const std::string& path, bool overwrite) {
+  mpi::collective(comm, [&] {
+    if (mpi::rank(comm) != 0) return;
+    if (path.empty())
+      throw InputError("the output file name is empty; expected a file name such as run.h5 "
+                       "(--output or output.file)");
+    if (path.back() == '/')
+      throw InputError(path + ": the output file name ends in '/', which names a folder; "
+                              "expected a file name such as " + path + "run.h5");
+    if (is_folder(path))
+      throw InputError(path + ": the output path is a folder; expected a file name (choose "
+                              "another with --output)");
+    if (exists(path) && !overwrite) {
+      throw InputError(path + ": the output file already exists; choose another with --output, "
+                              "or pass --overwrite (deck: output.overwrite: true) to replace it");
+    }
+    const std::string folder = folder_of(path);
+    if (access(folder.c_str(), W_OK) != 0) {
+      throw InputError(path + ": cannot write the output file: the folder '" + folder +
+                       "' does not exist or is not writable");
+    }
+    const std::string partial = path + ".partial";
+    if (is_folder(partial))
+      throw InputError(partial + ": a folder stands where the run writes its output before "
+                                 "renaming it; move it away");
+  });
+}
+
+void remove_unfinished_outputs() noexcept {
+  for (const std::string& partial : unfinished()) std::remove(partial.c_str());
+  unfinished().clear();
+}
+
 OutputFile::OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mode)
     : comm_(comm), path_(std::move(path)) {
   silence_hdf5_errors();
@@ -61,19 +112,8 @@ OutputFile::OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mod
   parallel_ = false;
   (void)mode;
 #endif
+  check_output_destination(comm_, path_, overwrite);
   const std::string partial = partial_path();
-  mpi::collective(comm_, [&] {
-    if (mpi::rank(comm_) != 0) return;
-    if (exists(path_) && !overwrite) {
-      throw InputError(path_ + ": the output file already exists; choose another with --output, "
-                               "or pass --overwrite (deck: output.overwrite: true) to replace it");
-    }
-    const std::string folder = folder_of(path_);
-    if (access(folder.c_str(), W_OK) != 0) {
-      throw InputError(path_ + ": cannot write the output file: the folder '" + folder +
-                       "' does not exist or is not writable");
-    }
-  });
   mpi::collective(comm_, [&] {
     if (!parallel_ && mpi::rank(comm_) != 0) return;
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
@@ -83,18 +123,23 @@ OutputFile::OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mod
 #endif
     file_ = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
     if (file_ < 0) throw RunError(partial + ": cannot create the output file");
+    unfinished().push_back(partial);
   });
 }
 
 OutputFile::~OutputFile() {
   if (committed_ || file_ < 0) return;
   // Closing a parallel file is collective: do it only where it cannot hang (one rank);
-  // a multi-rank job that fails here is brought down by MPI_Abort anyway.
+  // a multi-rank job that fails here is brought down by MPI_Abort, which removes the
+  // partial file through remove_unfinished_outputs().
   if (parallel_ && mpi::size(comm_) > 1) return;
-  H5Fclose(file_);
-  file_ = -1;
+  empty_for_discard();
+  close();
+  forget_unfinished(partial_path());
   std::remove(partial_path().c_str());
 }
+
+void OutputFile::agreed(const std::function<void()>& work) { mpi::collective(comm_, work); }
 
 void OutputFile::close() {
   if (file_ >= 0) {
@@ -103,36 +148,70 @@ void OutputFile::close() {
   }
 }
 
+// A failed write (a full disk, a quota) leaves dirty metadata that H5Fclose must flush.
+// That flush fails too, and HDF5 then keeps a half-closed file that crashes its own
+// shutdown inside MPI_Finalize. The content is being thrown away: empty the file first,
+// so that the flush finds room and the close succeeds. Collective in parallel mode.
+void OutputFile::empty_for_discard() {
+  if (file_ < 0) return;
+  Handle fapl(H5Fget_access_plist(file_));
+  const hid_t driver = H5Pget_driver(fapl.get());
+  void* handle = nullptr;
+  if (H5Fget_vfd_handle(file_, fapl.get(), &handle) < 0 || handle == nullptr) return;
+  if (driver == H5FD_SEC2) {
+    if (ftruncate(*static_cast<int*>(handle), 0) != 0) return;  // nothing more to try
+  }
+#if defined(H5_HAVE_PARALLEL)
+  if (driver == H5FD_MPIO) MPI_File_set_size(*static_cast<MPI_File*>(handle), 0);
+#endif
+}
+
 void OutputFile::commit() {
   close();
+  forget_unfinished(partial_path());  // finished: kept whatever happens next
   mpi::collective(comm_, [&] {
     if (mpi::rank(comm_) != 0) return;
-    if (std::rename(partial_path().c_str(), path_.c_str()) != 0)
-      throw RunError(partial_path() + ": cannot rename the finished output to " + path_);
+    if (std::rename(partial_path().c_str(), path_.c_str()) != 0) {
+      const std::string reason = std::strerror(errno);
+      throw RunError(path_ + ": the run finished but its output could not be renamed from " +
+                     partial_path() + " (" + reason + "); the finished result is kept in " +
+                     partial_path() + ": rename it by hand");
+    }
   });
   committed_ = true;
 }
 
 void OutputFile::discard() {
+  empty_for_discard();
   close();
   MPI_Barrier(comm_);
   if (mpi::rank(comm_) == 0) std::remove(partial_path().c_str());
+  forget_unfinished(partial_path());
   committed_ = true;  // nothing left for the destructor
 }
 
 void OutputFile::create_group(const std::string& group) {
-  if (!holds_file()) return;
-  if (H5Lexists(file_, group.c_str(), H5P_DEFAULT) > 0) return;
-  Handle lcpl = creation_properties();
-  H5Pset_create_intermediate_group(lcpl.get(), 1);
-  Handle g(checked(H5Gcreate2(file_, group.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
-                   path_, "creating group " + group));
+  agreed([&] {
+    if (!holds_file()) return;
+    if (H5Lexists(file_, group.c_str(), H5P_DEFAULT) > 0) return;
+    Handle lcpl = creation_properties();
+    H5Pset_create_intermediate_group(lcpl.get(), 1);
+    Handle g(checked(H5Gcreate2(file_, group.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                     path_, "creating group " + group));
+  });
 }
 
 template <class T>
 void OutputFile::create_dataset(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                                 const std::vector<std::uint64_t>& max_dims,
                                 const std::vector<std::uint64_t>& chunk) {
+  agreed([&] { create_dataset_here<T>(dataset, dims, max_dims, chunk); });
+}
+
+template <class T>
+void OutputFile::create_dataset_here(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                                     const std::vector<std::uint64_t>& max_dims,
+                                     const std::vector<std::uint64_t>& chunk) {
   if (!holds_file()) return;
   std::vector<hsize_t> current = to_hsize(dims), maximum = current;
   if (!max_dims.empty()) {
@@ -154,50 +233,86 @@ void OutputFile::create_dataset(const std::string& dataset, const std::vector<st
 }
 
 void OutputFile::extend(const std::string& dataset, const std::vector<std::uint64_t>& dims) {
-  if (!holds_file()) return;
-  Handle d(checked(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), path_, "opening " + dataset));
-  std::vector<hsize_t> size = to_hsize(dims);
-  checked_status(H5Dset_extent(d.get(), size.data()), path_, "extending " + dataset);
+  agreed([&] {
+    if (!holds_file()) return;
+    Handle d(checked(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), path_, "opening " + dataset));
+    std::vector<hsize_t> size = to_hsize(dims);
+    checked_status(H5Dset_extent(d.get(), size.data()), path_, "extending " + dataset);
+  });
 }
+
+namespace {
+
+// A block of a dataset opened and selected for writing.
+struct SlabSelection {
+  Handle dataset, file_space, memory_space;
+};
+
+// Opens `dataset` and selects the block at `off` of `cnt` (a count of 0: nothing). Only
+// local work: throws RunError for a missing dataset or a block outside it, so that the
+// ranks can agree on it before the (collective) write.
+SlabSelection select_slab(hid_t file, const std::string& path, const std::string& dataset,
+                          const std::vector<std::uint64_t>& off, const std::vector<std::uint64_t>& cnt) {
+  SlabSelection s;
+  s.dataset = Handle(checked(H5Dopen2(file, dataset.c_str(), H5P_DEFAULT), path, "opening " + dataset));
+  s.file_space = Handle(H5Dget_space(s.dataset.get()));
+  std::vector<hsize_t> o = to_hsize(off), c = to_hsize(cnt);
+  if (product(cnt) == 0) {
+    H5Sselect_none(s.file_space.get());
+    const hsize_t one = 1;
+    s.memory_space = Handle(H5Screate_simple(1, &one, nullptr));
+    H5Sselect_none(s.memory_space.get());
+    return s;
+  }
+  const herr_t selected =
+      H5Sselect_hyperslab(s.file_space.get(), H5S_SELECT_SET, o.data(), nullptr, c.data(), nullptr);
+  checked_status(selected < 0 || H5Sselect_valid(s.file_space.get()) <= 0 ? -1 : 0, path,
+                 "selecting a block of " + dataset);
+  s.memory_space = Handle(H5Screate_simple(static_cast<int>(c.size()), c.data(), nullptr));
+  return s;
+}
+
+template <class T>
+void write_selection(const SlabSelection& s, const std::string& path, const std::string& dataset,
+                     const T* values, bool collective_transfer) {
+  Handle xfer(H5Pcreate(H5P_DATASET_XFER));
+#if defined(H5_HAVE_PARALLEL)
+  if (collective_transfer) H5Pset_dxpl_mpio(xfer.get(), H5FD_MPIO_COLLECTIVE);
+#else
+  (void)collective_transfer;
+#endif
+  checked_status(H5Dwrite(s.dataset.get(), h5_type<T>(), s.memory_space.get(), s.file_space.get(),
+                          xfer.get(), values),
+                 path, "writing " + dataset);
+}
+
+}  // namespace
 
 template <class T>
 void OutputFile::write_slab(const std::string& dataset, const std::vector<std::uint64_t>& offset,
                             const std::vector<std::uint64_t>& count, const T* data) {
-  const auto write_local = [&](const std::vector<std::uint64_t>& off,
-                               const std::vector<std::uint64_t>& cnt, const T* values,
-                               bool collective_transfer) {
-    Handle d(checked(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), path_, "opening " + dataset));
-    Handle file_space(H5Dget_space(d.get()));
-    const std::uint64_t n = product(cnt);
-    std::vector<hsize_t> o = to_hsize(off), c = to_hsize(cnt);
-    Handle memory_space;
-    if (n == 0) {
-      H5Sselect_none(file_space.get());
-      const hsize_t one = 1;
-      memory_space = Handle(H5Screate_simple(1, &one, nullptr));
-      H5Sselect_none(memory_space.get());
-    } else {
-      checked_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, o.data(), nullptr,
-                                         c.data(), nullptr),
-                     path_, "selecting a block of " + dataset);
-      memory_space = Handle(H5Screate_simple(static_cast<int>(c.size()), c.data(), nullptr));
-    }
-    Handle xfer(H5Pcreate(H5P_DATASET_XFER));
-#if defined(H5_HAVE_PARALLEL)
-    if (collective_transfer) H5Pset_dxpl_mpio(xfer.get(), H5FD_MPIO_COLLECTIVE);
-#else
-    (void)collective_transfer;
-#endif
-    checked_status(H5Dwrite(d.get(), h5_type<T>(), memory_space.get(), file_space.get(),
-                            xfer.get(), values),
-                   path_, "writing " + dataset);
-  };
-
   if (parallel_) {
-    write_local(offset, count, data, true);
+    // Every rank enters the collective write only once every rank's block is known good:
+    // a rank failing alone inside it would leave the others waiting there.
+    SlabSelection selection;
+    agreed([&] { selection = select_slab(file_, path_, dataset, offset, count); });
+    agreed([&] { write_selection<T>(selection, path_, dataset, data, true); });
     return;
   }
-  // Gathered: rank 0 writes its own block, then each other rank's as it arrives.
+  const auto write_local = [&](const std::vector<std::uint64_t>& off,
+                               const std::vector<std::uint64_t>& cnt, const T* values) {
+    write_selection<T>(select_slab(file_, path_, dataset, off, cnt), path_, dataset, values, false);
+  };
+  agreed([&] { gather_slabs<T>(offset, count, data, write_local); });
+}
+
+template <class T, class WriteLocal>
+void OutputFile::gather_slabs(const std::vector<std::uint64_t>& offset,
+                              const std::vector<std::uint64_t>& count, const T* data,
+                              const WriteLocal& write_local) {
+  // Gathered: rank 0 writes its own block, then each other rank's as it arrives. After a
+  // failed write rank 0 still receives every block (the senders would wait forever
+  // otherwise) and reports the first failure once all have arrived.
   const int me = mpi::rank(comm_), n = mpi::size(comm_);
   const int rank_dims = static_cast<int>(offset.size());
   if (me != 0) {
@@ -212,7 +327,17 @@ void OutputFile::write_slab(const std::string& dataset, const std::vector<std::u
     }
     return;
   }
-  write_local(offset, count, data, false);
+  std::exception_ptr failure;
+  const auto attempt = [&](const std::vector<std::uint64_t>& off, const std::vector<std::uint64_t>& cnt,
+                           const T* values) {
+    if (failure) return;
+    try {
+      write_local(off, cnt, values);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  };
+  attempt(offset, count, data);
   std::vector<T> buffer;
   for (int r = 1; r < n; ++r) {
     std::vector<std::uint64_t> header(2 * rank_dims);
@@ -226,8 +351,9 @@ void OutputFile::write_slab(const std::string& dataset, const std::vector<std::u
       const int piece = static_cast<int>(std::min(kMessageBytes, bytes - got));
       MPI_Recv(p + got, piece, MPI_BYTE, r, kSlabTag, comm_, MPI_STATUS_IGNORE);
     }
-    write_local(off, cnt, buffer.data(), false);
+    attempt(off, cnt, buffer.data());
   }
+  if (failure) std::rethrow_exception(failure);
 }
 
 template <class T>
@@ -251,25 +377,20 @@ void replace_attribute(hid_t object, const std::string& name) {
   if (H5Aexists(object, name.c_str()) > 0) H5Adelete(object, name.c_str());
 }
 
-}  // namespace
-
-void OutputFile::attribute(const std::string& object, const std::string& name,
-                           const std::string& value) {
-  const std::string text = mpi::broadcast(comm_, value, 0);
-  if (!holds_file()) return;
-  Handle o(checked(H5Oopen(file_, object.c_str(), H5P_DEFAULT), path_, "opening " + object));
+void write_text_attribute(hid_t file, const std::string& path, const std::string& object,
+                          const std::string& name, const std::string& text) {
+  Handle o(checked(H5Oopen(file, object.c_str(), H5P_DEFAULT), path, "opening " + object));
   replace_attribute(o.get(), name);
   Handle type(H5Tcopy(H5T_C_S1));
   H5Tset_size(type.get(), H5T_VARIABLE);
   H5Tset_cset(type.get(), H5T_CSET_UTF8);
   Handle space(H5Screate(H5S_SCALAR));
   Handle a(checked(H5Acreate2(o.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                   path_, "creating attribute " + object + " " + name));
+                   path, "creating attribute " + object + " " + name));
   const char* p = text.c_str();
-  checked_status(H5Awrite(a.get(), type.get(), &p), path_, "writing attribute " + name);
+  checked_status(H5Awrite(a.get(), type.get(), &p), path, "writing attribute " + name);
 }
 
-namespace {
 template <class T>
 void write_number_attribute(hid_t file, const std::string& path, const std::string& object,
                             const std::string& name, const T* values, hsize_t count, bool scalar) {
@@ -281,17 +402,30 @@ void write_number_attribute(hid_t file, const std::string& path, const std::stri
                    path, "creating attribute " + object + " " + name));
   checked_status(H5Awrite(a.get(), h5_type<T>(), values), path, "writing attribute " + name);
 }
+
 }  // namespace
+
+void OutputFile::attribute(const std::string& object, const std::string& name,
+                           const std::string& value) {
+  const std::string text = mpi::broadcast(comm_, value, 0);
+  agreed([&] {
+    if (holds_file()) write_text_attribute(file_, path_, object, name, text);
+  });
+}
 
 void OutputFile::attribute(const std::string& object, const std::string& name, double value) {
   MPI_Bcast(&value, 1, MPI_DOUBLE, 0, comm_);
-  if (holds_file()) write_number_attribute(file_, path_, object, name, &value, 1, true);
+  agreed([&] {
+    if (holds_file()) write_number_attribute(file_, path_, object, name, &value, 1, true);
+  });
 }
 
 void OutputFile::attribute(const std::string& object, const std::string& name,
                            std::int64_t value) {
   MPI_Bcast(&value, 1, MPI_INT64_T, 0, comm_);
-  if (holds_file()) write_number_attribute(file_, path_, object, name, &value, 1, true);
+  agreed([&] {
+    if (holds_file()) write_number_attribute(file_, path_, object, name, &value, 1, true);
+  });
 }
 
 void OutputFile::attribute(const std::string& object, const std::string& name,
@@ -301,7 +435,9 @@ void OutputFile::attribute(const std::string& object, const std::string& name,
   std::vector<double> v(values);
   v.resize(n);
   MPI_Bcast(v.data(), static_cast<int>(n), MPI_DOUBLE, 0, comm_);
-  if (holds_file()) write_number_attribute(file_, path_, object, name, v.data(), n, false);
+  agreed([&] {
+    if (holds_file()) write_number_attribute(file_, path_, object, name, v.data(), n, false);
+  });
 }
 
 #define TRIDENT_OUTPUT_FILE_TYPES(T)                                                          \

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,17 +20,31 @@ enum class Mode { automatic, gathered };
 template <class T>
 hid_t h5_type();
 
+// Checks, before any work, that `path` can become a run's output: a file name (not empty,
+// not ending in '/'), not a folder, not an existing file unless `overwrite`, in a folder
+// that exists and can be written, with PATH.partial free to use. Collective: rank 0
+// looks, and every rank throws the same CollectiveError (exit 2) when it finds a fault.
+void check_output_destination(MPI_Comm comm, const std::string& path, bool overwrite);
+
+// Removes the partial files of the outputs this process still has unfinished. For the
+// last moment before MPI_Abort, when no destructor will run.
+void remove_unfinished_outputs() noexcept;
+
+// The one owner of an output file's life: created as FILE.partial, written, then either
+// renamed to FILE (commit) or closed and removed (discard, or the destructor) on every
+// failure path. A write that fails on any rank fails on every rank (CollectiveError), so
+// the ranks stay together and can discard the file cleanly.
 class OutputFile {
  public:
-  // Throws InputError (on every rank) when `path` exists and `overwrite` is false, or
-  // when the folder cannot be written.
+  // Checks the destination (check_output_destination) and creates FILE.partial.
   OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mode = Mode::automatic);
   // Without commit() the partial file is closed and removed: nothing half-written stays.
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  // Closes the file and renames FILE.partial to FILE.
+  // Closes the file and renames FILE.partial to FILE. If the rename fails, the finished
+  // result stays in FILE.partial and the error says so (exit 1).
   void commit();
   // Closes the file and removes FILE.partial (after an error every rank shares).
   void discard();
@@ -68,7 +83,19 @@ class OutputFile {
 
  private:
   bool holds_file() const { return file_ >= 0; }
+  // Runs `work` (which touches the file on the ranks that hold it) so that a failure on
+  // any rank throws the same CollectiveError on every rank.
+  void agreed(const std::function<void()>& work);
   void close();
+  void empty_for_discard();
+  template <class T>
+  void create_dataset_here(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                           const std::vector<std::uint64_t>& max_dims,
+                           const std::vector<std::uint64_t>& chunk);
+  template <class T, class WriteLocal>
+  void gather_slabs(const std::vector<std::uint64_t>& offset,
+                    const std::vector<std::uint64_t>& count, const T* data,
+                    const WriteLocal& write_local);
 
   MPI_Comm comm_;
   std::string path_;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/comm.hpp"
+#include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/output_file.hpp"
@@ -22,22 +23,41 @@ std::string figure(double v, const char* format) {
 
 }  // namespace
 
-ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm) {
-  ChunkResult r;
-  std::vector<Vec4<double>> references;
+KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name) {
+  KnnInputs in;
   // Every rank reads every reference and its own observations; a bad value found by any
   // rank stops all of them with the same message, before the search starts.
   mpi::collective(comm, [&] {
-    r.n_references = count_points(settings.references);
-    if (settings.k > r.n_references) {
+    in.n_references = count_points(settings.references);
+    if (settings.k > in.n_references) {
       throw InputError(settings.k_where + ": knn.k: expected at most the number of references (" +
-                       std::to_string(r.n_references) + "), got " + std::to_string(settings.k));
+                       std::to_string(in.n_references) + "), got " + std::to_string(settings.k));
     }
-    r.n_observations = count_points(settings.observations);
-    chunk_of(r.n_observations, mpi::size(comm), mpi::rank(comm), r.first, r.count);
-    references = unit_vectors(read_points(settings.references, 0, r.n_references));
-    r.lat_lon = read_points(settings.observations, r.first, r.count);
+    in.n_observations = count_points(settings.observations);
+    chunk_of(in.n_observations, mpi::size(comm), mpi::rank(comm), in.first, in.count);
+    // host memory held for the whole search: the points as read and as unit vectors, and
+    // this rank's result rows (the device works in batches sized to its free memory)
+    const std::int64_t point_bytes = 2 * 8 + static_cast<std::int64_t>(sizeof(Vec4<double>));
+    const std::int64_t need = in.n_references * point_bytes +
+                              in.count * (point_bytes + settings.k * (8 + 8));
+    const std::string what = std::to_string(in.count) + " observations on each rank with k = " +
+                             std::to_string(settings.k) + " (points and result rows) and " +
+                             std::to_string(in.n_references) + " references";
+    check_device_memory(need, host_free_bytes(), "knn", what, host_name, "host memory");
+    in.references = unit_vectors(read_points(settings.references, 0, in.n_references));
+    in.lat_lon = read_points(settings.observations, in.first, in.count);
   });
+  return in;
+}
+
+ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm) {
+  ChunkResult r;
+  r.n_observations = in.n_observations;
+  r.n_references = in.n_references;
+  r.first = in.first;
+  r.count = in.count;
+  r.lat_lon = std::move(in.lat_lon);
+  const std::vector<Vec4<double>> references = std::move(in.references);
   SearchOptions options;
   options.k = static_cast<int>(settings.k);
   options.radius = settings.radius;
@@ -61,14 +81,54 @@ ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm) {
   return r;
 }
 
-void run_study(const deck::KnnSettings& settings, RunContext& context) {
-  const MPI_Comm comm = context.comm;
-  ChunkResult r;
-  {
-    auto timer = context.timers.scope("knn.total");
-    r = compute_chunk(settings, comm);
+ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm) {
+  return search_chunk(settings, read_inputs(settings, comm, "the host"), comm);
+}
+
+namespace {
+
+void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm,
+                  io::OutputFile& out);
+
+// The points read and checked before the output exists; run() searches and writes /knn.
+class KnnStudy : public PreparedStudy {
+ public:
+  KnnStudy(const deck::KnnSettings& settings, RunContext& context)
+      : settings_(settings), context_(context) {
+    auto timer = context.timers.scope("knn.read");
+    inputs_ = read_inputs(settings, context.comm, context.binding.host.empty() ? "the host" : context.binding.host);
   }
-  context.timers.add("knn.search", r.stats.search_seconds);
+
+  void run(io::OutputFile& output) override {
+    ChunkResult r;
+    {
+      auto timer = context_.timers.scope("knn.total");
+      r = search_chunk(settings_, std::move(inputs_), context_.comm);
+    }
+    context_.timers.add("knn.search", r.stats.search_seconds);
+    write_result(settings_, r, context_.comm, output);
+  }
+
+ private:
+  const deck::KnnSettings& settings_;
+  RunContext& context_;
+  KnnInputs inputs_;
+};
+
+}  // namespace
+
+std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context) {
+  return std::make_unique<KnnStudy>(settings, context);
+}
+
+void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output) {
+  prepare_study(settings, context)->run(output);
+}
+
+namespace {
+
+void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm,
+                  io::OutputFile& out) {
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
   const double pairs = static_cast<double>(r.n_observations) * static_cast<double>(r.n_references);
   const double widened = mpi::sum_over_ranks(comm, static_cast<double>(r.stats.widened));
@@ -97,7 +157,6 @@ void run_study(const deck::KnnSettings& settings, RunContext& context) {
                       figure(static_cast<double>(r.count) * static_cast<double>(r.n_references) /
                                  r.stats.screen_seconds, "%.4g") + " pairs/s");
 
-  io::OutputFile& out = context.output;
   const auto k = static_cast<std::uint64_t>(settings.k);
   const auto n = static_cast<std::uint64_t>(r.n_observations);
   const std::vector<std::uint64_t> offset{static_cast<std::uint64_t>(r.first), 0};
@@ -124,5 +183,7 @@ void run_study(const deck::KnnSettings& settings, RunContext& context) {
   out.attribute("/knn", "search_seconds", slowest);
   out.attribute("/knn", "pairs_per_second", pairs / slowest);
 }
+
+}  // namespace
 
 }  // namespace trident::knn

@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/run_context.hpp"
@@ -20,10 +22,29 @@ struct ChunkResult {
   SearchStats stats;
 };
 
-// Reads and validates the point sets (collectively: every rank fails together with the
-// lowest failing rank's message) and searches this rank's chunk. Collective.
+// The point sets as read and checked: every reference, and this rank's observations.
+struct KnnInputs {
+  std::int64_t n_observations = 0, n_references = 0;
+  std::int64_t first = 0, count = 0;  // this rank's observations
+  std::vector<double> lat_lon;        // count x 2, degrees
+  std::vector<Vec4<double>> references;
+};
+
+// Counts the point sets, checks k and the host memory the search holds (naming
+// `host_name`), then reads and validates the points. Collective: every rank fails
+// together with the lowest failing rank's message.
+KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name);
+
+// Searches this rank's chunk of observations. Collective.
+ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& inputs, MPI_Comm comm);
+
+// read_inputs then search_chunk.
 ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm);
 
-void run_study(const deck::KnnSettings& settings, RunContext& context);
+// Reads and checks the points before the output exists; run() searches and writes /knn.
+std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context);
+
+// prepare_study(...)->run(output): for tests and callers with one study.
+void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output);
 
 }  // namespace trident::knn

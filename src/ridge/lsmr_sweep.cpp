@@ -3,7 +3,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -80,36 +79,5 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
   return matrices + vectors + lane_sums + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
 }
 
-void check_device_memory(std::int64_t need, std::int64_t have, const std::string& where,
-                         const std::string& what, const std::string& device) {
-  if (have < 0 || need <= have) return;
-  auto gib = [](std::int64_t bytes) {
-    std::ostringstream s;
-    s.setf(std::ios::fixed);
-    s.precision(2);
-    s << double(bytes) / double(1ll << 30) << " GiB";
-    return s.str();
-  };
-  throw InputError(where + ": " + what + " needs " + gib(need) + " of device memory but " +
-                   device + " has " + gib(have) + " free");
-}
-
-std::int64_t device_free_bytes() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  std::size_t free_bytes = 0, total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return -1;
-  return static_cast<std::int64_t>(free_bytes);
-#elif defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
-  return -1;
-#else
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::int64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  return -1;
-#endif
-}
 
 }  // namespace trident::ridge

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/device_memory.hpp"
+
 #include "ridge/problem.hpp"
 
 namespace trident::ridge {
@@ -94,12 +96,5 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
 // Bytes of one matrix value and one vector entry in a precision.
 std::int64_t matrix_scalar_bytes(deck::RidgePrecision precision);
 std::int64_t vector_scalar_bytes(deck::RidgePrecision precision);
-// Throws InputError (prefixed with `where`) when `need` exceeds `have` (have < 0: unknown,
-// no check), saying both in GiB.
-void check_device_memory(std::int64_t need, std::int64_t have, const std::string& where,
-                         const std::string& what, const std::string& device);
-// Free memory of this rank's device (host memory available on host backends), or -1
-// when it cannot be told.
-std::int64_t device_free_bytes();
 
 }  // namespace trident::ridge

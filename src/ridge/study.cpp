@@ -66,14 +66,14 @@ void write_solutions(MPI_Comm comm, io::OutputFile& out, const GatheredSweep& cu
   }
 }
 
-}  // namespace
-
-void run_study(const deck::RidgeSettings& settings, RunContext& context) {
-  MPI_Comm comm = context.comm;
-  const int ranks = mpi::size(comm);
-
-  Problem problem;
-  {
+// The matrix read (or generated) and checked, its memory checked and the sweep's
+// device state set up, before the output exists; run() sweeps and writes /ridge.
+class RidgeStudy : public PreparedStudy {
+ public:
+  RidgeStudy(const deck::RidgeSettings& settings, RunContext& context)
+      : settings_(settings), context_(context) {
+    MPI_Comm comm = context.comm;
+    const int ranks = mpi::size(comm);
     auto scope = context.timers.scope("ridge.setup");
     const std::size_t per_rank =
         (settings.lambdas.size() + std::size_t(ranks) - 1) / std::size_t(ranks) +
@@ -84,10 +84,27 @@ void run_study(const deck::RidgeSettings& settings, RunContext& context) {
           std::llround(m.density * double(m.rows) * double(m.columns)));
       check_memory(comm, settings, m.rows, m.columns, nonzeros, per_rank, context.binding);
     }
-    mpi::collective(comm, [&] { problem = load_problem(settings); });
-    check_memory(comm, settings, problem.a.rows, problem.a.columns, problem.a.nonzeros(), per_rank,
+    mpi::collective(comm, [&] { problem_ = load_problem(settings); });
+    check_memory(comm, settings, problem_.a.rows, problem_.a.columns, problem_.a.nonzeros(), per_rank,
                  context.binding);
+    solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels);
   }
+
+  void run(io::OutputFile& output) override;
+
+ private:
+  const deck::RidgeSettings& settings_;
+  RunContext& context_;
+  Problem problem_;
+  std::unique_ptr<SweepSolver> solver_;
+};
+
+void RidgeStudy::run(io::OutputFile& out) {
+  const deck::RidgeSettings& settings = settings_;
+  RunContext& context = context_;
+  const Problem& problem = problem_;
+  MPI_Comm comm = context.comm;
+  const int ranks = mpi::size(comm);
   log::info(comm, "ridge: " + std::to_string(problem.a.rows) + " x " +
                       std::to_string(problem.a.columns) + " matrix, " +
                       std::to_string(problem.a.nonzeros()) + " nonzeros, " +
@@ -101,17 +118,12 @@ void run_study(const deck::RidgeSettings& settings, RunContext& context) {
   options.conlim = settings.solver.conlim;
   options.max_iterations = settings.solver.max_iterations;
 
-  std::unique_ptr<SweepSolver> solver;
-  {
-    auto scope = context.timers.scope("ridge.setup");
-    solver = std::make_unique<SweepSolver>(problem, settings.precision, settings.solver.kernels);
-  }
-  const std::int64_t bytes_per_iteration = solver->bytes_per_iteration();
+  const std::int64_t bytes_per_iteration = solver_->bytes_per_iteration();
 
   GatheredSweep curve;
   {
     auto scope = context.timers.scope("ridge.sweep");
-    curve = sweep_over_ranks(comm, *solver, settings.lambdas, options, settings.keep_solutions,
+    curve = sweep_over_ranks(comm, *solver_, settings.lambdas, options, settings.keep_solutions,
                              context.progress_seconds);
   }
   Corner corner = find_corner(curve.lambdas(), curve.residual_norms(), curve.solution_norms());
@@ -119,7 +131,7 @@ void run_study(const deck::RidgeSettings& settings, RunContext& context) {
     const std::vector<double> extra =
         refinement_lambdas(curve.lambdas(), corner, static_cast<long>(settings.refine_corner));
     auto scope = context.timers.scope("ridge.sweep");
-    GatheredSweep more = sweep_over_ranks(comm, *solver, extra, options, settings.keep_solutions,
+    GatheredSweep more = sweep_over_ranks(comm, *solver_, extra, options, settings.keep_solutions,
                                           context.progress_seconds);
     curve.merge(std::move(more));
     corner = find_corner(curve.lambdas(), curve.residual_norms(), curve.solution_norms());
@@ -141,7 +153,6 @@ void run_study(const deck::RidgeSettings& settings, RunContext& context) {
   }
 
   auto scope = context.timers.scope("ridge.output");
-  io::OutputFile& out = context.output;
   const std::vector<LambdaOutcome>& points = curve.outcomes();
   const auto n = static_cast<std::uint64_t>(points.size());
   out.create_group("/ridge");
@@ -174,6 +185,17 @@ void run_study(const deck::RidgeSettings& settings, RunContext& context) {
   out.attribute("/ridge", "bytes_per_iteration", bytes_per_iteration);
   if (settings.keep_solutions)
     write_solutions(comm, out, curve, static_cast<std::uint64_t>(problem.a.columns));
+}
+
+
+}  // namespace
+
+std::unique_ptr<PreparedStudy> prepare_study(const deck::RidgeSettings& settings, RunContext& context) {
+  return std::make_unique<RidgeStudy>(settings, context);
+}
+
+void run_study(const deck::RidgeSettings& settings, RunContext& context, io::OutputFile& output) {
+  prepare_study(settings, context)->run(output);
 }
 
 }  // namespace trident::ridge

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Each deck in FOLDER carries the exact message it must produce ("# expect: ...") and,
 # optionally, "# stage: run" when the mistake shows only once the run starts (a missing
-# file). For each: exit code 2, the message word for word, and no output left behind;
+# file). For each: exit code 2, the message word for word, and no file left behind;
 # decks not marked run-only give the same through `trident validate`.
 # usage: bad_decks.sh TRIDENT FOLDER [MPIEXEC ARGS...]
 set -u
@@ -16,6 +16,7 @@ failures=0; checked=0
 check() {  # name, command...
   local name=$1; shift
   local expect; expect=$(sed -n 's/^# expect: //p' "$name.yaml")
+  local before; before=$(ls -A)
   local out; out=$("$@" 2>&1); local rc=$?
   checked=$((checked + 1))
   if [ $rc -ne 2 ]; then echo "FAIL $name ($*): exit $rc, expected 2"; echo "$out"; failures=$((failures + 1)); return; fi
@@ -24,7 +25,8 @@ check() {  # name, command...
     failures=$((failures + 1)); return
   fi
   if [ "$(grep -c 'trident: error' <<<"$out")" -ne 1 ]; then echo "FAIL $name: more than one error line"; echo "$out"; failures=$((failures + 1)); fi
-  if ls out.h5* "${name}.h5"* >/dev/null 2>&1; then echo "FAIL $name: output left behind"; ls; failures=$((failures + 1)); fi
+  # no file at all: no output, no partial file, no checkpoint, no XDMF
+  if [ "$(ls -A)" != "$before" ]; then echo "FAIL $name: files left behind:"; diff <(echo "$before") <(ls -A); failures=$((failures + 1)); fi
 }
 for deck in *.yaml; do
   name=${deck%.yaml}

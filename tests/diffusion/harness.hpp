@@ -63,8 +63,8 @@ inline DiffusionOutput run_diffusion(MPI_Comm comm, const deck::DiffusionSetting
   Timers timers;
   {
     io::OutputFile output(comm, path, true, mode);
-    RunContext context{comm, output, timers, binding, restart, 0.0};
-    diffusion::run_study(settings, context, path + ".checkpoint.h5");
+    RunContext context{comm, timers, binding, restart, 0.0};
+    diffusion::run_study(settings, context, output, path + ".checkpoint.h5");
     output.commit();
   }
   return read_diffusion(path);

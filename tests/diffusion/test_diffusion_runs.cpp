@@ -134,7 +134,7 @@ TEST(MpiDiffusionNonFinite, NaNInTheStartFileStopsAtStepZero) {
   try {
     run_diffusion(comm, s, folder + "/out.h5");
     FAIL();
-  } catch (const StudyStopped& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               "diffusion: the field is not finite (NaN or infinite) at step 0 (the start field); check "
               "diffusion.start; nothing was computed");

@@ -2,6 +2,8 @@
 // the parallel (MPI-IO) and the gathered (rank 0 writes) modes.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -95,6 +97,73 @@ TEST_P(MpiOutputFile, DiscardLeavesNothing) {
   MPI_Barrier(comm);
   EXPECT_FALSE(test::file_exists(path));
   EXPECT_FALSE(test::file_exists(path + ".partial"));
+}
+
+TEST_P(MpiOutputFile, FailedRenameKeepsTheFinishedResultAndSaysWhere) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "io_rename");
+  const std::string path = folder + "/result.h5";
+  {
+    OutputFile file(comm, path, false, GetParam());
+    file.write_array<double>("/values", {1.5, 2.5});
+    // a folder takes the output's place while the run works: rename() cannot replace it
+    if (mpi::rank(comm) == 0) {
+      ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
+      test::write_text(path + "/occupied", "x");
+    }
+    MPI_Barrier(comm);
+    try {
+      file.commit();
+      FAIL() << "the rename onto a folder succeeded";
+    } catch (const CollectiveError& e) {
+      EXPECT_EQ(e.exit_code(), 1);
+      EXPECT_EQ(std::string(e.what()),
+                path + ": the run finished but its output could not be renamed from " + path +
+                    ".partial (Is a directory); the finished result is kept in " + path +
+                    ".partial: rename it by hand");
+    }
+  }
+  MPI_Barrier(comm);
+  const InputFile kept(path + ".partial", "kept result");
+  EXPECT_EQ(kept.read<double>("/values"), (std::vector<double>{1.5, 2.5}));
+}
+
+TEST_P(MpiOutputFile, AWriteFailingOnOneRankFailsOnEveryRankAndTheFileCanBeDiscarded) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "io_failed_write");
+  const std::string path = folder + "/failed.h5";
+  const int me = mpi::rank(comm);
+  OutputFile file(comm, path, false, GetParam());
+  file.create_dataset<double>("/rows", {static_cast<std::uint64_t>(mpi::size(comm)), 2});
+  const double row[2] = {double(me), 1.0};
+  // rank 0 asks for rows beyond the dataset: only its own selection fails; in the gathered
+  // mode the other ranks' blocks still have to be received for the job to go on
+  const std::uint64_t first = me == 0 ? 1000 : static_cast<std::uint64_t>(me);
+  try {
+    file.write_slab<double>("/rows", {first, 0}, {1, 2}, row);
+    FAIL() << "a write outside the dataset succeeded";
+  } catch (const CollectiveError& e) {
+    EXPECT_EQ(e.exit_code(), 1);
+    EXPECT_EQ(std::string(e.what()), path + ": selecting a block of /rows failed");
+  }
+  file.discard();
+  MPI_Barrier(comm);
+  EXPECT_FALSE(test::file_exists(path));
+  EXPECT_FALSE(test::file_exists(path + ".partial"));
+}
+
+TEST_P(MpiOutputFile, UnfinishedOutputsAreRemovedBeforeAnAbort) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "io_abort");
+  const std::string path = folder + "/aborted.h5";
+  OutputFile file(comm, path, false, GetParam());
+  MPI_Barrier(comm);
+  if (mpi::rank(comm) == 0) EXPECT_TRUE(test::file_exists(path + ".partial"));
+  MPI_Barrier(comm);
+  remove_unfinished_outputs();  // what the abort path calls on the failing rank
+  MPI_Barrier(comm);
+  EXPECT_FALSE(test::file_exists(path + ".partial"));
+  file.discard();
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, MpiOutputFile, testing::Values(Mode::automatic, Mode::gathered),

@@ -59,8 +59,8 @@ TEST(MpiKnnOutput, WritesNeighboursObservationsAndSettings) {
     Timers timers;
     DeviceBinding binding;
     io::OutputFile out(comm, folder + "/knn.h5", true);
-    RunContext context{comm, out, timers, binding};
-    run_study(*d.knn, context);
+    RunContext context{comm, timers, binding};
+    run_study(*d.knn, context, out);
     out.commit();
   }
   const io::InputFile in(folder + "/knn.h5", "knn output");
@@ -138,8 +138,8 @@ TEST(MpiKnnOutput, SmallDeckRuns) {
     Timers timers;
     DeviceBinding binding;
     io::OutputFile out(comm, folder + "/knn_small.h5", true);
-    RunContext context{comm, out, timers, binding};
-    run_study(*d.knn, context);
+    RunContext context{comm, timers, binding};
+    run_study(*d.knn, context, out);
     out.commit();
   }
   const io::InputFile in(folder + "/knn_small.h5", "knn output");

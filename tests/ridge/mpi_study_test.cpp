@@ -27,8 +27,8 @@ void run(const std::string& folder, const std::string& deck_text, const std::str
   io::OutputFile file(MPI_COMM_WORLD, output, true);
   Timers timers;
   DeviceBinding binding;
-  RunContext context{MPI_COMM_WORLD, file, timers, binding};
-  run_study(*deck.ridge, context);
+  RunContext context{MPI_COMM_WORLD, timers, binding};
+  run_study(*deck.ridge, context, file);
   file.commit();
 }
 

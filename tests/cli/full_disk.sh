@@ -1,0 +1,56 @@
+#!/bin/bash
+# The disk fails under a running job: a full file system (a 1 MiB tmpfs) and a read-only
+# folder, in a private mount namespace. A full disk ends with exit 1 and one message,
+# never a signal; the old output stays as it was and no FILE.partial is left. A read-only
+# folder is refused before any work (exit 2). Skipped (exit 77) where the machine gives
+# no private mount namespace.
+# usage: full_disk.sh TRIDENT MPIEXEC ARGS...   (MPIEXEC ARGS run the job's ranks)
+set -u
+if [ "${TRIDENT_IN_NAMESPACE:-}" != 1 ]; then
+  if ! unshare -m --propagation private true 2>/dev/null; then
+    echo "skipped: no private mount namespace here (unshare -m needs CAP_SYS_ADMIN)"; exit 77
+  fi
+  TRIDENT_IN_NAMESPACE=1 exec unshare -m --propagation private bash "$0" "$@"
+fi
+trident=$(realpath "$1"); shift
+launcher=("$@")
+work=$(mktemp -d); trap 'umount "$work/full" "$work/ro" 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work"
+mkdir full ro
+if ! mount -t tmpfs -o size=1m tmpfs full || ! mount -t tmpfs -o ro,size=1m tmpfs ro; then
+  echo "skipped: cannot mount a tmpfs in the mount namespace"; exit 77
+fi
+cat > small.yaml <<'DECK'
+diffusion: {nx: 16, ny: 16, steps: 2, start: {kind: gaussian}}
+DECK
+cat > big.yaml <<'DECK'
+diffusion: {nx: 1024, ny: 1024, steps: 2, precision: float64, start: {kind: gaussian}}
+DECK
+ranks=$("${launcher[@]}" bash -c 'echo ${OMPI_COMM_WORLD_SIZE:-1}' | head -1)
+fail=0; pass=0
+check() { if eval "$1"; then pass=$((pass + 1)); else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
+
+"${launcher[@]}" "$trident" run small.yaml --output full/old.h5 >small.log 2>&1
+check '[ -f full/old.h5 ]' "the small run wrote no full/old.h5: $(cat small.log)"
+before=$(md5sum < full/old.h5)
+for mode in "" --gathered-io; do
+  "${launcher[@]}" "$trident" run big.yaml --output full/old.h5 --overwrite $mode >big.log 2>&1; rc=$?
+  check '[ $rc -eq 1 ]' "full disk ${mode:-parallel}: exit $rc, expected 1 (a signal gives 128+N)"
+  # the failing call depends on the write path; either way the message names the file,
+  # the dataset and what failed
+  check 'grep -qxE "trident: error: full/old.h5: (extending|writing) /diffusion/field failed( \(No space left on device\))?" big.log' \
+    "full disk ${mode:-parallel}: message differs"
+  check '[ "$(grep -c "trident: error" big.log)" -eq 1 ]' "full disk ${mode:-parallel}: not one error line"
+  check '! grep -qiE "segmentation|signal|core dumped" big.log' "full disk ${mode:-parallel}: crashed"
+  check '[ "$(md5sum < full/old.h5)" = "$before" ]' "full disk ${mode:-parallel}: the old output changed"
+  check '[ ! -e full/old.h5.partial ]' "full disk ${mode:-parallel}: full/old.h5.partial left behind"
+  [ $fail -eq 0 ] || sed 's/^/  | /' big.log
+done
+
+"${launcher[@]}" "$trident" run small.yaml --output ro/x.h5 >ro.log 2>&1; rc=$?
+check '[ $rc -eq 2 ]' "read-only folder: exit $rc, expected 2"
+check 'grep -qxF "trident: error: ro/x.h5: cannot write the output file: the folder '"'ro'"' does not exist or is not writable" ro.log' \
+  "read-only folder: message differs: $(cat ro.log)"
+check '! grep -q "^trident: diffusion:" ro.log' "read-only folder: the study started before the check"
+echo "full disk ($ranks rank(s)): $pass passed, $fail failed"
+[ $fail -eq 0 ]
