@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "io/h5_handle.hpp"
 #include "io/output_file.hpp"
@@ -116,6 +118,16 @@ std::int64_t InputFile::integer_attribute(const std::string& object, const std::
   std::int64_t v = 0;
   H5Aread(a.get(), H5T_NATIVE_INT64, &v);
   return v;
+}
+
+std::string not_finite_message(const std::string& file, const std::string& dataset,
+                               const std::vector<std::uint64_t>& cell, double value) {
+  std::string where;
+  for (const std::uint64_t i : cell) where += (where.empty() ? "" : ", ") + std::to_string(i);
+  if (cell.size() != 1) where = "cell (" + where + ")";
+  else where = "entry " + where;
+  const char* shown = std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+  return file + ": dataset '" + dataset + "': " + where + " is not finite (" + shown + ")";
 }
 
 template std::vector<float> InputFile::read<float>(const std::string&, const std::vector<std::uint64_t>&,
