@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "io/h5_handle.hpp"
+#include "io/huge_pages.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::io {
@@ -68,7 +69,9 @@ std::vector<T> InputFile::read(const std::string& dataset, const std::vector<std
   }
   std::uint64_t n = 1;
   for (auto x : c) n *= x;
-  std::vector<T> out(n);
+  std::vector<T> out;
+  reserve_huge(out, n);
+  out.resize(n);
   if (n == 0) return out;
   Handle memory_space(H5Screate_simple(static_cast<int>(c.size()), c.data(), nullptr));
   if (H5Dread(d.get(), h5_type<T>(), memory_space.get(), file_space.get(), H5P_DEFAULT,

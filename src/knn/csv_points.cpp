@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "io/huge_pages.hpp"
 #include "io/plain_numbers.hpp"
 #include "io/text_lines.hpp"
 #include "knn/coordinates_check.hpp"
@@ -204,7 +205,9 @@ std::int64_t count_csv_points(const deck::PointSource& source) {
 std::vector<double> read_csv_points(const deck::PointSource& source, std::int64_t first,
                                     std::int64_t count) {
   CsvFile file(source);
-  std::vector<double> points(static_cast<std::size_t>(2 * count));
+  std::vector<double> points;
+  io::reserve_huge(points, static_cast<std::size_t>(2 * count));
+  points.resize(static_cast<std::size_t>(2 * count));
   std::string_view line;
   std::int64_t row = 0;  // data rows seen
   while (row < first && file.next_row(line)) ++row;

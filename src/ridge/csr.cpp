@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "io/huge_pages.hpp"
 
 namespace trident::ridge {
 
@@ -19,6 +20,8 @@ HostCsr csr_from_triplets(int rows, int columns, std::vector<Triplet> entries) {
   out.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
   for (const Triplet& t : entries) ++out.row_ptr[static_cast<std::size_t>(t.row) + 1];
   for (int i = 0; i < rows; ++i) out.row_ptr[i + 1] += out.row_ptr[i];
+  io::reserve_huge(out.col_ind, entries.size());
+  io::reserve_huge(out.values, entries.size());
   out.col_ind.resize(entries.size());
   out.values.resize(entries.size());
   {

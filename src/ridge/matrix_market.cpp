@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/huge_pages.hpp"
 #include "io/plain_numbers.hpp"
 
 namespace trident::ridge {
@@ -166,7 +167,7 @@ HostCsr parse_matrix_market(io::TextLines& lines, const std::string& name) {
 
   const EntryRules rules{rows, columns, pattern, integer, symmetric};
   std::vector<Triplet> triplets;
-  triplets.reserve(static_cast<std::size_t>(entries) * (symmetric ? 2 : 1));
+  io::reserve_huge(triplets, static_cast<std::size_t>(entries) * (symmetric ? 2 : 1));
   const std::size_t expected_words = pattern ? 2 : 3;
   long long read = 0;
   // The rules every entry line has always been held to; returns false for a blank line.
