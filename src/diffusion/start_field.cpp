@@ -91,24 +91,48 @@ double gaussian_value(const deck::StartField& start, std::int64_t nx, std::int64
   return start.amplitude * std::exp(-(dx * dx + dy * dy) / (2 * w * w));
 }
 
+namespace {
+
+// This rank's block of the start field from its file: one hyperslab read of the block,
+// then a plain pass over it; the message is built only for a cell that is not finite.
+std::vector<double> start_block_from_file(const deck::StartField& start, std::int64_t nx,
+                                          std::int64_t ny, Extent x, Extent y) {
+  const io::InputFile file(start.file, "start field file (diffusion.start.file)");
+  const auto dims = file.dims(start.dataset);
+  if (dims.size() != 2 || dims[0] != static_cast<std::uint64_t>(ny) ||
+      dims[1] != static_cast<std::uint64_t>(nx)) {
+    std::string shape;
+    for (auto d : dims) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+    throw InputError(start.file + ": dataset '" + start.dataset + "' has shape (" + shape +
+                     "), expected (ny, nx) = (" + std::to_string(ny) + ", " + std::to_string(nx) +
+                     ") as set by diffusion.ny and diffusion.nx");
+  }
+  std::vector<double> block =
+      file.read<double>(start.dataset, {static_cast<std::uint64_t>(y.offset), static_cast<std::uint64_t>(x.offset)},
+                        {static_cast<std::uint64_t>(y.size), static_cast<std::uint64_t>(x.size)});
+  std::size_t bad = block.size();
+  for (std::size_t k = 0; k < block.size(); ++k) {
+    if (!std::isfinite(block[k])) {
+      bad = k;
+      break;
+    }
+  }
+  if (bad < block.size()) {
+    const auto width = static_cast<std::size_t>(x.size);
+    throw InputError(io::not_finite_message(
+        start.file, start.dataset,
+        {static_cast<std::uint64_t>(y.offset) + bad / width, static_cast<std::uint64_t>(x.offset) + bad % width},
+        block[bad]));
+  }
+  return block;
+}
+
+}  // namespace
+
 std::vector<double> start_block(const deck::StartField& start, std::int64_t nx, std::int64_t ny,
                                 Extent x, Extent y) {
+  if (start.kind == "file") return start_block_from_file(start, nx, ny, x, y);
   std::vector<double> block(static_cast<std::size_t>(x.size * y.size));
-  if (start.kind == "file") {
-    const io::InputFile file(start.file, "start field file (diffusion.start.file)");
-    const auto dims = file.dims(start.dataset);
-    if (dims.size() != 2 || dims[0] != static_cast<std::uint64_t>(ny) ||
-        dims[1] != static_cast<std::uint64_t>(nx)) {
-      std::string shape;
-      for (auto d : dims) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
-      throw InputError(start.file + ": dataset '" + start.dataset + "' has shape (" + shape +
-                       "), expected (ny, nx) = (" + std::to_string(ny) + ", " + std::to_string(nx) +
-                       ") as set by diffusion.ny and diffusion.nx");
-    }
-    return file.read<double>(start.dataset,
-                             {static_cast<std::uint64_t>(y.offset), static_cast<std::uint64_t>(x.offset)},
-                             {static_cast<std::uint64_t>(y.size), static_cast<std::uint64_t>(x.size)});
-  }
   if (start.kind == "gaussian") {
     for (std::int64_t j = 0; j < y.size; ++j)
       for (std::int64_t i = 0; i < x.size; ++i)

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "io/h5_handle.hpp"
+#include "io/huge_pages.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::io {
@@ -66,7 +69,9 @@ std::vector<T> InputFile::read(const std::string& dataset, const std::vector<std
   }
   std::uint64_t n = 1;
   for (auto x : c) n *= x;
-  std::vector<T> out(n);
+  std::vector<T> out;
+  reserve_huge(out, n);
+  out.resize(n);
   if (n == 0) return out;
   Handle memory_space(H5Screate_simple(static_cast<int>(c.size()), c.data(), nullptr));
   if (H5Dread(d.get(), h5_type<T>(), memory_space.get(), file_space.get(), H5P_DEFAULT,
@@ -116,6 +121,16 @@ std::int64_t InputFile::integer_attribute(const std::string& object, const std::
   std::int64_t v = 0;
   H5Aread(a.get(), H5T_NATIVE_INT64, &v);
   return v;
+}
+
+std::string not_finite_message(const std::string& file, const std::string& dataset,
+                               const std::vector<std::uint64_t>& cell, double value) {
+  std::string where;
+  for (const std::uint64_t i : cell) where += (where.empty() ? "" : ", ") + std::to_string(i);
+  if (cell.size() != 1) where = "cell (" + where + ")";
+  else where = "entry " + where;
+  const char* shown = std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+  return file + ": dataset '" + dataset + "': " + where + " is not finite (" + shown + ")";
 }
 
 template std::vector<float> InputFile::read<float>(const std::string&, const std::vector<std::uint64_t>&,

@@ -35,4 +35,11 @@ class InputFile {
   hid_t file_ = -1;
 };
 
+// The one wording of a non-finite value in an HDF5 input:
+// "FILE: dataset 'NAME': cell (12, 40) is not finite (nan)", the cell's indices counted
+// from 0 in the dataset's own order, as h5py's dataset[12, 40] (one index for a 1-D
+// dataset: "entry 12"); the value shown as nan, inf or -inf.
+std::string not_finite_message(const std::string& file, const std::string& dataset,
+                               const std::vector<std::uint64_t>& cell, double value);
+
 }  // namespace trident::io

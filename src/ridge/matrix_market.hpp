@@ -5,12 +5,15 @@
 #include <istream>
 #include <string>
 
+#include "io/text_lines.hpp"
 #include "ridge/csr.hpp"
 
 namespace trident::ridge {
 
 HostCsr read_matrix_market(const std::string& path);
-// The same from a stream; `name` stands for the file in messages.
+// The same from a stream or from lines already opened; `name` stands for the file in
+// messages.
 HostCsr parse_matrix_market(std::istream& in, const std::string& name);
+HostCsr parse_matrix_market(io::TextLines& lines, const std::string& name);
 
 }  // namespace trident::ridge

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "io/huge_pages.hpp"
 #include "ridge/matrix_market.hpp"
 
 namespace trident::ridge {
@@ -44,6 +45,7 @@ template <class T>
 hid_t native_type();
 template <> hid_t native_type<double>() { return H5T_NATIVE_DOUBLE; }
 template <> hid_t native_type<long long>() { return H5T_NATIVE_LLONG; }
+template <> hid_t native_type<int>() { return H5T_NATIVE_INT; }
 
 class H5Reader {
  public:
@@ -77,10 +79,24 @@ class H5Reader {
     if (rank > 1 && count != dims[0])
       throw InputError(path_ + ": " + name + " must be one-dimensional, it has " +
                        std::to_string(rank) + " dimensions");
-    std::vector<T> out(count);
+    std::vector<T> out;
+    io::reserve_huge(out, count);  // first-touch page faults cost more than the read
+    out.resize(count);
     if (count > 0 && H5Dread(d.id, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
       throw InputError(path_ + ": cannot read " + name + " as numbers");
     return out;
+  }
+
+  // Whether a dataset holds integers that int holds exactly (signed of 32 bits or fewer,
+  // unsigned of fewer): then it can be read straight into int.
+  bool fits_int(const std::string& name) const {
+    if (!exists(name)) return false;
+    H5Handle d{H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose};
+    if (d.id < 0) return false;
+    H5Handle type{H5Dget_type(d.id), H5Tclose};
+    if (H5Tget_class(type.id) != H5T_INTEGER) return false;
+    const std::size_t size = H5Tget_size(type.id);
+    return size < 4 || (size == 4 && H5Tget_sign(type.id) == H5T_SGN_2);
   }
 
   // An integer attribute array of an object, or empty when it is absent.
@@ -105,6 +121,39 @@ class H5Reader {
 std::string join(const std::string& group, const std::string& name) {
   return group.empty() || group.back() == '/' ? group + name : group + "/" + name;
 }
+
+// An index array of a CSR group (row_ptr, col_ind): read straight into int when it is
+// stored in 32 signed bits or fewer (scipy's int32), else through long long, so that a
+// value beyond int's range is still reported as written.
+class IndexArray {
+ public:
+  IndexArray(const H5Reader& in, const std::string& name) : wide_(!in.fits_int(name)) {
+    if (wide_) wide_values_ = in.dataset<long long>(name);
+    else narrow_ = in.dataset<int>(name);
+  }
+  std::size_t size() const { return wide_ ? wide_values_.size() : narrow_.size(); }
+
+  // The values as int, each checked to lie in [0, high]; `label` names the array.
+  std::vector<int> take(long long high, const std::string& source, const std::string& label) {
+    const std::size_t n = size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const long long v = wide_ ? wide_values_[k] : narrow_[k];
+      if (v < 0 || v > high)
+        throw InputError(source + ": " + label + "[" + std::to_string(k) + "] = " + std::to_string(v) +
+                         " lies outside 0.." + std::to_string(high));
+    }
+    if (!wide_) return std::move(narrow_);
+    std::vector<int> out;
+    io::reserve_huge(out, n);
+    out.assign(wide_values_.begin(), wide_values_.end());
+    return out;
+  }
+
+ private:
+  bool wide_;
+  std::vector<int> narrow_;
+  std::vector<long long> wide_values_;
+};
 
 void check_finite(const std::vector<double>& b, const std::string& source) {
   for (std::size_t i = 0; i < b.size(); ++i)
@@ -179,28 +228,17 @@ HostCsr read_hdf5_csr(const std::string& file, const std::string& group) {
       shape[1] > std::numeric_limits<int>::max())
     throw InputError(source + ": expected a shape of 1 to 2^31-1 rows and columns, got [" +
                      std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + "]");
-  const std::vector<long long> row_ptr = in.dataset<long long>(join(group, "row_ptr"));
-  const std::vector<long long> col_ind = in.dataset<long long>(join(group, "col_ind"));
+  IndexArray row_ptr(in, join(group, "row_ptr"));
+  IndexArray col_ind(in, join(group, "col_ind"));
   HostCsr a;
   a.rows = static_cast<int>(shape[0]);
   a.columns = static_cast<int>(shape[1]);
   a.values = in.dataset<double>(join(group, "values"));
   if (col_ind.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw InputError(source + ": more than 2^31-1 nonzeros (the CSR offsets are 32-bit)");
-  a.row_ptr.resize(row_ptr.size());
-  for (std::size_t i = 0; i < row_ptr.size(); ++i) {
-    if (row_ptr[i] < 0 || row_ptr[i] > static_cast<long long>(col_ind.size()))
-      throw InputError(source + ": row_ptr[" + std::to_string(i) + "] = " + std::to_string(row_ptr[i]) +
-                       " lies outside 0.." + std::to_string(col_ind.size()));
-    a.row_ptr[i] = static_cast<int>(row_ptr[i]);
-  }
-  a.col_ind.resize(col_ind.size());
-  for (std::size_t k = 0; k < col_ind.size(); ++k) {
-    if (col_ind[k] < 0 || col_ind[k] >= shape[1])
-      throw InputError(source + ": col_ind[" + std::to_string(k) + "] = " + std::to_string(col_ind[k]) +
-                       " lies outside 0.." + std::to_string(shape[1] - 1));
-    a.col_ind[k] = static_cast<int>(col_ind[k]);
-  }
+  const auto nonzeros = static_cast<long long>(col_ind.size());
+  a.row_ptr = row_ptr.take(nonzeros, source, "row_ptr");
+  a.col_ind = col_ind.take(shape[1] - 1, source, "col_ind");
   validate(a, source);
   return a;
 }

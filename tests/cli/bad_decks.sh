@@ -10,7 +10,7 @@ launcher=("$@")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$folder"/*.yaml "$work"/
-for data in "$folder"/*.csv "$folder"/*.mtx; do [ -e "$data" ] && cp "$data" "$work"/; done
+for data in "$folder"/*.csv "$folder"/*.mtx "$folder"/*.h5; do [ -e "$data" ] && cp "$data" "$work"/; done
 cd "$work"
 failures=0; checked=0
 check() {  # name, command...

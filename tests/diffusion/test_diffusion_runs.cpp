@@ -123,7 +123,9 @@ TEST(MpiDiffusionNonFinite, OverflowStopsNamingTheStepAndKeepsEarlierFrames) {
   }
 }
 
-TEST(MpiDiffusionNonFinite, NaNInTheStartFileStopsAtStepZero) {
+// A NaN in the start file is bad input (exit 2), found while the file is read, before
+// anything is computed or written (it used to surface as a run failure at step 0).
+TEST(MpiDiffusionNonFinite, NaNInTheStartFileIsBadInput) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "nan_start");
   std::vector<double> u0(20, 1.0);
@@ -134,10 +136,9 @@ TEST(MpiDiffusionNonFinite, NaNInTheStartFileStopsAtStepZero) {
   try {
     run_diffusion(comm, s, folder + "/out.h5");
     FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "diffusion: the field is not finite (NaN or infinite) at step 0 (the start field); check "
-              "diffusion.start; nothing was computed");
+  } catch (const CollectiveError& e) {
+    EXPECT_EQ(e.exit_code(), kExitBadInput);
+    EXPECT_EQ(std::string(e.what()), folder + "/u0.h5: dataset '/u0': cell (3, 4) is not finite (nan)");
   }
 }
 

@@ -1,0 +1,20 @@
+#pragma once
+// Point sets from CSV files: a header row naming the columns, then one point a row.
+#include <cstdint>
+#include <vector>
+
+#include "deck/knn_settings.hpp"
+
+namespace trident::knn {
+
+// Data rows of the file (blank lines not counted). Throws InputError for a file that
+// cannot be opened, has no header, or whose header lacks the named columns.
+std::int64_t count_csv_points(const deck::PointSource& source);
+
+// Data rows first .. first+count-1 (0-based) as lat0, lon0, lat1, lon1, ... Every row read
+// is checked: well-formed (quotes closed, nothing after a closing quote but the comma, as
+// many fields as the header, none empty) and its two coordinates numbers in range.
+std::vector<double> read_csv_points(const deck::PointSource& source, std::int64_t first,
+                                    std::int64_t count);
+
+}  // namespace trident::knn
