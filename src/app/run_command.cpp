@@ -9,10 +9,11 @@
 #include "core/log.hpp"
 #include "core/run_context.hpp"
 #include "deck/deck.hpp"
-#include "diffusion/checkpoint.hpp"
 #include "diffusion/study.hpp"
 #include "diffusion/xdmf.hpp"
+#include "io/input_file.hpp"
 #include "io/output_file.hpp"
+#include "io/paths.hpp"
 #include "io/provenance.hpp"
 #include "knn/study.hpp"
 #include "ridge/study.hpp"
@@ -21,15 +22,36 @@ namespace trident::app {
 
 namespace {
 
-deck::Deck read_checked_deck(const CommandLine& command_line, MPI_Comm comm) {
+// The study a checkpoint belongs to, by what it holds: diffusion's /field, knn's
+// /knn/done, ridge's /ridge/done.
+std::string checkpoint_study(const std::string& path) {
+  const io::InputFile file(path, "checkpoint (--restart)");
+  if (file.has("/field")) return "diffusion";
+  if (file.has("/knn/done")) return "knn";
+  if (file.has("/ridge/done")) return "ridge";
+  throw InputError(path + ": not a trident checkpoint (it holds none of /field, /knn/done, /ridge/done)");
+}
+
+struct CheckedDeck {
   deck::Deck deck;
+  std::string restart_study;  // the study that resumes from --restart, or empty
+};
+
+CheckedDeck read_checked_deck(const CommandLine& command_line, MPI_Comm comm) {
+  CheckedDeck checked;
   mpi::collective(comm, [&] {
-    deck = deck::read_deck(command_line.deck);
-    if (!command_line.restart.empty() && !deck.diffusion)
-      throw InputError("--restart " + command_line.restart +
-                       ": the deck has no diffusion section, the only study that restarts");
+    checked.deck = deck::read_deck(command_line.deck);
+    if (command_line.restart.empty()) return;
+    const deck::Deck& deck = checked.deck;
+    checked.restart_study = checkpoint_study(command_line.restart);
+    const bool has = checked.restart_study == "diffusion" ? bool(deck.diffusion)
+                     : checked.restart_study == "knn"     ? bool(deck.knn)
+                                                          : bool(deck.ridge);
+    if (!has)
+      throw InputError("--restart " + command_line.restart + ": the checkpoint is a " + checked.restart_study +
+                       " checkpoint, but the deck has no " + checked.restart_study + " section");
   });
-  return deck;
+  return checked;
 }
 
 void log_start(const Runtime& runtime, const std::string& deck_file, const std::string& output) {
@@ -46,7 +68,7 @@ void log_start(const Runtime& runtime, const std::string& deck_file, const std::
 }  // namespace
 
 int validate_command(const CommandLine& command_line, const Runtime& runtime) {
-  const deck::Deck deck = read_checked_deck(command_line, runtime.comm());
+  const deck::Deck deck = read_checked_deck(command_line, runtime.comm()).deck;
   std::ostringstream s;
   s << deck.source.file << ": valid; studies:";
   if (deck.diffusion)
@@ -66,7 +88,8 @@ int validate_command(const CommandLine& command_line, const Runtime& runtime) {
 
 int run_command(const CommandLine& command_line, const Runtime& runtime) {
   const MPI_Comm comm = runtime.comm();
-  const deck::Deck deck = read_checked_deck(command_line, comm);
+  const CheckedDeck checked = read_checked_deck(command_line, comm);
+  const deck::Deck& deck = checked.deck;
   const std::string output_path = command_line.output.empty() ? deck.output.file : command_line.output;
   const bool overwrite = command_line.overwrite || deck.output.overwrite;
   log_start(runtime, deck.source.file, output_path);
@@ -74,7 +97,17 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
 
   Timers timers;
   const std::string start_time = io::utc_now();
-  RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds};
+  // Only the study whose checkpoint --restart names resumes; the deck's other studies run
+  // in full (a study before it in the deck completed in the stopped run, but its results
+  // went to that run's output, not to the checkpoint).
+  const auto context_for = [&](const char* study) {
+    return RunContext{comm, timers, runtime.binding(),
+                      checked.restart_study == study ? command_line.restart : std::string(),
+                      deck.output.progress_seconds};
+  };
+  RunContext diffusion_context = context_for("diffusion"), knn_context = context_for("knn"),
+             ridge_context = context_for("ridge");
+  const std::string default_checkpoint = io::beside(output_path, ".checkpoint.h5");
   // Every study reads and checks its inputs, settles its rank layout and checks its memory
   // before the output file exists: a mistake there leaves nothing behind.
   struct NamedStudy {
@@ -84,18 +117,18 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   std::vector<NamedStudy> studies;
   if (deck.diffusion) {
     const std::string checkpoint = deck.diffusion->checkpoint_file.empty()
-                                       ? diffusion::default_checkpoint_path(output_path)
+                                       ? default_checkpoint
                                        : deck.diffusion->checkpoint_file;
     auto t = timers.scope("diffusion.prepare");
-    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, context, checkpoint)});
+    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, diffusion_context, checkpoint)});
   }
   if (deck.knn) {
     auto t = timers.scope("knn.prepare");
-    studies.push_back({"knn", knn::prepare_study(*deck.knn, context)});
+    studies.push_back({"knn", knn::prepare_study(*deck.knn, knn_context, default_checkpoint)});
   }
   if (deck.ridge) {
     auto t = timers.scope("ridge.prepare");
-    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context)});
+    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, ridge_context, default_checkpoint)});
   }
 
   io::OutputFile output(comm, output_path, overwrite,

@@ -17,7 +17,7 @@ struct RunContext {
   MPI_Comm comm;
   Timers& timers;
   const DeviceBinding& binding;
-  std::string restart_path;         // --restart CHECKPOINT (diffusion), or empty
+  std::string restart_path;         // --restart CHECKPOINT, for the study that wrote it; else empty
   double progress_seconds = 10.0;   // interval between progress lines on rank 0
 };
 

@@ -8,8 +8,11 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/signals.hpp"
 #include "io/output_file.hpp"
+#include "knn/checkpoint.hpp"
 #include "knn/points.hpp"
+#include "knn/rounds.hpp"
 
 namespace trident::knn {
 
@@ -19,6 +22,16 @@ std::string figure(double v, const char* format) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, format, v);
   return buffer;
+}
+
+SearchOptions search_options(const deck::KnnSettings& settings) {
+  SearchOptions options;
+  options.k = static_cast<int>(settings.k);
+  options.radius = settings.radius;
+  options.precision = settings.precision;
+  options.batch_size = settings.batch_size;
+  options.tile_size = settings.tile_size;
+  return options;
 }
 
 }  // namespace
@@ -58,12 +71,7 @@ ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_
   r.count = in.count;
   r.lat_lon = std::move(in.lat_lon);
   const std::vector<Vec4<double>> references = std::move(in.references);
-  SearchOptions options;
-  options.k = static_cast<int>(settings.k);
-  options.radius = settings.radius;
-  options.precision = settings.precision;
-  options.batch_size = settings.batch_size;
-  options.tile_size = settings.tile_size;
+  const SearchOptions options = search_options(settings);
   // the observations' unit vectors in page-locked memory: the biggest copy to the device
   Kokkos::View<Vec4<double>*, PinnedHostSpace> observations(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::observation_vectors")),
@@ -87,48 +95,110 @@ ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm) {
 
 namespace {
 
+// `done`: this rank's rows finished (1) or not (0), written as /knn/done when the search
+// stopped early; empty when it completed.
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm,
-                  io::OutputFile& out);
+                  io::OutputFile& out, const std::vector<std::uint8_t>& done = {});
 
-// The points read and checked before the output exists; run() searches and writes /knn.
+// The points read and checked (and, on restart, the finished rows loaded) before the
+// output exists; run() searches the rows left in rounds and writes /knn, or, stopped by a
+// signal, writes a checkpoint and the rows so far.
 class KnnStudy : public PreparedStudy {
  public:
-  KnnStudy(const deck::KnnSettings& settings, RunContext& context)
-      : settings_(settings), context_(context) {
+  KnnStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path)
+      : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
     auto timer = context.timers.scope("knn.read");
     inputs_ = read_inputs(settings, context.comm, context.binding.host.empty() ? "the host" : context.binding.host);
+    // a stop signal may come at any round: the checkpoint's place must be usable
+    io::check_output_destination(context.comm, checkpoint_path_, /*overwrite=*/true);
+    if (!context.restart_path.empty()) {
+      mpi::collective(context.comm, [&] {
+        rows_ = read_checkpoint(context.restart_path, settings, inputs_.n_observations, inputs_.n_references,
+                                inputs_.first, inputs_.count);
+      });
+      const double done = mpi::sum_over_ranks(
+          context.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
+      log::info(context.comm, "knn: restarting from " + context.restart_path + ": " + figure(done, "%.0f") + " of " +
+                                  std::to_string(inputs_.n_observations) + " observations already searched");
+    } else {
+      rows_.first = inputs_.first;
+      rows_.count = inputs_.count;
+      rows_.done.assign(static_cast<std::size_t>(inputs_.count), 0);
+      rows_.neighbours.indices.assign(static_cast<std::size_t>(inputs_.count * settings.k), -1);
+      rows_.neighbours.distances.assign(static_cast<std::size_t>(inputs_.count * settings.k), 0.0);
+    }
   }
 
   void run(io::OutputFile& output) override {
     ChunkResult r;
+    r.n_observations = inputs_.n_observations;
+    r.n_references = inputs_.n_references;
+    r.first = inputs_.first;
+    r.count = inputs_.count;
+    r.lat_lon = std::move(inputs_.lat_lon);
+    const std::vector<Vec4<double>> references = std::move(inputs_.references);
+    const SearchOptions options = search_options(settings_);
+    int signal = 0;
     {
       auto timer = context_.timers.scope("knn.total");
-      r = search_chunk(settings_, std::move(inputs_), context_.comm);
+      Kokkos::View<Vec4<double>*, PinnedHostSpace> observations(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::observation_vectors")),
+          static_cast<std::size_t>(r.count));
+      for (std::int64_t i = 0; i < r.count; ++i) observations(i) = unit_vector(r.lat_lon[2 * i], r.lat_lon[2 * i + 1]);
+      mpi::collective(context_.comm, [&] {
+        // warm-up (see search_chunk)
+        const std::int64_t warm = std::min<std::int64_t>(r.count, 256);
+        if (warm > 0) nearest(observations.data(), warm, references, options);
+      });
+      mpi::collective(context_.comm, [&] {
+        signal = search_in_rounds(observations.data(), references, options, rows_, context_.comm, r.stats);
+      });
     }
     context_.timers.add("knn.search", r.stats.search_seconds);
-    write_result(settings_, r, context_.comm, output);
+    r.neighbours = std::move(rows_.neighbours);
+    if (signal == 0) {
+      write_result(settings_, r, context_.comm, output);
+      return;
+    }
+    rows_.neighbours = std::move(r.neighbours);
+    const double done = mpi::sum_over_ranks(
+        context_.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
+    {
+      auto timer = context_.timers.scope("knn.checkpoint");
+      write_checkpoint(context_.comm, checkpoint_path_, settings_, r.n_observations, r.n_references, rows_);
+    }
+    log::info(context_.comm, "knn: checkpoint written to " + checkpoint_path_);
+    r.neighbours = std::move(rows_.neighbours);
+    write_result(settings_, r, context_.comm, output, rows_.done);
+    throw StudyStopped(std::string("knn: stopped by ") + signals::name(signal) + " after " + figure(done, "%.0f") +
+                           " of " + std::to_string(r.n_observations) + " observations; checkpoint " +
+                           checkpoint_path_ + " written; resume with --restart " + checkpoint_path_,
+                       kExitStopped);
   }
 
  private:
   const deck::KnnSettings& settings_;
   RunContext& context_;
+  std::string checkpoint_path_;
   KnnInputs inputs_;
+  ChunkRows rows_;
 };
 
 }  // namespace
 
-std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context) {
-  return std::make_unique<KnnStudy>(settings, context);
+std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
+                                             const std::string& checkpoint_path) {
+  return std::make_unique<KnnStudy>(settings, context, checkpoint_path);
 }
 
 void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output) {
-  prepare_study(settings, context)->run(output);
+  prepare_study(settings, context, default_checkpoint_path(output.path()))->run(output);
 }
 
 namespace {
 
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm,
-                  io::OutputFile& out) {
+                  io::OutputFile& out, const std::vector<std::uint8_t>& done) {
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
   const double pairs = static_cast<double>(r.n_observations) * static_cast<double>(r.n_references);
   const double widened = mpi::sum_over_ranks(comm, static_cast<double>(r.stats.widened));
@@ -153,9 +223,11 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                                  " pipelined chunks: screen includes their upload and settle, download is what "
                                  "ran past the last kernel)"
                            : std::string()) +
-                      "; screen alone " +
-                      figure(static_cast<double>(r.count) * static_cast<double>(r.n_references) /
-                                 r.stats.screen_seconds, "%.4g") + " pairs/s");
+                      (r.stats.screen_seconds > 0  // rank 0 may have had nothing left to search after a restart
+                           ? "; screen alone " +
+                                 figure(static_cast<double>(r.count) * static_cast<double>(r.n_references) /
+                                            r.stats.screen_seconds, "%.4g") + " pairs/s"
+                           : std::string()));
 
   const auto k = static_cast<std::uint64_t>(settings.k);
   const auto n = static_cast<std::uint64_t>(r.n_observations);
@@ -170,6 +242,11 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                  r.neighbours.distances.data());
   out.write_slab("/knn/observations", offset, {static_cast<std::uint64_t>(r.count), 2},
                  r.lat_lon.data());
+  if (mpi::max_over_ranks(comm, done.empty() ? 0.0 : 1.0) > 0) {  // stopped early: which rows hold results
+    out.create_dataset<std::uint8_t>("/knn/done", {n});
+    out.write_slab("/knn/done", {static_cast<std::uint64_t>(r.first)}, {static_cast<std::uint64_t>(r.count)},
+                   done.data());
+  }
   out.attribute("/knn", "k", static_cast<std::int64_t>(settings.k));
   out.attribute("/knn", "radius", settings.radius);
   out.attribute("/knn", "precision", settings.precision);

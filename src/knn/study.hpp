@@ -41,10 +41,15 @@ ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& inputs, 
 // read_inputs then search_chunk.
 ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm);
 
-// Reads and checks the points before the output exists; run() searches and writes /knn.
-std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context);
+// Reads and checks the points (and, with context.restart_path, the checkpoint's finished
+// rows) before the output exists; run() searches and writes /knn. A stop signal ends the
+// search after the round under way with a checkpoint at `checkpoint_path`, the rows so
+// far in the output and StudyStopped (exit 75).
+std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
+                                             const std::string& checkpoint_path);
 
-// prepare_study(...)->run(output): for tests and callers with one study.
+// prepare_study(...)->run(output) with the checkpoint beside the output: for tests and
+// callers with one study.
 void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output);
 
 }  // namespace trident::knn

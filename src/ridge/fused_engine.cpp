@@ -264,7 +264,7 @@ class FusedEngine final : public SweepSolver::Engine {
   }
 
   void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,
-             const std::function<void(std::int64_t)>& on_iteration, SweepOutcome& out) override;
+             const IterationHook& on_iteration, SweepOutcome& out) override;
 
  private:
   int rows_, columns_;
@@ -277,7 +277,7 @@ class FusedEngine final : public SweepSolver::Engine {
 template <class M, class S>
 void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const StoppingRules& rules,
                             bool keep_solutions,
-                            const std::function<void(std::int64_t)>& on_iteration,
+                            const IterationHook& on_iteration,
                             SweepOutcome& out) {
   const int count = static_cast<int>(lambdas.size());
   const int chunks = UpdateSolutions<S>::chunk_count(columns_);
@@ -387,7 +387,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       for (int k = 0; k < kChecksEvery; ++k) queue_iteration(advance, queued++);
       RidgeExec().fence();
       if (status(1)) break;
-      if (on_iteration) on_iteration(status(0));
+      if (on_iteration && !on_iteration(status(0))) break;  // stopped: unstopped λ report unfinished
     }
     itn = status(0);
     auto m = Kokkos::create_mirror_view(recurrences);

@@ -136,7 +136,7 @@ class TypedEngine final : public SweepSolver::Engine {
   }
 
   void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,
-             const std::function<void(std::int64_t)>& on_iteration, SweepOutcome& out) override;
+             const IterationHook& on_iteration, SweepOutcome& out) override;
   std::int64_t bytes_per_iteration() const override { return bytes_per_iteration_; }
 
  private:
@@ -191,7 +191,7 @@ class TypedEngine final : public SweepSolver::Engine {
 template <class M, class S>
 void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const StoppingRules& rules,
                             bool keep_solutions,
-                            const std::function<void(std::int64_t)>& on_iteration,
+                            const IterationHook& on_iteration,
                             SweepOutcome& out) {
   const int count = static_cast<int>(lambdas.size());
 
@@ -325,7 +325,7 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
         Kokkos::parallel_reduce("trident::ridge::fused_update",
                                 Kokkos::RangePolicy<ExecSpace>(0, columns_), f, normx2[k]);
       }
-      if (on_iteration) on_iteration(itn);
+      if (on_iteration && !on_iteration(itn)) break;  // stopped: unstopped λ report unfinished
     }
   }
   Kokkos::fence();

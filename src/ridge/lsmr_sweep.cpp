@@ -36,7 +36,7 @@ std::int64_t SweepSolver::bytes_per_iteration() const { return engine_->bytes_pe
 
 SweepOutcome SweepSolver::solve(const std::vector<double>& lambdas, const LsmrOptions& options,
                                 bool keep_solutions,
-                                const std::function<void(std::int64_t)>& on_iteration) {
+                                const IterationHook& on_iteration) {
   SweepOutcome out;
   out.lambdas.resize(lambdas.size());
   for (std::size_t j = 0; j < lambdas.size(); ++j) out.lambdas[j].lambda = lambdas[j];

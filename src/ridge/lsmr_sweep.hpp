@@ -35,6 +35,7 @@ enum StopReason : int {
   kStopLeastSquaresMachine = 5,  // as 2 with atol = machine precision
   kStopConditionMachine = 6,     // as 3 with conlim = 1 / machine precision
   kStopIterationLimit = 7,       // max_iterations reached
+  kStopUnfinished = -1,          // the sweep was ended (IterationHook) before this λ stopped
 };
 // "0: x = 0 is the exact solution; 1: ...; 7: ..." for the HDF5 attribute.
 std::string stop_reason_legend();
@@ -46,6 +47,11 @@ struct LambdaOutcome {
   double residual_norm = 0;   // ||b - A x||, recomputed from x (not the damped estimate)
   double solution_norm = 0;   // ||x||
 };
+
+// Called with the shared iteration count after an iteration, or (fused engine) a block of
+// them; returning false ends the sweep there (a stop signal): the λ that had stopped by
+// their own test keep their outcome, the others report stop_reason kStopUnfinished.
+using IterationHook = std::function<bool(std::int64_t)>;
 
 struct SweepOutcome {
   std::vector<LambdaOutcome> lambdas;      // in the order asked
@@ -74,10 +80,10 @@ class SweepSolver {
   SweepSolver& operator=(const SweepSolver&) = delete;
 
   // `on_iteration`, when given, is called with the iteration count after each iteration
-  // (progress lines).
+  // or block of iterations (progress lines, stop checks; see IterationHook).
   SweepOutcome solve(const std::vector<double>& lambdas, const LsmrOptions& options,
                      bool keep_solutions,
-                     const std::function<void(std::int64_t)>& on_iteration = {});
+                     const IterationHook& on_iteration = {});
 
   struct Engine;
 

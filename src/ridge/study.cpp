@@ -9,7 +9,10 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/signals.hpp"
 #include "io/output_file.hpp"
+#include "io/paths.hpp"
+#include "ridge/checkpoint.hpp"
 #include "ridge/lcurve.hpp"
 #include "ridge/lsmr_sweep.hpp"
 #include "ridge/sweep.hpp"
@@ -42,36 +45,12 @@ std::vector<T> column(const std::vector<LambdaOutcome>& curve, F field) {
   return out;
 }
 
-// /ridge/solutions (λ x columns, λ ascending): each rank writes the rows it computed, one
-// row per collective round.
-void write_solutions(MPI_Comm comm, io::OutputFile& out, const GatheredSweep& curve,
-                     std::uint64_t columns) {
-  const std::vector<double> all = curve.lambdas();
-  out.create_dataset<double>("/ridge/solutions", {all.size(), columns});
-  const std::vector<double>& mine = curve.local_lambdas();
-  std::int64_t rounds = 0;
-  {
-    std::int64_t local = static_cast<std::int64_t>(mine.size());
-    MPI_Allreduce(&local, &rounds, 1, MPI_INT64_T, MPI_MAX, comm);
-  }
-  for (std::int64_t r = 0; r < rounds; ++r) {
-    std::uint64_t row = 0, count = 0;
-    const double* data = nullptr;
-    if (r < static_cast<std::int64_t>(mine.size())) {
-      row = static_cast<std::uint64_t>(std::lower_bound(all.begin(), all.end(), mine[r]) - all.begin());
-      count = 1;
-      data = curve.local_solutions().data() + static_cast<std::size_t>(r) * columns;
-    }
-    out.write_slab<double>("/ridge/solutions", {row, 0}, {count, columns}, data);
-  }
-}
-
 // The matrix read (or generated) and checked, its memory checked and the sweep's
 // device state set up, before the output exists; run() sweeps and writes /ridge.
 class RidgeStudy : public PreparedStudy {
  public:
-  RidgeStudy(const deck::RidgeSettings& settings, RunContext& context)
-      : settings_(settings), context_(context) {
+  RidgeStudy(const deck::RidgeSettings& settings, RunContext& context, std::string checkpoint_path)
+      : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
     MPI_Comm comm = context.comm;
     const int ranks = mpi::size(comm);
     auto scope = context.timers.scope("ridge.setup");
@@ -87,17 +66,73 @@ class RidgeStudy : public PreparedStudy {
     mpi::collective(comm, [&] { problem_ = load_problem(settings); });
     check_memory(comm, settings, problem_.a.rows, problem_.a.columns, problem_.a.nonzeros(), per_rank,
                  context.binding);
+    // a stop signal may come during any sweep: the checkpoint's place must be usable
+    io::check_output_destination(comm, checkpoint_path_, /*overwrite=*/true);
+    if (!context.restart_path.empty()) {
+      restored_ = read_checkpoint(comm, context.restart_path, settings, problem_);
+      log::info(comm, "ridge: restarting from " + context.restart_path + ": " +
+                          std::to_string(restored_.outcomes().size()) + " λ already finished");
+    }
     solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels);
   }
 
   void run(io::OutputFile& output) override;
 
  private:
+  // Sweeps the λ of `lambdas` that `restored_` does not hold, and adds those it holds.
+  // A stop signal during the sweep ends the study (stop()), `earlier` being the λ
+  // finished before this sweep.
+  GatheredSweep sweep(const std::vector<double>& lambdas, const LsmrOptions& options, const GatheredSweep& earlier,
+                      io::OutputFile& out);
+  [[noreturn]] void stop(const GatheredSweep& finished, int signal, io::OutputFile& out);
+  void write(const GatheredSweep& curve, const Corner& corner, io::OutputFile& out);
+
   const deck::RidgeSettings& settings_;
   RunContext& context_;
+  std::string checkpoint_path_;
   Problem problem_;
+  GatheredSweep restored_;  // from --restart: the λ already finished
   std::unique_ptr<SweepSolver> solver_;
 };
+
+bool holds(const std::vector<double>& lambdas, double lambda) {
+  return std::find(lambdas.begin(), lambdas.end(), lambda) != lambdas.end();
+}
+
+GatheredSweep RidgeStudy::sweep(const std::vector<double>& lambdas, const LsmrOptions& options,
+                                const GatheredSweep& earlier, io::OutputFile& out) {
+  const std::vector<double> restored = restored_.lambdas();
+  std::vector<double> todo;
+  for (double l : lambdas)
+    if (!holds(restored, l)) todo.push_back(l);
+  GatheredSweep swept;
+  {
+    auto scope = context_.timers.scope("ridge.sweep");
+    swept = sweep_over_ranks(context_.comm, *solver_, todo, options, settings_.keep_solutions,
+                             context_.progress_seconds);
+  }
+  if (swept.stopped_by != 0) {
+    GatheredSweep finished = earlier;
+    finished.merge(restored_.only([&](double l) { return holds(lambdas, l); }));
+    finished.merge(swept.finished());
+    stop(finished, swept.stopped_by, out);
+  }
+  swept.merge(restored_.only([&](double l) { return holds(lambdas, l); }));
+  return swept;
+}
+
+void RidgeStudy::stop(const GatheredSweep& finished, int signal, io::OutputFile& out) {
+  {
+    auto scope = context_.timers.scope("ridge.checkpoint");
+    write_checkpoint(context_.comm, checkpoint_path_, settings_, problem_, finished);
+  }
+  log::info(context_.comm, "ridge: checkpoint written to " + checkpoint_path_);
+  write(finished, find_corner(finished.lambdas(), finished.residual_norms(), finished.solution_norms()), out);
+  throw StudyStopped(std::string("ridge: stopped by ") + signals::name(signal) + " with " +
+                         std::to_string(finished.outcomes().size()) + " λ finished; checkpoint " + checkpoint_path_ +
+                         " written; resume with --restart " + checkpoint_path_,
+                     kExitStopped);
+}
 
 void RidgeStudy::run(io::OutputFile& out) {
   const deck::RidgeSettings& settings = settings_;
@@ -118,24 +153,23 @@ void RidgeStudy::run(io::OutputFile& out) {
   options.conlim = settings.solver.conlim;
   options.max_iterations = settings.solver.max_iterations;
 
-  const std::int64_t bytes_per_iteration = solver_->bytes_per_iteration();
-
-  GatheredSweep curve;
-  {
-    auto scope = context.timers.scope("ridge.sweep");
-    curve = sweep_over_ranks(comm, *solver_, settings.lambdas, options, settings.keep_solutions,
-                             context.progress_seconds);
-  }
+  GatheredSweep curve = sweep(settings.lambdas, options, GatheredSweep(), out);
   Corner corner = find_corner(curve.lambdas(), curve.residual_norms(), curve.solution_norms());
   if (settings.refine_corner > 0 && corner.index >= 0) {
     const std::vector<double> extra =
         refinement_lambdas(curve.lambdas(), corner, static_cast<long>(settings.refine_corner));
-    auto scope = context.timers.scope("ridge.sweep");
-    GatheredSweep more = sweep_over_ranks(comm, *solver_, extra, options, settings.keep_solutions,
-                                          context.progress_seconds);
+    GatheredSweep more = sweep(extra, options, curve, out);
     curve.merge(std::move(more));
     corner = find_corner(curve.lambdas(), curve.residual_norms(), curve.solution_norms());
   }
+  write(curve, corner, out);
+}
+
+void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::OutputFile& out) {
+  const deck::RidgeSettings& settings = settings_;
+  const Problem& problem = problem_;
+  MPI_Comm comm = context_.comm;
+  const std::int64_t bytes_per_iteration = solver_->bytes_per_iteration();
 
   {
     std::ostringstream line;
@@ -152,7 +186,7 @@ void RidgeStudy::run(io::OutputFile& out) {
     }
   }
 
-  auto scope = context.timers.scope("ridge.output");
+  auto scope = context_.timers.scope("ridge.output");
   const std::vector<LambdaOutcome>& points = curve.outcomes();
   const auto n = static_cast<std::uint64_t>(points.size());
   out.create_group("/ridge");
@@ -184,18 +218,19 @@ void RidgeStudy::run(io::OutputFile& out) {
   out.attribute("/ridge", "shared_iterations", curve.largest_iterations());
   out.attribute("/ridge", "bytes_per_iteration", bytes_per_iteration);
   if (settings.keep_solutions)
-    write_solutions(comm, out, curve, static_cast<std::uint64_t>(problem.a.columns));
+    write_solution_rows(comm, out, "/ridge/solutions", curve, static_cast<std::uint64_t>(problem.a.columns));
 }
 
 
 }  // namespace
 
-std::unique_ptr<PreparedStudy> prepare_study(const deck::RidgeSettings& settings, RunContext& context) {
-  return std::make_unique<RidgeStudy>(settings, context);
+std::unique_ptr<PreparedStudy> prepare_study(const deck::RidgeSettings& settings, RunContext& context,
+                                             const std::string& checkpoint_path) {
+  return std::make_unique<RidgeStudy>(settings, context, checkpoint_path);
 }
 
 void run_study(const deck::RidgeSettings& settings, RunContext& context, io::OutputFile& output) {
-  prepare_study(settings, context)->run(output);
+  prepare_study(settings, context, io::beside(output.path(), ".checkpoint.h5"))->run(output);
 }
 
 }  // namespace trident::ridge

@@ -4,6 +4,8 @@
 
 #include "core/comm.hpp"
 #include "core/progress.hpp"
+#include "core/signals.hpp"
+#include "core/timers.hpp"
 
 namespace trident::ridge {
 
@@ -53,6 +55,90 @@ void GatheredSweep::merge(GatheredSweep other) {
   residual_seconds += other.residual_seconds;
 }
 
+GatheredSweep GatheredSweep::only(const std::function<bool(double)>& keep) const {
+  GatheredSweep out;
+  out.iteration_seconds = iteration_seconds;
+  out.residual_seconds = residual_seconds;
+  out.stopped_by = stopped_by;
+  for (const auto& o : points_)
+    if (keep(o.lambda)) out.points_.push_back(o);
+  const std::size_t columns = local_lambdas_.empty() ? 0 : local_solutions_.size() / local_lambdas_.size();
+  for (std::size_t j = 0; j < local_lambdas_.size(); ++j) {
+    if (!keep(local_lambdas_[j])) continue;
+    out.local_lambdas_.push_back(local_lambdas_[j]);
+    out.local_solutions_.insert(out.local_solutions_.end(),
+                                local_solutions_.begin() + static_cast<std::ptrdiff_t>(j * columns),
+                                local_solutions_.begin() + static_cast<std::ptrdiff_t>((j + 1) * columns));
+  }
+  return out;
+}
+
+GatheredSweep GatheredSweep::finished() const {
+  std::vector<double> unfinished;
+  for (const auto& o : points_)
+    if (o.stop_reason == kStopUnfinished) unfinished.push_back(o.lambda);
+  return only([&unfinished](double lambda) {
+    return std::find(unfinished.begin(), unfinished.end(), lambda) == unfinished.end();
+  });
+}
+
+GatheredSweep GatheredSweep::from_outcomes(std::vector<LambdaOutcome> outcomes, std::vector<double> local_lambdas,
+                                           std::vector<double> local_solutions) {
+  GatheredSweep out;
+  out.points_ = std::move(outcomes);
+  out.local_lambdas_ = std::move(local_lambdas);
+  out.local_solutions_ = std::move(local_solutions);
+  return out;
+}
+
+namespace {
+
+constexpr double kCheckSeconds = 0.5;  // least time between stop checks of a sweeping rank
+
+// The ranks sweep their λ blocks independently, so they agree on a stop signal in rounds
+// of one MPI_Allreduce: a sweeping rank takes part after its first block of iterations
+// and then at most every kCheckSeconds; a rank whose sweep is over (or that has no λ)
+// keeps taking part until every rank's sweep is over. Rounds pair up in order, so every
+// rank makes the same number of them and all learn the same outcome in the same round.
+class StopAgreement {
+ public:
+  explicit StopAgreement(MPI_Comm comm) : comm_(comm) {}
+
+  // From a sweeping rank between blocks: false when the ranks agreed to stop.
+  bool keep_going() {
+    const double now = wall_seconds();
+    if (checked_ && now - last_ < kCheckSeconds) return true;
+    checked_ = true;
+    last_ = now;
+    return !round(1);
+  }
+
+  // Once this rank's sweep is over: rounds until every rank's is (a signal then is moot)
+  // or the ranks agree to stop.
+  void finish() {
+    while (!done_ && signal_ == 0) round(0);
+  }
+
+  int signal() const { return signal_; }
+
+ private:
+  // True when the ranks stop now.
+  bool round(std::int64_t sweeping) {
+    std::int64_t mine[2] = {signals::pending(), sweeping}, agreed[2];
+    MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MAX, comm_);
+    if (agreed[1] == 0) done_ = true;
+    else if (agreed[0] != 0) signal_ = static_cast<int>(agreed[0]);
+    return signal_ != 0;
+  }
+
+  MPI_Comm comm_;
+  bool checked_ = false, done_ = false;
+  double last_ = 0;
+  int signal_ = 0;
+};
+
+}  // namespace
+
 GatheredSweep sweep_over_ranks(MPI_Comm comm, SweepSolver& solver, const std::vector<double>& lambdas,
                                const LsmrOptions& options, bool keep_solutions,
                                double progress_seconds) {
@@ -61,15 +147,19 @@ GatheredSweep sweep_over_ranks(MPI_Comm comm, SweepSolver& solver, const std::ve
   const std::vector<double> mine(lambdas.begin() + static_cast<std::ptrdiff_t>(block.first),
                                  lambdas.begin() + static_cast<std::ptrdiff_t>(block.second));
   SweepOutcome local;
+  StopAgreement stop(comm);
   if (!mine.empty()) {
     const std::int64_t most =
         options.max_iterations > 0 ? options.max_iterations
                                    : std::min(solver.rows(), solver.columns());
     Progress progress(comm, "ridge: LSMR sweep (ends once every λ has stopped),", 0, most,
                       progress_seconds);
-    local = solver.solve(mine, options, keep_solutions,
-                         [&progress](std::int64_t itn) { progress.update(itn); });
+    local = solver.solve(mine, options, keep_solutions, [&progress, &stop](std::int64_t itn) {
+      progress.update(itn);
+      return stop.keep_going();
+    });
   }
+  stop.finish();
 
   // Five numbers per λ: λ, iterations, stop reason, residual norm, solution norm.
   constexpr int kFields = 5;
@@ -103,6 +193,7 @@ GatheredSweep sweep_over_ranks(MPI_Comm comm, SweepSolver& solver, const std::ve
   out.local_solutions_ = std::move(local.solutions);
   out.iteration_seconds = mpi::max_over_ranks(comm, local.iteration_seconds);
   out.residual_seconds = mpi::max_over_ranks(comm, local.residual_seconds);
+  out.stopped_by = stop.signal();
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,20 @@ class GatheredSweep {
 
   double iteration_seconds = 0;  // LSMR iterations, slowest rank, summed over sweeps
   double residual_seconds = 0;
+  // The stop signal (SIGUSR1, SIGTERM) the ranks agreed on during the sweep, or 0. When
+  // set, the λ whose stop_reason is kStopUnfinished were cut short: their outcome and
+  // solution mean nothing (see finished()).
+  int stopped_by = 0;
+
+  // The λ that stopped by their own test, with their solutions on this rank.
+  GatheredSweep finished() const;
+  // The λ for which keep(λ) holds, with their solutions on this rank.
+  GatheredSweep only(const std::function<bool(double)>& keep) const;
+
+  // A sweep made of given outcomes, e.g. from a checkpoint; `local_lambdas` (a subset
+  // of theirs) and `local_solutions` are this rank's share of the solutions.
+  static GatheredSweep from_outcomes(std::vector<LambdaOutcome> outcomes, std::vector<double> local_lambdas,
+                                     std::vector<double> local_solutions);
 
   friend GatheredSweep sweep_over_ranks(MPI_Comm comm, SweepSolver& solver,
                                         const std::vector<double>& lambdas,
@@ -48,6 +63,8 @@ class GatheredSweep {
 
 // Collective. `lambdas` ascending and the same on every rank. Rank 0 (which holds the
 // smallest, slowest λ) prints a progress line every `progress_seconds` (0: never).
+// A pending SIGUSR1/SIGTERM ends the sweep on every rank after a block of iterations
+// (see stopped_by); the λ that had already stopped keep their outcomes.
 GatheredSweep sweep_over_ranks(MPI_Comm comm, SweepSolver& solver, const std::vector<double>& lambdas,
                                const LsmrOptions& options, bool keep_solutions,
                                double progress_seconds = 0);

@@ -26,7 +26,7 @@ struct SweepSolver::Engine {
   // Fills `out`, which SweepSolver::solve sized with one outcome per λ (at least one) and
   // the λ values.
   virtual void solve(const std::vector<double>& lambdas, const StoppingRules& rules,
-                     bool keep_solutions, const std::function<void(std::int64_t)>& on_iteration,
+                     bool keep_solutions, const IterationHook& on_iteration,
                      SweepOutcome& out) = 0;
   // Bytes of A and A^T that one iteration reads (values, indices and row offsets).
   virtual std::int64_t bytes_per_iteration() const = 0;

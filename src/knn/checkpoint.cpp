@@ -1,0 +1,95 @@
+#include "knn/checkpoint.hpp"
+
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/runtime.hpp"
+#include "io/input_file.hpp"
+#include "io/output_file.hpp"
+#include "io/paths.hpp"
+
+namespace trident::knn {
+
+namespace {
+
+std::string text(double v) {
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+std::string default_checkpoint_path(const std::string& output_path) { return io::beside(output_path, ".checkpoint.h5"); }
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
+                      std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows) {
+  const auto n = static_cast<std::uint64_t>(n_observations), k = static_cast<std::uint64_t>(settings.k);
+  const auto first = static_cast<std::uint64_t>(rows.first), count = static_cast<std::uint64_t>(rows.count);
+  io::OutputFile file(comm, path, /*overwrite=*/true);
+  file.create_group("/knn");
+  file.create_dataset<std::uint8_t>("/knn/done", {n});
+  file.create_dataset<std::int64_t>("/knn/indices", {n, k});
+  file.create_dataset<double>("/knn/distances", {n, k});
+  file.write_slab("/knn/done", {first}, {count}, rows.done.data());
+  file.write_slab("/knn/indices", {first, 0}, {count, k}, rows.neighbours.indices.data());
+  file.write_slab("/knn/distances", {first, 0}, {count, k}, rows.neighbours.distances.data());
+  file.attribute("/", "study", std::string("knn"));
+  file.attribute("/", "trident_version", BuildInfo::trident_version());
+  file.attribute("/knn", "k", settings.k);
+  file.attribute("/knn", "precision", settings.precision);
+  file.attribute("/knn", "radius", settings.radius);
+  file.attribute("/knn", "observations", settings.observations.describe());
+  file.attribute("/knn", "references", settings.references.describe());
+  file.attribute("/knn", "observation_count", n_observations);
+  file.attribute("/knn", "reference_count", n_references);
+  file.commit();
+}
+
+ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, std::int64_t n_observations,
+                          std::int64_t n_references, std::int64_t first, std::int64_t count) {
+  const io::InputFile file(path, "checkpoint (--restart)");
+  if (!file.has("/knn/done") || !file.has("/knn/indices") || !file.has("/knn/distances"))
+    throw InputError(path + ": not a trident knn checkpoint (no /knn/done, /knn/indices and /knn/distances)");
+  const auto mismatch = [&](const std::string& key, const std::string& in_file, const std::string& in_deck) {
+    throw InputError(path + ": the checkpoint was written with " + key + " = " + in_file + ", but the deck has " +
+                     in_deck + "; restart with the deck that wrote it");
+  };
+  const std::int64_t k = file.integer_attribute("/knn", "k");
+  if (k != s.k) mismatch("knn.k", std::to_string(k), std::to_string(s.k));
+  const std::string precision = file.string_attribute("/knn", "precision");
+  if (precision != s.precision) mismatch("knn.precision", precision, s.precision);
+  const double radius = file.real_attribute("/knn", "radius");
+  if (radius != s.radius) mismatch("knn.radius", text(radius), text(s.radius));
+  const std::string observations = file.string_attribute("/knn", "observations");
+  if (observations != s.observations.describe())
+    mismatch("knn.observations", observations, s.observations.describe());
+  const std::string references = file.string_attribute("/knn", "references");
+  if (references != s.references.describe()) mismatch("knn.references", references, s.references.describe());
+  // the same description with other contents (a CSV file edited since): the sizes still tell
+  const std::int64_t n_obs = file.integer_attribute("/knn", "observation_count");
+  if (n_obs != n_observations)
+    mismatch("knn.observations (its point count)", std::to_string(n_obs), std::to_string(n_observations));
+  const std::int64_t n_refs = file.integer_attribute("/knn", "reference_count");
+  if (n_refs != n_references)
+    mismatch("knn.references (its point count)", std::to_string(n_refs), std::to_string(n_references));
+  const auto n = static_cast<std::uint64_t>(n_observations), ku = static_cast<std::uint64_t>(k);
+  if (file.dims("/knn/done") != std::vector<std::uint64_t>{n} ||
+      file.dims("/knn/indices") != std::vector<std::uint64_t>{n, ku} ||
+      file.dims("/knn/distances") != std::vector<std::uint64_t>{n, ku})
+    throw InputError(path + ": the checkpoint's /knn datasets do not have " + std::to_string(n_observations) +
+                     " rows of k = " + std::to_string(k) + " (is it damaged?)");
+  ChunkRows rows;
+  rows.first = first;
+  rows.count = count;
+  const auto f = static_cast<std::uint64_t>(first), c = static_cast<std::uint64_t>(count);
+  const std::vector<std::int32_t> done = file.read<std::int32_t>("/knn/done", {f}, {c});
+  rows.done.assign(done.begin(), done.end());
+  for (std::uint8_t& d : rows.done) d = d != 0 ? 1 : 0;
+  rows.neighbours.indices = file.read<std::int64_t>("/knn/indices", {f, 0}, {c, ku});
+  rows.neighbours.distances = file.read<double>("/knn/distances", {f, 0}, {c, ku});
+  return rows;
+}
+
+}  // namespace trident::knn

@@ -1,0 +1,39 @@
+#pragma once
+// kNN checkpoints: which observations are finished and their neighbour rows. One HDF5
+// file (written to FILE.partial and renamed), indexed by observation, so a restart may
+// use any rank count: each rank reads the mask and rows of its own chunk.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "deck/knn_settings.hpp"
+#include "knn/search.hpp"
+
+namespace trident::knn {
+
+// Where checkpoints go: OUTPUT.h5 -> OUTPUT.checkpoint.h5 (as diffusion's).
+std::string default_checkpoint_path(const std::string& output_path);
+
+// This rank's chunk of the result: rows first .. first+count-1 of every observation, and
+// which of them are finished (1) or still to search (0).
+struct ChunkRows {
+  std::int64_t first = 0, count = 0;
+  std::vector<std::uint8_t> done;  // count
+  Neighbours neighbours;           // count x k; rows not done hold index -1, distance 0
+};
+
+// Writes /knn/done (observations, uint8), /knn/indices and /knn/distances (observations x
+// k) and the attributes a restart checks. Collective.
+void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
+                      std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows);
+
+// This rank's rows from a checkpoint, after checking that it was written for this deck
+// (k, precision, radius, the point sets and their sizes). Throws InputError naming the
+// file and the deck key that differs.
+ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& settings,
+                          std::int64_t n_observations, std::int64_t n_references, std::int64_t first,
+                          std::int64_t count);
+
+}  // namespace trident::knn

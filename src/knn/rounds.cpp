@@ -1,0 +1,91 @@
+#include "knn/rounds.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/signals.hpp"
+#include "core/timers.hpp"
+
+namespace trident::knn {
+
+namespace {
+
+constexpr std::int64_t kFirstRound = 65536;  // observations of the first round when batches are sized by memory
+constexpr double kRoundSeconds = 2.0;        // target length of later rounds: how long a stop may wait
+
+void add(SearchStats& total, const SearchStats& s) {
+  total.batches += s.batches;
+  total.tiles = s.tiles;
+  total.widened += s.widened;
+  if (total.list_length == 0) total.list_length = s.list_length;
+  total.search_seconds += s.search_seconds;
+  total.upload_seconds += s.upload_seconds;
+  total.screen_seconds += s.screen_seconds;
+  total.settle_seconds += s.settle_seconds;
+  total.download_seconds += s.download_seconds;
+  total.widened_seconds += s.widened_seconds;
+  total.pipelined_chunks += s.pipelined_chunks;
+  total.setup_seconds += s.setup_seconds;
+}
+
+// The next round's size: about kRoundSeconds at the rate of the last round, at most four
+// times the last, in whole batches of `unit`.
+std::int64_t next_round(std::int64_t last, std::int64_t searched, double seconds, std::int64_t unit) {
+  if (searched <= 0 || seconds <= 0.0) return last;
+  const double wanted = static_cast<double>(searched) * kRoundSeconds / seconds;
+  const std::int64_t capped = static_cast<std::int64_t>(std::min(wanted, 4.0 * static_cast<double>(last)));
+  return std::max<std::int64_t>(unit, capped / unit * unit);
+}
+
+}  // namespace
+
+int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
+                     const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchStats& stats) {
+  const std::size_t k = static_cast<std::size_t>(options.k);
+  std::vector<std::int64_t> todo;
+  for (std::int64_t i = 0; i < rows.count; ++i)
+    if (!rows.done[static_cast<std::size_t>(i)]) todo.push_back(i);
+  const std::int64_t unit = options.batch_size > 0 ? options.batch_size : 1;
+  std::int64_t round = options.batch_size > 0 ? options.batch_size : kFirstRound;
+  // rows left over by a restart on another rank layout need not be contiguous: they are
+  // staged here, in the order of `todo`
+  Kokkos::View<Vec4<double>*, PinnedHostSpace> staged;
+  std::size_t next = 0;
+  for (;;) {
+    const std::int64_t n = std::min<std::int64_t>(round, static_cast<std::int64_t>(todo.size() - next));
+    const double start = wall_seconds();
+    if (n > 0) {
+      const std::int64_t first = todo[next], last = todo[next + static_cast<std::size_t>(n) - 1];
+      const Vec4<double>* batch = observations + first;
+      if (last - first != n - 1) {
+        if (static_cast<std::int64_t>(staged.extent(0)) < n)
+          staged = decltype(staged)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::staged_observations")),
+                                    static_cast<std::size_t>(n));
+        for (std::int64_t o = 0; o < n; ++o) staged(o) = observations[todo[next + static_cast<std::size_t>(o)]];
+        batch = staged.data();
+      }
+      SearchStats s;
+      const Neighbours found = nearest(batch, n, references, options, &s);
+      add(stats, s);
+      for (std::int64_t o = 0; o < n; ++o) {
+        const std::size_t row = static_cast<std::size_t>(todo[next + static_cast<std::size_t>(o)]);
+        std::memcpy(&rows.neighbours.indices[row * k], &found.indices[static_cast<std::size_t>(o) * k],
+                    k * sizeof(std::int64_t));
+        std::memcpy(&rows.neighbours.distances[row * k], &found.distances[static_cast<std::size_t>(o) * k],
+                    k * sizeof(double));
+        rows.done[row] = 1;
+      }
+      next += static_cast<std::size_t>(n);
+    }
+    // one agreement per round on every rank: a pending signal anywhere, and work left anywhere
+    std::int64_t mine[2] = {signals::pending(), next < todo.size() ? 1 : 0}, agreed[2];
+    MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MAX, comm);
+    if (agreed[1] == 0) return 0;
+    if (agreed[0] != 0) return static_cast<int>(agreed[0]);
+    round = next_round(round, n, wall_seconds() - start, unit);
+  }
+}
+
+}  // namespace trident::knn

@@ -1,0 +1,26 @@
+#pragma once
+// The search of one rank's chunk in rounds, with a collective stop check between them:
+// SIGUSR1/SIGTERM finish the round under way (a whole number of device batches), then
+// every rank stops at the same check.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "knn/checkpoint.hpp"
+#include "knn/search.hpp"
+
+namespace trident::knn {
+
+// Searches the rows of `rows` that are not done (observations[i] is row i's unit vector),
+// marking each finished row done. The first round holds one batch (`batch_size`, or a
+// fixed first size when it is 0); later rounds grow to about two seconds each, in whole
+// batches. After every round all ranks take part in one MPI_Allreduce that agrees on a
+// pending stop signal and on whether any rank has rows left, so every rank makes the
+// same number of rounds. Returns the stop signal the ranks agreed on, or 0 once every
+// rank's rows are done (a signal that arrives during the last round is not acted on).
+// Collective. Stats are summed over rounds.
+int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
+                     const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchStats& stats);
+
+}  // namespace trident::knn

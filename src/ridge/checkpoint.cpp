@@ -1,0 +1,153 @@
+#include "ridge/checkpoint.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <utility>
+
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/runtime.hpp"
+#include "io/input_file.hpp"
+#include "io/output_file.hpp"
+
+namespace trident::ridge {
+
+namespace {
+
+std::string text(double v) {
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
+// What a restart must share with the run that wrote the checkpoint, as (deck key, value)
+// pairs: the same matrix, right-hand side, λ list and solver give each λ the same result.
+std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSettings& s, const Problem& p) {
+  const auto& m = s.matrix;
+  std::string matrix;
+  switch (m.kind) {
+    case deck::RidgeMatrixSettings::Kind::generate:
+      matrix = "generate(rows=" + std::to_string(m.rows) + ", columns=" + std::to_string(m.columns) +
+               ", density=" + text(m.density) + ", seed=" + std::to_string(m.seed) + ")";
+      break;
+    case deck::RidgeMatrixSettings::Kind::matrix_market: matrix = "matrix_market(" + m.file + ")"; break;
+    case deck::RidgeMatrixSettings::Kind::hdf5: matrix = "hdf5(" + m.file + ", " + m.group + ")"; break;
+  }
+  const auto& r = s.rhs;
+  const std::string rhs = r.kind == deck::RidgeRhsSettings::Kind::generate
+                              ? "generate(mean=" + text(r.mean) + ", std=" + text(r.std) +
+                                    ", seed=" + std::to_string(r.seed) + ")"
+                              : "hdf5(" + r.file + ", " + r.dataset + ")";
+  std::string lambdas;
+  for (double l : s.lambdas) lambdas += (lambdas.empty() ? "" : ", ") + text(l);
+  return {{"ridge.matrix", matrix},
+          {"ridge.matrix (its shape and nonzeros)", std::to_string(p.a.rows) + " x " + std::to_string(p.a.columns) +
+                                                        ", " + std::to_string(p.a.nonzeros()) + " nonzeros"},
+          {"ridge.rhs", rhs},
+          {"ridge.lambdas", "[" + lambdas + "]"},
+          {"ridge.solver.atol", text(s.solver.atol)},
+          {"ridge.solver.btol", text(s.solver.btol)},
+          {"ridge.solver.conlim", text(s.solver.conlim)},
+          {"ridge.solver.max_iterations", std::to_string(s.solver.max_iterations)},
+          {"ridge.solver.kernels", deck::kernels_name(s.solver.kernels)},
+          {"ridge.precision", deck::precision_name(s.precision)},
+          {"ridge.keep_solutions", s.keep_solutions ? "true" : "false"},
+          {"ridge.refine_corner", std::to_string(s.refine_corner)}};
+}
+
+template <class T, class F>
+std::vector<T> column(const std::vector<LambdaOutcome>& outcomes, F field) {
+  std::vector<T> out;
+  for (const auto& o : outcomes) out.push_back(static_cast<T>(field(o)));
+  return out;
+}
+
+}  // namespace
+
+void write_solution_rows(MPI_Comm comm, io::OutputFile& out, const std::string& dataset, const GatheredSweep& curve,
+                         std::uint64_t columns) {
+  const std::vector<double> all = curve.lambdas();
+  out.create_dataset<double>(dataset, {all.size(), columns});
+  const std::vector<double>& mine = curve.local_lambdas();
+  std::int64_t rounds = 0;
+  {
+    std::int64_t local = static_cast<std::int64_t>(mine.size());
+    MPI_Allreduce(&local, &rounds, 1, MPI_INT64_T, MPI_MAX, comm);
+  }
+  for (std::int64_t r = 0; r < rounds; ++r) {  // one row per collective write
+    std::uint64_t row = 0, count = 0;
+    const double* data = nullptr;
+    if (r < static_cast<std::int64_t>(mine.size())) {
+      row = static_cast<std::uint64_t>(std::lower_bound(all.begin(), all.end(), mine[r]) - all.begin());
+      count = 1;
+      data = curve.local_solutions().data() + static_cast<std::size_t>(r) * columns;
+    }
+    out.write_slab<double>(dataset, {row, 0}, {count, columns}, data);
+  }
+}
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeSettings& settings,
+                      const Problem& problem, const GatheredSweep& finished) {
+  const std::vector<LambdaOutcome>& o = finished.outcomes();
+  const auto n = static_cast<std::uint64_t>(o.size());
+  io::OutputFile file(comm, path, /*overwrite=*/true);
+  file.create_group("/ridge");
+  file.write_array<double>("/ridge/done", finished.lambdas(), {n});
+  file.write_array<std::int64_t>("/ridge/iterations", column<std::int64_t>(o, [](const LambdaOutcome& x) { return x.iterations; }), {n});
+  file.write_array<std::int32_t>("/ridge/stop_reason", column<std::int32_t>(o, [](const LambdaOutcome& x) { return x.stop_reason; }), {n});
+  file.write_array<double>("/ridge/residual_norm", finished.residual_norms(), {n});
+  file.write_array<double>("/ridge/solution_norm", finished.solution_norms(), {n});
+  if (settings.keep_solutions)
+    write_solution_rows(comm, file, "/ridge/solutions", finished, static_cast<std::uint64_t>(problem.a.columns));
+  file.attribute("/", "study", std::string("ridge"));
+  file.attribute("/", "trident_version", BuildInfo::trident_version());
+  for (const auto& [key, value] : fingerprint(settings, problem)) file.attribute("/ridge", key, value);
+  file.commit();
+}
+
+GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeSettings& settings,
+                              const Problem& problem) {
+  std::vector<LambdaOutcome> outcomes;
+  std::vector<double> local_lambdas, local_solutions;
+  mpi::collective(comm, [&] {
+    const io::InputFile file(path, "checkpoint (--restart)");
+    if (!file.has("/ridge/done")) throw InputError(path + ": not a trident ridge checkpoint (no /ridge/done)");
+    for (const auto& [key, value] : fingerprint(settings, problem)) {
+      const std::string in_file = file.string_attribute("/ridge", key);
+      if (in_file != value)
+        throw InputError(path + ": the checkpoint was written with " + key + " = " + in_file +
+                         ", but the deck has " + value + "; restart with the deck that wrote it");
+    }
+    const std::vector<double> lambdas = file.read<double>("/ridge/done");
+    const std::vector<std::int64_t> iterations = file.read<std::int64_t>("/ridge/iterations");
+    const std::vector<std::int32_t> reasons = file.read<std::int32_t>("/ridge/stop_reason");
+    const std::vector<double> residual = file.read<double>("/ridge/residual_norm");
+    const std::vector<double> solution = file.read<double>("/ridge/solution_norm");
+    const std::size_t n = lambdas.size();
+    if (iterations.size() != n || reasons.size() != n || residual.size() != n || solution.size() != n)
+      throw InputError(path + ": the checkpoint's /ridge datasets differ in length (is it damaged?)");
+    for (std::size_t j = 0; j < n; ++j) {
+      LambdaOutcome o;
+      o.lambda = lambdas[j];
+      o.iterations = iterations[j];
+      o.stop_reason = reasons[j];
+      o.residual_norm = residual[j];
+      o.solution_norm = solution[j];
+      outcomes.push_back(o);
+    }
+    if (!settings.keep_solutions) return;
+    const auto columns = static_cast<std::uint64_t>(problem.a.columns);
+    if (file.dims("/ridge/solutions") != std::vector<std::uint64_t>{n, columns})
+      throw InputError(path + ": the checkpoint's /ridge/solutions is not " + std::to_string(n) + " x " +
+                       std::to_string(columns) + " (is it damaged?)");
+    const auto block = rank_block(n, mpi::size(comm), mpi::rank(comm));
+    local_lambdas.assign(lambdas.begin() + static_cast<std::ptrdiff_t>(block.first),
+                         lambdas.begin() + static_cast<std::ptrdiff_t>(block.second));
+    if (block.second > block.first)
+      local_solutions = file.read<double>("/ridge/solutions", {block.first, 0}, {block.second - block.first, columns});
+  });
+  return GatheredSweep::from_outcomes(std::move(outcomes), std::move(local_lambdas), std::move(local_solutions));
+}
+
+}  // namespace trident::ridge
