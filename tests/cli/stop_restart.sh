@@ -1,0 +1,106 @@
+#!/bin/bash
+# knn and ridge stopped by SIGUSR1 or SIGTERM: exit 75, the output kept with its status,
+# a checkpoint; restarts from it (stopped again, then to the end) give a result bitwise
+# identical to an uninterrupted run; a checkpoint that does not fit the deck is refused
+# (exit 2, exact message). No timing: the signal is made pending before trident starts
+# (pending_signal.py), so it stops at its first check, after one knn batch or one block
+# of ridge iterations, on every rank even where only one rank got the signal.
+# usage: stop_restart.sh TRIDENT [LAUNCHER ARGS...]   (the launcher runs N ranks; none: 1 rank)
+set -u
+trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
+launcher=("$@")
+here=$(cd "$(dirname "$0")" && pwd)
+work=${KEEP:-$(mktemp -d)}; [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; mkdir -p "$work"
+cd "$work"
+export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
+python=/usr/bin/python3
+"$python" -c 'import h5py' 2>/dev/null || { echo "no /usr/bin/python3 with h5py"; exit 1; }
+ranks=1
+for ((i = 0; i < ${#launcher[@]}; ++i)); do
+  case ${launcher[i]} in -n|-np) ranks=${launcher[i + 1]} ;; esac
+done
+last=$((ranks - 1))
+fail=0; pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+# run LOG [pending_signal.py SIGNAL RANKS] -- trident args...
+run() {
+  local log=$1; shift
+  local pre=()
+  if [ "$1" != -- ]; then pre=("$python" "$here/pending_signal.py" "$1" "$2"); shift 2; fi
+  shift
+  "${launcher[@]}" "${pre[@]}" "$trident" "$@" >"$log" 2>&1
+}
+# check.py MODE ARGS: h5py checks, each exits non-zero with a message
+check() { "$python" "$here/stop_restart_check.py" "$@"; }
+
+batch=256
+cat > knn.yaml <<DECK
+output: {progress_seconds: 0}
+knn:
+  k: 8
+  precision: float32
+  observations: {generate: {count: 4096, seed: 1}}
+  references: {generate: {count: 2048, seed: 2}}
+  batch_size: $batch
+  tile_size: 512
+DECK
+sed 's/k: 8/k: 5/' knn.yaml > knn-k5.yaml
+sed 's/count: 2048, seed: 2/count: 2048, seed: 3/' knn.yaml > knn-refs.yaml
+cp "$here/../../inputs/ridge_small.yaml" ridge.yaml
+sed -i 's/^  file: ridge_small.h5/  file: ridge.h5/' ridge.yaml
+sed 's/precision: float32/precision: float64/' ridge.yaml > ridge-f64.yaml
+
+# --- knn ---
+run knn-full.log -- run knn.yaml --output knn-full.h5 && ok || { bad "knn: uninterrupted run"; cat knn-full.log; }
+run knn-1.log USR1 all -- run knn.yaml --output knn-1.h5
+rc=$?; [ $rc -eq 75 ] && ok || { bad "knn: SIGUSR1: exit $rc, expected 75"; cat knn-1.log; }
+grep -q "resume with --restart knn-1.checkpoint.h5" knn-1.log && ok || bad "knn: no resume hint"
+[ ! -e knn-1.h5.partial ] && [ ! -e knn-1.checkpoint.h5.partial ] && ok || bad "knn: partial files left"
+# one batch per rank, exactly, before the first check
+check knn-stopped knn-1.h5 knn-1.checkpoint.h5 knn-full.h5 $((ranks * batch)) SIGUSR1 && ok || bad "knn: first stop"
+# resumed and stopped again, the signal on the last rank only: every rank stops after one more batch
+run knn-2.log TERM $last -- run knn.yaml --restart knn-1.checkpoint.h5 --output knn-2.h5
+rc=$?; [ $rc -eq 75 ] && ok || { bad "knn: SIGTERM on rank $last: exit $rc, expected 75"; cat knn-2.log; }
+check knn-stopped knn-2.h5 knn-2.checkpoint.h5 knn-full.h5 $((2 * ranks * batch)) SIGTERM && ok || bad "knn: second stop"
+run knn-3.log -- run knn.yaml --restart knn-2.checkpoint.h5 --output knn-3.h5
+rc=$?; [ $rc -eq 0 ] && ok || { bad "knn: restart to the end: exit $rc"; cat knn-3.log; }
+check knn-equal knn-full.h5 knn-3.h5 && ok || bad "knn: restarted result differs from the uninterrupted one"
+if [ "$ranks" -gt 1 ]; then  # the checkpoint is per observation: another rank count resumes it
+  "$trident" run knn.yaml --restart knn-2.checkpoint.h5 --output knn-3-one-rank.h5 >knn-3b.log 2>&1 \
+    && check knn-equal knn-full.h5 knn-3-one-rank.h5 && ok || { bad "knn: restart on 1 rank"; cat knn-3b.log; }
+fi
+# refusals: exact messages, exit 2, no output
+expect_refusal() {  # LOG MESSAGE -- trident args
+  local log=$1 message=$2; shift 3
+  run "$log" -- "$@"; local rc=$?
+  [ $rc -eq 2 ] && grep -qxF "trident: error: $message" "$log" && [ ! -e refused.h5 ] && ok \
+    || { bad "exit $rc, expected 2 and: $message"; cat "$log"; }
+}
+expect_refusal refuse-k.log "knn-1.checkpoint.h5: the checkpoint was written with knn.k = 8, but the deck has 5; restart with the deck that wrote it" \
+  -- run knn-k5.yaml --restart knn-1.checkpoint.h5 --output refused.h5
+expect_refusal refuse-refs.log "knn-1.checkpoint.h5: the checkpoint was written with knn.references = generate(count=2048, seed=2), but the deck has generate(count=2048, seed=3); restart with the deck that wrote it" \
+  -- run knn-refs.yaml --restart knn-1.checkpoint.h5 --output refused.h5
+expect_refusal refuse-study.log "--restart knn-1.checkpoint.h5: the checkpoint is a knn checkpoint, but the deck has no knn section" \
+  -- run ridge.yaml --restart knn-1.checkpoint.h5 --output refused.h5
+expect_refusal refuse-other.log "knn-full.h5: not a trident checkpoint (it holds none of /field, /knn/done, /ridge/done)" \
+  -- run knn.yaml --restart knn-full.h5 --output refused.h5
+
+# --- ridge ---
+run ridge-full.log -- run ridge.yaml --output ridge-full.h5 && ok || { bad "ridge: uninterrupted run"; cat ridge-full.log; }
+run ridge-1.log USR1 all -- run ridge.yaml --output ridge-1.h5
+rc=$?; [ $rc -eq 75 ] && ok || { bad "ridge: SIGUSR1: exit $rc, expected 75"; cat ridge-1.log; }
+grep -q "resume with --restart ridge-1.checkpoint.h5" ridge-1.log && ok || bad "ridge: no resume hint"
+[ ! -e ridge-1.h5.partial ] && [ ! -e ridge-1.checkpoint.h5.partial ] && ok || bad "ridge: partial files left"
+check ridge-stopped ridge-1.h5 ridge-1.checkpoint.h5 ridge-full.h5 SIGUSR1 && ok || bad "ridge: first stop"
+run ridge-2.log TERM $last -- run ridge.yaml --restart ridge-1.checkpoint.h5 --output ridge-2.h5
+rc=$?; [ $rc -eq 75 ] && ok || { bad "ridge: SIGTERM on rank $last: exit $rc, expected 75"; cat ridge-2.log; }
+check ridge-stopped ridge-2.h5 ridge-2.checkpoint.h5 ridge-full.h5 SIGTERM && ok || bad "ridge: second stop"
+run ridge-3.log -- run ridge.yaml --restart ridge-2.checkpoint.h5 --output ridge-3.h5
+rc=$?; [ $rc -eq 0 ] && ok || { bad "ridge: restart to the end: exit $rc"; cat ridge-3.log; }
+check ridge-equal ridge-full.h5 ridge-3.h5 && ok || bad "ridge: restarted result differs from the uninterrupted one"
+expect_refusal refuse-precision.log "ridge-1.checkpoint.h5: the checkpoint was written with ridge.precision = float32, but the deck has float64; restart with the deck that wrote it" \
+  -- run ridge-f64.yaml --restart ridge-1.checkpoint.h5 --output refused.h5
+
+echo "stop and restart ($ranks rank(s)): $pass passed, $fail failed"
+[ $fail -eq 0 ]
