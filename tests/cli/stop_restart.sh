@@ -99,6 +99,16 @@ check ridge-stopped ridge-2.h5 ridge-2.checkpoint.h5 ridge-full.h5 SIGTERM && ok
 run ridge-3.log -- run ridge.yaml --restart ridge-2.checkpoint.h5 --output ridge-3.h5
 rc=$?; [ $rc -eq 0 ] && ok || { bad "ridge: restart to the end: exit $rc"; cat ridge-3.log; }
 check ridge-equal ridge-full.h5 ridge-3.h5 && ok || bad "ridge: restarted result differs from the uninterrupted one"
+# the kokkos-kernels engine checks after its first iteration: no λ has finished yet, so the
+# checkpoint is empty and the restart sweeps them all
+sed 's/max_iterations: 0}/max_iterations: 0, kernels: kokkos-kernels}/' ridge.yaml > ridge-kk.yaml
+grep -q "kernels: kokkos-kernels" ridge-kk.yaml || bad "ridge: could not make the kokkos-kernels deck"
+run ridge-kk-full.log -- run ridge-kk.yaml --output ridge-kk-full.h5 || bad "ridge kokkos-kernels: uninterrupted run"
+run ridge-kk-1.log USR1 all -- run ridge-kk.yaml --output ridge-kk-1.h5
+rc=$?; [ $rc -eq 75 ] && grep -q "ridge: stopped by SIGUSR1 with 0 λ finished" ridge-kk-1.log && ok \
+  || { bad "ridge kokkos-kernels: exit $rc, expected 75 with 0 λ finished"; cat ridge-kk-1.log; }
+run ridge-kk-2.log -- run ridge-kk.yaml --restart ridge-kk-1.checkpoint.h5 --output ridge-kk-2.h5 \
+  && check ridge-equal ridge-kk-full.h5 ridge-kk-2.h5 && ok || { bad "ridge kokkos-kernels: restart"; cat ridge-kk-2.log; }
 expect_refusal refuse-precision.log "ridge-1.checkpoint.h5: the checkpoint was written with ridge.precision = float32, but the deck has float64; restart with the deck that wrote it" \
   -- run ridge-f64.yaml --restart ridge-1.checkpoint.h5 --output refused.h5
 
