@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -64,40 +65,57 @@ int validate_command(const CommandLine& command_line, const Runtime& runtime) {
   return kExitOk;
 }
 
+namespace {
+
+struct NamedStudy {
+  const char* name;
+  std::unique_ptr<PreparedStudy> study;
+};
+
+// Every study reads and checks its inputs, settles its rank layout and checks its memory
+// before the output file exists: a mistake there leaves nothing behind.
+std::vector<NamedStudy> prepare_studies(const deck::Deck& deck, RunContext& context,
+                                        const std::string& output_path) {
+  std::vector<NamedStudy> studies;
+  if (deck.diffusion) {
+    const std::string checkpoint = deck.diffusion->checkpoint_file.empty()
+                                       ? diffusion::default_checkpoint_path(output_path)
+                                       : deck.diffusion->checkpoint_file;
+    auto t = context.timers.scope("diffusion.prepare");
+    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, context, checkpoint)});
+  }
+  if (deck.knn) {
+    auto t = context.timers.scope("knn.prepare");
+    studies.push_back({"knn", knn::prepare_study(*deck.knn, context)});
+  }
+  if (deck.ridge) {
+    auto t = context.timers.scope("ridge.prepare");
+    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context)});
+  }
+  return studies;
+}
+
+}  // namespace
+
 int run_command(const CommandLine& command_line, const Runtime& runtime) {
   const MPI_Comm comm = runtime.comm();
+  // The steps of the whole run, in order: startup (MPI, Kokkos, devices), deck, prepare,
+  // open_output, each study, close_output; the summary compares them with the wall time.
+  Timers timers;
+  timers.add("startup", process_seconds());
+  const std::string start_time = io::utc_now();
+  std::optional<Timers::Scope> step(std::in_place, timers, "deck");
   const deck::Deck deck = read_checked_deck(command_line, comm);
   const std::string output_path = command_line.output.empty() ? deck.output.file : command_line.output;
   const bool overwrite = command_line.overwrite || deck.output.overwrite;
   log_start(runtime, deck.source.file, output_path);
   io::check_output_destination(comm, output_path, overwrite);
 
-  Timers timers;
-  const std::string start_time = io::utc_now();
   RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds};
-  // Every study reads and checks its inputs, settles its rank layout and checks its memory
-  // before the output file exists: a mistake there leaves nothing behind.
-  struct NamedStudy {
-    const char* name;
-    std::unique_ptr<PreparedStudy> study;
-  };
-  std::vector<NamedStudy> studies;
-  if (deck.diffusion) {
-    const std::string checkpoint = deck.diffusion->checkpoint_file.empty()
-                                       ? diffusion::default_checkpoint_path(output_path)
-                                       : deck.diffusion->checkpoint_file;
-    auto t = timers.scope("diffusion.prepare");
-    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, context, checkpoint)});
-  }
-  if (deck.knn) {
-    auto t = timers.scope("knn.prepare");
-    studies.push_back({"knn", knn::prepare_study(*deck.knn, context)});
-  }
-  if (deck.ridge) {
-    auto t = timers.scope("ridge.prepare");
-    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context)});
-  }
+  step.emplace(timers, "prepare");
+  std::vector<NamedStudy> studies = prepare_studies(deck, context, output_path);
 
+  step.emplace(timers, "open_output");
   io::OutputFile output(comm, output_path, overwrite,
                         command_line.gathered_io ? io::Mode::gathered : io::Mode::automatic);
   log::info(comm, std::string("writing ") + output.partial_path() + " (" +
@@ -107,7 +125,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   try {
     io::write_provenance(output, deck.source.file, deck.source.text, runtime.binding(), start_time);
     for (NamedStudy& s : studies) {
-      auto t = timers.scope(s.name);
+      step.emplace(timers, s.name);
       s.study->run(output);
     }
   } catch (const StudyStopped& e) {
@@ -117,6 +135,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
     output.discard();  // every rank failed the same way: leave nothing half-written
     throw;
   }
+  step.emplace(timers, "close_output");
   io::write_run_end(output, status, timers);
   output.commit();
   if (deck.diffusion) {
@@ -124,6 +143,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
       if (mpi::rank(comm) == 0) diffusion::write_xdmf(output_path);
     });
   }
+  step.reset();
   const std::string summary = timers.summary(comm);
   if (mpi::rank(comm) == 0 && !log::quiet()) std::fputs(summary.c_str(), stdout);
   log::info(comm, "wrote " + output_path);
