@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "deck/yaml_structure.hpp"
 
 namespace trident::deck {
 
@@ -73,6 +74,9 @@ std::pair<Source, YAML::Node> parse(const std::string& text, const std::string& 
                      std::to_string(e.mark.column + 1) + ": the deck is not valid YAML: " +
                      e.msg);
   }
+  // Before anything reads a value: what yaml-cpp would silently drop is refused here.
+  require_one_document(text, file);
+  require_unique_keys(root, file);
   if (!root.IsMap()) {
     throw InputError(file + ": expected a YAML mapping with at least one of the sections "
                             "diffusion, knn, ridge");
