@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -52,13 +53,12 @@ bool scalar_real(const YAML::Node& node, double& out) {
   const std::string& s = node.Scalar();
   if (s == ".nan" || s == ".NaN" || s == ".NAN") return false;  // never a valid setting
   if (s.empty()) return false;
-  std::size_t used = 0;
-  try {
-    out = std::stod(s, &used);
-    return used == s.size() && std::isfinite(out);
-  } catch (const std::exception&) {
-    return false;
-  }
+  // strtod, not std::stod: stod throws on underflow, so a number as plain as 1e-310 (a
+  // subnormal double) was refused as "expected a number greater than 0". Overflow gives
+  // infinity, which isfinite refuses; a NUL inside the text ends the number early.
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(out);
 }
 
 }  // namespace
