@@ -41,6 +41,10 @@ Bounds at_least(double low);
 Bounds greater_than(double low);
 Bounds between(double low, double high);  // inclusive
 
+// Deck text as it may appear in a one-line message: control characters escaped (`\n`,
+// `\t`, `\x00`), and text longer than 80 bytes cut to its first 60 followed by "...".
+std::string printable(const std::string& text);
+
 // The closest of `known` to `word` by edit distance, or "" when none is close.
 std::string closest(const std::string& word, const std::vector<std::string>& known);
 

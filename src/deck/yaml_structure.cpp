@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "deck/reader.hpp"
 
 namespace trident::deck {
 
@@ -46,7 +47,7 @@ class SecondDocumentFinder : public YAML::EventHandler {
 // keys (`~:`, or `:` alone) are all one key; mappings or lists used as keys are never
 // equal to anything here (they are refused later as unknown keys).
 bool comparable(const YAML::Node& key) { return key.IsScalar() || key.IsNull(); }
-std::string key_text(const YAML::Node& key) { return key.IsNull() ? "~" : key.Scalar(); }
+std::string key_text(const YAML::Node& key) { return key.IsNull() ? "~" : printable(key.Scalar()); }
 
 class DuplicateKeyFinder {
  public:
@@ -62,7 +63,7 @@ class DuplicateKeyFinder {
     }
     std::vector<YAML::Node> keys;
     for (const auto& pair : node) {
-      const YAML::Node& key = pair.first;
+      const YAML::Node key = pair.first;
       const std::string key_path = path.empty() ? key_text(key) : path + "." + key_text(key);
       if (comparable(key)) {
         for (const auto& earlier : keys) {
