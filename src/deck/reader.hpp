@@ -51,7 +51,8 @@ std::string closest(const std::string& word, const std::vector<std::string>& kno
 // One mapping of the deck: the top level or a section such as `diffusion.start`.
 class Section {
  public:
-  // Fails at once if `node` is not a mapping or holds a key outside `allowed`.
+  // Fails at once if `node` is not a mapping or holds a key outside `allowed` (or one that
+  // is no name at all: a list, a mapping, empty).
   Section(const Source& source, const YAML::Node& node, std::string path,
           std::vector<std::string> allowed);
 
