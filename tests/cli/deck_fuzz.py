@@ -10,8 +10,8 @@ DECK_WORK (trident_deck_work) estimates its work and memory under the limits bel
 never a signal, a core dump or a hang; a case that ends with 1 or 2 prints exactly one
 `trident: error:` line and leaves its output folder empty; a run that ends with 0 leaves
 its output file. One rank.
-(The one exception, documented in the README: a diffusion field that is or turns
-non-finite ends with exit 1 and keeps the finished output file with the frames before it.)
+(The one exception, documented in the README: a diffusion field that turns non-finite
+ends with exit 1 and keeps the finished output file with the frames before it.)
 
 Environment:
   TRIDENT_FUZZ_SEED=N   seed of the whole sequence (default below; always printed)
@@ -41,10 +41,10 @@ BYTES_LIMIT = 256 * 2**20
 # A safety net only, far above any run under WORK_LIMIT: a case that reaches it is
 # reported as a hang. No verdict depends on how long a case took otherwise.
 HANG_SECONDS = 120
-# The README's one exception to "a failed run leaves nothing": a diffusion field that is
-# or turns non-finite ends the run with exit 1 and keeps the frames written before it,
-# in the finished output file.
-NON_FINITE_STOP = re.compile(r"^trident: error: diffusion: the field (turned non-finite|is not finite)", re.M)
+# The README's one exception to "a failed run leaves nothing": a diffusion field that
+# turns non-finite ends the run with exit 1 and keeps the frames written before it, in
+# the finished output file.
+NON_FINITE_STOP = re.compile(r"^trident: error: diffusion: the field turned non-finite", re.M)
 
 
 def child_environment():
@@ -93,9 +93,9 @@ def seed_decks(source_dir):
 
 
 def data_files(source_dir):
-    """Files the bad decks name (CSV, Matrix Market), copied beside every mutant."""
+    """Files the bad decks name (CSV, Matrix Market, HDF5), copied beside every mutant."""
     folder = os.path.join(source_dir, "tests", "cli", "bad_decks")
-    return sorted(glob.glob(os.path.join(folder, "*.csv")) + glob.glob(os.path.join(folder, "*.mtx")))
+    return sorted(path for pattern in ("*.csv", "*.mtx", "*.h5") for path in glob.glob(os.path.join(folder, pattern)))
 
 
 def work_estimate(deck_work, deck, cwd):
