@@ -7,6 +7,13 @@ if(TRIDENT_KOKKOS_SOURCE_DIR)
     message(FATAL_ERROR "TRIDENT_KOKKOS_SOURCE_DIR=${TRIDENT_KOKKOS_SOURCE_DIR} holds no Kokkos source tree")
   endif()
   add_subdirectory(${TRIDENT_KOKKOS_SOURCE_DIR} ${CMAKE_BINARY_DIR}/_deps/kokkos)
+  # An installed Kokkos publishes the language it compiles as (Kokkos_COMPILE_LANGUAGE, from
+  # KokkosConfig.cmake); an in-tree one keeps it in its own directory scope. Kokkos Kernels
+  # marks its sources with that variable, so without it an in-tree Kokkos Kernels compiles
+  # its CUDA code as plain C++ ("the compiler is not defining the __CUDACC__ macro").
+  if(Kokkos_ENABLE_CUDA AND Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE)
+    set(Kokkos_COMPILE_LANGUAGE CUDA)
+  endif()
   # Kokkos keeps its version in its own directory scope: read it from its sources.
   file(STRINGS "${TRIDENT_KOKKOS_SOURCE_DIR}/CMakeLists.txt" _kokkos_version_lines
        REGEX "set\\(Kokkos_VERSION_(MAJOR|MINOR|PATCH) [0-9]+\\)")

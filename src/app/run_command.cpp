@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -86,8 +87,62 @@ int validate_command(const CommandLine& command_line, const Runtime& runtime) {
   return kExitOk;
 }
 
+namespace {
+
+struct NamedStudy {
+  const char* name;
+  std::unique_ptr<PreparedStudy> study;
+};
+
+// The run's context for one study: only the study whose checkpoint --restart names
+// resumes; the deck's other studies run in full (a study before it in the deck completed
+// in the stopped run, but its results went to that run's output, not to the checkpoint).
+RunContext context_for(const RunContext& common, const std::string& restart_study, const char* study) {
+  RunContext context = common;
+  if (restart_study != study) context.restart_path.clear();
+  return context;
+}
+
+// Every study reads and checks its inputs, settles its rank layout and checks its memory
+// before the output file exists: a mistake there leaves nothing behind. `contexts` keeps
+// each study's context alive as long as the study.
+std::vector<NamedStudy> prepare_studies(const deck::Deck& deck, const RunContext& common,
+                                        const std::string& restart_study, const std::string& output_path,
+                                        std::vector<std::unique_ptr<RunContext>>& contexts) {
+  const std::string default_checkpoint = io::beside(output_path, ".checkpoint.h5");
+  const auto context = [&](const char* study) -> RunContext& {
+    contexts.push_back(std::make_unique<RunContext>(context_for(common, restart_study, study)));
+    return *contexts.back();
+  };
+  std::vector<NamedStudy> studies;
+  if (deck.diffusion) {
+    const std::string checkpoint = deck.diffusion->checkpoint_file.empty()
+                                       ? default_checkpoint
+                                       : deck.diffusion->checkpoint_file;
+    auto t = common.timers.scope("diffusion.prepare");
+    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, context("diffusion"), checkpoint)});
+  }
+  if (deck.knn) {
+    auto t = common.timers.scope("knn.prepare");
+    studies.push_back({"knn", knn::prepare_study(*deck.knn, context("knn"), default_checkpoint)});
+  }
+  if (deck.ridge) {
+    auto t = common.timers.scope("ridge.prepare");
+    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context("ridge"), default_checkpoint)});
+  }
+  return studies;
+}
+
+}  // namespace
+
 int run_command(const CommandLine& command_line, const Runtime& runtime) {
   const MPI_Comm comm = runtime.comm();
+  // The steps of the whole run, in order: startup (MPI, Kokkos, devices), deck, prepare,
+  // open_output, each study, close_output; the summary compares them with the wall time.
+  Timers timers;
+  timers.add("startup", process_seconds());
+  const std::string start_time = io::utc_now();
+  std::optional<Timers::Scope> step(std::in_place, timers, "deck");
   const CheckedDeck checked = read_checked_deck(command_line, comm);
   const deck::Deck& deck = checked.deck;
   const std::string output_path = command_line.output.empty() ? deck.output.file : command_line.output;
@@ -95,42 +150,12 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   log_start(runtime, deck.source.file, output_path);
   io::check_output_destination(comm, output_path, overwrite);
 
-  Timers timers;
-  const std::string start_time = io::utc_now();
-  // Only the study whose checkpoint --restart names resumes; the deck's other studies run
-  // in full (a study before it in the deck completed in the stopped run, but its results
-  // went to that run's output, not to the checkpoint).
-  const auto context_for = [&](const char* study) {
-    return RunContext{comm, timers, runtime.binding(),
-                      checked.restart_study == study ? command_line.restart : std::string(),
-                      deck.output.progress_seconds};
-  };
-  RunContext diffusion_context = context_for("diffusion"), knn_context = context_for("knn"),
-             ridge_context = context_for("ridge");
-  const std::string default_checkpoint = io::beside(output_path, ".checkpoint.h5");
-  // Every study reads and checks its inputs, settles its rank layout and checks its memory
-  // before the output file exists: a mistake there leaves nothing behind.
-  struct NamedStudy {
-    const char* name;
-    std::unique_ptr<PreparedStudy> study;
-  };
-  std::vector<NamedStudy> studies;
-  if (deck.diffusion) {
-    const std::string checkpoint = deck.diffusion->checkpoint_file.empty()
-                                       ? default_checkpoint
-                                       : deck.diffusion->checkpoint_file;
-    auto t = timers.scope("diffusion.prepare");
-    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, diffusion_context, checkpoint)});
-  }
-  if (deck.knn) {
-    auto t = timers.scope("knn.prepare");
-    studies.push_back({"knn", knn::prepare_study(*deck.knn, knn_context, default_checkpoint)});
-  }
-  if (deck.ridge) {
-    auto t = timers.scope("ridge.prepare");
-    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, ridge_context, default_checkpoint)});
-  }
+  RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds};
+  step.emplace(timers, "prepare");
+  std::vector<std::unique_ptr<RunContext>> contexts;
+  std::vector<NamedStudy> studies = prepare_studies(deck, context, checked.restart_study, output_path, contexts);
 
+  step.emplace(timers, "open_output");
   io::OutputFile output(comm, output_path, overwrite,
                         command_line.gathered_io ? io::Mode::gathered : io::Mode::automatic);
   log::info(comm, std::string("writing ") + output.partial_path() + " (" +
@@ -140,7 +165,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   try {
     io::write_provenance(output, deck.source.file, deck.source.text, runtime.binding(), start_time);
     for (NamedStudy& s : studies) {
-      auto t = timers.scope(s.name);
+      step.emplace(timers, s.name);
       s.study->run(output);
     }
   } catch (const StudyStopped& e) {
@@ -150,6 +175,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
     output.discard();  // every rank failed the same way: leave nothing half-written
     throw;
   }
+  step.emplace(timers, "close_output");
   io::write_run_end(output, status, timers);
   output.commit();
   if (deck.diffusion) {
@@ -157,6 +183,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
       if (mpi::rank(comm) == 0) diffusion::write_xdmf(output_path);
     });
   }
+  step.reset();
   const std::string summary = timers.summary(comm);
   if (mpi::rank(comm) == 0 && !log::quiet()) std::fputs(summary.c_str(), stdout);
   log::info(comm, "wrote " + output_path);

@@ -1,6 +1,9 @@
 #pragma once
 // Wall-clock phase timers, summed per phase, with a summary over ranks at the end. Each
 // timed scope is also a Kokkos Tools region ("trident::diffusion::compute").
+// A phase named without a dot ("startup", "knn") is a step of the whole run: those steps
+// follow each other, and the summary compares their sum with the time since the process
+// started. A dotted phase ("knn.search") is a part of some step, shown for detail.
 #include <mpi.h>
 
 #include <chrono>
@@ -30,18 +33,25 @@ class Timers {
   double seconds(const std::string& phase) const;
   const std::map<std::string, double>& phases() const { return seconds_; }
 
-  // The phase names of rank 0, on every rank (ranks run the same phases). Collective.
+  // The phase names of rank 0 in the order they were first timed, on every rank (ranks
+  // run the same phases). Collective.
   std::vector<std::string> phase_names(MPI_Comm comm) const;
 
-  // One line per phase: the mean over ranks, the slowest rank and its time. Collective;
-  // every rank must have the same phase names (a phase missing on a rank counts 0).
+  // One line per phase: the mean over ranks, the slowest rank and its time; then the
+  // whole run so far (process start to now, slowest rank) and the share of it that the
+  // steps of the run account for. Collective; every rank must have the same phase names
+  // (a phase missing on a rank counts 0).
   std::string summary(MPI_Comm comm) const;
 
  private:
   std::map<std::string, double> seconds_;
+  std::vector<std::string> order_;  // phase names as first timed
 };
 
 // Seconds since an arbitrary origin, for throughput and progress figures.
 double wall_seconds();
+
+// Seconds since this process started (its static initialization, before main and MPI).
+double process_seconds();
 
 }  // namespace trident

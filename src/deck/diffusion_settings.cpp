@@ -1,5 +1,8 @@
 #include "deck/diffusion_settings.hpp"
 
+#include <limits>
+#include <string>
+
 #include "core/error.hpp"
 
 namespace trident::deck {
@@ -46,6 +49,13 @@ DiffusionSettings parse_diffusion(const Section& top) {
   DiffusionSettings d;
   d.nx = s.integer("nx", at_least(1));
   d.ny = s.integer("ny", at_least(1));
+  // Cell counts and byte sizes are 64-bit integers: 2^53 cells keep the padded start
+  // field (16 bytes a cell, sides rounded up to powers of two) below 2^63 bytes, where
+  // 2^32 x 2^32 cells wrapped around to an allocation of the wrong size.
+  if (double(d.nx) * double(d.ny) > 0x1p53) {
+    s.fail("ny", "expected nx x ny at most 2^53 cells, got " + std::to_string(d.nx) + " x " +
+                     std::to_string(d.ny));
+  }
   d.steps = s.integer("steps", at_least(0));
   if (s.has("c")) {
     d.c = s.real("c", greater_than(0));
@@ -62,6 +72,12 @@ DiffusionSettings parse_diffusion(const Section& top) {
   d.checkpoint_file = s.file("checkpoint_file", "");
   if (s.has("ranks")) {
     const auto r = s.integers("ranks", at_least(1), 2, 2);
+    // MPI counts ranks in an int. Checked here, in floating point, because the product in
+    // 64-bit integers can wrap around: 7 x 7905747460161236407 came out as 1 rank.
+    if (double(r[0]) * double(r[1]) > double(std::numeric_limits<int>::max())) {
+      s.fail("ranks", "expected at most 2147483647 ranks in all, got " + std::to_string(r[0]) + " x " +
+                          std::to_string(r[1]));
+    }
     d.ranks = {r[0], r[1]};
   }
   d.start = parse_start(s);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "deck/yaml_structure.hpp"
 
 namespace trident::deck {
 
@@ -25,7 +27,7 @@ std::string format_number(double v) {
 }
 
 std::string shown(const YAML::Node& node) {
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsScalar()) return "'" + printable(node.Scalar()) + "'";
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a mapping";
   return "nothing";
@@ -51,16 +53,38 @@ bool scalar_real(const YAML::Node& node, double& out) {
   const std::string& s = node.Scalar();
   if (s == ".nan" || s == ".NaN" || s == ".NAN") return false;  // never a valid setting
   if (s.empty()) return false;
-  std::size_t used = 0;
-  try {
-    out = std::stod(s, &used);
-    return used == s.size() && std::isfinite(out);
-  } catch (const std::exception&) {
-    return false;
-  }
+  // strtod, not std::stod: stod throws on underflow, so a number as plain as 1e-310 (a
+  // subnormal double) was refused as "expected a number greater than 0". Overflow gives
+  // infinity, which isfinite refuses; a NUL inside the text ends the number early.
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(out);
 }
 
 }  // namespace
+
+std::string printable(const std::string& text) {
+  constexpr std::size_t kLongest = 80, kShownOfLonger = 60;
+  std::string cut = text;
+  if (cut.size() > kLongest) {
+    std::size_t end = kShownOfLonger;
+    while (end > 0 && (static_cast<unsigned char>(cut[end]) & 0xC0) == 0x80) --end;  // whole UTF-8 letters
+    cut = cut.substr(0, end) + "...";
+  }
+  std::string out;
+  for (const char c : cut) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (byte < 0x20 || byte == 0x7f) {
+      static const char digits[] = "0123456789abcdef";
+      out += std::string("\\x") + digits[byte >> 4] + digits[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 std::pair<Source, YAML::Node> parse(const std::string& text, const std::string& file,
                                     const std::string& folder) {
@@ -71,8 +95,11 @@ std::pair<Source, YAML::Node> parse(const std::string& text, const std::string& 
   } catch (const YAML::Exception& e) {
     throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ":" +
                      std::to_string(e.mark.column + 1) + ": the deck is not valid YAML: " +
-                     e.msg);
+                     printable(e.msg));
   }
+  // Before anything reads a value: what yaml-cpp would silently drop is refused here.
+  require_one_document(text, file);
+  require_unique_keys(root, file);
   if (!root.IsMap()) {
     throw InputError(file + ": expected a YAML mapping with at least one of the sections "
                             "diffusion, knn, ridge");
@@ -153,9 +180,15 @@ Section::Section(const Source& source, const YAML::Node& node, std::string path,
                      "), got " + shown(node_));
   }
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const std::string key = it->first.Scalar();
+    const YAML::Node key_node = it->first;  // a copy: `it->` hands out a temporary
+    if (!key_node.IsScalar() || key_node.Scalar().empty()) {  // `[1]: x`, `~: x`, `"": x`
+      throw InputError(where(key_node) + ": " + (path_.empty() ? std::string("deck") : path_) +
+                       ": expected a key name, got " +
+                       (key_node.IsScalar() || key_node.IsNull() ? "an empty key" : shown(key_node)));
+    }
+    const std::string key = key_node.Scalar();
     if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
-    std::string message = where(it->first) + ": " + key_path(key) + ": unknown key";
+    std::string message = where(key_node) + ": " + key_path(printable(key)) + ": unknown key";
     const std::string suggestion = closest(key, allowed_);
     if (!suggestion.empty()) {
       message += "; did you mean '" + suggestion + "'?";

@@ -20,7 +20,8 @@ struct Source {
 };
 
 // Reads and parses a deck file. Throws InputError for a missing or unreadable file,
-// a YAML syntax error (with its line:column) or a document that is not a mapping.
+// a YAML syntax error (with its line:column), a second YAML document, a key given twice
+// in one mapping (see yaml_structure.hpp) or a document that is not a mapping.
 std::pair<Source, YAML::Node> load(const std::string& path);
 // Parses deck text that did not come from a file (tests); `file` names it in messages.
 std::pair<Source, YAML::Node> parse(const std::string& text, const std::string& file,
@@ -40,13 +41,18 @@ Bounds at_least(double low);
 Bounds greater_than(double low);
 Bounds between(double low, double high);  // inclusive
 
+// Deck text as it may appear in a one-line message: control characters escaped (`\n`,
+// `\t`, `\x00`), and text longer than 80 bytes cut to its first 60 followed by "...".
+std::string printable(const std::string& text);
+
 // The closest of `known` to `word` by edit distance, or "" when none is close.
 std::string closest(const std::string& word, const std::vector<std::string>& known);
 
 // One mapping of the deck: the top level or a section such as `diffusion.start`.
 class Section {
  public:
-  // Fails at once if `node` is not a mapping or holds a key outside `allowed`.
+  // Fails at once if `node` is not a mapping or holds a key outside `allowed` (or one that
+  // is no name at all: a list, a mapping, empty).
   Section(const Source& source, const YAML::Node& node, std::string path,
           std::vector<std::string> allowed);
 

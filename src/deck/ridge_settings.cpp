@@ -92,9 +92,16 @@ std::vector<double> parse_lambdas(const Section& ridge) {
       l.fail("geomspace", "expected [low, high, count] with count an integer from 1 to 1000000, "
                           "got count " + number(count));
     const auto n = static_cast<std::size_t>(count);
+    // Ends far apart (1e-200 and 1e200) overflow high / low, which made the values between
+    // them infinite; those go through logarithms instead (other ranges keep their values
+    // bit for bit).
+    const double ratio = g[1] / g[0];
+    const bool ratio_fits = std::isfinite(ratio) && ratio > 0;
     for (std::size_t i = 0; i < n; ++i) {
       const double t = n == 1 ? 0.0 : double(i) / double(n - 1);
-      out.push_back(i + 1 == n && n > 1 ? g[1] : g[0] * std::pow(g[1] / g[0], t));
+      const double value = ratio_fits ? g[0] * std::pow(ratio, t)
+                                      : std::exp(std::log(g[0]) + t * (std::log(g[1]) - std::log(g[0])));
+      out.push_back(i == 0 ? g[0] : i + 1 == n ? g[1] : value);  // the ends exactly as given
     }
   } else {
     ridge.fail("lambdas", "expected a list of positive numbers or {geomspace: [low, high, count]}");

@@ -85,5 +85,23 @@ TEST(MpiTimers, SummaryNamesTheSlowestRank) {
   EXPECT_NE(summary.find(max_text), std::string::npos) << summary;
 }
 
+TEST(MpiTimers, SummaryListsPhasesInRunOrderAndAddsUpTheSteps) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  Timers timers;
+  timers.add("startup", 1.0);
+  { auto open = timers.scope("work"); }  // a step listed when it opens, before its parts
+  timers.add("work.part", 5.0);          // a part: inside a step, not added again
+  timers.add("work", 2.0);
+  timers.add("close", 0.25);
+  const std::string summary = timers.summary(comm);
+  const auto at = [&](const std::string& text) { return summary.find(text); };
+  ASSERT_NE(at("  startup "), std::string::npos) << summary;
+  EXPECT_LT(at("  startup "), at("  work "));
+  EXPECT_LT(at("  work "), at("  work.part "));
+  EXPECT_LT(at("  work.part "), at("  close "));
+  EXPECT_NE(at("its steps (the phases without a dot) account for 3.25"), std::string::npos) << summary;
+  EXPECT_NE(at("  whole run so far "), std::string::npos) << summary;
+}
+
 }  // namespace
 }  // namespace trident

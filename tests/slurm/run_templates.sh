@@ -7,10 +7,11 @@
 # uninterrupted run's; "timed" checks that SLURM itself delivers --signal=B:USR1@120; bad
 # decks must fail the job with exit code 2 and never requeue.
 #
-# usage: run_templates.sh TRIDENT SOURCE_DIR      (exit 77: skipped, no SLURM or not root)
+# usage: run_templates.sh TRIDENT SOURCE_DIR HOLD_TOOL   (exit 77: skipped, no SLURM or not root)
+# HOLD_TOOL is the Kokkos Tools library built from hold_at_checkpoint.cpp.
 # KEEP=DIR keeps the cluster's folder, logs and outputs in DIR.
 set -u
-trident=$(realpath "$1"); src=$(realpath "$2")
+trident=$(realpath "$1"); src=$(realpath "$2"); hold_tool=$(realpath "$3")
 here=$(dirname "$(realpath "$0")")
 for tool in slurmctld slurmd sbatch squeue scontrol scancel sinfo; do
   command -v $tool >/dev/null || { echo "SKIP: $tool not found (Debian: apt-get install slurm-wlm)"; exit 77; }
@@ -21,7 +22,15 @@ done
 work=${KEEP:-$(mktemp -d /tmp/trident-slurm.XXXXXX)}
 mkdir -p "$work"
 source "$here/cluster.sh"
+hold=$work/hold   # the hold tool's files: held.JOBID.PID per held rank, and "released"
+held_pids=()
+release_holds() {  # no rank holds any more (also when the test ends early)
+  mkdir -p "$hold" && touch "$hold/released"
+  [ ${#held_pids[@]} -eq 0 ] || kill -CONT "${held_pids[@]}" 2>/dev/null
+  held_pids=()
+}
 finish() {
+  release_holds
   cluster_stop
   [ -n "${KEEP:-}" ] || rm -rf "$work"
 }
@@ -94,14 +103,21 @@ check() {  # NAME JOB RANKS GPUS: the job completed and its ranks and output are
 }
 
 # The long runs first: they are the slowest, and their deck runs long enough to be
-# stopped. "long" requeues itself, "resub" submits a follow-up job.
+# stopped. "long" requeues itself, "resub" submits a follow-up job. Their ranks load the
+# hold tool (see "Stop the long runs" below); the other jobs do not.
+mkdir -p "$hold"
+major=$("$trident" info 2>/dev/null | sed -n 's/^ *Kokkos  *\([0-9]*\)\..*/\1/p' | head -n 1)
+if [ "${major:-0}" -ge 4 ]; then tools_var=KOKKOS_TOOLS_LIBS; else tools_var=KOKKOS_PROFILE_LIBRARY; fi
+held_submit() {  # as submit, with the hold tool in the job's environment (sbatch passes it on)
+  ( export "$tools_var=$hold_tool" TRIDENT_HOLD_DIR="$hold"; submit "$@" )
+}
 cat >"$work/jobs/long.yaml" <<'DECK'
 output: {progress_seconds: 1}
 diffusion: {nx: 128, ny: 96, steps: 12000, output_every: 3000, checkpoint_every: 1000,
             precision: float64, start: {kind: jagged, seed: 5}}
 DECK
-long=$(submit long long-run "$work/jobs/long.yaml" --ntasks-per-node=2 --time=10)
-resub=$(submit resub long-run "$work/jobs/long.yaml" --ntasks-per-node=2 --time=10 \
+long=$(held_submit long long-run "$work/jobs/long.yaml" --ntasks-per-node=2 --time=10)
+resub=$(held_submit resub long-run "$work/jobs/long.yaml" --ntasks-per-node=2 --time=10 \
           --export=ALL,TRIDENT_RESUME=resubmit)
 # SLURM's own delivery of --signal=B:USR1@120: with a 2-minute limit it is due at once.
 # A stub stands in for trident (whose stop and resume the two jobs above check).
@@ -130,9 +146,10 @@ mpirun --allow-run-as-root --oversubscribe -n 2 --mca btl self,vader "$trident" 
 reference_pid=$!
 
 # Stop the long runs: SIGUSR1 to the batch shell only, which is what --signal=B:USR1@120
-# delivers 120 s before the time limit. So that the run cannot end first however fast
-# the machine, trident's ranks are held (SIGSTOP) from their first checkpoint until the
-# signal is pending at each of them.
+# delivers 120 s before the time limit. So that no run can end first however fast the
+# machine, every rank of both jobs holds itself (SIGSTOP, from the hold tool) right after
+# its first checkpoint; once all of them are held, both jobs are signalled, and the ranks
+# go on only when the signal is pending at each of them.
 usr1_pending() {  # PID: SIGUSR1 (10, bit 9) waits at the process or one of its threads
   local mask
   for mask in $(awk '/^(ShdPnd|SigPnd):/ {print $2}' "/proc/$1/status" 2>/dev/null); do
@@ -140,22 +157,40 @@ usr1_pending() {  # PID: SIGUSR1 (10, bit 9) waits at the process or one of its 
   done
   return 1
 }
-stop() {  # JOB NAME
-  local log=$work/jobs/$2-$1.out out=$work/jobs/long-$1.h5 deadline=$((SECONDS + 120)) pids p
-  until grep -q "checkpoint at step" "$log" 2>/dev/null || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
-  pids=$(for p in $(pgrep -f -- "--output $out"); do
-           [ "$(readlink "/proc/$p/exe")" = "$trident" ] && echo "$p"; done)
-  [ -n "$pids" ] || { bad "$2: no trident rank of job $1 found running"; return; }
-  kill -STOP $pids
-  scancel --batch --signal=USR1 "$1" || bad "$2: could not signal job $1"
-  deadline=$((SECONDS + 30))
-  for p in $pids; do
-    until usr1_pending "$p" || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
-  done
-  kill -CONT $pids
+stopped() {  # PID: the process is stopped (state T)
+  [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" = T ]
 }
-stop "$long" long
-stop "$resub" resub
+held_ranks() {  # JOB: the pids of the job's ranks that the hold tool has stopped
+  local f p
+  for f in "$hold/held.$1".*; do
+    [ -f "$f" ] || continue
+    p=${f##*.}
+    stopped "$p" && echo "$p"
+  done
+}
+stop_all() {  # JOB:NAME:RANKS...: hold every rank of every job, signal each job, release them
+  local spec job name ranks pids p signalled=() deadline=$((SECONDS + 180))
+  for spec in "$@"; do
+    IFS=: read -r job name ranks <<<"$spec"
+    until [ "$(held_ranks "$job" | wc -l)" -ge "$ranks" ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
+    pids=$(held_ranks "$job")
+    held_pids+=($pids)
+    if [ "$(echo "$pids" | wc -w)" -ne "$ranks" ]; then
+      bad "$name: $(echo "$pids" | wc -w) of job $job's $ranks ranks held at their first checkpoint"; cat "$work/jobs/$name-$job.out"
+    fi
+  done
+  for spec in "$@"; do
+    IFS=: read -r job name ranks <<<"$spec"
+    scancel --batch --signal=USR1 "$job" && signalled+=("$job") || bad "$name: could not signal job $job"
+  done
+  deadline=$((SECONDS + 60))
+  for p in "${held_pids[@]}"; do
+    until usr1_pending "$p" || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
+    usr1_pending "$p" || bad "SIGUSR1 never reached held rank $p (jobs ${signalled[*]})"
+  done
+  release_holds
+}
+stop_all "$long:long:2" "$resub:resub:2"
 # A requeued job waits ~2 minutes before it may start again; bring that forward.
 deadline=$((SECONDS + 120))
 until [ "$(job_field "$long" Restarts)" = 1 ] && [ "$(job_field "$long" JobState)" = PENDING ] \
