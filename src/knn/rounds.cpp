@@ -30,12 +30,14 @@ void add(SearchStats& total, const SearchStats& s) {
   total.setup_seconds += s.setup_seconds;
 }
 
-// The next round's size: about kRoundSeconds at the rate of the last round, at most four
-// times the last, in whole batches of `unit`.
+// The next round's size: about kRoundSeconds at the rate of the last round, in whole
+// batches of `unit`. Each round is one search with its own set-up (the references
+// uploaded, the result rows page-locked), so rounds are few: the first round's rate
+// includes that set-up and errs slow, and the cap only guards against a wild estimate.
 std::int64_t next_round(std::int64_t last, std::int64_t searched, double seconds, std::int64_t unit) {
   if (searched <= 0 || seconds <= 0.0) return last;
   const double wanted = static_cast<double>(searched) * kRoundSeconds / seconds;
-  const std::int64_t capped = static_cast<std::int64_t>(std::min(wanted, 4.0 * static_cast<double>(last)));
+  const std::int64_t capped = static_cast<std::int64_t>(std::min(wanted, 1024.0 * static_cast<double>(last)));
   return std::max<std::int64_t>(unit, capped / unit * unit);
 }
 

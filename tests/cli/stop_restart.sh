@@ -13,8 +13,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${KEEP:-$(mktemp -d)}; [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; mkdir -p "$work"
 cd "$work"
 export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
-python=/usr/bin/python3
-"$python" -c 'import h5py' 2>/dev/null || { echo "no /usr/bin/python3 with h5py"; exit 1; }
+# A Python with h5py: Debian's /usr/bin/python3, or the first python3 on the PATH that has it.
+python=""
+for p in /usr/bin/python3 python3; do "$p" -c 'import h5py' 2>/dev/null && { python=$p; break; }; done
+[ -n "$python" ] || { echo "no Python with h5py found"; exit 1; }
 ranks=1
 for ((i = 0; i < ${#launcher[@]}; ++i)); do
   case ${launcher[i]} in -n|-np) ranks=${launcher[i + 1]} ;; esac
