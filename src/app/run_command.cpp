@@ -109,7 +109,7 @@ RunContext context_for(const RunContext& common, const std::string& restart_stud
 std::vector<NamedStudy> prepare_studies(const deck::Deck& deck, const RunContext& common,
                                         const std::string& restart_study, const std::string& output_path,
                                         std::vector<std::unique_ptr<RunContext>>& contexts) {
-  const std::string default_checkpoint = io::beside(output_path, ".checkpoint.h5");
+  const std::string default_checkpoint = io::default_checkpoint_path(output_path);
   const auto context = [&](const char* study) -> RunContext& {
     contexts.push_back(std::make_unique<RunContext>(context_for(common, restart_study, study)));
     return *contexts.back();

@@ -1,16 +1,13 @@
 #include "diffusion/checkpoint.hpp"
 
-#include <sstream>
 
 #include "core/error.hpp"
-#include "io/paths.hpp"
 #include "core/runtime.hpp"
+#include "io/exact_text.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::diffusion {
-
-std::string default_checkpoint_path(const std::string& output_path) { return io::beside(output_path, ".checkpoint.h5"); }
 
 template <class T>
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::DiffusionSettings& settings,
@@ -31,15 +28,6 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.commit();
 }
 
-namespace {
-std::string text(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
-}  // namespace
-
 std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSettings& s) {
   const io::InputFile file(path, "checkpoint (--restart)");
   const auto mismatch = [&](const std::string& key, const std::string& in_file, const std::string& in_deck) {
@@ -51,8 +39,8 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   if (nx != s.nx) mismatch("nx", std::to_string(nx), std::to_string(s.nx));
   if (ny != s.ny) mismatch("ny", std::to_string(ny), std::to_string(s.ny));
   const double c = file.real_attribute("/", "c"), dt = file.real_attribute("/", "dt");
-  if (c != s.c) mismatch("c", text(c), text(s.c));
-  if (dt != s.dt) mismatch("dt", text(dt), text(s.dt));
+  if (c != s.c) mismatch("c", io::exact_text(c), io::exact_text(s.c));
+  if (dt != s.dt) mismatch("dt", io::exact_text(dt), io::exact_text(s.dt));
   const std::string precision = file.string_attribute("/", "precision");
   if (precision != s.precision) mismatch("precision", precision, s.precision);
   const std::int64_t step = file.integer_attribute("/", "step");

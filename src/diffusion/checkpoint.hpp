@@ -12,9 +12,6 @@
 
 namespace trident::diffusion {
 
-// Where checkpoints go when the deck does not say: OUTPUT.h5 -> OUTPUT.checkpoint.h5.
-std::string default_checkpoint_path(const std::string& output_path);
-
 // Writes this rank's interior block (row-major, y.size x x.size) of the field at `step`.
 template <class T>
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::DiffusionSettings& settings,

@@ -12,4 +12,9 @@ inline std::string beside(const std::string& h5_path, const std::string& suffix)
   return (has_h5 ? h5_path.substr(0, h5_path.size() - h5.size()) : h5_path) + suffix;
 }
 
+// Where a run's checkpoint goes unless the deck names one: "run.h5" -> "run.checkpoint.h5".
+inline std::string default_checkpoint_path(const std::string& output_path) {
+  return beside(output_path, ".checkpoint.h5");
+}
+
 }  // namespace trident::io

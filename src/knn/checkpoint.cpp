@@ -1,27 +1,13 @@
 #include "knn/checkpoint.hpp"
 
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/runtime.hpp"
+#include "io/exact_text.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
-#include "io/paths.hpp"
 
 namespace trident::knn {
-
-namespace {
-
-std::string text(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
-
-}  // namespace
-
-std::string default_checkpoint_path(const std::string& output_path) { return io::beside(output_path, ".checkpoint.h5"); }
 
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
                       std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows) {
@@ -61,7 +47,7 @@ ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, s
   const std::string precision = file.string_attribute("/knn", "precision");
   if (precision != s.precision) mismatch("knn.precision", precision, s.precision);
   const double radius = file.real_attribute("/knn", "radius");
-  if (radius != s.radius) mismatch("knn.radius", text(radius), text(s.radius));
+  if (radius != s.radius) mismatch("knn.radius", io::exact_text(radius), io::exact_text(s.radius));
   const std::string observations = file.string_attribute("/knn", "observations");
   if (observations != s.observations.describe())
     mismatch("knn.observations", observations, s.observations.describe());

@@ -13,9 +13,6 @@
 
 namespace trident::knn {
 
-// Where checkpoints go: OUTPUT.h5 -> OUTPUT.checkpoint.h5 (as diffusion's).
-std::string default_checkpoint_path(const std::string& output_path);
-
 // This rank's chunk of the result: rows first .. first+count-1 of every observation, and
 // which of them are finished (1) or still to search (0).
 struct ChunkRows {

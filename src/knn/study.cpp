@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "core/signals.hpp"
 #include "io/output_file.hpp"
+#include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
 #include "knn/points.hpp"
 #include "knn/rounds.hpp"
@@ -63,27 +64,45 @@ KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const st
   return in;
 }
 
-ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm) {
+namespace {
+
+// The result's header from the inputs; the observations' coordinates move into it.
+ChunkResult chunk_header(KnnInputs& in) {
   ChunkResult r;
   r.n_observations = in.n_observations;
   r.n_references = in.n_references;
   r.first = in.first;
   r.count = in.count;
   r.lat_lon = std::move(in.lat_lon);
-  const std::vector<Vec4<double>> references = std::move(in.references);
-  const SearchOptions options = search_options(settings);
-  // the observations' unit vectors in page-locked memory: the biggest copy to the device
+  return r;
+}
+
+// The observations' unit vectors in page-locked memory: the biggest copy to the device.
+Kokkos::View<Vec4<double>*, PinnedHostSpace> observation_vectors(const ChunkResult& r) {
   Kokkos::View<Vec4<double>*, PinnedHostSpace> observations(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::observation_vectors")),
       static_cast<std::size_t>(r.count));
-  for (std::int64_t i = 0; i < r.count; ++i) {
-    observations(i) = unit_vector(r.lat_lon[2 * i], r.lat_lon[2 * i + 1]);
-  }
+  for (std::int64_t i = 0; i < r.count; ++i) observations(i) = unit_vector(r.lat_lon[2 * i], r.lat_lon[2 * i + 1]);
+  return observations;
+}
+
+// Warm-up on a few observations: CUDA loads a kernel's module at its first launch
+// (milliseconds each), which would otherwise weigh on the timing of small problems.
+void warm_up(const Vec4<double>* observations, std::int64_t count, const std::vector<Vec4<double>>& references,
+             const SearchOptions& options) {
+  const std::int64_t warm = std::min<std::int64_t>(count, 256);
+  if (warm > 0) nearest(observations, warm, references, options);
+}
+
+}  // namespace
+
+ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm) {
+  ChunkResult r = chunk_header(in);
+  const std::vector<Vec4<double>> references = std::move(in.references);
+  const SearchOptions options = search_options(settings);
+  const auto observations = observation_vectors(r);
   mpi::collective(comm, [&] {
-    // Warm-up on a few observations: CUDA loads a kernel's module at its first launch
-    // (milliseconds each), which would otherwise weigh on the timing of small problems.
-    const std::int64_t warm = std::min<std::int64_t>(r.count, 256);
-    if (warm > 0) nearest(observations.data(), warm, references, options);
+    warm_up(observations.data(), r.count, references, options);
     r.neighbours = nearest(observations.data(), r.count, references, options, &r.stats);
   });
   return r;
@@ -130,37 +149,24 @@ class KnnStudy : public PreparedStudy {
   }
 
   void run(io::OutputFile& output) override {
-    ChunkResult r;
-    r.n_observations = inputs_.n_observations;
-    r.n_references = inputs_.n_references;
-    r.first = inputs_.first;
-    r.count = inputs_.count;
-    r.lat_lon = std::move(inputs_.lat_lon);
+    ChunkResult r = chunk_header(inputs_);
     const std::vector<Vec4<double>> references = std::move(inputs_.references);
     const SearchOptions options = search_options(settings_);
     int signal = 0;
     {
       auto timer = context_.timers.scope("knn.total");
-      Kokkos::View<Vec4<double>*, PinnedHostSpace> observations(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::observation_vectors")),
-          static_cast<std::size_t>(r.count));
-      for (std::int64_t i = 0; i < r.count; ++i) observations(i) = unit_vector(r.lat_lon[2 * i], r.lat_lon[2 * i + 1]);
-      mpi::collective(context_.comm, [&] {
-        // warm-up (see search_chunk)
-        const std::int64_t warm = std::min<std::int64_t>(r.count, 256);
-        if (warm > 0) nearest(observations.data(), warm, references, options);
-      });
+      const auto observations = observation_vectors(r);
+      mpi::collective(context_.comm, [&] { warm_up(observations.data(), r.count, references, options); });
       mpi::collective(context_.comm, [&] {
         signal = search_in_rounds(observations.data(), references, options, rows_, context_.comm, r.stats);
       });
     }
     context_.timers.add("knn.search", r.stats.search_seconds);
-    r.neighbours = std::move(rows_.neighbours);
     if (signal == 0) {
+      r.neighbours = std::move(rows_.neighbours);
       write_result(settings_, r, context_.comm, output);
       return;
     }
-    rows_.neighbours = std::move(r.neighbours);
     const double done = mpi::sum_over_ranks(
         context_.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
     {
@@ -192,7 +198,7 @@ std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, 
 }
 
 void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output) {
-  prepare_study(settings, context, default_checkpoint_path(output.path()))->run(output);
+  prepare_study(settings, context, io::default_checkpoint_path(output.path()))->run(output);
 }
 
 namespace {

@@ -1,25 +1,18 @@
 #include "ridge/checkpoint.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <utility>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
+#include "io/exact_text.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::ridge {
 
 namespace {
-
-std::string text(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
 
 // What a restart must share with the run that wrote the checkpoint, as (deck key, value)
 // pairs: the same matrix, right-hand side, λ list and solver give each λ the same result.
@@ -29,26 +22,26 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
   switch (m.kind) {
     case deck::RidgeMatrixSettings::Kind::generate:
       matrix = "generate(rows=" + std::to_string(m.rows) + ", columns=" + std::to_string(m.columns) +
-               ", density=" + text(m.density) + ", seed=" + std::to_string(m.seed) + ")";
+               ", density=" + io::exact_text(m.density) + ", seed=" + std::to_string(m.seed) + ")";
       break;
     case deck::RidgeMatrixSettings::Kind::matrix_market: matrix = "matrix_market(" + m.file + ")"; break;
     case deck::RidgeMatrixSettings::Kind::hdf5: matrix = "hdf5(" + m.file + ", " + m.group + ")"; break;
   }
   const auto& r = s.rhs;
   const std::string rhs = r.kind == deck::RidgeRhsSettings::Kind::generate
-                              ? "generate(mean=" + text(r.mean) + ", std=" + text(r.std) +
+                              ? "generate(mean=" + io::exact_text(r.mean) + ", std=" + io::exact_text(r.std) +
                                     ", seed=" + std::to_string(r.seed) + ")"
                               : "hdf5(" + r.file + ", " + r.dataset + ")";
   std::string lambdas;
-  for (double l : s.lambdas) lambdas += (lambdas.empty() ? "" : ", ") + text(l);
+  for (double l : s.lambdas) lambdas += (lambdas.empty() ? "" : ", ") + io::exact_text(l);
   return {{"ridge.matrix", matrix},
           {"ridge.matrix (its shape and nonzeros)", std::to_string(p.a.rows) + " x " + std::to_string(p.a.columns) +
                                                         ", " + std::to_string(p.a.nonzeros()) + " nonzeros"},
           {"ridge.rhs", rhs},
           {"ridge.lambdas", "[" + lambdas + "]"},
-          {"ridge.solver.atol", text(s.solver.atol)},
-          {"ridge.solver.btol", text(s.solver.btol)},
-          {"ridge.solver.conlim", text(s.solver.conlim)},
+          {"ridge.solver.atol", io::exact_text(s.solver.atol)},
+          {"ridge.solver.btol", io::exact_text(s.solver.btol)},
+          {"ridge.solver.conlim", io::exact_text(s.solver.conlim)},
           {"ridge.solver.max_iterations", std::to_string(s.solver.max_iterations)},
           {"ridge.solver.kernels", deck::kernels_name(s.solver.kernels)},
           {"ridge.precision", deck::precision_name(s.precision)},

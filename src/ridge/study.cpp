@@ -230,7 +230,7 @@ std::unique_ptr<PreparedStudy> prepare_study(const deck::RidgeSettings& settings
 }
 
 void run_study(const deck::RidgeSettings& settings, RunContext& context, io::OutputFile& output) {
-  prepare_study(settings, context, io::beside(output.path(), ".checkpoint.h5"))->run(output);
+  prepare_study(settings, context, io::default_checkpoint_path(output.path()))->run(output);
 }
 
 }  // namespace trident::ridge
