@@ -2,11 +2,13 @@
 
 #include "app/commands.hpp"
 #include "core/comm.hpp"
+#include "core/device_comm.hpp"
 
 namespace trident::app {
 
 int info_command(const Runtime& runtime) {
   const MPI_Comm comm = runtime.comm();
+  const core::TransportChoice transport = core::choose_transport(comm, runtime.binding());
   if (mpi::rank(comm) == 0) {
     std::printf("trident %s\n", BuildInfo::trident_version().c_str());
     std::printf("  Kokkos          %s, default execution space %s\n", BuildInfo::kokkos_version().c_str(),
@@ -15,6 +17,7 @@ int info_command(const Runtime& runtime) {
     std::printf("  MPI             %s, %d rank(s)\n", BuildInfo::mpi_library().c_str(), mpi::size(comm));
     std::printf("  GPU-aware MPI   %s (%s)\n", BuildInfo::mpi_gpu_aware() ? "yes" : "no",
                 BuildInfo::mpi_gpu_aware_reason().c_str());
+    std::printf("  device data     %s between ranks\n", transport.describe().c_str());
     std::printf("  HDF5            %s, %s\n", BuildInfo::hdf5_version().c_str(),
                 BuildInfo::hdf5_parallel() ? "parallel (MPI-IO)" : "serial (writes gathered to rank 0)");
     std::printf("  yaml-cpp        %s\n", BuildInfo::yaml_cpp_version().c_str());

@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "core/comm.hpp"
+#include "core/device_comm.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/run_context.hpp"
@@ -64,6 +65,12 @@ void log_start(const Runtime& runtime, const std::string& deck_file, const std::
                       ", GPU-aware MPI: " + (BuildInfo::mpi_gpu_aware() ? "yes" : "no") + " (" +
                       BuildInfo::mpi_gpu_aware_reason() + ")");
   log::each_rank(comm, runtime.binding().describe());
+}
+
+core::TransportChoice log_transport(const Runtime& runtime) {
+  const core::TransportChoice choice = core::choose_transport(runtime.comm(), runtime.binding());
+  log::info(runtime.comm(), "device data between ranks: " + choice.describe());
+  return choice;
 }
 
 }  // namespace
@@ -150,7 +157,9 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   log_start(runtime, deck.source.file, output_path);
   io::check_output_destination(comm, output_path, overwrite);
 
-  RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds};
+  const core::TransportChoice transport = log_transport(runtime);
+  RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds,
+                     transport};
   step.emplace(timers, "prepare");
   std::vector<std::unique_ptr<RunContext>> contexts;
   std::vector<NamedStudy> studies = prepare_studies(deck, context, checked.restart_study, output_path, contexts);

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/device_comm.hpp"
 #include "core/runtime.hpp"
 #include "core/timers.hpp"
 
@@ -19,6 +20,9 @@ struct RunContext {
   const DeviceBinding& binding;
   std::string restart_path;         // --restart CHECKPOINT, for the study that wrote it; else empty
   double progress_seconds = 10.0;   // interval between progress lines on rank 0
+  // How device data goes between ranks (core/device_comm.hpp); the run sets it from
+  // choose_transport(), tests may leave the MPI route that needs no set-up.
+  core::TransportChoice transport = core::mpi_transport();
 };
 
 // A study whose inputs are read and checked, whose rank layout is settled and whose memory

@@ -1,0 +1,262 @@
+#include "core/device_comm.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "core/comm.hpp"
+#include "core/error.hpp"
+
+#if defined(TRIDENT_HAVE_NCCL)
+#include <nccl.h>
+#endif
+
+namespace trident::core {
+
+namespace {
+
+constexpr bool kDeviceMemoryIsHostMemory =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                               Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+
+#if defined(KOKKOS_ENABLE_CUDA)
+using StagingSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using StagingSpace = Kokkos::HostSpace;
+#endif
+
+#if defined(TRIDENT_HAVE_NCCL)
+constexpr bool kBuiltWithNccl = true;
+#else
+constexpr bool kBuiltWithNccl = false;
+#endif
+
+// Whether two ranks of one host drive the same GPU (NCCL refuses that). Collective.
+bool ranks_share_a_device(MPI_Comm comm, const DeviceBinding& binding) {
+  const auto devices = mpi::gather_strings(comm, binding.host + " " + binding.pci_bus_id);
+  int shared = 0;
+  if (mpi::rank(comm) == 0) shared = std::set<std::string>(devices.begin(), devices.end()).size() != devices.size();
+  MPI_Bcast(&shared, 1, MPI_INT, 0, comm);
+  return shared != 0;
+}
+
+std::string requested_transport() {
+  const char* value = std::getenv("TRIDENT_DEVICE_COMM");
+  return value == nullptr || *value == '\0' ? "auto" : value;
+}
+
+}  // namespace
+
+const char* transport_name(Transport transport) {
+  switch (transport) {
+    case Transport::nccl: return "nccl";
+    case Transport::mpi: return "mpi";
+    case Transport::host_staging: return "host-staging";
+  }
+  return "?";
+}
+
+std::string TransportChoice::describe() const {
+  return std::string(transport_name(transport)) + " (" + reason + ")";
+}
+
+TransportChoice mpi_transport() {
+  if (kDeviceMemoryIsHostMemory) return {Transport::mpi, "the backend computes in host memory"};
+  if (BuildInfo::mpi_gpu_aware()) return {Transport::mpi, "MPI is GPU-aware (" + BuildInfo::mpi_gpu_aware_reason() + ")"};
+  return {Transport::host_staging, "MPI is not GPU-aware (" + BuildInfo::mpi_gpu_aware_reason() + ")"};
+}
+
+TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding) {
+  const std::string requested = requested_transport();
+  if (requested != "auto" && requested != "nccl" && requested != "mpi" && requested != "host-staging")
+    throw InputError("TRIDENT_DEVICE_COMM: expected auto, nccl, mpi or host-staging, got '" + requested + "'");
+  if (kDeviceMemoryIsHostMemory) {
+    if (requested == "nccl")
+      throw InputError("TRIDENT_DEVICE_COMM=nccl: this build computes in host memory (" +
+                       BuildInfo::kokkos_backend() + "); use auto or mpi");
+    return {Transport::mpi, "the backend computes in host memory"};
+  }
+  const bool one_rank = mpi::size(comm) == 1;
+  const bool shared_device = !one_rank && ranks_share_a_device(comm, binding);
+  if (requested == "nccl" || requested == "auto") {
+    std::string why_not;
+    if (!kBuiltWithNccl) why_not = "built without NCCL";
+    else if (shared_device) why_not = "two ranks of one host drive the same GPU";
+    if (why_not.empty())
+      return {Transport::nccl, requested == "nccl" ? "set by TRIDENT_DEVICE_COMM" : "GPU to GPU"};
+    if (requested == "nccl") throw InputError("TRIDENT_DEVICE_COMM=nccl: not possible here: " + why_not);
+    TransportChoice fallback = mpi_transport();
+    fallback.reason += "; no NCCL: " + why_not;
+    return fallback;
+  }
+  if (requested == "mpi") {
+    if (!BuildInfo::mpi_gpu_aware())
+      throw InputError("TRIDENT_DEVICE_COMM=mpi: this MPI cannot take device pointers (" +
+                       BuildInfo::mpi_gpu_aware_reason() + "); use auto or host-staging");
+    return {Transport::mpi, "set by TRIDENT_DEVICE_COMM"};
+  }
+  return {Transport::host_staging, "set by TRIDENT_DEVICE_COMM"};
+}
+
+struct DeviceComm::Nccl {
+#if defined(TRIDENT_HAVE_NCCL)
+  ncclComm_t comm = nullptr;
+#endif
+};
+
+struct DeviceComm::Staging {
+  Kokkos::View<char*, StagingSpace> send, receive;
+};
+
+#if defined(TRIDENT_HAVE_NCCL)
+namespace {
+void check_nccl(ncclResult_t result, const char* what) {
+  if (result != ncclSuccess)
+    throw RunError(std::string("NCCL ") + what + " failed: " + ncclGetErrorString(result));
+}
+template <class T>
+ncclDataType_t nccl_type();
+template <> ncclDataType_t nccl_type<float>() { return ncclFloat32; }
+template <> ncclDataType_t nccl_type<double>() { return ncclFloat64; }
+template <> ncclDataType_t nccl_type<std::int64_t>() { return ncclInt64; }
+cudaStream_t stream_of(const Kokkos::DefaultExecutionSpace& space) { return space.cuda_stream(); }
+}  // namespace
+#endif
+
+DeviceComm::DeviceComm(MPI_Comm comm, const TransportChoice& choice)
+    : choice_(choice), nccl_(std::make_unique<Nccl>()), staging_(std::make_unique<Staging>()) {
+  MPI_Comm_dup(comm, &comm_);
+  rank_ = mpi::rank(comm_);
+  size_ = mpi::size(comm_);
+#if defined(TRIDENT_HAVE_NCCL)
+  if (choice_.transport == Transport::nccl) {
+    ncclUniqueId id;
+    int ok = 1;
+    if (rank_ == 0) ok = ncclGetUniqueId(&id) == ncclSuccess;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm_);
+    if (!ok) throw CollectiveError("NCCL could not make a communicator id (ncclGetUniqueId)", kExitRunFailure);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm_);
+    const ncclResult_t result = ncclCommInitRank(&nccl_->comm, size_, id, rank_);
+    int failed = result != ncclSuccess, any_failed = 0;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm_);
+    if (any_failed)
+      throw CollectiveError(std::string("NCCL could not set up its communicator (ncclCommInitRank") +
+                                (failed ? std::string(": ") + ncclGetErrorString(result) : std::string(" on another rank")) +
+                                "); TRIDENT_DEVICE_COMM=host-staging avoids NCCL",
+                            kExitRunFailure);
+  }
+#endif
+}
+
+DeviceComm::~DeviceComm() {
+#if defined(TRIDENT_HAVE_NCCL)
+  if (nccl_->comm != nullptr) ncclCommDestroy(nccl_->comm);
+#endif
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+char* DeviceComm::staging_send(std::size_t bytes) {
+  if (staging_->send.extent(0) < bytes)
+    staging_->send = Kokkos::View<char*, StagingSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::core::staging_send"), bytes);
+  return staging_->send.data();
+}
+
+char* DeviceComm::staging_receive(std::size_t bytes) {
+  if (staging_->receive.extent(0) < bytes)
+    staging_->receive = Kokkos::View<char*, StagingSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::core::staging_receive"), bytes);
+  return staging_->receive.data();
+}
+
+namespace {
+// Unmanaged views of raw buffers, for deep_copy on a stream.
+template <class T>
+using DeviceBuffer = Kokkos::View<T*, Kokkos::DefaultExecutionSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+using StagingBuffer = Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+DeviceBuffer<T> device_view(T* data, std::size_t count) { return DeviceBuffer<T>(data, count); }
+template <class T>
+StagingBuffer<T> host_view(char* data, std::size_t count) { return StagingBuffer<T>(reinterpret_cast<T*>(data), count); }
+}  // namespace
+
+template <class T>
+void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_t send_size,
+                          const std::vector<Piece>& sends, T* receive, std::size_t receive_size,
+                          const std::vector<Piece>& receives) {
+#if defined(TRIDENT_HAVE_NCCL)
+  if (choice_.transport == Transport::nccl) {
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    for (const Piece& p : receives)
+      if (p.peer != MPI_PROC_NULL && p.count > 0)
+        check_nccl(ncclRecv(receive + p.offset, p.count, nccl_type<T>(), p.peer, nccl_->comm, stream_of(space)),
+                   "ncclRecv");
+    for (const Piece& p : sends)
+      if (p.peer != MPI_PROC_NULL && p.count > 0)
+        check_nccl(ncclSend(send + p.offset, p.count, nccl_type<T>(), p.peer, nccl_->comm, stream_of(space)),
+                   "ncclSend");
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    return;
+  }
+#endif
+  const T* send_from = send;
+  T* receive_into = receive;
+  const bool staged = choice_.transport == Transport::host_staging;
+  if (staged) {
+    auto host_send = host_view<T>(staging_send(send_size * sizeof(T)), send_size);
+    Kokkos::deep_copy(space, host_send, device_view(const_cast<T*>(send), send_size));
+    send_from = host_send.data();
+    receive_into = reinterpret_cast<T*>(staging_receive(receive_size * sizeof(T)));
+  }
+  space.fence();  // MPI reads the buffers from the host thread
+  std::vector<MPI_Request> requests;
+  requests.reserve(sends.size() + receives.size());
+  const MPI_Datatype type = mpi::datatype<T>();
+  for (const Piece& p : receives) {
+    requests.emplace_back();
+    MPI_Irecv(receive_into + p.offset, static_cast<int>(p.count), type, p.peer, p.tag, comm_, &requests.back());
+  }
+  for (const Piece& p : sends) {
+    requests.emplace_back();
+    MPI_Isend(send_from + p.offset, static_cast<int>(p.count), type, p.peer, p.tag, comm_, &requests.back());
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  if (staged)
+    Kokkos::deep_copy(space, device_view(receive, receive_size),
+                      host_view<T>(reinterpret_cast<char*>(receive_into), receive_size));
+}
+
+template <class T>
+void DeviceComm::all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count) {
+  if (size_ == 1) return;
+#if defined(TRIDENT_HAVE_NCCL)
+  if (choice_.transport == Transport::nccl) {
+    check_nccl(ncclAllReduce(data, data, count, nccl_type<T>(), ncclSum, nccl_->comm, stream_of(space)),
+               "ncclAllReduce");
+    return;
+  }
+#endif
+  T* reduce_in = data;
+  const bool staged = choice_.transport == Transport::host_staging;
+  if (staged) {
+    auto host = host_view<T>(staging_send(count * sizeof(T)), count);
+    Kokkos::deep_copy(space, host, device_view(data, count));
+    reduce_in = host.data();
+  }
+  space.fence();
+  MPI_Allreduce(MPI_IN_PLACE, reduce_in, static_cast<int>(count), mpi::datatype<T>(), MPI_SUM, comm_);
+  if (staged)
+    Kokkos::deep_copy(space, device_view(data, count), host_view<T>(reinterpret_cast<char*>(reduce_in), count));
+}
+
+template void DeviceComm::exchange<float>(const ExecutionSpace&, const float*, std::size_t, const std::vector<Piece>&,
+                                          float*, std::size_t, const std::vector<Piece>&);
+template void DeviceComm::exchange<double>(const ExecutionSpace&, const double*, std::size_t,
+                                           const std::vector<Piece>&, double*, std::size_t,
+                                           const std::vector<Piece>&);
+template void DeviceComm::all_reduce_sum<float>(const ExecutionSpace&, float*, std::size_t);
+template void DeviceComm::all_reduce_sum<double>(const ExecutionSpace&, double*, std::size_t);
+template void DeviceComm::all_reduce_sum<std::int64_t>(const ExecutionSpace&, std::int64_t*, std::size_t);
+
+}  // namespace trident::core

@@ -1,0 +1,99 @@
+#pragma once
+// The one way device data travels between ranks: halos (point-to-point exchanges) and
+// sums over ranks (all-reduces). Three transports, chosen once per communicator:
+//   nccl          GPU to GPU through NCCL, queued on the caller's stream (built with CUDA and
+//                 NCCL, and every rank drives its own GPU); its id travels by MPI_Bcast, so a
+//                 plain MPI launcher (mpirun, srun) is all it needs;
+//   mpi           MPI with device pointers (a CUDA-aware MPI), or plain MPI when the backend
+//                 computes in host memory;
+//   host-staging  MPI on page-locked host copies of the device buffers.
+// TRIDENT_DEVICE_COMM=auto|nccl|mpi|host-staging overrides the automatic choice.
+// Results do not depend on the transport for exchanges (they move bits). Sums over ranks
+// are repeatable run to run for a given rank count and transport (fixed reduction order);
+// across rank counts or transports they agree to rounding.
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/runtime.hpp"
+
+namespace trident::core {
+
+enum class Transport { nccl, mpi, host_staging };
+const char* transport_name(Transport transport);
+
+struct TransportChoice {
+  Transport transport = Transport::mpi;
+  std::string reason;  // why, for the run log and `trident info`
+  std::string describe() const;
+};
+
+// Decides the transport for `comm` from the build, the MPI, the devices the ranks drive and
+// TRIDENT_DEVICE_COMM. Collective; every rank gets the same answer. An impossible forced
+// choice is an InputError naming TRIDENT_DEVICE_COMM.
+TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding);
+
+// MPI alone, with or without host staging as the MPI needs; no set-up, no collective.
+TransportChoice mpi_transport();
+
+class DeviceComm {
+ public:
+  using ExecutionSpace = Kokkos::DefaultExecutionSpace;
+
+  // Collective over `comm` (which it duplicates); sets up NCCL when chosen.
+  DeviceComm(MPI_Comm comm, const TransportChoice& choice);
+  ~DeviceComm();
+  DeviceComm(const DeviceComm&) = delete;
+  DeviceComm& operator=(const DeviceComm&) = delete;
+
+  Transport transport() const { return choice_.transport; }
+  const TransportChoice& choice() const { return choice_; }
+  MPI_Comm mpi_comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  // One piece of an exchange: `count` numbers at `offset` of the send or receive buffer,
+  // to or from `peer` (a rank of this communicator; MPI_PROC_NULL pieces are skipped).
+  // NCCL has no tags: two pieces between the same pair of ranks in one exchange are matched
+  // in the order they are listed, so list them in the same order on both sides.
+  struct Piece {
+    int peer;
+    std::size_t offset;
+    std::size_t count;
+    int tag;
+  };
+
+  // Sends and receives all pieces together. `send` and `receive` are device buffers of
+  // send_size and receive_size numbers. Work queued on `space` before the call is done
+  // before anything is sent; the received numbers are in `receive` for work queued on
+  // `space` after the call. With NCCL the call returns once queued; with MPI it returns
+  // when the transfer is complete (other streams keep running meanwhile).
+  template <class T>
+  void exchange(const ExecutionSpace& space, const T* send, std::size_t send_size,
+                const std::vector<Piece>& sends, T* receive, std::size_t receive_size,
+                const std::vector<Piece>& receives);
+
+  // data[0..count) <- its sum over ranks, in place, on the device; ordered on `space`
+  // as exchange() is.
+  template <class T>
+  void all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count);
+
+ private:
+  // Page-locked host buffers of at least `bytes`, grown when needed and then reused.
+  char* staging_send(std::size_t bytes);
+  char* staging_receive(std::size_t bytes);
+
+  TransportChoice choice_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  struct Nccl;
+  std::unique_ptr<Nccl> nccl_;
+  struct Staging;
+  std::unique_ptr<Staging> staging_;
+};
+
+}  // namespace trident::core
