@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <Kokkos_Core.hpp>
+
 #include "core/error.hpp"
 #include "diffusion/start_field.hpp"
 #include "io/input_file.hpp"
@@ -52,6 +54,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   if (argc < 3) return usage();
+  Kokkos::ScopeGuard kokkos(argc, argv);  // the start field is read into device memory
   const std::string kind = argv[1], file = argv[2];
   trident::deck::PointSource points;
   points.key = "bench";
@@ -99,7 +102,11 @@ int main(int argc, char** argv) {
         field.file = file;
         field.dataset = points.dataset;
         const auto ny = static_cast<std::int64_t>(dims.at(0)), nx = static_cast<std::int64_t>(dims.at(1));
-        items = trident::diffusion::start_block(field, nx, ny, {0, nx}, {0, ny}).size();
+        // Read, copied to the device and converted to float32 there, as a one-rank run does
+        // (a file start needs no MPI).
+        Kokkos::View<float**, Kokkos::LayoutRight> block("bench::start_block", ny, nx);
+        trident::diffusion::fill_start_block<float>(MPI_COMM_SELF, field, nx, ny, {0, nx}, {0, ny}, block);
+        items = block.size();
       } else {
         const std::int64_t n = trident::knn::count_points(points);
         items = trident::knn::read_points(points, 0, n).size() / 2;

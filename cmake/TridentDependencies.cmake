@@ -1,5 +1,5 @@
 # Finds (never vendors) trident's dependencies and exposes them as targets:
-#   Kokkos::kokkos, trident::kokkoskernels, MPI::MPI_CXX, trident::hdf5, yaml-cpp.
+#   Kokkos::kokkos, trident::kokkoskernels, MPI::MPI_CXX, trident::hdf5, trident::fft, yaml-cpp.
 
 # --- Kokkos: in-tree from a source folder the user names, or an installed package ---
 if(TRIDENT_KOKKOS_SOURCE_DIR)
@@ -91,6 +91,25 @@ target_link_libraries(trident_hdf5 INTERFACE ${HDF5_C_LIBRARIES} ${HDF5_LIBRARIE
 target_compile_definitions(trident_hdf5 INTERFACE ${HDF5_DEFINITIONS} ${HDF5_C_DEFINITIONS})
 add_library(trident::hdf5 ALIAS trident_hdf5)
 message(STATUS "HDF5 ${HDF5_VERSION}, parallel: ${HDF5_IS_PARALLEL}")
+
+# --- FFT for the jagged start field: cuFFT with a CUDA Kokkos, FFTW (float64) otherwise ---
+add_library(trident_fft INTERFACE)
+if(TRIDENT_KOKKOS_CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  target_link_libraries(trident_fft INTERFACE CUDA::cufft)
+  message(STATUS "FFT: cuFFT ${CUDAToolkit_VERSION}")
+else()
+  find_path(TRIDENT_FFTW_INCLUDE_DIR fftw3.h)
+  find_library(TRIDENT_FFTW_LIBRARY fftw3)
+  if(NOT TRIDENT_FFTW_INCLUDE_DIR OR NOT TRIDENT_FFTW_LIBRARY)
+    message(FATAL_ERROR "trident needs FFTW 3 (float64, libfftw3) for the jagged start field on host backends: "
+                        "install libfftw3-dev (Debian, Ubuntu) or fftw (Spack), or set CMAKE_PREFIX_PATH")
+  endif()
+  target_include_directories(trident_fft INTERFACE ${TRIDENT_FFTW_INCLUDE_DIR})
+  target_link_libraries(trident_fft INTERFACE ${TRIDENT_FFTW_LIBRARY})
+  message(STATUS "FFT: FFTW ${TRIDENT_FFTW_LIBRARY}")
+endif()
+add_library(trident::fft ALIAS trident_fft)
 
 # --- yaml-cpp (0.6 to 0.8; 0.8 exports yaml-cpp::yaml-cpp, older ones yaml-cpp) ---
 find_package(yaml-cpp REQUIRED)

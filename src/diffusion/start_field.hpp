@@ -1,5 +1,11 @@
 #pragma once
-// Start fields for the diffusion study, computed in float64 on the host.
+// Start fields for the diffusion study, built on the device, each rank its own block:
+// `gaussian` by a kernel, `file` read by hyperslab (start_file.hpp), `jagged` by a
+// distributed FFT (jagged_field.hpp). One way in for all of them: fill_start_block.
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
 #include <cstdint>
 #include <vector>
 
@@ -8,22 +14,25 @@
 
 namespace trident::diffusion {
 
-// The whole (ny x nx) "jagged" field, row-major, the same on every machine for a seed:
-//  1. white noise, standard normal (splitmix64 + Box-Muller), on a grid padded to powers of two;
-//  2. its 2D FFT multiplied by |k|^-exponent (|k| the integer radial wavenumber; k = 0 removed);
-//  3. the real part of the inverse FFT, cropped to ny x nx;
-//  4. cells farther than radius * min(nx, ny) from the grid's centre set to 0;
-//  5. the cells inside the disc scaled to [0, 1], then those under the `percentile`-th
-//     percentile of the inside values set to 0.
-std::vector<double> jagged_field(std::int64_t nx, std::int64_t ny, const deck::StartField& start);
+// Fills `block`, this rank's y.size x x.size cells from (x.offset, y.offset) of the nx x ny
+// grid, with the start field the settings describe. Collective over `comm` (every rank
+// calls it with its own block). Throws InputError for an unusable start file.
+template <class T>
+void fill_start_block(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
+                      Extent y, const Kokkos::View<T**, Kokkos::LayoutRight>& block);
 
-// amplitude * exp(-r^2 / (2 w^2)), r from centre (fractions of nx-1, ny-1), w = width * min(nx, ny).
-double gaussian_value(const deck::StartField& start, std::int64_t nx, std::int64_t ny,
-                      std::int64_t i, std::int64_t j);
+// Whether any value of `block` is NaN or infinite (a start file in float64 can overflow
+// float32, a gaussian's amplitude too).
+template <class T>
+bool any_not_finite(const Kokkos::View<T**, Kokkos::LayoutRight>& block);
 
-// This rank's block (y.size rows x x.size columns) of the start field. Reads or
-// generates as settings say; throws InputError for an unusable start file.
-std::vector<double> start_block(const deck::StartField& start, std::int64_t nx, std::int64_t ny,
+// Device memory that building the start field takes for a while, on each of `ranks`
+// ranks, besides the block itself.
+std::int64_t start_scratch_bytes(const deck::StartField& start, std::int64_t nx, std::int64_t ny, int ranks);
+
+// This rank's block of the start field as float64 on the host, row-major: for tests and
+// benchmarks. Collective over `comm` as fill_start_block.
+std::vector<double> start_block(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny,
                                 Extent x, Extent y);
 
 }  // namespace trident::diffusion

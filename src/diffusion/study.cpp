@@ -56,6 +56,8 @@ bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, 
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                    Kokkos::DefaultExecutionSpace::memory_space>::accessible)
       need += static_cast<std::int64_t>(8 + sizeof(T)) * ny * nx;
+    // building the start field takes its scratch while the fields above are allocated
+    if (ctx.restart_path.empty()) need += start_scratch_bytes(s.start, s.nx, s.ny, mpi::size(ctx.comm));
     const std::string what = "the " + std::to_string(s.nx) + " x " + std::to_string(s.ny) + " grid in " +
                              s.precision + " (a block of " + std::to_string(nx) + " x " +
                              std::to_string(ny) + " cells on each rank)";
@@ -157,30 +159,24 @@ class Solver : public PreparedStudy {
   std::int64_t load_start() {
     auto t = ctx_.timers.scope("diffusion.start_field");
     std::int64_t first = 0;
-    std::vector<T> block;
     mpi::collective(ctx_.comm, [&] {
       if (!ctx_.restart_path.empty()) {
         first = checkpoint_step(ctx_.restart_path, s_);
-        block = read_checkpoint_block<T>(ctx_.restart_path, d_);
+        const std::vector<T> block = read_checkpoint_block<T>(ctx_.restart_path, d_);
+        std::copy(block.begin(), block.end(), interior_host_.data());
+        Kokkos::deep_copy(interior_, interior_host_);
         return;
       }
-      const std::vector<double> start = start_block(s_.start, s_.nx, s_.ny, d_.x(), d_.y());
-      block.assign(start.begin(), start.end());
+      fill_start_block<T>(d_.cart(), s_.start, s_.nx, s_.ny, d_.x(), d_.y(), interior_);
     });
     if (!ctx_.restart_path.empty())
       log::info(ctx_.comm, "diffusion: restarting from " + ctx_.restart_path + " at step " + std::to_string(first));
-    std::int64_t bad_cell = -1;
-    for (std::size_t k = 0; k < block.size() && bad_cell < 0; ++k)
-      if (!std::isfinite(block[k])) bad_cell = static_cast<std::int64_t>(k);
-    const bool any_bad = mpi::max_over_ranks(ctx_.comm, bad_cell >= 0 ? 1.0 : 0.0) > 0;
+    const bool any_bad = mpi::max_over_ranks(ctx_.comm, any_not_finite<T>(interior_) ? 1.0 : 0.0) > 0;
     if (any_bad) {  // thrown on every rank alike
       throw InputError("diffusion: the field is not finite (NaN or infinite) at step " + std::to_string(first) +
                        " (the " + (ctx_.restart_path.empty() ? "start field" : "checkpoint") +
                        "); check diffusion.start; nothing was computed");
     }
-    for (std::int64_t j = 0; j < ny_; ++j)
-      for (std::int64_t i = 0; i < nx_; ++i) interior_host_(j, i) = block[static_cast<std::size_t>(j * nx_ + i)];
-    Kokkos::deep_copy(interior_, interior_host_);
     load_interior<T>(interior_, u_);
     return first;
   }

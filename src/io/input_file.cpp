@@ -51,9 +51,8 @@ std::vector<std::uint64_t> InputFile::dims(const std::string& dataset) const {
   return std::vector<std::uint64_t>(size.begin(), size.end());
 }
 
-template <class T>
-std::vector<T> InputFile::read(const std::string& dataset, const std::vector<std::uint64_t>& offset,
-                               const std::vector<std::uint64_t>& count) const {
+void InputFile::read_into(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                          const std::vector<std::uint64_t>& count, hid_t memory_type, void* out) const {
   const std::vector<std::uint64_t> shape = dims(dataset);
   Handle d(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT));
   Handle type(H5Dget_type(d.get()));
@@ -69,14 +68,28 @@ std::vector<T> InputFile::read(const std::string& dataset, const std::vector<std
   }
   std::uint64_t n = 1;
   for (auto x : c) n *= x;
+  if (n == 0) return;
+  Handle memory_space(H5Screate_simple(static_cast<int>(c.size()), c.data(), nullptr));
+  if (H5Dread(d.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
+    throw InputError(path_ + ": cannot read '" + dataset + "' from the " + role_);
+}
+
+std::size_t InputFile::float_size(const std::string& dataset) const {
+  dims(dataset);  // names a missing dataset
+  Handle d(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT));
+  Handle type(H5Dget_type(d.get()));
+  return H5Tget_class(type.get()) == H5T_FLOAT ? H5Tget_size(type.get()) : 0;
+}
+
+template <class T>
+std::vector<T> InputFile::read(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                               const std::vector<std::uint64_t>& count) const {
+  std::uint64_t n = 1;
+  for (auto x : count.empty() ? dims(dataset) : count) n *= x;
   std::vector<T> out;
   reserve_huge(out, n);
   out.resize(n);
-  if (n == 0) return out;
-  Handle memory_space(H5Screate_simple(static_cast<int>(c.size()), c.data(), nullptr));
-  if (H5Dread(d.get(), h5_type<T>(), memory_space.get(), file_space.get(), H5P_DEFAULT,
-              out.data()) < 0)
-    throw InputError(path_ + ": cannot read '" + dataset + "' from the " + role_);
+  read_into(dataset, offset, count, h5_type<T>(), out.data());
   return out;
 }
 

@@ -26,6 +26,12 @@ class InputFile {
   template <class T>
   std::vector<T> read(const std::string& dataset, const std::vector<std::uint64_t>& offset = {},
                       const std::vector<std::uint64_t>& count = {}) const;
+  // Reads a block into `out` (room for the block's values) as `memory_type`, an HDF5 native
+  // type: no conversion, at the disk's speed, when it is the stored type.
+  void read_into(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                 const std::vector<std::uint64_t>& count, hid_t memory_type, void* out) const;
+  // Bytes of a floating-point dataset's values (4 or 8); 0 for other types.
+  std::size_t float_size(const std::string& dataset) const;
   std::string string_attribute(const std::string& object, const std::string& name) const;
   double real_attribute(const std::string& object, const std::string& name) const;
   std::int64_t integer_attribute(const std::string& object, const std::string& name) const;

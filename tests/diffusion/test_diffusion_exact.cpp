@@ -58,7 +58,7 @@ TEST(MpiDiffusionReference, JaggedFieldMatchesASerialFloat64Loop) {
   s.output_every = 40;
   s.laplacian = true;
   const auto out = run_diffusion(comm, s, folder + "/out.h5");
-  const std::vector<double> start = diffusion::jagged_field(nx, ny, s.start);
+  const std::vector<double> start = diffusion::start_block(MPI_COMM_SELF, s.start, nx, ny, {0, nx}, {0, ny});
   ASSERT_EQ(out.steps, (std::vector<std::int64_t>{0, 40, 80, 120}));
   const std::size_t n = start.size();
   for (std::size_t f = 0; f < out.steps.size(); ++f) {

@@ -2,10 +2,12 @@
 // stored, and a non-finite cell refused as bad input naming the file, dataset and cell.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 
 #include "core/error.hpp"
+#include "diffusion/decomposition.hpp"
 #include "diffusion/start_field.hpp"
 #include "support/h5_write.hpp"
 #include "support/test_support.hpp"
@@ -36,7 +38,7 @@ TEST(StartFile, EachBlockIsItsPartOfTheDataset) {
   test::write_h5_doubles(path, "/u", {kNy, kNx}, u);
   const deck::StartField s = file_start(path);
   for (const auto& [x, y] : {std::pair<Extent, Extent>{{0, kNx}, {0, kNy}}, {{2, 3}, {1, 4}}, {{6, 1}, {4, 1}}}) {
-    const std::vector<double> block = start_block(s, kNx, kNy, x, y);
+    const std::vector<double> block = start_block(MPI_COMM_SELF, s, kNx, kNy, x, y);
     ASSERT_EQ(block.size(), static_cast<std::size_t>(x.size * y.size));
     for (std::int64_t j = 0; j < y.size; ++j)
       for (std::int64_t i = 0; i < x.size; ++i)
@@ -51,18 +53,56 @@ TEST(StartFile, NonFiniteCellIsBadInputNamingTheCell) {
   u[4 * kNx + 0] = -HUGE_VAL;
   test::write_h5_doubles(path, "/u", {kNy, kNx}, u);
   const deck::StartField s = file_start(path);
-  EXPECT_EQ(test::input_error_message([&] { start_block(s, kNx, kNy, {0, kNx}, {0, kNy}); }),
+  EXPECT_EQ(test::input_error_message([&] { start_block(MPI_COMM_SELF, s, kNx, kNy, {0, kNx}, {0, kNy}); }),
             path + ": dataset '/u': cell (3, 5) is not finite (nan)");
-  EXPECT_EQ(test::input_error_message([&] { start_block(s, kNx, kNy, {4, 3}, {2, 2}); }),
+  EXPECT_EQ(test::input_error_message([&] { start_block(MPI_COMM_SELF, s, kNx, kNy, {4, 3}, {2, 2}); }),
             path + ": dataset '/u': cell (3, 5) is not finite (nan)");
-  EXPECT_EQ(test::input_error_message([&] { start_block(s, kNx, kNy, {0, 2}, {3, 2}); }),
+  EXPECT_EQ(test::input_error_message([&] { start_block(MPI_COMM_SELF, s, kNx, kNy, {0, 2}, {3, 2}); }),
             path + ": dataset '/u': cell (4, 0) is not finite (-inf)");
   // A block without them reads: each rank checks (and reads) only its own cells.
-  EXPECT_EQ(start_block(s, kNx, kNy, {0, 5}, {0, 3}).size(), 15u);
+  EXPECT_EQ(start_block(MPI_COMM_SELF, s, kNx, kNy, {0, 5}, {0, 3}).size(), 15u);
   const std::vector<float> f32 = {1, 2, HUGE_VALF, 4};
   test::write_h5_dataset(path, "/u", {2, 2}, f32, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
-  EXPECT_EQ(test::input_error_message([&] { start_block(s, 2, 2, {0, 2}, {0, 2}); }),
+  EXPECT_EQ(test::input_error_message([&] { start_block(MPI_COMM_SELF, s, 2, 2, {0, 2}, {0, 2}); }),
             path + ": dataset '/u': cell (1, 0) is not finite (inf)");
+}
+
+TEST(MpiStartFile, EveryRankCountAndLayoutReadsTheFile) {
+  // Uneven blocks of a float32 and a float64 file, read into float32 and float64 fields.
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const std::string folder = test::scratch_folder(comm, "start_file_ranks");
+  const std::int64_t nx = 23, ny = 17;
+  std::vector<double> u(nx * ny);
+  for (std::int64_t k = 0; k < nx * ny; ++k) u[k] = std::sin(0.37 * double(k)) * 1e3 + 1.0 / 3;
+  const std::vector<float> f(u.begin(), u.end());
+  if (rank == 0) {
+    test::write_h5_doubles(folder + "/f64.h5", "/u", {ny, nx}, u);
+    test::write_h5_dataset(folder + "/f32.h5", "/u", {ny, nx}, f, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
+  }
+  MPI_Barrier(comm);
+  for (const bool single : {false, true}) {
+    deck::StartField s = file_start(folder + (single ? "/f32.h5" : "/f64.h5"));
+    for (const std::array<std::int64_t, 2> layout : {std::array<std::int64_t, 2>{0, 0}, {size, 1}, {1, size}}) {
+      const Decomposition d(comm, nx, ny, layout);
+      const Extent x = d.x(), y = d.y();
+      Kokkos::View<double**, Kokkos::LayoutRight> dual("dual", y.size, x.size);
+      Kokkos::View<float**, Kokkos::LayoutRight> one("single", y.size, x.size);
+      fill_start_block<double>(d.cart(), s, nx, ny, x, y, dual);
+      fill_start_block<float>(d.cart(), s, nx, ny, x, y, one);
+      auto dual_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dual);
+      auto one_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one);
+      for (std::int64_t j = 0; j < y.size; ++j)
+        for (std::int64_t i = 0; i < x.size; ++i) {
+          const std::int64_t cell = (y.offset + j) * nx + x.offset + i;
+          const double stored = single ? double(f[cell]) : u[cell];
+          ASSERT_EQ(dual_host(j, i), stored) << "cell " << cell;
+          ASSERT_EQ(one_host(j, i), static_cast<float>(stored)) << "cell " << cell;
+        }
+    }
+  }
 }
 
 }  // namespace

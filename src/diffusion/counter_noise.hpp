@@ -1,0 +1,45 @@
+#pragma once
+// The jagged field's white noise: one standard normal value per grid cell, a pure function
+// of (seed, global cell index), so any rank computes any cell alone and the field does not
+// depend on how the grid is split. Usable on the host and in device kernels.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace trident::diffusion {
+
+// Kokkos' math functions moved from Kokkos::Experimental to Kokkos in 3.7.
+#if KOKKOS_VERSION >= 30700
+namespace start_math = ::Kokkos;
+#else
+namespace start_math = ::Kokkos::Experimental;
+#endif
+
+// splitmix64's output function: a bijection of 64-bit words that mixes every input bit.
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The key of a seed: the counter stream below starts from it.
+inline std::uint64_t noise_key(std::uint64_t seed) { return mix64(seed + 0x9E3779B97F4A7C15ull); }
+
+// Word `counter` of the seed's stream: splitmix64 addressed by position instead of by state.
+KOKKOS_INLINE_FUNCTION std::uint64_t noise_word(std::uint64_t key, std::uint64_t counter) {
+  return mix64(key + (counter + 1) * 0x9E3779B97F4A7C15ull);
+}
+
+// A uniform value in (0, 1) from the top 53 bits: never 0, so its logarithm is finite.
+KOKKOS_INLINE_FUNCTION double open_unit(std::uint64_t word) {
+  return (static_cast<double>(word >> 11) + 0.5) * 0x1.0p-53;
+}
+
+// Standard normal value of global cell `cell` (y * nx + x): Box-Muller (cosine branch) of
+// the words 2 cell and 2 cell + 1.
+KOKKOS_INLINE_FUNCTION double cell_noise(std::uint64_t key, std::uint64_t cell) {
+  const double radius = start_math::sqrt(-2.0 * start_math::log(open_unit(noise_word(key, 2 * cell))));
+  return radius * start_math::cos(6.283185307179586 * open_unit(noise_word(key, 2 * cell + 1)));
+}
+
+}  // namespace trident::diffusion
