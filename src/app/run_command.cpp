@@ -150,7 +150,8 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   log_start(runtime, deck.source.file, output_path);
   io::check_output_destination(comm, output_path, overwrite);
 
-  RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds};
+  RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds,
+                     deck.output.compression};
   step.emplace(timers, "prepare");
   std::vector<std::unique_ptr<RunContext>> contexts;
   std::vector<NamedStudy> studies = prepare_studies(deck, context, checked.restart_study, output_path, contexts);
