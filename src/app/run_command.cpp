@@ -186,7 +186,10 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   }
   step.reset();
   const std::string summary = timers.summary(comm);
-  if (mpi::rank(comm) == 0 && !log::quiet()) std::fputs(summary.c_str(), stdout);
+  if (mpi::rank(comm) == 0 && !log::quiet()) {
+    std::fputs(summary.c_str(), stdout);
+    set_exit_report(timers.steps_seconds());
+  }
   log::info(comm, "wrote " + output_path);
   if (exit_code != kExitOk) throw CollectiveError(status, exit_code);
   return kExitOk;

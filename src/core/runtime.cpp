@@ -1,4 +1,5 @@
 #include "core/runtime.hpp"
+#include "core/timers.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <hdf5.h>
@@ -116,8 +117,10 @@ Runtime::Runtime(int& argc, char**& argv) {
 }
 
 Runtime::~Runtime() {
+  const double begin = wall_seconds();
   Kokkos::finalize();
   MPI_Finalize();
+  print_exit_report(binding_.world_rank, wall_seconds() - begin);
 }
 
 std::string BuildInfo::trident_version() { return TRIDENT_VERSION; }
