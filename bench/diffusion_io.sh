@@ -99,7 +99,7 @@ printf '\n%-7s %5s %6s %9s %9s %9s %9s %9s %9s %10s %10s\n' run ranks frames GB 
 result() {  # name ranks log whole
   local log=$3 nframes gbytes compute output behind write_s
   nframes=$(grep -oE '[0-9]+ frames written' "$log" | awk '{print $1}')
-  gbytes=$(awk -v f="$nframes" -v b="$frame_bytes" 'BEGIN {printf "%.2f", f * b / 1e9}')
+  gbytes=$(awk -v f="$nframes" -v b="$frame_bytes" 'BEGIN {printf "%.9f", f * b / 1e9}')
   compute=$(timer "$log" diffusion.compute); output=$(timer "$log" diffusion.output)
   behind=$(timer "$log" diffusion.output_behind)
   # the time the file writes took: the writer thread's (output_behind) when frames were

@@ -107,7 +107,9 @@ OutputFile::OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mod
     : comm_(comm), path_(std::move(path)) {
   silence_hdf5_errors();
 #if defined(H5_HAVE_PARALLEL)
-  parallel_ = mode == Mode::automatic;
+  // One rank gains nothing from MPI-IO, and a plain file lets the diffusion frames be
+  // written by a thread that calls no MPI (diffusion/frames.hpp).
+  parallel_ = mode == Mode::automatic && mpi::size(comm) > 1;
 #else
   parallel_ = false;
   (void)mode;

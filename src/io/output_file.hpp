@@ -2,8 +2,9 @@
 // The HDF5 output file of a run. Written to FILE.partial and renamed to FILE by commit();
 // an existing FILE is refused unless overwrite is set. Every member function is
 // collective: every rank calls it with the same arguments (slab contents excepted).
-// With parallel HDF5 every rank writes its own slab through MPI-IO; otherwise (serial
-// HDF5, or Mode::gathered) rank 0 alone holds the file and writes the slabs it receives.
+// With parallel HDF5 and more than one rank every rank writes its own slab through MPI-IO;
+// otherwise (serial HDF5, Mode::gathered, or one rank) rank 0 alone holds the file and
+// writes the slabs it receives.
 #include <hdf5.h>
 #include <mpi.h>
 
