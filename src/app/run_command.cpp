@@ -159,7 +159,8 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
 
   const core::TransportChoice transport = log_transport(runtime);
   RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds,
-                     transport};
+                     deck.output.compression};
+  context.transport = transport;
   step.emplace(timers, "prepare");
   std::vector<std::unique_ptr<RunContext>> contexts;
   std::vector<NamedStudy> studies = prepare_studies(deck, context, checked.restart_study, output_path, contexts);
@@ -194,7 +195,10 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   }
   step.reset();
   const std::string summary = timers.summary(comm);
-  if (mpi::rank(comm) == 0 && !log::quiet()) std::fputs(summary.c_str(), stdout);
+  if (mpi::rank(comm) == 0 && !log::quiet()) {
+    std::fputs(summary.c_str(), stdout);
+    set_exit_report(timers.steps_seconds());
+  }
   log::info(comm, "wrote " + output_path);
   if (exit_code != kExitOk) throw CollectiveError(status, exit_code);
   return kExitOk;

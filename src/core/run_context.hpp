@@ -3,6 +3,7 @@
 // the command-line options that concern studies; and the two phases every study has.
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 
 #include "core/device_comm.hpp"
@@ -20,6 +21,10 @@ struct RunContext {
   const DeviceBinding& binding;
   std::string restart_path;         // --restart CHECKPOINT, for the study that wrote it; else empty
   double progress_seconds = 10.0;   // interval between progress lines on rank 0
+  int compression = 0;              // output.compression: deflate level of large datasets, 0 none
+  // Host memory a study may plan its output buffers with; 0 measures it (MemAvailable).
+  // Tests set it to force the smaller buffer layouts.
+  std::int64_t host_memory_bytes = 0;
   // How device data goes between ranks (core/device_comm.hpp); the run sets it from
   // choose_transport(), tests may leave the MPI route that needs no set-up.
   core::TransportChoice transport = core::mpi_transport();

@@ -2,7 +2,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <time.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "core/comm.hpp"
@@ -10,8 +15,36 @@
 namespace trident {
 
 namespace {
-// Taken while the program is loaded, before main(): the origin of process_seconds().
-const std::chrono::steady_clock::time_point process_start = std::chrono::steady_clock::now();
+// Seconds from the exec of this process to now: its start time in /proc/self/stat (clock
+// ticks since boot, 10 ms steps) against CLOCK_BOOTTIME. Loading the shared libraries
+// (MPI, HDF5, Kokkos, CUDA) comes before any static initializer and can take a good part
+// of a second; 0 where /proc is missing.
+double seconds_since_exec() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto close = text.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  for (int k = 3; k < 22 && fields >> field; ++k) {
+  }
+  unsigned long long start_ticks = 0;
+  if (!(fields >> start_ticks)) return 0;
+  timespec now{};
+  const long ticks = sysconf(_SC_CLK_TCK);
+  if (ticks <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return 0;
+  const double since = static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec) -
+                       static_cast<double>(start_ticks) / static_cast<double>(ticks);
+  return since > 0 && since < 3600 ? since : 0;
+}
+
+// The origin of process_seconds(): the process's exec, taken while the program is loaded.
+const std::chrono::steady_clock::time_point process_start =
+    std::chrono::steady_clock::now() -
+    std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds_since_exec()));
+
+double exit_report_steps = -1;  // the table's steps, once run_command has printed it
 
 // "diffusion.compute" -> "trident::diffusion::compute": the phase as a Kokkos Tools region.
 std::string region_name(const std::string& phase) {
@@ -83,7 +116,20 @@ std::string Timers::summary(MPI_Comm comm) const {
                 "steps (the phases without a dot) account for %.3f s, %.1f %%\n",
                 whole, steps, whole > 0 ? 100.0 * steps / whole : 0.0);
   out += line;
+  last_steps_ = steps;
   return out;
+}
+
+void set_exit_report(double steps_seconds) { exit_report_steps = steps_seconds; }
+
+void print_exit_report(int world_rank, double shutdown_seconds) {
+  if (exit_report_steps < 0 || world_rank != 0) return;
+  const double whole = process_seconds();
+  std::printf("  process start to exit %.3f s (rank 0): the steps above (%.3f s) and the shutdown after "
+              "the table (Kokkos and MPI finalize, %.3f s) account for %.1f %%\n",
+              whole, exit_report_steps, shutdown_seconds,
+              whole > 0 ? 100.0 * (exit_report_steps + shutdown_seconds) / whole : 0.0);
+  std::fflush(stdout);
 }
 
 double wall_seconds() {

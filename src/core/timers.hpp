@@ -42,16 +42,26 @@ class Timers {
   // steps of the run account for. Collective; every rank must have the same phase names
   // (a phase missing on a rank counts 0).
   std::string summary(MPI_Comm comm) const;
+  // The steps' sum (mean over ranks) of the last summary.
+  double steps_seconds() const { return last_steps_; }
 
  private:
   std::map<std::string, double> seconds_;
   std::vector<std::string> order_;  // phase names as first timed
+  mutable double last_steps_ = 0;
 };
 
 // Seconds since an arbitrary origin, for throughput and progress figures.
 double wall_seconds();
 
-// Seconds since this process started (its static initialization, before main and MPI).
+// Seconds since this process started (its exec, before the shared libraries are loaded,
+// as /proc/self/stat has it; else its static initialization).
 double process_seconds();
+
+// After the run's table: the time from process start to exit is known only after MPI and
+// Kokkos have finalized, so the table's steps are kept and rank 0 prints, last, how much
+// of that time the steps and the shutdown account for (print_exit_report, from ~Runtime).
+void set_exit_report(double steps_seconds);
+void print_exit_report(int world_rank, double shutdown_seconds);
 
 }  // namespace trident

@@ -26,10 +26,11 @@ Deck read(std::pair<Source, YAML::Node> loaded) {
                      "diffusion, knn, ridge");
   }
   deck.output.file = default_output(deck.source);
-  if (auto out = top.optional_section("output", {"file", "overwrite", "progress_seconds"})) {
+  if (auto out = top.optional_section("output", {"file", "overwrite", "progress_seconds", "compression"})) {
     deck.output.file = out->file("file", deck.output.file);
     deck.output.overwrite = out->boolean("overwrite", false);
     deck.output.progress_seconds = out->real("progress_seconds", at_least(0), 10.0);
+    deck.output.compression = static_cast<int>(out->integer("compression", between(0, 9), 0));
   }
   if (top.has("diffusion")) deck.diffusion = parse_diffusion(top);
   if (top.has("knn")) deck.knn = parse_knn(top);

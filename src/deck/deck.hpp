@@ -14,6 +14,7 @@ struct OutputSettings {
   std::string file;        // resolved against the deck's folder
   bool overwrite = false;  // replace an existing file
   double progress_seconds = 10.0;
+  int compression = 0;  // deflate level (with shuffle) of the diffusion frames; 0: none
 };
 
 struct Deck {

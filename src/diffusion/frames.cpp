@@ -1,25 +1,66 @@
 #include "diffusion/frames.hpp"
 
+#include <mpi.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 
 #include "core/comm.hpp"
+#include "core/host_memory.hpp"
+#include "core/log.hpp"
 
 namespace trident::diffusion {
+
+namespace {
+
+constexpr int kBlockTag = 7302;
+constexpr std::uint64_t kMessageBytes = 1ull << 30;  // MPI counts are int: send in pieces
+
+void send_bytes(const void* data, std::uint64_t bytes, int to, MPI_Comm comm) {
+  const char* p = static_cast<const char*>(data);
+  for (std::uint64_t sent = 0; sent < bytes; sent += kMessageBytes)
+    MPI_Send(p + sent, static_cast<int>(std::min(kMessageBytes, bytes - sent)), MPI_BYTE, to, kBlockTag, comm);
+}
+
+void receive_bytes(void* data, std::uint64_t bytes, int from, MPI_Comm comm) {
+  char* p = static_cast<char*>(data);
+  for (std::uint64_t got = 0; got < bytes; got += kMessageBytes)
+    MPI_Recv(p + got, static_cast<int>(std::min(kMessageBytes, bytes - got)), MPI_BYTE, from, kBlockTag, comm,
+             MPI_STATUS_IGNORE);
+}
+
+std::string gib(double bytes) {
+  char text[32];
+  if (bytes >= 1024.0 * 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  else std::snprintf(text, sizeof text, "%.2f MiB", bytes / (1024.0 * 1024.0));
+  return text;
+}
+
+}  // namespace
 
 bool frame_due(std::int64_t s, std::int64_t first, std::int64_t last, std::int64_t output_every) {
   return s == first || s == last || (output_every > 0 && s % output_every == 0);
 }
 
+std::vector<std::uint64_t> frame_chunk(std::uint64_t ny, std::uint64_t nx, std::uint64_t value_bytes) {
+  const std::uint64_t row = nx * value_bytes;
+  if (row > kFrameChunkBytes) return {1, 1, kFrameChunkBytes / value_bytes};
+  return {1, std::min(ny, kFrameChunkBytes / row), nx};
+}
+
 template <class T>
-FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings& s, const Decomposition& d)
-    : file_(file), settings_(s), d_(d) {
+FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings& s, const Decomposition& d,
+                            RunContext& context)
+    : file_(file), settings_(s), d_(d), timers_(context.timers), fields_(s.laplacian ? 2 : 1) {
   const auto ny = static_cast<std::uint64_t>(s.ny), nx = static_cast<std::uint64_t>(s.nx);
-  // Chunks of at most 512 x 512 cells of one frame: small enough for partial reads,
-  // large enough to keep the chunk index small.
-  const std::vector<std::uint64_t> chunk{1, std::min<std::uint64_t>(ny, 512), std::min<std::uint64_t>(nx, 512)};
+  // One chunk per frame: a frame goes to the file in one write, and a reader takes one
+  // frame in one read. Compression (shuffle + deflate) works chunk by chunk.
+  const std::vector<std::uint64_t> chunk = frame_chunk(ny, nx, sizeof(T));
   file_.create_group("/diffusion");
-  file_.create_dataset<T>("/diffusion/field", {0, ny, nx}, {0, ny, nx}, chunk);
-  if (s.laplacian) file_.create_dataset<T>("/diffusion/laplacian", {0, ny, nx}, {0, ny, nx}, chunk);
+  file_.create_dataset<T>("/diffusion/field", {0, ny, nx}, {0, ny, nx}, chunk, context.compression);
+  if (s.laplacian)
+    file_.create_dataset<T>("/diffusion/laplacian", {0, ny, nx}, {0, ny, nx}, chunk, context.compression);
   file_.create_dataset<std::int64_t>("/diffusion/step", {0}, {0}, {256});
   file_.create_dataset<double>("/diffusion/time", {0}, {0}, {256});
   file_.attribute("/diffusion", "nx", s.nx);
@@ -31,31 +72,191 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "start", s.start.kind);
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
   file_.attribute("/diffusion", "ranks_y", static_cast<std::int64_t>(d.dims()[1]));
+  file_.attribute("/diffusion", "compression", static_cast<std::int64_t>(context.compression));
+  path_ = choose_path(context);
 }
 
 template <class T>
-void FrameWriter<T>::append(std::int64_t step, const std::vector<T>& field, const std::vector<T>& laplacian) {
+FramePath FrameWriter<T>::choose_path(RunContext& context) {
+  const MPI_Comm comm = file_.comm();
+  const bool root = mpi::rank(comm) == 0;
+  const double frame_bytes = static_cast<double>(fields_) * static_cast<double>(settings_.nx) *
+                             static_cast<double>(settings_.ny) * sizeof(T);
+  int path = static_cast<int>(FramePath::by_block);
+  std::string why;
+  if (root) {
+    const std::int64_t measured = context.host_memory_bytes > 0 ? context.host_memory_bytes : host_memory_available();
+    const double budget = 0.5 * static_cast<double>(measured);
+    int thread_level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&thread_level);
+    const std::string memory = " (host memory available: " + gib(static_cast<double>(measured)) + ")";
+    if (file_.parallel()) {
+      why = "each rank writes its block with collective MPI-IO (parallel HDF5) from the thread that does all "
+            "MPI, before the stepping goes on";
+    } else if (2 * frame_bytes <= budget && thread_level >= MPI_THREAD_FUNNELED) {
+      path = static_cast<int>(FramePath::background);
+      why = "rank 0 gathers each frame into one of 2 page-locked buffers of " + gib(frame_bytes) +
+            "; a writer thread writes it while the stepping goes on" + memory;
+    } else if (frame_bytes <= budget) {
+      path = static_cast<int>(FramePath::whole_frame);
+      why = "rank 0 gathers each frame into one page-locked buffer of " + gib(frame_bytes) +
+            " and writes it before the stepping goes on (" +
+            (thread_level < MPI_THREAD_FUNNELED ? std::string("MPI gave no MPI_THREAD_FUNNELED")
+                                                : "2 buffers would take more than half of the host memory available") +
+            ")" + memory;
+    } else {
+      why = "rank 0 writes each rank's block as it arrives (a whole frame, " + gib(frame_bytes) +
+            ", would take more than half of the host memory available)" + memory;
+    }
+  }
+  MPI_Bcast(&path, 1, MPI_INT, 0, comm);
+  log::info(comm, "diffusion: frames: " + why);
+  const auto chosen = static_cast<FramePath>(path);
+
+  // Rank 0 learns every rank's block once; it places them in the frame as they arrive.
+  const std::int64_t mine[4] = {d_.y().offset, d_.y().size, d_.x().offset, d_.x().size};
+  if (chosen != FramePath::by_block) {
+    if (root) blocks_.resize(4 * static_cast<std::size_t>(mpi::size(comm)));
+    MPI_Gather(mine, 4, MPI_INT64_T, blocks_.data(), 4, MPI_INT64_T, 0, comm);
+  }
+  const bool own_block_in_place = root && chosen != FramePath::by_block && d_.x().size == settings_.nx;
+  if (!own_block_in_place)
+    block_ = HostBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::frame_block"),
+                        static_cast<std::size_t>(fields_ * d_.y().size * d_.x().size));
+  if (root && chosen != FramePath::by_block) {
+    const std::size_t frame_values = static_cast<std::size_t>(fields_ * settings_.ny * settings_.nx);
+    frames_buffers_.resize(chosen == FramePath::background ? 2 : 1);
+    for (HostBuffer& b : frames_buffers_)
+      b = HostBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::frame"), frame_values);
+    std::int64_t widest_narrow_block = 0;
+    for (std::size_t r = 1; 4 * r < blocks_.size(); ++r)
+      if (blocks_[4 * r + 3] != settings_.nx) widest_narrow_block = std::max(widest_narrow_block, blocks_[4 * r + 1] * blocks_[4 * r + 3]);
+    receive_.resize(static_cast<std::size_t>(widest_narrow_block));
+  }
+  return chosen;
+}
+
+template <class T>
+void FrameWriter<T>::copy_out(const DeviceBlock& from, T* to, std::int64_t rows, std::int64_t columns) {
+  Kokkos::deep_copy(HostBlock(to, static_cast<std::size_t>(rows), static_cast<std::size_t>(columns)), from);
+}
+
+// Rank 0 fills `frame` (field, then Laplacian, each ny x nx); the other ranks send.
+template <class T>
+void FrameWriter<T>::collect_frame(T* frame, const DeviceBlock& field, const DeviceBlock& laplacian) {
+  const MPI_Comm comm = file_.comm();
+  const std::int64_t nx = settings_.nx, frame_values = settings_.ny * nx;
+  const std::int64_t rows = d_.y().size, columns = d_.x().size, block_values = rows * columns;
+  const DeviceBlock* from[2] = {&field, &laplacian};
+  if (mpi::rank(comm) != 0) {
+    for (int f = 0; f < fields_; ++f) {  // one message (or 1 GiB pieces) for each field
+      copy_out(*from[f], block_.data() + f * block_values, rows, columns);
+      send_bytes(block_.data() + f * block_values, static_cast<std::uint64_t>(block_values) * sizeof(T), 0, comm);
+    }
+    return;
+  }
+  // places a rows x columns block at (y, x) of each field of the frame
+  const auto place = [&](const T* block, std::int64_t y, std::int64_t x, std::int64_t r, std::int64_t c, int f) {
+    for (std::int64_t j = 0; j < r; ++j)
+      std::memcpy(frame + f * frame_values + (y + j) * nx + x, block + j * c, static_cast<std::size_t>(c) * sizeof(T));
+  };
+  for (int f = 0; f < fields_; ++f) {
+    if (columns == nx) {
+      copy_out(*from[f], frame + f * frame_values + d_.y().offset * nx, rows, columns);
+    } else {
+      copy_out(*from[f], block_.data(), rows, columns);
+      place(block_.data(), d_.y().offset, d_.x().offset, rows, columns, f);
+    }
+  }
+  for (std::size_t r = 1; 4 * r < blocks_.size(); ++r) {
+    const std::int64_t y = blocks_[4 * r], ry = blocks_[4 * r + 1], x = blocks_[4 * r + 2], rx = blocks_[4 * r + 3];
+    const int source = static_cast<int>(r);
+    if (rx == nx) {  // full rows: straight into place, one message for each field
+      for (int f = 0; f < fields_; ++f)
+        receive_bytes(frame + f * frame_values + y * nx, static_cast<std::uint64_t>(ry * rx) * sizeof(T), source, comm);
+    } else {
+      for (int f = 0; f < fields_; ++f) {
+        receive_bytes(receive_.data(), static_cast<std::uint64_t>(ry * rx) * sizeof(T), source, comm);
+        place(receive_.data(), y, x, ry, rx, f);
+      }
+    }
+  }
+}
+
+// On rank 0, which holds the file: one write per dataset. Calls no MPI (the writer thread).
+template <class T>
+void FrameWriter<T>::write_frame_here(const T* frame, std::int64_t step, std::uint64_t index) {
+  const auto ny = static_cast<std::uint64_t>(settings_.ny), nx = static_cast<std::uint64_t>(settings_.nx);
+  file_.extend_and_write_here<T>("/diffusion/field", {index + 1, ny, nx}, {index, 0, 0}, {1, ny, nx}, frame);
+  if (settings_.laplacian)
+    file_.extend_and_write_here<T>("/diffusion/laplacian", {index + 1, ny, nx}, {index, 0, 0}, {1, ny, nx},
+                                   frame + ny * nx);
+  const double time = static_cast<double>(step) * settings_.dt;
+  file_.extend_and_write_here<std::int64_t>("/diffusion/step", {index + 1}, {index}, {1}, &step);
+  file_.extend_and_write_here<double>("/diffusion/time", {index + 1}, {index}, {1}, &time);
+}
+
+template <class T>
+void FrameWriter<T>::append(std::int64_t step, const DeviceBlock& field, const DeviceBlock& laplacian) {
+  if (path_ == FramePath::by_block) {
+    append_by_block(step, field, laplacian);
+    ++frames_;
+    return;
+  }
+  const auto index = static_cast<std::uint64_t>(frames_);
+  const bool root = mpi::rank(file_.comm()) == 0;
+  // background: this frame fills the buffer that the write before last used (waited for)
+  T* frame = root ? frames_buffers_[index % frames_buffers_.size()].data() : nullptr;
+  collect_frame(frame, field, laplacian);
+  if (path_ == FramePath::background) {
+    file_.rethrow_agreed(writer_.wait());  // the previous frame's write
+    if (root) writer_.start([this, frame, step, index] { write_frame_here(frame, step, index); });
+  } else {
+    std::exception_ptr failure;
+    try {
+      if (root) write_frame_here(frame, step, index);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    file_.rethrow_agreed(failure);
+  }
+  ++frames_;
+}
+
+template <class T>
+void FrameWriter<T>::append_by_block(std::int64_t step, const DeviceBlock& field, const DeviceBlock& laplacian) {
   const auto n = static_cast<std::uint64_t>(frames_);
   const auto ny = static_cast<std::uint64_t>(settings_.ny), nx = static_cast<std::uint64_t>(settings_.nx);
+  const std::int64_t rows = d_.y().size, columns = d_.x().size;
   const std::vector<std::uint64_t> offset{n, static_cast<std::uint64_t>(d_.y().offset),
                                           static_cast<std::uint64_t>(d_.x().offset)};
-  const std::vector<std::uint64_t> count{1, static_cast<std::uint64_t>(d_.y().size),
-                                         static_cast<std::uint64_t>(d_.x().size)};
+  const std::vector<std::uint64_t> count{1, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(columns)};
+  copy_out(field, block_.data(), rows, columns);
   file_.extend("/diffusion/field", {n + 1, ny, nx});
-  file_.write_slab<T>("/diffusion/field", offset, count, field.data());
+  file_.write_slab<T>("/diffusion/field", offset, count, block_.data());
   if (settings_.laplacian) {
+    T* lap = block_.data() + rows * columns;
+    copy_out(laplacian, lap, rows, columns);
     file_.extend("/diffusion/laplacian", {n + 1, ny, nx});
-    file_.write_slab<T>("/diffusion/laplacian", offset, count, laplacian.data());
+    file_.write_slab<T>("/diffusion/laplacian", offset, count, lap);
   }
   // Step and time: one value each, written by rank 0.
-  const bool root = mpi::rank(file_.comm()) == 0;
-  const std::uint64_t one = root ? 1 : 0;
+  const std::uint64_t one = mpi::rank(file_.comm()) == 0 ? 1 : 0;
   const double time = static_cast<double>(step) * settings_.dt;
   file_.extend("/diffusion/step", {n + 1});
   file_.write_slab<std::int64_t>("/diffusion/step", {n}, {one}, &step);
   file_.extend("/diffusion/time", {n + 1});
   file_.write_slab<double>("/diffusion/time", {n}, {one}, &time);
-  ++frames_;
+}
+
+template <class T>
+void FrameWriter<T>::finish() {
+  if (path_ != FramePath::background) return;
+  const std::exception_ptr failure = writer_.wait();
+  // the writer thread's time runs beside the stepping: a part, not a step of the run
+  timers_.add("diffusion.output_behind", writer_.seconds() - write_seconds_added_);
+  write_seconds_added_ = writer_.seconds();
+  file_.rethrow_agreed(failure);
 }
 
 template class FrameWriter<float>;

@@ -104,7 +104,7 @@ class Solver : public PreparedStudy {
 
   void run(io::OutputFile& output) override {
     const std::int64_t first = first_;
-    FrameWriter<T> frames(output, s_, d_);
+    FrameWriter<T> frames(output, s_, d_, ctx_);
     Progress progress(ctx_.comm, "diffusion", first, s_.steps, ctx_.progress_seconds);
     std::int64_t interval = 1, next_check = first;
     double last_check_time = wall_seconds();
@@ -132,7 +132,7 @@ class Solver : public PreparedStudy {
         last_check_step = step;
         if (agreed.first_bad <= step) stop_non_finite(agreed.first_bad, frames);
         progress.update(step);
-        if (checkpoint) save_checkpoint(step);
+        if (checkpoint) save_checkpoint(step, frames);
         if (agreed.signal != 0 && !last) stop_on_signal(step, agreed.signal, frames);
       }
       if (last) {
@@ -144,11 +144,17 @@ class Solver : public PreparedStudy {
         halo_.exchange(u_);
       }
       {
+        // the fence closes the timer after the device work, not at the next copy or halo
         auto t = ctx_.timers.scope("diffusion.compute");
         diffusion::step<T>(u_, next_, laplacian_, static_cast<T>(s_.c), step, first_bad_);
+        Kokkos::fence();
       }
       if (frame) write_frame(step, frames);
       std::swap(u_, next_);
+    }
+    {
+      auto t = ctx_.timers.scope("diffusion.output");
+      frames.finish();
     }
     log::info(ctx_.comm, progress.line(s_.steps) + "; " + std::to_string(frames.frames()) + " frames written");
   }
@@ -187,15 +193,12 @@ class Solver : public PreparedStudy {
     return std::vector<T>(interior_host_.data(), interior_host_.data() + ny_ * nx_);
   }
 
-  std::vector<T> host_laplacian() {
-    if (!s_.laplacian) return {};
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), laplacian_);
-    return std::vector<T>(host.data(), host.data() + ny_ * nx_);
-  }
-
+  // The device copies go out before the stepping goes on; the file write may continue
+  // in the background (FrameWriter).
   void write_frame(std::int64_t step, FrameWriter<T>& frames) {
     auto t = ctx_.timers.scope("diffusion.output");
-    frames.append(step, host_block(u_), host_laplacian());
+    copy_interior<T>(u_, interior_);
+    frames.append(step, interior_, laplacian_);
   }
 
   void write_final_frame(std::int64_t step, FrameWriter<T>& frames) {
@@ -206,13 +209,15 @@ class Solver : public PreparedStudy {
     write_frame(step, frames);
   }
 
-  void save_checkpoint(std::int64_t step) {
+  void save_checkpoint(std::int64_t step, FrameWriter<T>& frames) {
     auto t = ctx_.timers.scope("diffusion.checkpoint");
+    frames.finish();  // HDF5 from one thread at a time
     write_checkpoint<T>(ctx_.comm, checkpoint_path_, s_, step, d_, host_block(u_));
     log::info(ctx_.comm, "diffusion: checkpoint at step " + std::to_string(step) + " written to " + checkpoint_path_);
   }
 
   [[noreturn]] void stop_non_finite(std::int64_t bad, FrameWriter<T>& frames) {
+    frames.finish();
     const std::int64_t kept = frames.frames();
     throw StudyStopped("diffusion: the field turned non-finite (NaN or infinite) at step " + std::to_string(bad) +
                            "; the output keeps the " + std::to_string(kept) + (kept == 1 ? " frame" : " frames") +
@@ -222,8 +227,9 @@ class Solver : public PreparedStudy {
 
   // The state at `step` goes to the checkpoint and, as the last frame, to the output.
   [[noreturn]] void stop_on_signal(std::int64_t step, int signal, FrameWriter<T>& frames) {
-    save_checkpoint(step);
+    save_checkpoint(step, frames);
     write_final_frame(step, frames);
+    frames.finish();
     throw StudyStopped(std::string("diffusion: stopped by ") + signals::name(signal) + " at step " +
                            std::to_string(step) + "; checkpoint " + checkpoint_path_ +
                            " written; resume with --restart " + checkpoint_path_,

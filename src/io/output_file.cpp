@@ -107,7 +107,9 @@ OutputFile::OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mod
     : comm_(comm), path_(std::move(path)) {
   silence_hdf5_errors();
 #if defined(H5_HAVE_PARALLEL)
-  parallel_ = mode == Mode::automatic;
+  // One rank gains nothing from MPI-IO, and a plain file lets the diffusion frames be
+  // written by a thread that calls no MPI (diffusion/frames.hpp).
+  parallel_ = mode == Mode::automatic && mpi::size(comm) > 1;
 #else
   parallel_ = false;
   (void)mode;
@@ -204,14 +206,14 @@ void OutputFile::create_group(const std::string& group) {
 template <class T>
 void OutputFile::create_dataset(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                                 const std::vector<std::uint64_t>& max_dims,
-                                const std::vector<std::uint64_t>& chunk) {
-  agreed([&] { create_dataset_here<T>(dataset, dims, max_dims, chunk); });
+                                const std::vector<std::uint64_t>& chunk, int deflate) {
+  agreed([&] { create_dataset_here<T>(dataset, dims, max_dims, chunk, deflate); });
 }
 
 template <class T>
 void OutputFile::create_dataset_here(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                                      const std::vector<std::uint64_t>& max_dims,
-                                     const std::vector<std::uint64_t>& chunk) {
+                                     const std::vector<std::uint64_t>& chunk, int deflate) {
   if (!holds_file()) return;
   std::vector<hsize_t> current = to_hsize(dims), maximum = current;
   if (!max_dims.empty()) {
@@ -224,6 +226,13 @@ void OutputFile::create_dataset_here(const std::string& dataset, const std::vect
   if (!chunk.empty()) {
     std::vector<hsize_t> c = to_hsize(chunk);
     H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data());
+    // every value is written before the commit: pre-filling would write each chunk twice
+    H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
+    if (deflate > 0) {
+      checked_status(H5Pset_shuffle(dcpl.get()), path_, "setting the shuffle filter of " + dataset);
+      checked_status(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate)), path_,
+                     "setting the deflate filter of " + dataset);
+    }
   }
   Handle lcpl = creation_properties();
   H5Pset_create_intermediate_group(lcpl.get(), 1);
@@ -304,6 +313,25 @@ void OutputFile::write_slab(const std::string& dataset, const std::vector<std::u
     write_selection<T>(select_slab(file_, path_, dataset, off, cnt), path_, dataset, values, false);
   };
   agreed([&] { gather_slabs<T>(offset, count, data, write_local); });
+}
+
+template <class T>
+void OutputFile::extend_and_write_here(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                                       const std::vector<std::uint64_t>& offset,
+                                       const std::vector<std::uint64_t>& count, const T* data) {
+  if (!holds_file() || parallel_) throw RunError(path_ + ": writing " + dataset + " from a rank that does not hold the file");
+  {
+    Handle d(checked(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), path_, "opening " + dataset));
+    std::vector<hsize_t> size = to_hsize(dims);
+    checked_status(H5Dset_extent(d.get(), size.data()), path_, "extending " + dataset);
+  }
+  write_selection<T>(select_slab(file_, path_, dataset, offset, count), path_, dataset, data, false);
+}
+
+void OutputFile::rethrow_agreed(const std::exception_ptr& failure) {
+  agreed([&] {
+    if (failure) std::rethrow_exception(failure);
+  });
 }
 
 template <class T, class WriteLocal>
@@ -444,7 +472,10 @@ void OutputFile::attribute(const std::string& object, const std::string& name,
   template void OutputFile::create_dataset<T>(const std::string&,                             \
                                               const std::vector<std::uint64_t>&,              \
                                               const std::vector<std::uint64_t>&,              \
-                                              const std::vector<std::uint64_t>&);             \
+                                              const std::vector<std::uint64_t>&, int);        \
+  template void OutputFile::extend_and_write_here<T>(                                         \
+      const std::string&, const std::vector<std::uint64_t>&, const std::vector<std::uint64_t>&, \
+      const std::vector<std::uint64_t>&, const T*);                                           \
   template void OutputFile::write_slab<T>(const std::string&, const std::vector<std::uint64_t>&, \
                                           const std::vector<std::uint64_t>&, const T*);       \
   template void OutputFile::write_array<T>(const std::string&, const std::vector<T>&,         \

@@ -2,12 +2,14 @@
 // The HDF5 output file of a run. Written to FILE.partial and renamed to FILE by commit();
 // an existing FILE is refused unless overwrite is set. Every member function is
 // collective: every rank calls it with the same arguments (slab contents excepted).
-// With parallel HDF5 every rank writes its own slab through MPI-IO; otherwise (serial
-// HDF5, or Mode::gathered) rank 0 alone holds the file and writes the slabs it receives.
+// With parallel HDF5 and more than one rank every rank writes its own slab through MPI-IO;
+// otherwise (serial HDF5, Mode::gathered, or one rank) rank 0 alone holds the file and
+// writes the slabs it receives.
 #include <hdf5.h>
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -57,10 +59,13 @@ class OutputFile {
   void create_group(const std::string& group);  // parents are created as needed
 
   // A dataset of `dims`; `max_dims` (0 means unlimited) and `chunk` make it extendible.
+  // `deflate` 1 to 9 compresses the chunks (HDF5's shuffle, then deflate at that level;
+  // needs `chunk`); 0 stores them as they are. Chunks are never pre-filled: every value
+  // is written before the file is committed.
   template <class T>
   void create_dataset(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                       const std::vector<std::uint64_t>& max_dims = {},
-                      const std::vector<std::uint64_t>& chunk = {});
+                      const std::vector<std::uint64_t>& chunk = {}, int deflate = 0);
   void extend(const std::string& dataset, const std::vector<std::uint64_t>& dims);
 
   // Each rank writes its own block: `offset` and `count` per dimension (a count of 0
@@ -74,6 +79,20 @@ class OutputFile {
   void write_array(const std::string& dataset, const std::vector<T>& values,
                    const std::vector<std::uint64_t>& dims = {});
 
+  // For a writer in another thread (gathered mode only: parallel() is false). Not
+  // collective: only the rank that holds the file (holds_file()) calls it, and no other
+  // call on this file (or any HDF5 call) may run meanwhile. Grows `dataset` to `dims` and
+  // writes the block at `offset` of `count` from `data`; throws RunError naming the file
+  // and the dataset. The ranks then share the outcome with rethrow_agreed().
+  template <class T>
+  void extend_and_write_here(const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                             const std::vector<std::uint64_t>& offset,
+                             const std::vector<std::uint64_t>& count, const T* data);
+  bool holds_file() const { return file_ >= 0; }
+  // Collective: if any rank passes a failure (from extend_and_write_here), every rank
+  // throws the same CollectiveError (the lowest failing rank's message).
+  void rethrow_agreed(const std::exception_ptr& failure);
+
   // Attributes of a group or dataset ("/" for the root); rank 0's value is written.
   void attribute(const std::string& object, const std::string& name, const std::string& value);
   void attribute(const std::string& object, const std::string& name, double value);
@@ -82,7 +101,6 @@ class OutputFile {
                  const std::vector<double>& values);
 
  private:
-  bool holds_file() const { return file_ >= 0; }
   // Runs `work` (which touches the file on the ranks that hold it) so that a failure on
   // any rank throws the same CollectiveError on every rank.
   void agreed(const std::function<void()>& work);
@@ -91,7 +109,7 @@ class OutputFile {
   template <class T>
   void create_dataset_here(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                            const std::vector<std::uint64_t>& max_dims,
-                           const std::vector<std::uint64_t>& chunk);
+                           const std::vector<std::uint64_t>& chunk, int deflate);
   template <class T, class WriteLocal>
   void gather_slabs(const std::vector<std::uint64_t>& offset,
                     const std::vector<std::uint64_t>& count, const T* data,

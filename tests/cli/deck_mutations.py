@@ -29,7 +29,7 @@ SMALL_VALUES = ["1", "2", "3", "4", "7", "8", "16", "0.1", "0.25", "0.5", "1.0",
 # Every key the deck reader knows, and near misses: renaming one key to another makes
 # type swaps, repeats and unknown keys.
 KNOWN_KEYS = [
-    "output", "file", "overwrite", "progress_seconds", "diffusion", "nx", "ny", "steps", "c",
+    "output", "file", "overwrite", "progress_seconds", "compression", "diffusion", "nx", "ny", "steps", "c",
     "dt", "precision", "laplacian", "output_every", "checkpoint_every", "checkpoint_file",
     "ranks", "start", "kind", "seed", "exponent", "radius", "percentile", "centre", "width",
     "amplitude", "dataset", "knn", "k", "observations", "references", "batch_size",

@@ -14,10 +14,11 @@ if [ "${TRIDENT_IN_NAMESPACE:-}" != 1 ]; then
 fi
 trident=$(realpath "$1"); shift
 launcher=("$@")
-work=$(mktemp -d); trap 'umount "$work/full" "$work/ro" 2>/dev/null; rm -rf "$work"' EXIT
+work=$(mktemp -d); trap 'umount "$work/full" "$work/ro" "$work/mid" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
-mkdir full ro
-if ! mount -t tmpfs -o size=1m tmpfs full || ! mount -t tmpfs -o ro,size=1m tmpfs ro; then
+mkdir full ro mid
+if ! mount -t tmpfs -o size=1m tmpfs full || ! mount -t tmpfs -o ro,size=1m tmpfs ro ||
+   ! mount -t tmpfs -o size=12m tmpfs mid; then
   echo "skipped: cannot mount a tmpfs in the mount namespace"; exit 77
 fi
 cat > small.yaml <<'DECK'
@@ -45,6 +46,24 @@ for mode in "" --gathered-io; do
   check '[ "$(md5sum < full/old.h5)" = "$before" ]' "full disk ${mode:-parallel}: the old output changed"
   check '[ ! -e full/old.h5.partial ]' "full disk ${mode:-parallel}: full/old.h5.partial left behind"
   [ $fail -eq 0 ] || sed 's/^/  | /' big.log
+done
+
+# The disk fills up in the middle of the run: the first frames (2 MiB each, larger than
+# HDF5's chunk cache, so each goes to the disk when written) fit, a later one does not.
+# With the gathered path the write runs on rank 0's writer thread; its failure must still
+# end every rank with one message and leave no partial file.
+cat > mid.yaml <<'DECK'
+diffusion: {nx: 512, ny: 512, steps: 40, output_every: 2, precision: float64, start: {kind: gaussian}}
+DECK
+for mode in "" --gathered-io; do
+  "${launcher[@]}" "$trident" run mid.yaml --output mid/out.h5 $mode >mid.log 2>&1; rc=$?
+  check '[ $rc -eq 1 ]' "disk full mid-run ${mode:-parallel}: exit $rc, expected 1"
+  check 'grep -qxE "trident: error: mid/out.h5: (extending|writing) /diffusion/(field|step|time) failed( \(No space left on device\))?" mid.log' \
+    "disk full mid-run ${mode:-parallel}: message differs"
+  check '[ "$(grep -c "trident: error" mid.log)" -eq 1 ]' "disk full mid-run ${mode:-parallel}: not one error line"
+  check '! grep -qiE "segmentation|signal|core dumped" mid.log' "disk full mid-run ${mode:-parallel}: crashed"
+  check '[ -z "$(ls -A mid)" ]' "disk full mid-run ${mode:-parallel}: left $(ls -A mid | tr '\n' ' ')"
+  [ $fail -eq 0 ] || sed 's/^/  | /' mid.log
 done
 
 "${launcher[@]}" "$trident" run small.yaml --output ro/x.h5 >ro.log 2>&1; rc=$?
