@@ -4,6 +4,8 @@
 // kernel computes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <random>
 
@@ -36,8 +38,30 @@ test::DiffusionOutput run_through(MPI_Comm comm, const deck::DiffusionSettings& 
   return test::read_diffusion(path);
 }
 
+// This rank's host and device, as the runtime finds them: NCCL is chosen only where each
+// rank drives a GPU of its own (so 3 or 4 ranks on a 2-GPU machine fall back to MPI).
+DeviceBinding this_rank_binding() {
+  DeviceBinding binding;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  binding.host = host;
+#if defined(KOKKOS_ENABLE_CUDA)
+  int device = 0;
+  char bus[64] = {};
+  cudaGetDevice(&device);
+  cudaDeviceGetPCIBusId(bus, sizeof bus, device);
+  binding.pci_bus_id = bus;
+#else
+  binding.pci_bus_id = "host-rank-" + std::to_string(mpi::rank(MPI_COMM_WORLD));
+#endif
+  return binding;
+}
+
+// "chosen": what a run would take (NCCL on a GPU build with a GPU a rank), "mpi": MPI
+// alone (host staging where MPI is not GPU-aware), "host_staging": forced.
 core::TransportChoice transport_named(const std::string& name) {
   if (name == "host_staging") return {core::Transport::host_staging, "test"};
+  if (name == "chosen") return core::choose_transport(MPI_COMM_WORLD, this_rank_binding());
   return core::mpi_transport();
 }
 
@@ -87,7 +111,7 @@ TEST_P(MpiDiffusionHalos, EveryFrameIsBitwiseIdenticalToOneRank) {
 INSTANTIATE_TEST_SUITE_P(
     WidthsLayoutsTransports, MpiDiffusionHalos,
     testing::Combine(testing::Values(1L, 2L, 5L, 0L), testing::Values("auto", "rows", "columns"),
-                     testing::Values("float32"), testing::Values("mpi", "host_staging")),
+                     testing::Values("float32"), testing::Values("chosen", "mpi", "host_staging")),
     [](const auto& info) {
       return "w" + std::to_string(std::get<0>(info.param)) + "_" + std::get<1>(info.param) + "_" +
              std::get<2>(info.param) + "_" + std::get<3>(info.param);
@@ -114,7 +138,7 @@ TEST(MpiDiffusionHalosReference, DeepHaloMatchesASerialFloat64Loop) {
   s.precision = "float64";
   s.c = 0.21;
   s.halo_width = 5;
-  const auto out = run_through(comm, s, folder + "/out.h5", core::mpi_transport());
+  const auto out = run_through(comm, s, folder + "/out.h5", transport_named("chosen"));
   EXPECT_LT(test::max_abs_difference(out.last_field(), test::reference_steps(u0, nx, ny, 0.21, steps)), 1e-14);
 }
 
@@ -126,9 +150,9 @@ TEST(MpiDiffusionHalosRestart, ResumesInTheMiddleOfABlockBitForBit) {
   const std::string folder = test::scratch_folder(comm, "halos_restart");
   deck::DiffusionSettings s = uneven(5);
   s.checkpoint_every = 12;  // the newest is at 84
-  const auto full = run_through(comm, s, folder + "/full.h5", core::mpi_transport());
+  const auto full = run_through(comm, s, folder + "/full.h5", transport_named("chosen"));
   const std::string checkpoint = folder + "/full.h5.checkpoint.h5";
-  const auto resumed = run_through(comm, s, folder + "/resumed.h5", core::mpi_transport(), checkpoint);
+  const auto resumed = run_through(comm, s, folder + "/resumed.h5", transport_named("chosen"), checkpoint);
   ASSERT_EQ(resumed.steps, (std::vector<std::int64_t>{84, 90}));
   EXPECT_TRUE(bitwise_equal(resumed.last_field(), full.last_field()));
   const std::size_t n = full.field.size() / full.steps.size();
@@ -154,7 +178,7 @@ TEST(MpiDiffusionHalosNonFinite, OverflowOnABlockEdgeStopsAtTheSameStep) {
   s.halo_width = 3;
   s.output_every = 1;
   try {
-    run_through(comm, s, folder + "/out.h5", core::mpi_transport());
+    run_through(comm, s, folder + "/out.h5", transport_named("chosen"));
     FAIL() << "a run that overflowed went on";
   } catch (const StudyStopped& e) {
     EXPECT_EQ(e.exit_code(), kExitRunFailure);
