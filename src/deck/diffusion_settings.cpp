@@ -45,7 +45,7 @@ StartField parse_start(const Section& diffusion) {
 DiffusionSettings parse_diffusion(const Section& top) {
   const Section s = top.section(
       "diffusion", {"nx", "ny", "steps", "c", "dt", "precision", "laplacian", "output_every",
-                    "checkpoint_every", "checkpoint_file", "ranks", "start"});
+                    "checkpoint_every", "checkpoint_file", "ranks", "halo_width", "start"});
   DiffusionSettings d;
   d.nx = s.integer("nx", at_least(1));
   d.ny = s.integer("ny", at_least(1));
@@ -80,6 +80,8 @@ DiffusionSettings parse_diffusion(const Section& top) {
     }
     d.ranks = {r[0], r[1]};
   }
+  // At most the smallest block's side, which depends on the rank count: checked at the start.
+  d.halo_width = s.integer("halo_width", at_least(1), 0);
   d.start = parse_start(s);
   return d;
 }

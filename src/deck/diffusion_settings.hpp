@@ -36,6 +36,7 @@ struct DiffusionSettings {
   std::int64_t checkpoint_every = 0;  // 0: no checkpoints
   std::string checkpoint_file;     // empty: OUTPUT without .h5 + ".checkpoint.h5"
   std::array<std::int64_t, 2> ranks{0, 0};  // ranks along x and y (0: MPI_Dims_create)
+  std::int64_t halo_width = 0;     // cells of halo exchanged every halo_width steps (0: chosen)
   StartField start;
 };
 

@@ -1,5 +1,7 @@
 #include "diffusion/decomposition.hpp"
 
+#include <algorithm>
+
 #include "core/comm.hpp"
 #include "core/error.hpp"
 
@@ -62,6 +64,20 @@ Decomposition::Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
 
 Decomposition::~Decomposition() {
   if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
+}
+
+int Decomposition::neighbour(int dx, int dy) const {
+  const int x = coords_[0] + dx, y = coords_[1] + dy;
+  if (x < 0 || y < 0 || x >= dims_[0] || y >= dims_[1]) return MPI_PROC_NULL;
+  const int c[2] = {y, x};  // MPI's order: slowest (y) first
+  int rank = MPI_PROC_NULL;
+  MPI_Cart_rank(cart_, c, &rank);
+  return rank;
+}
+
+std::int64_t Decomposition::smallest_block_side() const {
+  // The last blocks along each axis are the smallest (remainders go to the first ones).
+  return std::min(nx_ / dims_[0], ny_ / dims_[1]);
 }
 
 bool Decomposition::alone() const {

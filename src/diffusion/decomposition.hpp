@@ -38,6 +38,12 @@ class Decomposition {
   int south() const { return south_; }  // lower y
   int north() const { return north_; }  // higher y
   bool alone() const;  // no neighbour at all: halos stay zero
+  // The rank whose block lies `dx` blocks east and `dy` blocks north (each -1, 0 or 1),
+  // MPI_PROC_NULL past the domain's edge; the diagonal ones feed deep halos' corners.
+  int neighbour(int dx, int dy) const;
+  // The fewest cells any block has along x or y: a halo can be at most this deep, since
+  // it comes from the adjacent block alone.
+  std::int64_t smallest_block_side() const;
 
  private:
   MPI_Comm cart_ = MPI_COMM_NULL;

@@ -2,77 +2,135 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+
 #include "core/comm.hpp"
+#include "core/error.hpp"
 
 namespace trident::diffusion {
 
-template <class T>
-HaloExchange<T>::HaloExchange(const Decomposition& decomposition, bool stage_through_host)
-    : decomposition_(decomposition),
-      staged_(stage_through_host),
-      nx_(decomposition.x().size),
-      ny_(decomposition.y().size),
-      send_("trident::diffusion::halo_send", 2 * (nx_ + ny_)),
-      receive_("trident::diffusion::halo_receive", 2 * (nx_ + ny_)) {
-  if (staged_) {
-    send_host_ = Kokkos::View<T*, StagingSpace>("trident::diffusion::halo_send_host", send_.extent(0));
-    receive_host_ = Kokkos::View<T*, StagingSpace>("trident::diffusion::halo_receive_host", receive_.extent(0));
+int halo_width_for(const Decomposition& d, std::int64_t requested) {
+  if (d.alone()) return 1;
+  const std::int64_t smallest = d.smallest_block_side();
+  if (requested <= 0) return static_cast<int>(std::min(kDefaultHaloWidth, smallest));
+  // The same on every rank (the smallest block is a global figure): thrown by all alike.
+  mpi::collective(d.cart(), [&] {
+    if (requested > smallest) {
+      throw InputError("diffusion.halo_width: expected at most " + std::to_string(smallest) +
+                       ", the smallest block's side (" + std::to_string(d.dims()[0]) + " x " +
+                       std::to_string(d.dims()[1]) + " blocks of the " + std::to_string(d.nx()) + " x " +
+                       std::to_string(d.ny()) + " grid), got " + std::to_string(requested) +
+                       "; a halo comes from the adjacent block alone");
+    }
+  });
+  return static_cast<int>(requested);
+}
+
+namespace {
+
+// The eight directions (dx east, dy north); a piece received from direction k was sent
+// by that neighbour towards kOpposite[k].
+constexpr int kDx[8] = {-1, 1, 0, 0, -1, 1, -1, 1};
+constexpr int kDy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
+constexpr int kOpposite[8] = {1, 0, 3, 2, 7, 6, 5, 4};
+
+// Cells [first, first + count) along one axis of a block of n cells with a w-deep halo:
+// what goes towards direction `d` (the w cells on that edge, or all n), or what comes
+// from it (the w halo cells beyond that edge).
+void axis_part(int d, int n, int w, bool incoming, int& first, int& count) {
+  if (d == 0) {
+    first = w;
+    count = n;
+  } else {
+    count = w;
+    first = d < 0 ? (incoming ? 0 : w) : (incoming ? w + n : n);
   }
 }
 
+}  // namespace
+
 template <class T>
-void HaloExchange<T>::exchange(const Grid<T>& u) {
-  if (decomposition_.alone()) return;
-  const std::int64_t nx = nx_, ny = ny_;
+HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, int width)
+    : comm_(comm),
+      width_(width),
+      queued_transfer_(comm.transport() == core::Transport::nccl),
+      field_ready_(false),
+      halo_ready_(false) {
+  const int nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size), w = width_;
+  // The 5-point stencil never reads a corner of a 1-deep halo; deeper ones need them.
+  const int directions = w == 1 ? 4 : 8;
+  for (int k = 0; k < directions; ++k) {
+    const int peer = d.neighbour(kDx[k], kDy[k]);
+    if (peer == MPI_PROC_NULL) continue;  // the domain's edge: that halo stays zero
+    for (int incoming = 0; incoming < 2; ++incoming) {
+      HaloRegions& regions = incoming ? receives_ : sends_;
+      HaloRegion& r = regions.region[regions.count++];
+      axis_part(kDx[k], nx, w, incoming, r.x0, r.columns);
+      axis_part(kDy[k], ny, w, incoming, r.y0, r.rows);
+      r.offset = regions.total;
+      const std::int64_t count = std::int64_t(r.rows) * r.columns;
+      regions.total += count;
+      // Tags name the direction as the receiver sees it; NCCL ignores them (one piece
+      // per pair of ranks and direction).
+      (incoming ? receive_pieces_ : send_pieces_)
+          .push_back({peer, static_cast<std::size_t>(r.offset), static_cast<std::size_t>(count),
+                      incoming ? k : kOpposite[k]});
+    }
+  }
+  send_ = Kokkos::View<T*>("trident::diffusion::halo_send", sends_.total);
+  receive_ = Kokkos::View<T*>("trident::diffusion::halo_receive", receives_.total);
+}
+
+namespace {
+// Which region of `regions` holds buffer index k, and where in the grid.
+KOKKOS_INLINE_FUNCTION void locate(const HaloRegions& regions, std::int64_t k, int& j, int& i) {
+  int p = 0;
+  while (p + 1 < regions.count && k >= regions.region[p + 1].offset) ++p;
+  const HaloRegion& r = regions.region[p];
+  const std::int64_t local = k - r.offset;
+  j = r.y0 + static_cast<int>(local / r.columns);
+  i = r.x0 + static_cast<int>(local % r.columns);
+}
+}  // namespace
+
+template <class T>
+void HaloExchange<T>::start(const ExecutionSpace& compute, const Grid<T>& u) {
+  if (sends_.count == 0) return;
+  field_ready_.record(compute);
+  field_ready_.wait_on(side_.space());
+  const HaloRegions regions = sends_;
   const auto send = send_;
-  // Buffer layout: [west ny][east ny][south nx][north nx].
   Kokkos::parallel_for(
-      "trident::diffusion::halo_pack", Kokkos::RangePolicy<>(0, 2 * (nx + ny)),
+      "trident::diffusion::halo_pack", Kokkos::RangePolicy<ExecutionSpace>(side_.space(), 0, regions.total),
       KOKKOS_LAMBDA(const std::int64_t k) {
-        if (k < ny) send(k) = u(k + 1, 1);
-        else if (k < 2 * ny) send(k) = u(k - ny + 1, nx);
-        else if (k < 2 * ny + nx) send(k) = u(1, k - 2 * ny + 1);
-        else send(k) = u(ny, k - 2 * ny - nx + 1);
+        int j, i;
+        locate(regions, k, j, i);
+        send(k) = u(j, i);
       });
-  Kokkos::fence();
-  T* send_data = send_.data();
-  T* receive_data = receive_.data();
-  if (staged_) {
-    Kokkos::deep_copy(send_host_, send_);
-    send_data = send_host_.data();
-    receive_data = receive_host_.data();
-  }
-  const MPI_Comm comm = decomposition_.cart();
-  const MPI_Datatype type = mpi::datatype<T>();
-  const int neighbour[4] = {decomposition_.west(), decomposition_.east(), decomposition_.south(),
-                            decomposition_.north()};
-  const std::int64_t offset[4] = {0, ny, 2 * ny, 2 * ny + nx};
-  const int count[4] = {static_cast<int>(ny), static_cast<int>(ny), static_cast<int>(nx),
-                        static_cast<int>(nx)};
-  // What I send west arrives as my west neighbour's east halo: tag by the receiving side.
-  const int opposite[4] = {1, 0, 3, 2};
-  MPI_Request requests[8];
-  for (int side = 0; side < 4; ++side) {
-    MPI_Irecv(receive_data + offset[side], count[side], type, neighbour[side], side, comm,
-              &requests[side]);
-    MPI_Isend(send_data + offset[side], count[side], type, neighbour[side], opposite[side], comm,
-              &requests[4 + side]);
-  }
-  MPI_Waitall(8, requests, MPI_STATUSES_IGNORE);
-  if (staged_) Kokkos::deep_copy(receive_, receive_host_);
+  if (queued_transfer_) transfer();
+}
+
+template <class T>
+void HaloExchange<T>::transfer() {
+  comm_.exchange<T>(side_.space(), send_.data(), send_.extent(0), send_pieces_, receive_.data(), receive_.extent(0),
+                    receive_pieces_);
+}
+
+template <class T>
+void HaloExchange<T>::finish(const ExecutionSpace& compute, const Grid<T>& u) {
+  if (receives_.count == 0) return;
+  if (!queued_transfer_) transfer();
+  const HaloRegions regions = receives_;
   const auto receive = receive_;
-  const bool has[4] = {neighbour[0] != MPI_PROC_NULL, neighbour[1] != MPI_PROC_NULL,
-                       neighbour[2] != MPI_PROC_NULL, neighbour[3] != MPI_PROC_NULL};
-  const bool west = has[0], east = has[1], south = has[2], north = has[3];
   Kokkos::parallel_for(
-      "trident::diffusion::halo_unpack", Kokkos::RangePolicy<>(0, 2 * (nx + ny)),
+      "trident::diffusion::halo_unpack", Kokkos::RangePolicy<ExecutionSpace>(side_.space(), 0, regions.total),
       KOKKOS_LAMBDA(const std::int64_t k) {
-        // Edges without a neighbour keep their zeros: the domain boundary.
-        if (k < ny) { if (west) u(k + 1, 0) = receive(k); }
-        else if (k < 2 * ny) { if (east) u(k - ny + 1, nx + 1) = receive(k); }
-        else if (k < 2 * ny + nx) { if (south) u(0, k - 2 * ny + 1) = receive(k); }
-        else if (north) u(ny + 1, k - 2 * ny - nx + 1) = receive(k);
+        int j, i;
+        locate(regions, k, j, i);
+        u(j, i) = receive(k);
       });
+  halo_ready_.record(side_.space());
+  halo_ready_.wait_on(compute);
 }
 
 template class HaloExchange<float>;

@@ -1,37 +1,71 @@
 #pragma once
-// Halo exchange of a block's one-cell border with its four neighbours. The four edges
-// are packed into one device buffer by one kernel; MPI gets device pointers when it is
-// GPU-aware and host copies of the buffers otherwise (the host-staging path).
+// Halo exchange of a block's w-cell border with its neighbours through core::DeviceComm
+// (NCCL, MPI with device pointers, or host staging). The send side packs the edges (and,
+// for w > 1, the w x w corners, which deep halos need for the diagonal cells of the
+// stencil's reach) into one device buffer with one kernel; the receive side unpacks one
+// buffer. Packing, transfer and unpacking run on a side stream of their own, so that the
+// caller can update the block's inside on the default instance meanwhile:
+//   start(compute, u)   pack after the work queued on `compute`; NCCL also queues the transfer
+//   ... queue the work that needs no halo on `compute` ...
+//   finish(compute, u)  MPI transports: the host waits for the transfer here (the queued
+//                       kernels keep running); then unpack, and work queued on `compute`
+//                       after this call sees the halos.
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "core/device_comm.hpp"
+#include "core/side_stream.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/stencil.hpp"
 
 namespace trident::diffusion {
 
+// The halo depth for `d`: 1 when the block is alone (nothing is exchanged); `requested`
+// when the deck sets diffusion.halo_width (> 0), which must not exceed the smallest
+// block's side (InputError naming the key otherwise); else kDefaultHaloWidth, or the
+// smallest block's side when that is less.
+constexpr std::int64_t kDefaultHaloWidth = 16;
+int halo_width_for(const Decomposition& d, std::int64_t requested);
+
+// Where a piece of the halo lies in the grid and in the buffer.
+struct HaloRegion {
+  int y0, x0, rows, columns;
+  std::int64_t offset;  // in the buffer
+};
+constexpr int kMaxHaloRegions = 8;  // 4 edges and 4 corners
+struct HaloRegions {
+  int count = 0;
+  HaloRegion region[kMaxHaloRegions];
+  std::int64_t total = 0;
+};
+
 template <class T>
 class HaloExchange {
  public:
-  HaloExchange(const Decomposition& decomposition, bool stage_through_host);
-  // Fills the halo of `u` with the neighbours' edge cells. Collective over the neighbours.
-  void exchange(const Grid<T>& u);
-  bool staged() const { return staged_; }
+  HaloExchange(const Decomposition& d, core::DeviceComm& comm, int width);
+  int width() const { return width_; }
+  void start(const ExecutionSpace& compute, const Grid<T>& u);
+  void finish(const ExecutionSpace& compute, const Grid<T>& u);
+  void exchange(const ExecutionSpace& compute, const Grid<T>& u) {
+    start(compute, u);
+    finish(compute, u);
+  }
+  std::int64_t values_sent() const { return sends_.total; }
 
  private:
-  const Decomposition& decomposition_;
-  bool staged_;
-  std::int64_t nx_, ny_;
-  // Edge order in the buffers: west, east, south, north.
+  void transfer();
+  core::DeviceComm& comm_;
+  int width_;
+  bool queued_transfer_;  // NCCL: the transfer is queued on the side stream by start()
+  HaloRegions sends_, receives_;
+  std::vector<core::DeviceComm::Piece> send_pieces_, receive_pieces_;
   Kokkos::View<T*> send_, receive_;
-  // Host copies for MPI that cannot read device memory; pinned on CUDA for fast copies.
-#if defined(KOKKOS_ENABLE_CUDA)
-  using StagingSpace = Kokkos::CudaHostPinnedSpace;
-#else
-  using StagingSpace = Kokkos::HostSpace;
-#endif
-  Kokkos::View<T*, StagingSpace> send_host_, receive_host_;
+  core::SideStream side_;
+  core::QueueMark field_ready_, halo_ready_;
 };
 
 }  // namespace trident::diffusion

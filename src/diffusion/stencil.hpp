@@ -1,7 +1,10 @@
 #pragma once
-// The explicit diffusion step on one block with a one-cell halo:
+// The explicit diffusion step on a block with a halo of w cells:
 //   L(u) = 4u - (west + east + south + north),  u_new = u - c L(u).
 // Halo cells outside the domain stay zero, which is the scheme's boundary condition.
+// Every cell is computed with the same operations in the same order wherever it is
+// computed (by its owner or redundantly in a neighbour's deep halo), so results are the
+// same bits for any rank layout and halo depth.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -11,18 +14,36 @@ namespace trident::diffusion {
 template <class T>
 using Grid = Kokkos::View<T**, Kokkos::LayoutRight>;  // (rows y, columns x), halo included
 
-// The step from `u` into `next`. When `laplacian` has extent > 0 it receives L(u) for
-// interior cells (ny x nx, no halo). A cell that turns non-finite lowers `first_bad`
-// to `step + 1`, the step at which the field stopped being finite.
-template <class T>
-void step(const Grid<T>& u, const Grid<T>& next, const Kokkos::View<T**, Kokkos::LayoutRight>& laplacian,
-          T c, std::int64_t step, const Kokkos::View<std::int64_t>& first_bad);
+using ExecutionSpace = Kokkos::DefaultExecutionSpace;
 
-// L(u) alone, for the Laplacian of the final frame.
-template <class T>
-void laplacian_only(const Grid<T>& u, const Kokkos::View<T**, Kokkos::LayoutRight>& laplacian);
+// Rows [y0, y1) and columns [x0, x1) of a grid, in its own indices (halo included).
+struct Box {
+  int y0 = 0, y1 = 0, x0 = 0, x1 = 0;
+  bool empty() const { return y1 <= y0 || x1 <= x0; }
+  std::int64_t cells() const { return empty() ? 0 : std::int64_t(y1 - y0) * (x1 - x0); }
+};
 
-// Copies the interior of `u` into a contiguous (ny x nx) view, and back.
+// The step on the cells of `box`, from `u` into `next`, queued on `space`. The box and
+// one cell around it must hold valid values. When `laplacian` (shaped like `u`) has
+// extent > 0 it receives L(u) at the same cells. A cell that turns non-finite lowers
+// `first_bad` to `step + 1`, the step at which the field stopped being finite.
+template <class T>
+void step(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c,
+          std::int64_t step, const Kokkos::View<std::int64_t>& first_bad, const Box& box);
+
+// The same on the cells of `outer` that are not in `inner` (the strips along the edges,
+// which wait for the halos while `inner` is updated), in one kernel. `inner` lies in
+// `outer` or is empty.
+template <class T>
+void step_ring(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c,
+               std::int64_t step, const Kokkos::View<std::int64_t>& first_bad, const Box& outer, Box inner);
+
+// L(u) alone on the cells of `box`, for the Laplacian of the final frame.
+template <class T>
+void laplacian_only(const Grid<T>& u, const Grid<T>& laplacian, const Box& box);
+
+// Copies the interior of `u` (without its halo, whatever its depth) into a contiguous
+// (ny x nx) view, and back.
 template <class T>
 void copy_interior(const Grid<T>& u, const Kokkos::View<T**, Kokkos::LayoutRight>& interior);
 template <class T>

@@ -19,6 +19,7 @@
 #include "diffusion/halo.hpp"
 #include "diffusion/start_field.hpp"
 #include "diffusion/stencil.hpp"
+#include "diffusion/stepper.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::diffusion {
@@ -46,12 +47,12 @@ CheckResult agree(MPI_Comm comm, std::int64_t local_first_bad, std::int64_t inte
 
 // Stops before the fields are allocated when this rank's block cannot fit its device.
 template <class T>
-bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, const RunContext& ctx) {
+bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, int halo, const RunContext& ctx) {
   mpi::collective(ctx.comm, [&] {
     const std::int64_t ny = d.y().size, nx = d.x().size;
-    // u and u_next with their halos, the interior copy and, if kept, L(u)
+    // u, u_next and, if kept, L(u) with their halos, and the interior copy
     std::int64_t need = static_cast<std::int64_t>(sizeof(T)) *
-                        (2 * (ny + 2) * (nx + 2) + (s.laplacian ? 2 : 1) * ny * nx);
+                        ((s.laplacian ? 3 : 2) * (ny + 2 * halo) * (nx + 2 * halo) + ny * nx);
     // where the device is the host, the start field's staging (float64 and T) shares it
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                    Kokkos::DefaultExecutionSpace::memory_space>::accessible)
@@ -79,23 +80,21 @@ class Solver : public PreparedStudy {
         d_(ctx.comm, s.nx, s.ny, s.ranks),
         ny_(d_.y().size),
         nx_(d_.x().size),
-        fits_(check_block_fits<T>(s, d_, ctx)),
-        u_("trident::diffusion::u", ny_ + 2, nx_ + 2),
-        next_("trident::diffusion::u_next", ny_ + 2, nx_ + 2),
-        laplacian_("trident::diffusion::laplacian", s.laplacian ? ny_ : 0, s.laplacian ? nx_ : 0),
+        halo_width_(halo_width_for(d_, s.halo_width)),
+        fits_(check_block_fits<T>(s, d_, halo_width_, ctx)),
+        u_("trident::diffusion::u", ny_ + 2 * halo_width_, nx_ + 2 * halo_width_),
+        next_("trident::diffusion::u_next", ny_ + 2 * halo_width_, nx_ + 2 * halo_width_),
+        laplacian_("trident::diffusion::laplacian", s.laplacian ? ny_ + 2 * halo_width_ : 0,
+                   s.laplacian ? nx_ + 2 * halo_width_ : 0),
         interior_("trident::diffusion::interior", ny_, nx_),
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
-        halo_(d_, !BuildInfo::mpi_gpu_aware()) {
+        stepper_(d_, ctx.transport, halo_width_) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
     std::ostringstream line;
     line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << s.precision << ", c = " << s.c
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
-         << (d_.alone()        ? "not needed (one block)"
-             : halo_.staged() ? "staged through host buffers (MPI is not GPU-aware: " +
-                                    BuildInfo::mpi_gpu_aware_reason() + ")"
-                              : "exchanged directly from the field's memory (" +
-                                    BuildInfo::mpi_gpu_aware_reason() + ")");
+         << stepper_.describe();
     log::info(ctx.comm, line.str());
     // a checkpoint can be asked for at any step (a stop signal): its place must be usable
     io::check_output_destination(ctx.comm, checkpoint_path_, /*overwrite=*/true);
@@ -109,16 +108,14 @@ class Solver : public PreparedStudy {
     std::int64_t interval = 1, next_check = first;
     double last_check_time = wall_seconds();
     std::int64_t last_check_step = first;
+    stepping_since_ = wall_seconds();
     for (std::int64_t step = first;; ++step) {
       const bool frame = frame_due(step, first, s_.steps, s_.output_every);
       const bool checkpoint = s_.checkpoint_every > 0 && step > first && step % s_.checkpoint_every == 0;
       const bool last = step == s_.steps;
       if (frame || checkpoint || last || step >= next_check) {
         std::int64_t bad = kNeverBad;
-        {
-          auto t = ctx_.timers.scope("diffusion.compute");
-          Kokkos::fence();
-        }
+        account_stepping();
         Kokkos::deep_copy(bad, first_bad_);
         // Rank 0 spaces checks about kCheckSeconds apart from the measured step rate.
         const double now = wall_seconds();
@@ -134,22 +131,18 @@ class Solver : public PreparedStudy {
         progress.update(step);
         if (checkpoint) save_checkpoint(step, frames);
         if (agreed.signal != 0 && !last) stop_on_signal(step, agreed.signal, frames);
+        stepping_since_ = wall_seconds();  // the checks, checkpoints and progress are not stepping
       }
       if (last) {
         if (frame) write_final_frame(step, frames);
         break;
       }
-      {
-        auto t = ctx_.timers.scope("diffusion.halo");
-        halo_.exchange(u_);
+      stepper_.advance(u_, next_, laplacian_, static_cast<T>(s_.c), step, first_bad_);
+      if (frame) {  // u_ and, computed by this step, L(u_)
+        account_stepping();
+        write_frame(step, frames);
+        stepping_since_ = wall_seconds();
       }
-      {
-        // the fence closes the timer after the device work, not at the next copy or halo
-        auto t = ctx_.timers.scope("diffusion.compute");
-        diffusion::step<T>(u_, next_, laplacian_, static_cast<T>(s_.c), step, first_bad_);
-        Kokkos::fence();
-      }
-      if (frame) write_frame(step, frames);
       std::swap(u_, next_);
     }
     {
@@ -193,6 +186,17 @@ class Solver : public PreparedStudy {
     return std::vector<T>(interior_host_.data(), interior_host_.data() + ny_ * nx_);
   }
 
+  // Charges the time since stepping_since_ to the steps, once the device has done the work
+  // queued meanwhile: what the device's queue waited for halos to diffusion.halo, the rest
+  // to diffusion.compute (the one-rank run waits for none). Both phases on every rank.
+  void account_stepping() {
+    Kokkos::fence();
+    const double total = wall_seconds() - stepping_since_;
+    const double halo = std::min(total, stepper_.take_halo_wait_seconds());
+    ctx_.timers.add("diffusion.compute", total - halo);
+    ctx_.timers.add("diffusion.halo", halo);
+  }
+
   // The device copies go out before the stepping goes on; the file write may continue
   // in the background (FrameWriter).
   void write_frame(std::int64_t step, FrameWriter<T>& frames) {
@@ -203,8 +207,8 @@ class Solver : public PreparedStudy {
 
   void write_final_frame(std::int64_t step, FrameWriter<T>& frames) {
     if (s_.laplacian) {
-      halo_.exchange(u_);
-      laplacian_only<T>(u_, laplacian_);
+      stepper_.refresh(u_);
+      laplacian_only<T>(u_, laplacian_, stepper_.interior());
     }
     write_frame(step, frames);
   }
@@ -241,13 +245,15 @@ class Solver : public PreparedStudy {
   std::string checkpoint_path_;
   Decomposition d_;
   std::int64_t ny_, nx_;
+  int halo_width_;
   bool fits_;  // checked before the fields below are allocated
-  Grid<T> u_, next_;
-  Kokkos::View<T**, Kokkos::LayoutRight> laplacian_, interior_;
+  Grid<T> u_, next_, laplacian_;  // laplacian_ shaped like u_ (halo unused), or empty
+  Kokkos::View<T**, Kokkos::LayoutRight> interior_;
   typename Kokkos::View<T**, Kokkos::LayoutRight>::HostMirror interior_host_;
   Kokkos::View<std::int64_t> first_bad_;
-  HaloExchange<T> halo_;
+  Stepper<T> stepper_;
   std::int64_t first_ = 0;  // the step the loaded field is at
+  double stepping_since_ = 0;  // wall_seconds() when the steps not yet charged to a timer began
 };
 
 }  // namespace

@@ -51,6 +51,8 @@ TEST(DeckReader, ExactMessages) {
             "t.yaml:1:17: diffusion.nx: expected an integer at least 1, got '4.5'");
   EXPECT_EQ(error_of("diffusion: {nx: 4, ny: 3, steps: 2, laplacian: maybe}\n"),
             "t.yaml:1:48: diffusion.laplacian: expected true or false, got 'maybe'");
+  EXPECT_EQ(error_of("diffusion: {nx: 4, ny: 3, steps: 2, halo_width: 0}\n"),
+            "t.yaml:1:49: diffusion.halo_width: expected an integer at least 1, got '0'");
   EXPECT_EQ(error_of("diffusion: {nx: 4, ny: 3, steps: 2, ranks: [2]}\n"),
             "t.yaml:1:44: diffusion.ranks: expected a list of 2 numbers, each at least 1, got a list");
   EXPECT_EQ(error_of("diffusion: {nx: 4, ny: 3, steps: 2, start: {kind: gaussian, centre: [0.5, 2]}}\n"),
@@ -58,7 +60,7 @@ TEST(DeckReader, ExactMessages) {
             "in the list");
   EXPECT_EQ(error_of("diffusion: [1, 2]\n"),
             "t.yaml:1:12: diffusion: expected a mapping of keys (nx, ny, steps, c, dt, precision, laplacian, "
-            "output_every, checkpoint_every, checkpoint_file, ranks, start), got a list");
+            "output_every, checkpoint_every, checkpoint_file, ranks, halo_width, start), got a list");
   EXPECT_EQ(error_of("output: {fille: a.h5}\ndiffusion: {nx: 4, ny: 3, steps: 2}\n"),
             "t.yaml:1:10: output.fille: unknown key; did you mean 'file'?");
   EXPECT_EQ(error_of("- 1\n- 2\n"),

@@ -1,0 +1,61 @@
+#pragma once
+// The schedule of one time step on a block: which cells to update, when halos travel and
+// what overlaps what. A halo w cells deep is exchanged once every w steps; in between,
+// each step also updates the halo cells that are still valid but one (cells of the
+// neighbours' blocks, recomputed here bit for bit as their owners compute them), so the
+// valid depth shrinks by one a step. A step that needs an exchange updates the inside of
+// the block (the cells that read no halo) while the halos travel, then the strips along
+// the edges once they have arrived. A block alone updates its cells with one kernel and
+// nothing else: the one-rank path pays for none of this.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/device_comm.hpp"
+#include "core/side_stream.hpp"
+#include "diffusion/decomposition.hpp"
+#include "diffusion/halo.hpp"
+#include "diffusion/stencil.hpp"
+
+namespace trident::diffusion {
+
+template <class T>
+class Stepper {
+ public:
+  // `width` from halo_width_for(d, ...). Collective over d.cart() when d is not alone
+  // (sets up the transport).
+  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width);
+
+  int width() const { return width_; }
+  // The block's own cells in a grid with this halo.
+  Box interior() const { return interior_; }
+  // How halos travel, for the run log.
+  std::string describe() const;
+
+  // One step, queued on the default instance: `next` <- `u` - c L(u) on the block (and L(u)
+  // into `laplacian` when kept); then the caller swaps `u` and `next`.
+  void advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+               const Kokkos::View<std::int64_t>& first_bad);
+  // Makes u's halo at least one cell deep current (the final Laplacian reads it).
+  void refresh(const Grid<T>& u);
+  // u was replaced (a restart): its halo holds nothing current.
+  void invalidate() { valid_ = 0; }
+
+  // Seconds the device's queue waited for halos since the last call (exchanges that the
+  // update of the inside did not hide). Blocks until the device has got that far.
+  double take_halo_wait_seconds();
+
+ private:
+  Box extended(int depth) const;  // the block and `depth` cells of halo towards each neighbour
+  const Decomposition& d_;
+  int width_;
+  Box interior_;
+  bool alone_;
+  bool toward_[4];  // west, east, south, north: a neighbour there
+  int valid_ = 0;   // how deep u's halo holds current values
+  std::unique_ptr<core::DeviceComm> comm_;
+  std::unique_ptr<HaloExchange<T>> halo_;
+  std::unique_ptr<core::QueueWaitClock> wait_clock_;
+};
+
+}  // namespace trident::diffusion
