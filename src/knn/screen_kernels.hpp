@@ -59,6 +59,15 @@ struct Centre {
   }
 };
 
+// Screening coordinates of float64 unit vectors: relative to the centre, rounded.
+template <class T>
+struct RelativeCopy {
+  PointsView<double> from;
+  PointsView<T> to;
+  Centre centre;
+  KOKKOS_INLINE_FUNCTION void operator()(int j) const { to(j) = centre.relative<T>(from(j)); }
+};
+
 // The mean of up to kCentreSample observations spread evenly over [first, first + n): a
 // cluster's centre for a batch inside one cluster, near the origin for scattered points
 // (whose offsets are then about 1, as with plain unit vectors). One thread: a handful of

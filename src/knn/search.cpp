@@ -378,12 +378,8 @@ class Searcher {
 
   // The uploaded tile's screening coordinates, relative to the current chunk's centre.
   void screen_copy(std::int64_t tile) {
-    const PointsView<T> to = tile_screen_;
-    const PointsView<double> from = tile64_;
-    const Centre centre = centre_;
-    Kokkos::parallel_for(
-        "trident::knn::screen_references", Kokkos::RangePolicy<ExecSpace>(0, tile_count(tile)),
-        KOKKOS_LAMBDA(int j) { to(j) = centre.relative<T>(from(j)); });
+    Kokkos::parallel_for("trident::knn::screen_references", Kokkos::RangePolicy<ExecSpace>(0, tile_count(tile)),
+                         RelativeCopy<T>{tile64_, tile_screen_, centre_});
   }
 
   // Observations per thread of the register screen for lists of kc (see screen()).

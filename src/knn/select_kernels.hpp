@@ -70,6 +70,13 @@ template <class T>
 KOKKOS_FORCEINLINE_FUNCTION bool key_less(const Candidate<T>& a, const Candidate<T>& b) {
   return a.value < b.value || (a.value == b.value && a.index < b.index);
 }
+// The same as a function object (inlined by the host algorithms, unlike a pointer).
+struct KeyLess {
+  template <class T>
+  bool operator()(const Candidate<T>& a, const Candidate<T>& b) const {
+    return key_less(a, b);
+  }
+};
 
 // Lane-group primitives: on CUDA warp intrinsics over the V lanes of a warp; elsewhere a
 // group is one thread and they reduce to the identity.
@@ -125,9 +132,10 @@ struct SelectScreen {
   int first_obs = 0;     // the launch covers list rows [first_obs, first_obs + n_obs)
   int buffer_level = 0;  // team scratch level of the candidate buffers (1 when too large for 0)
 
-  // Buffer entries per list: two lists' worth (so a compaction frees at least Kc) plus
-  // one step, a multiple of V.
-  static int capacity_for(int kc) { return (2 * kc + 2 * V + V - 1) / V * V; }
+  // Buffer entries per list, a multiple of V: on GPUs two lists' worth (so a compaction
+  // frees at least Kc) plus two steps, within shared memory; on host backends (one list
+  // at a time, in cache) four lists' worth, so fewer compactions run.
+  static int capacity_for(int kc) { return V == 1 ? 4 * kc + 2 : (2 * kc + 2 * V + V - 1) / V * V; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int ts = team.team_size(), t = team.team_rank();
@@ -150,7 +158,21 @@ struct SelectScreen {
       tau = best(o, kc - 1);
     }
     LaneGroup::sync();
-    for (int start = 0; start < n_refs; start += stage) {
+    if (V == 1) {
+      // host backends: one thread per team, the tile already in cache; staging it in team
+      // scratch for a single observation would cost as much as its chords
+      for (int j = 0; j < n_refs; ++j) {
+        const T v = squared_chord(p, refs(j));
+        if (v < tau) {
+          buffer[count++] = Candidate<T>{v, ref_offset + j};
+          if (count == capacity) {
+            tau = compact(buffer, count, lanes);
+            count = kc;
+          }
+        }
+      }
+    }
+    for (int start = 0; V > 1 && start < n_refs; start += stage) {
       const int m = n_refs - start < stage ? n_refs - start : stage;
       stage_references(team, shared, refs, start, m);
       const int index = ref_offset + start;
@@ -259,11 +281,11 @@ struct SelectScreen {
   }
 #else
   KOKKOS_INLINE_FUNCTION T compact(Candidate<T>* buffer, int n, const LaneGroup&) const {
-    std::nth_element(buffer, buffer + (kc - 1), buffer + n, key_less<T>);
+    std::nth_element(buffer, buffer + (kc - 1), buffer + n, KeyLess{});
     return buffer[kc - 1].value;
   }
   KOKKOS_INLINE_FUNCTION void sort_kept(Candidate<T>* buffer, const LaneGroup&) const {
-    std::sort(buffer, buffer + kc, key_less<T>);
+    std::sort(buffer, buffer + kc, KeyLess{});
   }
 #endif
 };
