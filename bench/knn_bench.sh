@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# knn benchmark: pairs per second of the exact k-nearest-neighbour search for the
-# tutorials' sizes at k = 1 and k = 16, next to the float32 FMA limit of the device.
+# knn benchmark: the exact k-nearest-neighbour search against k and precision, then the
+# tutorials' sizes, next to the float32 FMA limit of the device.
 #
 #   bench/knn_bench.sh TRIDENT_BINARY [MPIRUN_PREFIX...]
 #   e.g. bench/knn_bench.sh build/src/trident
 #        bench/knn_bench.sh build/src/trident mpirun --allow-run-as-root -n 1
 #
+# Table 1 (k sweep): 2^22 observations x 2^14 references (KNN_BENCH_SWEEP="OBS REFS"),
+# k = 1 4 16 32 64 256 1024 (KNN_BENCH_SWEEP_K) in float32 and float64. The result rows
+# (16 bytes a neighbour) would reach 64 GiB at k = 1024, so the observations are capped at
+# 2^26 / k (1 GiB of indices): the figure to compare is pairs/s, and "x k16" is the time
+# per pair over that of k = 16 in the same precision (the issue's targets: k = 32 <= 1.5,
+# 64 <= 2, 256 <= 4, 1024 <= 12; "x f32" is float64 over float32 at the same k, <= 2).
+# Table 2 (tutorial sizes, KNN_BENCH_SIZES="OBS REFS;...", KNN_BENCH_K="1 16"), float32.
+#
 # The screen evaluates, per (observation, reference) pair, the squared chord of float32
-# unit vectors: 3 subtractions, 1 multiply and 2 FMAs = 6 float32 operations on the FMA
-# pipe (plus one compare against the list's worst entry). With the H200's measured 28e12
+# coordinates: 3 subtractions, 1 multiply and 2 FMAs = 6 float32 operations on the FMA
+# pipe (plus one compare against the list's threshold). With the H200's measured 28e12
 # float32 FMA/s that caps the screen at 28e12 / 6 = 4.67e12 pairs/s; "ratio" is the
 # measured rate over that cap. The rate is the search time of the slowest rank (device
-# transfers, screening, float64 settling, widened searches), not generation or output.
-# KNN_BENCH_SIZES="OBS REFS;OBS REFS" and KNN_BENCH_K="1 16" override the cases.
+# transfers, screening, float64 settling, widened searches), not generation or output;
+# "whole s" is the process from start to exit (generation, search, writing the rows).
 set -euo pipefail
 if [[ $# -lt 1 ]]; then
   echo "usage: $0 TRIDENT_BINARY [MPIRUN_PREFIX...]" >&2
@@ -27,27 +35,68 @@ trap 'rm -rf "$work"' EXIT
 
 fma_rate=28e12
 fma_per_pair=6
-printf '%-22s %4s %10s %14s %16s %8s\n' "observations x refs" "k" "search s" "pairs/s" "FMA-limit pairs/s" "ratio"
+
+# run OBS REFS K PRECISION: sets seconds (search), whole (process), widened, parts
+run() {
+  local n_obs=$1 n_ref=$2 k=$3 precision=$4
+  local deck="$work/knn_${n_obs}_${n_ref}_${k}_${precision}.yaml"
+  sed -e "s/OBSERVATIONS/$n_obs/" -e "s/REFERENCES/$n_ref/" -e "s/K$/$k/" \
+      -e "s/precision: float32/precision: $precision/" \
+      -e "s|knn_bench.h5|$work/out.h5|" "$here/knn_bench.yaml" >"$deck"
+  local log="$work/log.txt" t0 t1
+  t0=$(date +%s.%N)
+  if ! "${launcher[@]}" "$trident" run "$deck" >"$log" 2>&1; then
+    echo "run failed for $n_obs x $n_ref, k = $k, $precision:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  t1=$(date +%s.%N)
+  rm -f "$work/out.h5"
+  whole=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+  seconds=$(grep "knn: search" "$log" | sed -E 's/.*search ([0-9.eE+-]+) s.*/\1/')
+  widened=$(grep -o "[0-9]* observations needed a longer list" "$log" | grep -o "^[0-9]*" || echo 0)
+  parts=$(grep -o "search parts: .*" "$log" || true)
+}
+
+read -r sweep_obs sweep_ref <<<"${KNN_BENCH_SWEEP:-4194304 16384}"
+echo "k sweep: up to $sweep_obs observations x $sweep_ref references (observations capped at 2^26 / k)"
+printf '%-9s %5s %9s %10s %12s %8s %8s %8s %9s\n' precision k obs "search s" "pairs/s" "x k16" "x f32" "ratio" "whole s"
+declare -A rate secs obs_of whole_of wide_of
+ks=(${KNN_BENCH_SWEEP_K:-1 4 16 32 64 256 1024})
+for precision in float32 float64; do
+  for k in "${ks[@]}"; do
+    n_obs=$(( sweep_obs < 67108864 / k ? sweep_obs : 67108864 / k ))
+    run "$n_obs" "$sweep_ref" "$k" "$precision"
+    secs[$precision,$k]=$seconds
+    obs_of[$precision,$k]=$n_obs
+    whole_of[$precision,$k]=$whole
+    wide_of[$precision,$k]=$widened
+    rate[$precision,$k]=$(awk -v o="$n_obs" -v r="$sweep_ref" -v s="$seconds" 'BEGIN { printf "%.6g", o * r / s }')
+  done
+  for k in "${ks[@]}"; do
+    awk -v p="$precision" -v k="$k" -v o="${obs_of[$precision,$k]}" -v s="${secs[$precision,$k]}" \
+        -v x="${rate[$precision,$k]}" -v x16="${rate[$precision,16]:-}" -v x32="${rate[float32,$k]:-}" \
+        -v w="${whole_of[$precision,$k]}" -v f="$fma_rate" -v pp="$fma_per_pair" 'BEGIN {
+      r16 = x16 == "" ? "-" : sprintf("%.2f", x16 / x);
+      r32 = (p == "float32" || x32 == "") ? "-" : sprintf("%.2f", x32 / x);
+      printf "%-9s %5d %9d %10.4f %12.4g %8s %8s %8.3f %9s\n", p, k, o, s, x, r16, r32, x / (f / pp), w }'
+    if [[ "${wide_of[$precision,$k]}" != 0 ]]; then echo "    ${wide_of[$precision,$k]} observations needed a longer list"; fi
+  done
+done
+
+echo
+echo "tutorial sizes, float32"
+printf '%-22s %4s %10s %14s %16s %8s %9s\n' "observations x refs" "k" "search s" "pairs/s" "FMA-limit pairs/s" "ratio" "whole s"
 IFS=';' read -r -a sizes <<<"${KNN_BENCH_SIZES:-65536 8192;524288 8192;16777216 16384}"
 for size in "${sizes[@]}"; do
   read -r n_obs n_ref <<<"$size"
   for k in ${KNN_BENCH_K:-1 16}; do
-    deck="$work/knn_${n_obs}_${n_ref}_${k}.yaml"
-    sed -e "s/OBSERVATIONS/$n_obs/" -e "s/REFERENCES/$n_ref/" -e "s/K$/$k/" \
-        -e "s|knn_bench.h5|$work/out.h5|" "$here/knn_bench.yaml" >"$deck"
-    log="$work/log.txt"
-    if ! "${launcher[@]}" "$trident" run "$deck" >"$log" 2>&1; then
-      echo "run failed for $n_obs x $n_ref, k = $k:" >&2
-      cat "$log" >&2
-      exit 1
-    fi
-    line=$(grep "knn: search" "$log")
-    seconds=$(sed -E 's/.*search ([0-9.eE+-]+) s.*/\1/' <<<"$line")
-    awk -v o="$n_obs" -v r="$n_ref" -v k="$k" -v s="$seconds" -v f="$fma_rate" -v p="$fma_per_pair" 'BEGIN {
+    run "$n_obs" "$n_ref" "$k" float32
+    awk -v o="$n_obs" -v r="$n_ref" -v k="$k" -v s="$seconds" -v f="$fma_rate" -v p="$fma_per_pair" -v w="$whole" 'BEGIN {
       rate = o * r / s; limit = f / p;
-      printf "%-22s %4d %10.4f %14.4g %16.4g %8.3f\n", o " x " r, k, s, rate, limit, rate / limit }'
-    grep -o "[0-9]* observations needed a longer list" "$log" | sed 's/^/    /' || true
-    grep -o "search parts: .*" "$log" | sed 's/^/    /' || true
+      printf "%-22s %4d %10.4f %14.4g %16.4g %8.3f %9s\n", o " x " r, k, s, rate, limit, rate / limit, w }'
+    if [[ "$widened" != 0 ]]; then echo "    $widened observations needed a longer list"; fi
+    if [[ -n "$parts" ]]; then echo "    $parts"; fi
   done
 done
 echo "FMA limit: ${fma_rate} float32 FMA/s / ${fma_per_pair} operations per pair (3 sub, 1 mul, 2 FMA)"

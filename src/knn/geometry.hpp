@@ -1,6 +1,6 @@
 #pragma once
 // Points on the sphere: unit vectors, the float64 great-circle distance, the tie rule and
-// the float32 screening error bound. Usable on the host and in device kernels.
+// the screening error bound. Usable on the host and in device kernels.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -60,40 +60,58 @@ KOKKOS_INLINE_FUNCTION double great_circle_angle(const Vec4<double>& p, const Ve
 // relative; see Order in settle_kernels.hpp for how chains of ties are grouped.
 constexpr double kTieRelative = 1e-12;
 
-// Screening bound. The screen ranks references by the squared chord S = |p^ - q^|^2,
-// evaluated in the screening precision (unit roundoff u) on the rounded unit vectors
-// p^, q^ (|p^_i - p_i| <= u|p_i|). With c = |p - q| the exact chord (c <= 2):
-//   differences:  |fl(p^_i - q^_i) - (p_i - q_i)| <= u(|p_i|+|q_i|)(1+u) + u|p_i - q_i|,
-//                 so the computed difference vector e obeys | |e| - c | <= 2u(1+u) + u c
-//                 <= 4u + 2u^2 (Minkowski, and |(|p_i|)|, |(|q_i|)| <= 1);
+// Screening window. The screen ranks references by the squared chord S = |a^ - b^|^2,
+// evaluated in the screening precision (unit roundoff u) on the coordinates relative to a
+// centre c chosen per batch (any point; see Centre): a = p - c and b = q - c computed in
+// float64 and rounded to a^, b^ (|a^_i - a_i| <= u|a_i|, the float64 subtraction adds
+// 2^-53|a_i|). With d = |p - q| the exact chord:
+//   differences:  |fl(a^_i - b^_i) - (a_i - b_i)| <= u(|a_i| + |b_i|)(1 + u) + u|a_i - b_i|,
+//                 so the computed difference vector e obeys | |e| - d | <= u(|a| + |b|) + u d
+//                 + O(u^2) (Minkowski);
 //   sum of squares (multiplies and adds in any order, contracted into FMAs or not):
-//                 S = |e|^2 (1 + t), |t| <= 3u + O(u^2), so |sqrt(S) - |e|| <= |e| (1.5u + O(u^2))
-//                 <= 3u + O(u^2).
-// Hence |sqrt(S) - c| <= 7u + O(u^2); we use B = 8u, which also covers the float64 unit
-// vectors' own rounding (~1e-16). A reference with sqrt(S_r) > sqrt(S_k) + 2B, S_k being
-// the k-th smallest screened value, is farther than the k-th true neighbour, so only the
-// screened candidates within that window need settling in float64. kTieSlack keeps
-// references whose distance could tie with the k-th (1e-12 relative of a chord <= 2).
-// The distance is measured between directions (atan2 above) while c = |p - q| also sees
-// the vectors' length errors (|p| = 1 +- 2e-16): a few 1e-16 more, inside the 8u of
-// float32; float64 screening uses 16u to hold them.
+//                 S = |e|^2 (1 + t), |t| <= 3u + O(u^2), so |sqrt(S) - |e|| <= 1.5u|e| + O(u^2).
+// With |b| <= |a| + d: |sqrt(S) - d| <= 2u|a| + 3.5u d + O(u^2), and d <= sqrt(S) + that, so
+//   B(S) = 8u(|a| + sqrt(S)) + kVectorSlack
+// bounds the error of every pair of an observation at |a| from the centre, whatever the
+// reference. kVectorSlack covers the float64 unit vectors' own length errors (|p| = 1 +-
+// 2e-16: the distance is measured between directions, the chord between the vectors).
+// The error thus scales with the observation's distance from the centre, not with the
+// sphere: in a cluster 100 m across screened around its centre, B is about 1e-11 m.
+//
+// B grows with S, so the true k-th chord is at most sqrt(S_k) + B(S_k) (S_k the k-th
+// smallest screened value), and a reference with sqrt(S_r) - B(S_r) above that is farther
+// than the k-th true neighbour; sqrt(S) - B(S) grows with S too, so once one entry of the
+// sorted list lies outside the window every later one (and every reference left out of
+// the list) does. kTieSlack keeps references whose distance could tie with the k-th
+// (1e-12 relative of a chord <= 2).
 constexpr double kTieSlack = 1e-11;
+constexpr double kVectorSlack = 1e-15;
 template <class T>
-struct ScreeningBound;
+struct UnitRoundoff;
 template <>
-struct ScreeningBound<float> {
-  static constexpr double value = 8.0 * 5.9604644775390625e-08;  // 8 * 2^-24
+struct UnitRoundoff<float> {
+  static constexpr double value = 5.9604644775390625e-08;  // 2^-24
 };
 template <>
-struct ScreeningBound<double> {
-  static constexpr double value = 16.0 * 1.1102230246251565e-16;  // 16 * 2^-53
+struct UnitRoundoff<double> {
+  static constexpr double value = 1.1102230246251565e-16;  // 2^-53
 };
 
-// Window above the k-th screened chord within which candidates must be settled.
+// Which screened values lie within the settle window of the k-th, for an observation at
+// `offset` = |p - c| from its batch's centre.
 template <class T>
-KOKKOS_INLINE_FUNCTION double settle_limit(T kth_squared_chord) {
-  return kmath::sqrt(static_cast<double>(kth_squared_chord)) + 2.0 * ScreeningBound<T>::value +
-         kTieSlack;
-}
+struct ScreeningWindow {
+  double limit;  // sqrt(S_k) + B(S_k) + B's part independent of S_r + kTieSlack
+  static constexpr double b = 8.0 * UnitRoundoff<T>::value;
+
+  KOKKOS_INLINE_FUNCTION ScreeningWindow(T kth_squared_chord, double offset)
+      : limit(kmath::sqrt(static_cast<double>(kth_squared_chord)) * (1.0 + b) + 2.0 * (b * offset + kVectorSlack) +
+              kTieSlack) {}
+
+  // sqrt(S) - B(S) <= limit
+  KOKKOS_INLINE_FUNCTION bool inside(T squared_chord) const {
+    return kmath::sqrt(static_cast<double>(squared_chord)) * (1.0 - b) <= limit;
+  }
+};
 
 }  // namespace trident::knn

@@ -1,9 +1,8 @@
 #pragma once
 // The screening kernels: for a batch of observations and a tile of references, keep each
 // observation's Kc smallest squared chords S (in the screening precision T) with their
-// reference indices, ordered by (S, index). Lists live in global memory between tiles,
-// column-major (list(o, i) at o + i * batch) so that neighbouring threads touch
-// neighbouring words. Empty slots hold (+inf, kNoIndex).
+// reference indices, ordered by (S, index). Lists live in global memory between tiles
+// (see ListLayout). Empty slots hold (+inf, kNoIndex).
 //
 // References are processed in increasing index order everywhere (tiles in order, stages
 // in order, one reference at a time within a stage), so a new reference never beats an
@@ -30,19 +29,67 @@ constexpr int kNoIndex = INT_MAX;
 
 template <class T>
 using PointsView = Kokkos::View<Vec4<T>*, DeviceMemory>;
+// Lists: observation-fastest on GPUs (a thread per observation: neighbouring threads touch
+// neighbouring words), a row per observation on host backends (one thread walks its own
+// list; observation-fastest strides would cost a TLB miss per entry).
+using ListLayout = ExecSpace::array_layout;
 template <class T>
-using ListValues = Kokkos::View<T**, Kokkos::LayoutLeft, DeviceMemory>;
-using ListIndices = Kokkos::View<int**, Kokkos::LayoutLeft, DeviceMemory>;
+using ListValues = Kokkos::View<T**, ListLayout, DeviceMemory>;
+using ListIndices = Kokkos::View<int**, ListLayout, DeviceMemory>;
 
 template <class T>
 using ScratchPoints =
     Kokkos::View<Vec4<T>*, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
-// The screening copy of a float64 unit vector (rounded to nearest).
+// The centre a batch is screened around: screening coordinates are (p - c) rounded, so
+// their error scales with the batch's extent instead of the sphere's (see ScreeningWindow).
+// Any point is valid; a batch inside a cluster wants c near it. Set by FindCentre.
+struct Centre {
+  Kokkos::View<Vec4<double>, DeviceMemory> point;
+
+  KOKKOS_INLINE_FUNCTION double offset(const Vec4<double>& p) const {
+    const Vec4<double> c = point();
+    const double dx = p.x - c.x, dy = p.y - c.y, dz = p.z - c.z;
+    return kmath::sqrt(dx * dx + dy * dy + dz * dz);
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION Vec4<T> relative(const Vec4<double>& p) const {
+    const Vec4<double> c = point();
+    return Vec4<T>{static_cast<T>(p.x - c.x), static_cast<T>(p.y - c.y), static_cast<T>(p.z - c.z), T(0)};
+  }
+};
+
+// Screening coordinates of float64 unit vectors: relative to the centre, rounded.
 template <class T>
-KOKKOS_INLINE_FUNCTION Vec4<T> rounded(const Vec4<double>& p) {
-  return Vec4<T>{static_cast<T>(p.x), static_cast<T>(p.y), static_cast<T>(p.z), T(0)};
-}
+struct RelativeCopy {
+  PointsView<double> from;
+  PointsView<T> to;
+  Centre centre;
+  KOKKOS_INLINE_FUNCTION void operator()(int j) const { to(j) = centre.relative<T>(from(j)); }
+};
+
+// The mean of up to kCentreSample observations spread evenly over [first, first + n): a
+// cluster's centre for a batch inside one cluster, near the origin for scattered points
+// (whose offsets are then about 1, as with plain unit vectors). One thread: a handful of
+// loads, no reduction, the same on every backend.
+struct FindCentre {
+  static constexpr int kCentreSample = 64;
+  PointsView<double> obs;
+  Centre centre;
+  int first = 0, n = 1;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int) const {
+    const int samples = n < kCentreSample ? n : kCentreSample;
+    double x = 0, y = 0, z = 0;
+    for (int i = 0; i < samples; ++i) {
+      const Vec4<double> p = obs(first + static_cast<int>(static_cast<long long>(i) * n / samples));
+      x += p.x;
+      y += p.y;
+      z += p.z;
+    }
+    centre.point() = Vec4<double>{x / samples, y / samples, z / samples, 0.0};
+  }
+};
 
 // Whether `pred` holds on any active lane of the calling warp (on GPUs; elsewhere a team
 // thread is alone). Only a performance hint: callers also act on their own `pred`.
@@ -318,95 +365,6 @@ struct MergeSegments {
         best_index(o, m) = j;
       }
     }
-  }
-};
-
-// (a, ia) comes after (b, ib) in the (S, index) order.
-template <class T>
-KOKKOS_INLINE_FUNCTION bool after(T a, int ia, T b, int ib) {
-  return a > b || (a == b && ia > ib);
-}
-
-// Any k: one observation per thread with a max-heap of Kc entries in global memory
-// (root = the worst kept); the root's value stays in a register for the cheap test.
-template <class T>
-struct HeapScreen {
-  PointsView<T> obs, refs;
-  ListValues<T> best;
-  ListIndices best_index;
-  int n_obs = 0, n_refs = 0, ref_offset = 0, stage = 0, kc = 0;
-  int first_obs = 0;  // the launch covers list rows [first_obs, first_obs + n_obs)
-
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
-    const int ts = team.team_size(), t = team.team_rank();
-    const int o = first_obs + team.league_rank() * ts + t;
-    const ScratchPoints<T> shared(team.team_scratch(0), stage);
-    const bool valid = o < first_obs + n_obs;
-    const Vec4<T> p = valid ? obs(o) : Vec4<T>{0, 0, 0, 0};
-    T root = valid ? best(o, 0) : -Kokkos::Experimental::infinity<T>::value;
-    for (int start = 0; start < n_refs; start += stage) {
-      const int m = n_refs - start < stage ? n_refs - start : stage;
-      stage_references(team, shared, refs, start, m);
-      for (int j = 0; j < m; ++j) {
-        const T v = squared_chord(p, shared(j));
-        // a later index with an equal S comes after the root: only v < root enters
-        if (v < root) root = replace_root(o, v, ref_offset + start + j);
-      }
-    }
-  }
-
-  KOKKOS_INLINE_FUNCTION T replace_root(int o, T v, int j) const {
-    int i = 0;
-    while (true) {
-      const int l = 2 * i + 1;
-      if (l >= kc) break;
-      int c = l;
-      if (l + 1 < kc && after(best(o, l + 1), best_index(o, l + 1), best(o, l), best_index(o, l))) {
-        c = l + 1;
-      }
-      if (!after(best(o, c), best_index(o, c), v, j)) break;
-      best(o, i) = best(o, c);
-      best_index(o, i) = best_index(o, c);
-      i = c;
-    }
-    best(o, i) = v;
-    best_index(o, i) = j;
-    return best(o, 0);
-  }
-};
-
-// Turns each heap into a list sorted by (S, index) (in-place heapsort).
-template <class T>
-struct SortHeaps {
-  ListValues<T> best;
-  ListIndices best_index;
-  int kc = 0;
-
-  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
-    for (int end = kc - 1; end > 0; --end) {
-      swap_entries(o, 0, end);
-      int i = 0;  // sift the new root down within [0, end)
-      while (true) {
-        const int l = 2 * i + 1;
-        if (l >= end) break;
-        int c = l;
-        if (l + 1 < end && after(best(o, l + 1), best_index(o, l + 1), best(o, l), best_index(o, l))) {
-          c = l + 1;
-        }
-        if (!after(best(o, c), best_index(o, c), best(o, i), best_index(o, i))) break;
-        swap_entries(o, i, c);
-        i = c;
-      }
-    }
-  }
-
-  KOKKOS_INLINE_FUNCTION void swap_entries(int o, int a, int b) const {
-    const T v = best(o, a);
-    const int j = best_index(o, a);
-    best(o, a) = best(o, b);
-    best_index(o, a) = best_index(o, b);
-    best(o, b) = v;
-    best_index(o, b) = j;
   }
 };
 

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/timers.hpp"
 #include "knn/screen_kernels.hpp"
+#include "knn/select_kernels.hpp"
 #include "knn/settle_kernels.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -24,14 +25,22 @@ using HostUnmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 // Register-list buckets: list length K and observations per thread P.
 constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32};
 
+// The longest register list worth using for screening precision T: on GPUs float64 lists
+// of 8 entries and more spill to local memory (100 times slower than the any-k screen),
+// so they stop at 4 there.
+template <class T>
+int longest_register_list() {
+  return std::is_same<T, double>::value && kSelectLanes > 1 ? 4 : 32;
+}
+
 // First-pass list length: k plus a margin of a quarter of k (at least one), rounded up
 // to a register bucket when one is large enough.
-int first_list_length(int k, std::int64_t n_refs, bool heap_only, bool& registers) {
+int first_list_length(int k, std::int64_t n_refs, bool select_only, int longest, bool& registers) {
   const int wanted = k + std::max(1, k / 4);
   registers = false;
-  if (!heap_only) {
+  if (!select_only) {
     for (int b : kBuckets) {
-      if (b >= wanted) {
+      if (b >= wanted && b <= longest) {
         registers = true;
         return b;
       }
@@ -42,13 +51,13 @@ int first_list_length(int k, std::int64_t n_refs, bool heap_only, bool& register
 
 // List length of a wider pass: four times longer, in registers while a bucket is long
 // enough (a handful of observations then spreads over many reference segments, where the
-// heap screen runs one thread per observation through all references), else the heap.
-int wider_list_length(int kc, std::int64_t n_refs, bool heap_only, bool& registers) {
+// any-k screen keeps one observation per lane group), else the any-k screen.
+int wider_list_length(int kc, std::int64_t n_refs, bool select_only, int longest, bool& registers) {
   const int wanted = 4 * kc;
   registers = false;
-  if (!heap_only) {
+  if (!select_only) {
     for (int b : kBuckets) {
-      if (b >= wanted) {
+      if (b >= wanted && b <= longest) {
         registers = true;
         return b;
       }
@@ -174,8 +183,6 @@ class Searcher {
            SearchStats& stats)
       : options_(options), stats_(stats), refs64_(references) {
     n_refs_ = static_cast<std::int64_t>(references.size());
-    refs_screen_.resize(references.size());
-    for (std::size_t j = 0; j < references.size(); ++j) refs_screen_[j] = rounded<T>(references[j]);
     budget_ = search_memory_budget();
     const std::size_t per_ref = sizeof(Vec4<T>) + sizeof(Vec4<double>);
     tile_ = options.tile_size > 0 ? std::min<std::int64_t>(options.tile_size, n_refs_)
@@ -186,7 +193,8 @@ class Searcher {
     stats_.tiles = tiles_;
     tile_screen_ = PointsView<T>("trident::knn::reference_tile", tile_);
     tile64_ = PointsView<double>("trident::knn::reference_tile64", tile_);
-    if (tiles_ == 1) upload_tile(0, true, true);  // replicated: stays for the whole search
+    centre_.point = decltype(centre_.point)("trident::knn::centre");
+    if (tiles_ == 1) upload_tile(0);  // replicated: stays for the whole search
   }
 
   // Searches observations `which` with lists of `kc` entries; finished rows go to `out`,
@@ -270,29 +278,33 @@ class Searcher {
         transfers.upload(obs64.data() + c0, contiguous ? observations + first + c0 : h_obs64.data() + c0,
                          static_cast<std::size_t>(cn) * sizeof(Vec4<double>));
         if (chunks == 1) charge(stats_.upload_seconds);
+        // the chunk's screening coordinates: relative to a centre of its observations
+        Kokkos::parallel_for("trident::knn::find_centre", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                             FindCentre{obs64, centre_, c0, cn});
+        const Centre centre = centre_;
         Kokkos::parallel_for(
             "trident::knn::init_lists", range, KOKKOS_LAMBDA(int o) {
-              obs_screen(o) = rounded<T>(obs64(o));  // the screening copy, made once per batch
+              obs_screen(o) = centre.relative<T>(obs64(o));  // the screening copy, made once per chunk
               for (int i = 0; i < kc; ++i) {
                 best(o, i) = infinity;
                 best_index(o, i) = kNoIndex;
               }
             });
         for (std::int64_t tile = 0; tile < tiles_; ++tile) {
-          if (tiles_ > 1) upload_tile(tile, true, false);
+          if (tiles_ > 1) upload_tile(tile);
+          screen_copy(tile);
           const int segments = screen(obs_screen, best, best_index, c0, cn, tile, kc, registers);
           if (segments > 1) {
             Kokkos::parallel_for("trident::knn::merge_segments", range,
                                  MergeSegments<T>{best, best_index, kc, segments});
           }
         }
-        if (!registers) {
-          Kokkos::parallel_for("trident::knn::sort_heaps", range, SortHeaps<T>{best, best_index, kc});
-        }
         if (chunks == 1) charge(stats_.screen_seconds);
-        Kokkos::parallel_for("trident::knn::bound", range, Bound<T>{best, count, k, kept, kept == n_refs_});
-        for (std::int64_t tile = 0; tile < tiles_; ++tile) {
-          if (tiles_ > 1) upload_tile(tile, false, true);
+        Kokkos::parallel_for("trident::knn::bound", range,
+                             Bound<T>{best, count, obs64, centre_, k, kept, kept == n_refs_});
+        // last tile first: the screen left it on the device
+        for (std::int64_t tile = tiles_ - 1; tile >= 0; --tile) {
+          if (tile + 1 < tiles_) upload_tile(tile);
           Settle settle{obs64, tile64_, best_index, count, angle, static_cast<int>(tile * tile_),
                         static_cast<int>(tile_count(tile))};
           Kokkos::parallel_for("trident::knn::settle", range, settle);
@@ -356,17 +368,18 @@ class Searcher {
     return std::min<std::int64_t>(tile_, n_refs_ - tile * tile_);
   }
 
-  void upload_tile(std::int64_t tile, bool screen_copy, bool float64_copy) {
+  // The tile's float64 unit vectors to the device.
+  void upload_tile(std::int64_t tile) {
     const std::int64_t first = tile * tile_, n = tile_count(tile);
     const auto range = std::make_pair<std::size_t, std::size_t>(0, static_cast<std::size_t>(n));
-    if (screen_copy) {
-      Kokkos::View<const Vec4<T>*, Kokkos::HostSpace, HostUnmanaged> host(refs_screen_.data() + first, n);
-      Kokkos::deep_copy(Kokkos::subview(tile_screen_, range), host);
-    }
-    if (float64_copy) {
-      Kokkos::View<const Vec4<double>*, Kokkos::HostSpace, HostUnmanaged> host(refs64_.data() + first, n);
-      Kokkos::deep_copy(Kokkos::subview(tile64_, range), host);
-    }
+    Kokkos::View<const Vec4<double>*, Kokkos::HostSpace, HostUnmanaged> host(refs64_.data() + first, n);
+    Kokkos::deep_copy(Kokkos::subview(tile64_, range), host);
+  }
+
+  // The uploaded tile's screening coordinates, relative to the current chunk's centre.
+  void screen_copy(std::int64_t tile) {
+    Kokkos::parallel_for("trident::knn::screen_references", Kokkos::RangePolicy<ExecSpace>(0, tile_count(tile)),
+                         RelativeCopy<T>{tile64_, tile_screen_, centre_});
   }
 
   // Observations per thread of the register screen for lists of kc (see screen()).
@@ -408,11 +421,9 @@ class Searcher {
   int screen(const PointsView<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
              int first_obs, int n, std::int64_t tile, int kc, bool registers) {
     const int stage = static_cast<int>(scratch_points<T>());
-    const std::size_t bytes = ScratchPoints<T>::shmem_size(stage);  // the heap screen's
     const int offset = static_cast<int>(tile * tile_), m = static_cast<int>(tile_count(tile));
     if (!registers) {
-      HeapScreen<T> f{obs, tile_screen_, best, best_index, n, m, offset, stage, kc, first_obs};
-      launch_team("trident::knn::screen_heap", f, n, 1, 1, [bytes](int) { return bytes; });
+      launch_select(obs, best, best_index, first_obs, n, offset, m, stage, kc);
       return 1;
     }
     const int limit = static_cast<int>(best.extent(1)) / kc;
@@ -426,6 +437,31 @@ class Searcher {
       case 32: return launch_registers<32, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
       default: throw RunError("knn: no register screen for lists of " + std::to_string(kc));
     }
+  }
+
+  // The any-k screen: lane groups of kSelectLanes, as many per team as keep the candidate
+  // buffers within 24 KiB of shared memory (at most 8 and at least 1; buffers that do not
+  // fit beside the staged references go to scratch level 1, i.e. global memory).
+  void launch_select(const PointsView<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+                     int first_obs, int n, int offset, int m, int stage, int kc) {
+    constexpr int V = kSelectLanes;
+    using Screen = SelectScreen<T, V>;
+    const int capacity = Screen::capacity_for(kc);
+    const std::size_t per_group = ScratchCandidates<T>::shmem_size(capacity);
+    const std::size_t staged = ScratchPoints<T>::shmem_size(stage);
+    int groups = V == 1 ? 1 : static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(8, (24u << 10) / per_group)));
+    Kokkos::TeamPolicy<ExecSpace> probe(1, Kokkos::AUTO);
+    const std::size_t level0 = static_cast<std::size_t>(probe.scratch_size_max(0));
+    const int level = staged + groups * per_group + 512 <= level0 ? 0 : 1;
+    Screen f{obs, tile_screen_, best, best_index, n, m, offset, stage, kc, capacity, first_obs, level};
+    Kokkos::TeamPolicy<ExecSpace> policy((n + groups - 1) / groups, groups * V);
+    if (level == 0) {
+      policy.set_scratch_size(0, Kokkos::PerTeam(staged + groups * per_group + 256));
+    } else {
+      policy.set_scratch_size(0, Kokkos::PerTeam(staged + 256));
+      policy.set_scratch_size(1, Kokkos::PerTeam(groups * per_group + 256));
+    }
+    Kokkos::parallel_for("trident::knn::screen_select", policy, f);
   }
 
   template <int K, int P, int F>
@@ -442,7 +478,7 @@ class Searcher {
   const SearchOptions& options_;
   SearchStats& stats_;
   const std::vector<Vec4<double>>& refs64_;
-  std::vector<Vec4<T>> refs_screen_;
+  Centre centre_;
   std::int64_t n_refs_ = 0, tile_ = 0, tiles_ = 0;
   std::size_t budget_ = 0;
   PointsView<T> tile_screen_;
@@ -462,15 +498,21 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
   bool registers = false;
-  int kc = first_list_length(options.k, n_refs, options.heap_only, registers);
+  int kc = first_list_length(options.k, n_refs, options.select_only, longest_register_list<T>(), registers);
   stats.list_length = kc;
   todo = searcher.run(observations, todo, kc, registers, true, out);
+  if (todo.empty()) return;
+  // Lists too short to prove the answer: references within the screening window of the
+  // k-th that the list could not hold (points closer than the screening precision resolves
+  // around the chunk's centre, e.g. several dense clusters in one batch, or duplicates).
+  // They are searched again in float64 (whose window is about 1e-11 of the radius: only
+  // duplicates and near-ties within it need more) with lists four times longer, until the
+  // window closes or every reference is kept.
+  Searcher<double> searcher64(references, options, stats);
   while (!todo.empty()) {
-    // Lists too short to prove the answer (many references within the screening bound of
-    // the k-th, e.g. duplicates or clusters): four times longer, until all are kept.
     stats.widened += static_cast<std::int64_t>(todo.size());
-    kc = wider_list_length(kc, n_refs, options.heap_only, registers);
-    todo = searcher.run(observations, todo, kc, registers, false, out);
+    kc = wider_list_length(kc, n_refs, options.select_only, longest_register_list<double>(), registers);
+    todo = searcher64.run(observations, todo, kc, registers, false, out);
   }
 }
 

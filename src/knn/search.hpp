@@ -1,8 +1,9 @@
 #pragma once
 // Exact k nearest references of a set of observations on one rank's device: float32 (or
-// float64) screening of squared chords, float64 settling of the candidates within the
-// screening bound of the k-th, and a wider search for the rare observation whose kept
-// list was too short to prove its answer.
+// float64) screening of squared chords (coordinates relative to a centre of each chunk of
+// observations), float64 settling of the candidates within the screening window of the
+// k-th, and a wider float64 search for the rare observation whose kept list was too short
+// to prove its answer.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@ struct SearchOptions {
   std::string precision = "float32";  // screening precision: float32 or float64
   std::int64_t batch_size = 0;        // observations per device batch; 0: from free memory
   std::int64_t tile_size = 0;         // references per device tile; 0: all when they fit
-  bool heap_only = false;             // tests: use the any-k heap screen for every k
+  bool select_only = false;           // tests: use the any-k (select) screen for every k
   int segments = 0;                   // tests: reference segments per tile (0: enough to fill the device)
   int chunks = 0;                     // tests: pipeline chunks per batch (0: by size, on GPUs only)
 };

@@ -11,17 +11,21 @@
 namespace trident::knn {
 
 using Counts = Kokkos::View<int*, DeviceMemory>;
-using Distances = Kokkos::View<double**, Kokkos::LayoutLeft, DeviceMemory>;
+using Distances = Kokkos::View<double**, ListLayout, DeviceMemory>;
 using OutIndices = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, DeviceMemory>;
 using OutDistances = Kokkos::View<double**, Kokkos::LayoutRight, DeviceMemory>;
 
-// For each observation: the number of leading list entries within settle_limit of the
-// k-th, or -1 when every kept entry is within it while references were left out (the
-// list cannot prove the answer; the observation is searched again with a longer list).
+// For each observation: the number of leading list entries inside the settle window of
+// the k-th (see ScreeningWindow), or -1 when every kept entry is inside it while
+// references were left out (the list cannot prove the answer; the observation is searched
+// again with a longer list). The window depends on how far the observation lies from the
+// centre its batch was screened around.
 template <class T>
 struct Bound {
   ListValues<T> best;
   Counts count;
+  PointsView<double> obs;  // the batch's float64 unit vectors
+  Centre centre;
   int k = 1, kept = 0;   // kept: real entries per list, min(Kc, references)
   bool complete = true;  // every reference was kept (kept == references)
 
@@ -30,9 +34,9 @@ struct Bound {
       count(o) = kept;
       return;
     }
-    const double limit = settle_limit(best(o, k - 1));
+    const ScreeningWindow<T> window(best(o, k - 1), centre.offset(obs(o)));
     int c = k;
-    while (c < kept && kmath::sqrt(static_cast<double>(best(o, c))) <= limit) ++c;
+    while (c < kept && window.inside(best(o, c))) ++c;
     count(o) = c == kept ? -1 : c;
   }
 };

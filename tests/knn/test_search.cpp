@@ -24,7 +24,7 @@ std::vector<Vec4<double>> vectors(const std::vector<Point>& points) {
 
 struct Case {
   std::string precision;
-  bool heap_only;
+  bool select_only;
   std::int64_t batch, tile;
   int segments;  // reference segments per tile (0: automatic)
   int chunks;    // pipeline chunks per batch (0: automatic, 1 off the GPU)
@@ -44,7 +44,7 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
   const auto o = vectors(obs), r = vectors(refs);
   std::int64_t widened = -1;
   for (const Case& c : kCases) {
-    SCOPED_TRACE("precision " + c.precision + (c.heap_only ? ", heap" : ", registers") +
+    SCOPED_TRACE("precision " + c.precision + (c.select_only ? ", heap" : ", registers") +
                  ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) +
                  ", segments " + std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
                  ", k " + std::to_string(k));
@@ -52,7 +52,7 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
     options.k = k;
     options.radius = radius;
     options.precision = c.precision;
-    options.heap_only = c.heap_only;
+    options.select_only = c.select_only;
     options.batch_size = c.batch;
     options.tile_size = c.tile;
     options.segments = c.segments;

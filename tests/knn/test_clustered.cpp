@@ -1,0 +1,105 @@
+// Dense clusters (1 m to 10 km, at a pole, across the dateline, mixed with scattered
+// points) against the brute force, float32 bitwise equal to float64, and float32 screening
+// around each chunk's centre resolving a 100 m cluster without searching again.
+#include <gtest/gtest.h>
+
+#include "brute_force.hpp"
+#include "clusters.hpp"
+#include "knn/search.hpp"
+
+namespace trident::knn {
+namespace {
+
+using test::Point;
+constexpr double kEarth = 6371008.8;
+
+std::vector<Vec4<double>> vectors(const std::vector<Point>& points) {
+  std::vector<double> lat_lon;
+  for (const auto& p : points) lat_lon.insert(lat_lon.end(), {p.lat, p.lon});
+  return unit_vectors(lat_lon);
+}
+
+struct Run {
+  std::string precision;
+  std::int64_t batch, tile;
+};
+const Run kRuns[] = {{"float32", 0, 0}, {"float64", 0, 0}, {"float32", 16, 70}, {"float64", 9, 250}};
+
+// Every run equals the brute force and the others bitwise; returns the first run's widened count.
+std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k) {
+  const test::Answer want = test::brute_force(obs, refs, k, kEarth);
+  const auto o = vectors(obs), r = vectors(refs);
+  Neighbours first;
+  std::int64_t widened = -1;
+  for (const Run& run : kRuns) {
+    SCOPED_TRACE("k " + std::to_string(k) + ", " + run.precision + ", batch " + std::to_string(run.batch) +
+                 ", tile " + std::to_string(run.tile));
+    SearchOptions options;
+    options.k = k;
+    options.radius = kEarth;
+    options.precision = run.precision;
+    options.batch_size = run.batch;
+    options.tile_size = run.tile;
+    SearchStats stats;
+    const Neighbours got = nearest(o, r, options, &stats);
+    test::expect_same(want, got.indices, got.distances, k, kEarth);
+    if (widened < 0) widened = stats.widened;
+    if (first.indices.empty()) {
+      first = got;
+    } else {
+      EXPECT_EQ(first.indices, got.indices);
+      EXPECT_EQ(first.distances, got.distances);
+    }
+  }
+  return widened;
+}
+
+void check_cluster(double lat, double lon, double side_m, std::uint64_t seed) {
+  const auto obs = test::cluster(48, lat, lon, side_m, seed);
+  const auto refs = test::cluster(400, lat, lon, side_m, seed + 1);
+  for (int k : {1, 16}) EXPECT_EQ(check(obs, refs, k), 0) << "k " << k;  // resolved in one pass
+  check(obs, refs, static_cast<int>(refs.size()));
+}
+
+TEST(KnnClustered, OneMetre) { check_cluster(45.0, 7.0, 1.0, 31); }
+TEST(KnnClustered, HundredMetres) { check_cluster(-33.9, 151.2, 100.0, 33); }
+TEST(KnnClustered, TenKilometres) { check_cluster(51.5, -0.1, 1e4, 35); }
+TEST(KnnClustered, AtThePole) { check_cluster(90.0, 0.0, 100.0, 37); }
+TEST(KnnClustered, AcrossTheDateline) { check_cluster(-17.0, 180.0, 1000.0, 39); }
+
+TEST(KnnClustered, MixedDensities) {
+  // observations alternate between a 100 m cluster and the whole sphere, references half
+  // in the cluster, half over the globe: chunks mix both, and the clustered observations
+  // that the chunk's centre cannot resolve are settled by one float64 pass
+  const auto near_obs = test::cluster(30, 60.0, 25.0, 100.0, 41), far_obs = test::random_points(30, 42);
+  std::vector<Point> obs;
+  for (std::size_t i = 0; i < near_obs.size(); ++i) obs.insert(obs.end(), {near_obs[i], far_obs[i]});
+  const auto refs = test::joined(test::cluster(300, 60.0, 25.0, 100.0, 43), test::random_points(300, 44));
+  for (int k : {1, 16, 600}) check(obs, refs, k);
+}
+
+TEST(KnnClustered, HundredMetreClusterIsNotSearchedAgain) {
+  // 2^16 x 2^10 points in a 100 m square: the float32 screen around the batch's centre
+  // resolves them (before, every observation was searched again)
+  const auto obs = test::cluster(1 << 16, 48.85, 2.35, 100.0, 51);
+  const auto refs = test::cluster(1 << 10, 48.85, 2.35, 100.0, 52);
+  SearchOptions options;
+  options.k = 1;
+  options.radius = kEarth;
+  SearchStats stats;
+  const Neighbours got = nearest(vectors(obs), vectors(refs), options, &stats);
+  EXPECT_LE(stats.widened, (1 << 16) / 100);
+  // spot-check rows against the brute force
+  std::vector<Point> some;
+  std::vector<std::int64_t> idx;
+  std::vector<double> dist;
+  for (std::size_t i = 0; i < obs.size(); i += 4099) {
+    some.push_back(obs[i]);
+    idx.push_back(got.indices[i]);
+    dist.push_back(got.distances[i]);
+  }
+  test::expect_same(test::brute_force(some, refs, 1, kEarth), idx, dist, 1, kEarth);
+}
+
+}  // namespace
+}  // namespace trident::knn
