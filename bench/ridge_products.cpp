@@ -108,17 +108,21 @@ HostCsr shape_matrix(const std::string& shape, int log2_nonzeros) {
     return a;
   }
   if (shape == "banded") {
-    const int rows = int(n / 16);
-    auto first = [](int i) { return std::int64_t(std::max(i - 8, 0)); };
-    auto length = [rows, first](int i) { return std::int64_t(std::min(i + 8, rows)) - first(i); };
-    return spread(rows, rows, length, first, length, rng);
+    const int rows = int(n / 16), columns = int(n / 128);
+    auto first = [rows, columns](int i) {
+      return std::clamp<std::int64_t>(std::int64_t(i) * columns / rows - 8, 0, columns - 16);
+    };
+    return spread(rows, columns, constant(16), first, constant(16), rng);
   }
   if (shape == "blockdiag") {
-    const int rows = int(n / 16);
-    return spread(rows, rows, constant(16), [](int i) { return std::int64_t(i / 256 * 256); }, constant(256), rng);
+    const int rows = int(n / 16), columns = int(n / 128);
+    const std::int64_t span = std::min(256, columns);
+    return spread(rows, columns, constant(16), [span](int i) { return i / (8 * span) * span; }, constant(span), rng);
   }
   if (shape == "tall") return spread(int(n / 8), 1024, constant(8), constant(0), constant(1024), rng);
-  if (shape == "wide") return spread(int(n / 1024), int(n / 16), constant(1024), constant(0), constant(n / 16), rng);
+  if (shape == "wide")
+    return spread(int(n / 1024), int(n / 128), constant(std::min<std::int64_t>(1024, n / 128)), constant(0),
+                  constant(n / 128), rng);
   std::fprintf(stderr, "unknown shape %s\n", shape.c_str());
   std::exit(2);
 }

@@ -4,14 +4,15 @@ col_ind, values, attribute shape), the layout trident's ridge.matrix.hdf5 reads.
 
 usage: ridge_shapes.py FOLDER LOG2_NONZEROS [SHAPE ...]
 
-Shapes (N = 2^LOG2_NONZEROS nonzeros, about):
+Shapes (N = 2^LOG2_NONZEROS nonzeros, about; all but tall have N/128 columns, so that
+the per-column work of an iteration, which grows with the columns and the λ, is the same):
   uniform    N/16 x N/128, 16 entries a row (the issue's "uniform")
   powerlaw   N/16 x N/128, Pareto row lengths (alpha 1.5), four rows completely dense
   densecols  N/16 x N/128, 16 a row, 8 of them in columns 0..7 (8 dense columns)
-  banded     N/16 x N/16, the 16 diagonals around the main one
-  blockdiag  N/16 x N/16, blocks of 256 x 256 on the diagonal, 16 a row inside its block
+  banded     N/16 x N/128, 16 consecutive columns a row, the band following the diagonal
+  blockdiag  N/16 x N/128, diagonal blocks of 2048 rows x 256 columns, 16 a row in its block
   tall       N/8 x 1024, 8 a row: a regression design with few features (A^T: 1024 long rows)
-  wide       N/1024 x N/16, 1024 a row: few long rows (A^T: short rows)
+  wide       N/1024 x N/128, 1024 a row: few long rows (A^T: short rows)
 Columns within a row are ascending and distinct, spread over the row's range with a
 random offset per row (no sort: generation is linear). Values uniform in (0, 1], float32.
 """
@@ -80,27 +81,21 @@ def matrix(shape, log2_nonzeros, rng):
         col.reshape(rows, 16)[:, 8:] = rest.reshape(rows, 8)
         return rows, columns, (np.arange(rows + 1, dtype=np.int64) * 16, col)
     if shape == "banded":
-        rows = columns = n // 16
-        i = np.arange(rows, dtype=np.int64)
-        first = np.maximum(i - 8, 0)
-        last = np.minimum(i + 8, columns)  # exclusive
-        lengths = last - first
-        row_ptr = np.zeros(rows + 1, dtype=np.int64)
-        np.cumsum(lengths, out=row_ptr[1:])
-        row = np.repeat(i, lengths)
-        col = first[row] + np.arange(row_ptr[-1], dtype=np.int64) - row_ptr[row]
-        return rows, columns, (row_ptr, col)
+        rows, columns = n // 16, n // 128
+        first = np.clip(np.arange(rows, dtype=np.int64) * columns // rows - 8, 0, columns - 16)
+        col = (first[:, None] + np.arange(16, dtype=np.int64)).reshape(-1)
+        return rows, columns, (np.arange(rows + 1, dtype=np.int64) * 16, col)
     if shape == "blockdiag":
-        rows = columns = n // 16
-        block = 256
-        first = np.arange(rows, dtype=np.int64) // block * block
-        return rows, columns, spread_columns(rng, np.full(rows, 16), first, np.full(rows, block))
+        rows, columns = n // 16, n // 128
+        span = min(256, columns)
+        first = np.arange(rows, dtype=np.int64) // (8 * span) * span
+        return rows, columns, spread_columns(rng, np.full(rows, 16), first, np.full(rows, span))
     if shape == "tall":
         rows, columns = n // 8, 1024
         return rows, columns, spread_columns(rng, np.full(rows, 8), 0, columns)
     if shape == "wide":
-        rows, columns = n // 1024, n // 16
-        return rows, columns, spread_columns(rng, np.full(rows, 1024), 0, columns)
+        rows, columns = n // 1024, n // 128
+        return rows, columns, spread_columns(rng, np.full(rows, min(1024, columns)), 0, columns)
     raise SystemExit(f"ridge_shapes.py: unknown shape {shape!r}; expected one of {', '.join(SHAPES)}")
 
 

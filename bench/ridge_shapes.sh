@@ -61,8 +61,11 @@ DECK
 }
 
 for size in "${sizes[@]}"; do
+  started=$SECONDS
   for shape in "${shapes[@]}"; do
     for engine in fused kokkos-kernels; do run "$size" "$shape" "$engine"; done
   done
   "$python" "$here/ridge_shapes_table.py" "$bandwidth" "$size" "$precision" "$work" "${shapes[@]}"
+  echo "2^$size: $(( SECONDS - started )) s for the runs"
 done
+echo "ridge_shapes.sh: $SECONDS s in all (matrices written or found in $data)"
