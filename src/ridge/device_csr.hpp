@@ -11,6 +11,10 @@
 //    the gathered vector x from L1 (0.172 to 0.154 s on the same sweep).
 // Row products of float32 matrices and vectors sum each lane's entries in float and the
 // lanes in double; any double operand makes the whole sum double.
+// Rows are spread over threads by a RowSchedule (row_schedule.hpp) chosen from the row
+// lengths: a row is one work item of `lanes` threads (even rows), or rows longer than a
+// segment are cut into segments that are work items of their own, and a third pass adds
+// each row's segment sums in order (skewed rows: power-law, dense rows, dense columns).
 // Measured on one H200 (tutorial matrix, 135 MB per product, 33 microseconds at the
 // measured bandwidth): one team per row took 250 microseconds per product, a warp per row
 // with Kokkos' team reduction 60 to 65, the two flat passes below 45 (timed over 920
@@ -23,8 +27,10 @@
 // next packs, 8 lanes per row, and lane sums in double.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -32,6 +38,7 @@
 #include <vector>
 
 #include "ridge/csr.hpp"
+#include "ridge/row_schedule.hpp"
 
 namespace trident::ridge {
 
@@ -65,38 +72,76 @@ KOKKOS_FORCEINLINE_FUNCTION Pack<T, N> stream_load(const Pack<T, N>* p) {
 #endif
 }
 
+// Threads a product should have to keep the device busy: rows too few and long for that
+// are cut into segments (row_schedule.hpp). Half an H200's resident threads (132 SMs x
+// 2048); the tutorial's 15000 rows x 16 lanes (240000 threads) stay whole. None on host
+// back ends, whose threads are few.
+inline std::int64_t fill_threads() {
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, RidgeExec::memory_space>::accessible) return 0;
+  return std::int64_t(1) << 17;
+}
+
 template <class M>
 struct DeviceCsr {
   static constexpr std::int64_t kNarrowLimit = 65536;  // columns a 16-bit index can name
   static constexpr int kPack = 16 / static_cast<int>(sizeof(M));  // values per 16-byte load
 
   int rows = 0, columns = 0;
-  int lanes = 1;            // threads that share a row in a product
+  int lanes = 1;            // threads that share a work item in a product
   std::int64_t stored = 0;  // entries including the padding
+  RowSchedule schedule;     // lanes, segments and the row statistics they came from
+  std::int64_t work_items = 0;  // rows, or row segments when split
   Kokkos::View<int*, RidgeDevice> row_ptr;           // padded offsets, multiples of kPack
+  Kokkos::View<int*, RidgeDevice> work_ptr;          // offsets of the work items (row_ptr unless split)
+  Kokkos::View<int*, RidgeDevice> row_work;          // split: each row's first work item (rows + 1)
   Kokkos::View<std::uint16_t*, RidgeDevice> narrow;  // column indices, when columns <= 65536
   Kokkos::View<int*, RidgeDevice> wide;              // column indices otherwise
   Kokkos::View<M*, RidgeDevice> values;
 
   bool narrow_indices() const { return columns <= kNarrowLimit; }
+  bool split() const { return schedule.split(); }
   int index_bytes() const { return narrow_indices() ? 2 : 4; }
   // Bytes one product reads from the matrix: values, column indices (padding included)
-  // and row offsets.
+  // and the offsets of rows or segments.
   std::int64_t product_bytes() const {
+    const std::int64_t offsets = work_items + 1 + (split() ? static_cast<std::int64_t>(rows) + 1 : 0);
     return stored * static_cast<std::int64_t>(sizeof(M) + index_bytes()) +
-           (static_cast<std::int64_t>(rows) + 1) * static_cast<std::int64_t>(sizeof(int));
+           offsets * static_cast<std::int64_t>(sizeof(int));
+  }
+  // Scratch a product needs (RowProductScratch): lane sums, and segment sums when split.
+  std::int64_t lane_sum_count() const { return work_items * lanes; }
+  std::int64_t segment_sum_count() const { return split() ? work_items : 0; }
+
+  // Packs of each row once padded.
+  static std::vector<std::int64_t> row_packs(const HostCsr& h) {
+    std::vector<std::int64_t> packs(static_cast<std::size_t>(h.rows));
+    for (int i = 0; i < h.rows; ++i) packs[i] = (h.row_ptr[i + 1] - h.row_ptr[i] + kPack - 1) / kPack;
+    return packs;
+  }
+
+  // The schedule chosen from the row lengths for at most `max_lanes` lanes (row_lanes())
+  // and the back end's fill_threads().
+  static DeviceCsr scheduled(const HostCsr& h, const std::string& label, int max_lanes) {
+    const RowSchedule s = choose_row_schedule(row_packs(h), max_lanes, fill_threads());
+    return DeviceCsr(h, label, s.lanes, s.segment_packs);
   }
 
   DeviceCsr() = default;
-  DeviceCsr(const HostCsr& h, const std::string& label, int row_lanes)
+  // `row_lanes` lanes per work item; rows longer than `segment_packs` packs cut into
+  // segments (0: never).
+  DeviceCsr(const HostCsr& h, const std::string& label, int row_lanes, int segment_packs = 0)
       : rows(h.rows), columns(h.columns), lanes(row_lanes) {
-    auto padded = [](std::int64_t n) { return (n + kPack - 1) / kPack * kPack; };
+    const std::vector<std::int64_t> packs = row_packs(h);
     std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows) + 1, 0);
-    for (int i = 0; i < rows; ++i)
-      offsets[i + 1] = offsets[i] + padded(h.row_ptr[i + 1] - h.row_ptr[i]);
+    for (int i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + packs[i] * kPack;
     if (offsets.back() > std::numeric_limits<int>::max())
       throw std::length_error(label + ": more than 2^31 entries once padded");
     stored = offsets.back();
+    schedule.lanes = lanes;
+    schedule.rows = rows;
+    for (const std::int64_t p : packs) schedule.longest_packs = std::max(schedule.longest_packs, p);
+    schedule.mean_packs = rows > 0 ? static_cast<double>(stored / kPack) / rows : 0.0;
+    if (segment_packs > 0 && schedule.longest_packs > segment_packs) schedule.segment_packs = segment_packs;
     row_ptr = Kokkos::View<int*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::row_ptr"), offsets.size());
     values = Kokkos::View<M*, RidgeDevice>(
@@ -104,6 +149,25 @@ struct DeviceCsr {
     auto rp = Kokkos::create_mirror_view(row_ptr);
     for (std::size_t i = 0; i < offsets.size(); ++i) rp(i) = static_cast<int>(offsets[i]);
     Kokkos::deep_copy(row_ptr, rp);
+    if (split()) {
+      std::vector<std::int64_t> segment_start, row_first;
+      cut_segments(packs, schedule.segment_packs, segment_start, row_first);
+      work_items = static_cast<std::int64_t>(segment_start.size()) - 1;  // at most the packs: fits int
+      work_ptr = Kokkos::View<int*, RidgeDevice>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::segment_ptr"), segment_start.size());
+      row_work = Kokkos::View<int*, RidgeDevice>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::row_segments"), row_first.size());
+      auto wp = Kokkos::create_mirror_view(work_ptr);
+      auto rw = Kokkos::create_mirror_view(row_work);
+      for (std::size_t k = 0; k < segment_start.size(); ++k) wp(k) = static_cast<int>(segment_start[k] * kPack);
+      for (std::size_t i = 0; i < row_first.size(); ++i) rw(i) = static_cast<int>(row_first[i]);
+      Kokkos::deep_copy(work_ptr, wp);
+      Kokkos::deep_copy(row_work, rw);
+    } else {
+      work_items = rows;
+      work_ptr = row_ptr;
+    }
+    schedule.segments = work_items;
     // Padding: value 0 at the row's last column, so that it adds 0 * x(c) with an x(c)
     // the row reads anyway (never a NaN from 0 * inf that the row would not have had).
     auto fill = [&](auto& indices) {
@@ -135,10 +199,11 @@ struct DeviceCsr {
   }
 };
 
-// Lanes that share one row of a product with a vector of `vector_bytes` scalars: one on
-// host back ends; on GPUs half a warp for float vectors and a warp for double ones, as
-// measured on the tutorial's sweep on an H200 (float32: 0.098 s with 16 lanes, 0.105 s
-// with 32; mixed, with double vectors: 0.131 s with 16, 0.119 s with 32).
+// The most lanes that share one row of a product with a vector of `vector_bytes` scalars
+// (rows shorter on average get fewer: row_schedule.hpp): one on host back ends; on GPUs
+// half a warp for float vectors and a warp for double ones, as measured on the tutorial's
+// sweep on an H200 (float32: 0.098 s with 16 lanes, 0.105 s with 32; mixed, with double
+// vectors: 0.131 s with 16, 0.119 s with 32).
 inline int row_lanes(std::size_t vector_bytes) {
   if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, RidgeExec::memory_space>::accessible) return 1;
   return vector_bytes == 4 ? 16 : 32;
@@ -157,8 +222,9 @@ auto light(const Policy& policy) {
   return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
 
-// First pass of a row product: thread t sums lane t % lanes of row t / lanes (packs lane,
-// lane + lanes, ...) into lane_sums(t). Row-major, so that a warp's stores are contiguous:
+// First pass of a row product: thread t sums lane t % lanes of work item t / lanes (a row,
+// or a segment of one; packs lane, lane + lanes, ...) into lane_sums(t). Row-major, so that
+// a warp's stores are contiguous:
 // storing lane-major (for coalesced loads in the second pass) made the tutorial's float32
 // sweep 9 % slower on an H200 (0.1135 against 0.1035 s, 32 lanes). A flat range of
 // threads, not a team per row: Kokkos' team reductions cost more than the product itself
@@ -168,7 +234,7 @@ struct LaneProducts {
   static constexpr int kPack = DeviceCsr<M>::kPack;
   using Sum = LaneSum<M, typename XView::non_const_value_type>;
 
-  Kokkos::View<const int*, RidgeDevice> row_ptr;
+  Kokkos::View<const int*, RidgeDevice> work_ptr;  // entry offsets of the work items
   Kokkos::View<const I*, RidgeDevice> col;
   Kokkos::View<const M*, RidgeDevice> val;
   XView x;  // a vector, or a column of a LayoutLeft block
@@ -177,11 +243,11 @@ struct LaneProducts {
   const int* skip;
 
   // Two packs loaded before their sums, so that each lane has two wide reads in flight.
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {  // rows x lanes may pass 2^31
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {  // items x lanes may pass 2^31
     if (skip && *skip) return;
-    const int row = static_cast<int>(t / lanes);
-    const int begin = row_ptr(row);
-    const int packs = (row_ptr(row + 1) - begin) / kPack;
+    const int item = static_cast<int>(t / lanes);
+    const int begin = work_ptr(item);
+    const int packs = (work_ptr(item + 1) - begin) / kPack;
     const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
     const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
     Sum s0 = 0, s1 = 0;
@@ -203,10 +269,10 @@ struct LaneProducts {
   }
 };
 
-// Second pass: each row's lanes summed in order in double (so the result does not depend
-// on how many rows or λ a launch holds), handed to finish, whose returns are summed. Finish
-// is a functor `double operator()(int row, double product) const` that stores the row's
-// result and gives its contribution to a squared norm.
+// Second pass (one work item per row): each row's lanes summed in order in double (so the
+// result does not depend on how many rows or λ a launch holds), handed to finish, whose
+// returns are summed. Finish is a functor `double operator()(int row, double product) const`
+// that stores the row's result and gives its contribution to a squared norm.
 template <class Sum, class Finish>
 struct FinishRows {
   Kokkos::View<const Sum*, RidgeDevice> lane_sums;
@@ -221,23 +287,70 @@ struct FinishRows {
   }
 };
 
-// Device scratch of the row products: the lane sums of the longest matrix, and a scalar
-// for results the host waits for.
+// Second pass of a split product: each segment's lanes summed in order in double.
+template <class Sum>
+struct SegmentSums {
+  Kokkos::View<const Sum*, RidgeDevice> lane_sums;
+  Kokkos::View<double*, RidgeDevice> segment_sums;
+  int lanes;
+  const int* skip;
+  KOKKOS_INLINE_FUNCTION void operator()(const int segment) const {
+    if (skip && *skip) return;
+    double s = 0;
+    for (int l = 0; l < lanes; ++l) s += static_cast<double>(lane_sums(std::int64_t(segment) * lanes + l));
+    segment_sums(segment) = s;
+  }
+};
+
+// Third pass of a split product: each row's segment sums added in order (an empty row has
+// none: 0), handed to finish as in FinishRows.
+template <class Finish>
+struct FinishSegmentedRows {
+  Kokkos::View<const int*, RidgeDevice> row_work;
+  Kokkos::View<const double*, RidgeDevice> segment_sums;
+  Finish finish;
+  const int* skip;
+  KOKKOS_INLINE_FUNCTION void operator()(const int row, double& sum) const {
+    if (skip && *skip) return;
+    double product = 0;
+    for (int k = row_work(row); k < row_work(row + 1); ++k) product += segment_sums(k);
+    sum += finish(row, product);
+  }
+};
+
+// Device scratch of the row products: lane sums and segment sums enough for the largest
+// matrix (DeviceCsr::lane_sum_count, segment_sum_count), and a scalar for results the host
+// waits for.
 template <class Sum>
 struct RowProductScratch {
   Kokkos::View<Sum*, RidgeDevice> lane_sums;
+  Kokkos::View<double*, RidgeDevice> segment_sums;
   Kokkos::View<double, RidgeDevice> result;
 
   RowProductScratch() = default;
-  // For products with matrices of up to `rows` rows and `lanes` lanes.
-  RowProductScratch(std::int64_t rows, int lanes)
-      : lane_sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::lane_sums"), rows * lanes),
+  RowProductScratch(std::int64_t lane_sum_count, std::int64_t segment_sum_count)
+      : lane_sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::lane_sums"), lane_sum_count),
+        segment_sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::segment_sums"),
+                     segment_sum_count),
         result("trident::ridge::product_result") {}
+  // For products with any of `matrices`.
+  template <class M>
+  explicit RowProductScratch(std::initializer_list<const DeviceCsr<M>*> matrices)
+      : RowProductScratch(most(matrices, &DeviceCsr<M>::lane_sum_count),
+                          most(matrices, &DeviceCsr<M>::segment_sum_count)) {}
+
+ private:
+  template <class M, class Count>
+  static std::int64_t most(std::initializer_list<const DeviceCsr<M>*> matrices, Count count) {
+    std::int64_t n = 0;
+    for (const DeviceCsr<M>* m : matrices) n = std::max(n, (m->*count)());
+    return n;
+  }
 };
 
 // y(row) <- finish(row, (M x)(row)) for every row of `m`, reducing finish's returns into
-// the device scalar `result` (neither pass waits). Both passes do nothing while *skip is
-// set (skip may be null: never).
+// the device scalar `result` (no pass waits). Every pass does nothing while *skip is set
+// (skip may be null: never).
 template <class M, class XView, class Finish, class Sum>
 void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& x,
                          const Finish& finish, const RowProductScratch<Sum>& scratch,
@@ -245,17 +358,24 @@ void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& 
   static_assert(std::is_same_v<LaneSum<M, typename XView::non_const_value_type>, Sum>,
                 "scratch of the product's lane sum type");
   const auto threads = light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(
-      0, static_cast<std::int64_t>(m.rows) * m.lanes));
+      0, m.work_items * m.lanes));
   if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
-                         LaneProducts<M, std::uint16_t, XView>{m.row_ptr, m.narrow, m.values, x,
+                         LaneProducts<M, std::uint16_t, XView>{m.work_ptr, m.narrow, m.values, x,
                                                                scratch.lane_sums, m.lanes, skip});
   else
     Kokkos::parallel_for(label, threads,
-                         LaneProducts<M, int, XView>{m.row_ptr, m.wide, m.values, x, scratch.lane_sums,
+                         LaneProducts<M, int, XView>{m.work_ptr, m.wide, m.values, x, scratch.lane_sums,
                                                      m.lanes, skip});
+  if (!m.split()) {
+    Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
+                            FinishRows<Sum, Finish>{scratch.lane_sums, finish, m.lanes, skip}, result);
+    return;
+  }
+  Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, static_cast<int>(m.work_items))),
+                       SegmentSums<Sum>{scratch.lane_sums, scratch.segment_sums, m.lanes, skip});
   Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
-                          FinishRows<Sum, Finish>{scratch.lane_sums, finish, m.lanes, skip}, result);
+                          FinishSegmentedRows<Finish>{m.row_work, scratch.segment_sums, finish, skip}, result);
 }
 
 // The same, waiting for the sum of finish's returns on the host.

@@ -7,6 +7,8 @@
 // pinned memory, so a sweep pays one round trip per kChecksEvery iterations instead of one
 // per iteration; a λ that stops freezes at once (its later updates are skipped), and once
 // every λ has stopped the iterations still queued skip their products and change nothing.
+// Each product is two launches, or three for a matrix whose long rows are cut into
+// segments (row_schedule.hpp).
 // Measured on one H200 with ncu at the GPU's own clocks, tutorial sweep (32 lanes per row):
 // the two products take 47 + 8 microseconds each, the recurrences 8 and the update 7.
 #include <Kokkos_Core.hpp>
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
 
 #include "ridge/device_csr.hpp"
 #include "ridge/sweep_engine.hpp"
@@ -243,8 +246,8 @@ class FusedEngine final : public SweepSolver::Engine {
   explicit FusedEngine(const Problem& p)
       : rows_(p.a.rows),
         columns_(p.a.columns),
-        a_(p.a, "trident::ridge::A", row_lanes(sizeof(S))),
-        at_(transpose(p.a), "trident::ridge::At", row_lanes(sizeof(S))) {
+        a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)))),
+        at_(DeviceCsr<M>::scheduled(transpose(p.a), "trident::ridge::At", row_lanes(sizeof(S)))) {
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
     b64_ = Kokkos::View<double*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b64"), rows_);
@@ -256,11 +259,15 @@ class FusedEngine final : public SweepSolver::Engine {
     }
     Kokkos::deep_copy(b_, b);
     Kokkos::deep_copy(b64_, b64);
-    products_ = RowProductScratch<LaneSum<M, S>>(std::max(rows_, columns_), row_lanes(sizeof(S)));
+    products_ = RowProductScratch<LaneSum<M, S>>({&a_, &at_});
   }
 
   std::int64_t bytes_per_iteration() const override {
     return a_.product_bytes() + at_.product_bytes();
+  }
+
+  std::string product_layout() const override {
+    return "A: " + a_.schedule.describe() + "; A^T: " + at_.schedule.describe();
   }
 
   void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,

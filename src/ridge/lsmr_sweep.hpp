@@ -76,6 +76,9 @@ class SweepSolver {
   // Bytes of A and A^T one iteration reads (values, indices, row offsets): the
   // benchmark's bandwidth floor.
   std::int64_t bytes_per_iteration() const;
+  // The engine's layout of the products for the run log, e.g. the fused engine's row
+  // schedules of A and A^T; empty when it has none to tell.
+  std::string product_layout() const;
   SweepSolver(const SweepSolver&) = delete;
   SweepSolver& operator=(const SweepSolver&) = delete;
 
@@ -94,8 +97,8 @@ class SweepSolver {
 
 // Device memory a sweep needs: A and A^T in the precision (with the engine's indices), b,
 // u, v, w and three vectors of columns per λ held by this rank, plus for the fused engine
-// 32 lane sums per row of the row products, for Kokkos Kernels the rows x λ block of
-// products A x.
+// 32 lane sums per row of the row products (and the segments of rows cut for balance),
+// for Kokkos Kernels the rows x λ block of products A x.
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  deck::RidgePrecision precision, std::size_t lambdas_on_rank,
                                  deck::RidgeKernels kernels);

@@ -4,12 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/signals.hpp"
+#include "core/timers.hpp"
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "ridge/checkpoint.hpp"
@@ -53,7 +55,10 @@ class RidgeStudy : public PreparedStudy {
       : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
     MPI_Comm comm = context.comm;
     const int ranks = mpi::size(comm);
-    auto scope = context.timers.scope("ridge.setup");
+    // ridge.read: A and b read (or generated) and checked, the checkpoint read; ridge.setup:
+    // the solver's device state (A^T, the row schedules, uploads). With ridge.sweep,
+    // ridge.corner and ridge.output they account for the ridge steps of the timer table.
+    std::optional<Timers::Scope> scope(std::in_place, context.timers, "ridge.read");
     const std::size_t per_rank =
         (settings.lambdas.size() + std::size_t(ranks) - 1) / std::size_t(ranks) +
         std::size_t(settings.refine_corner);
@@ -73,7 +78,10 @@ class RidgeStudy : public PreparedStudy {
       log::info(comm, "ridge: restarting from " + context.restart_path + ": " +
                           std::to_string(restored_.outcomes().size()) + " λ already finished");
     }
+    scope.emplace(context.timers, "ridge.setup");
     solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels);
+    const std::string layout = solver_->product_layout();
+    if (!layout.empty()) log::info(comm, "ridge: products: " + layout);
   }
 
   void run(io::OutputFile& output) override;
@@ -154,13 +162,17 @@ void RidgeStudy::run(io::OutputFile& out) {
   options.max_iterations = settings.solver.max_iterations;
 
   GatheredSweep curve = sweep(settings.lambdas, options, GatheredSweep(), out);
-  Corner corner = find_corner(curve.lambdas(), curve.residual_norms(), curve.solution_norms());
+  const auto locate_corner = [&] {
+    auto scope = context.timers.scope("ridge.corner");
+    return find_corner(curve.lambdas(), curve.residual_norms(), curve.solution_norms());
+  };
+  Corner corner = locate_corner();
   if (settings.refine_corner > 0 && corner.index >= 0) {
     const std::vector<double> extra =
         refinement_lambdas(curve.lambdas(), corner, static_cast<long>(settings.refine_corner));
     GatheredSweep more = sweep(extra, options, curve, out);
     curve.merge(std::move(more));
-    corner = find_corner(curve.lambdas(), curve.residual_norms(), curve.solution_norms());
+    corner = locate_corner();
   }
   write(curve, corner, out);
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "deck/ridge_settings.hpp"
@@ -30,6 +31,8 @@ struct SweepSolver::Engine {
                      SweepOutcome& out) = 0;
   // Bytes of A and A^T that one iteration reads (values, indices and row offsets).
   virtual std::int64_t bytes_per_iteration() const = 0;
+  // How the products spread the rows over threads, for the run log (empty: nothing to say).
+  virtual std::string product_layout() const { return {}; }
 };
 
 // KokkosSparse::spmv (cuSPARSE underneath when Kokkos Kernels has it) and KokkosBlas, with

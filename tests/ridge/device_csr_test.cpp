@@ -1,6 +1,7 @@
-// The fused engine's device matrix (rows padded to packs, 16- or 32-bit indices) and its
-// row products, against a plain float64 loop. The lane count is a parameter, so the 32
-// lanes per row that GPUs use are checked on host back ends too.
+// The fused engine's device matrix (rows padded to packs, 16- or 32-bit indices, long rows
+// cut into segments) and its row products, against a plain float64 loop. The lane count
+// and segment length are parameters, so the 32 lanes per row that GPUs use and the split
+// path are checked on host back ends too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -71,12 +72,14 @@ void expect_rows_match(const HostCsr& h, const XHost& xh, const YHost& yh, doubl
 }
 
 template <class M, class S>
-void expect_products_match(const HostCsr& h, int lanes) {
-  SCOPED_TRACE("lanes " + std::to_string(lanes) + ", " + std::to_string(h.rows) + " x " +
+void expect_products_match(const HostCsr& h, int lanes, int segment_packs = 0) {
+  SCOPED_TRACE("lanes " + std::to_string(lanes) + ", segments of " + std::to_string(segment_packs) +
+               " packs, " + std::to_string(h.rows) + " x " +
                std::to_string(h.columns) + ", " + (sizeof(M) == 4 ? "float" : "double") + " matrix, " +
                (sizeof(S) == 4 ? "float" : "double") + " vector");
-  const DeviceCsr<M> m(h, "test::A", lanes);
+  const DeviceCsr<M> m(h, "test::A", lanes, segment_packs);
   ASSERT_EQ(m.narrow_indices(), h.columns <= 65536);
+  ASSERT_EQ(m.split(), segment_packs > 0);  // every test matrix has rows longer than 5 packs
 
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> value(-2.0, 2.0);
@@ -84,7 +87,7 @@ void expect_products_match(const HostCsr& h, int lanes) {
   auto xh = Kokkos::create_mirror_view(x);
   for (int j = 0; j < h.columns; ++j) xh(j) = static_cast<S>(value(rng));
   Kokkos::deep_copy(x, xh);
-  const RowProductScratch<LaneSum<M, S>> scratch(h.rows, lanes);
+  const RowProductScratch<LaneSum<M, S>> scratch({&m});
   Kokkos::View<double*, RidgeDevice> y("y", h.rows);
   const double sum_of_squares = row_products("test::product", m, x, StoreRow{y}, scratch);
   expect_rows_match<M>(h, xh, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y), sum_of_squares);
@@ -100,6 +103,90 @@ TEST(DeviceCsr, ProductsMatchAFloat64LoopForAnyLaneCount) {
     expect_products_match<float, float>(wide, lanes);
     expect_products_match<double, double>(wide, lanes);
   }
+}
+
+// Long rows cut into segments of 1, 2 or 5 packs (each a work item of its own, the
+// segments' sums added in order) give every row as the plain loop does, empty rows included.
+TEST(DeviceCsr, SplitRowsMatchAFloat64LoopForAnySegmentLength) {
+  const HostCsr narrow = awkward_matrix(41, 3000, 3);
+  const HostCsr wide = awkward_matrix(13, 70000, 4);
+  for (const int segment : {1, 2, 5}) {
+    for (const int lanes : {1, 3, 32}) {
+      expect_products_match<float, float>(narrow, lanes, segment);
+      expect_products_match<float, double>(narrow, lanes, segment);
+      expect_products_match<double, double>(narrow, lanes, segment);
+    }
+    expect_products_match<float, float>(wide, 4, segment);
+    expect_products_match<double, double>(wide, 2, segment);
+  }
+}
+
+// Segments: rows of 0, 1, 7 and 3 packs cut at 3 packs give offsets 0, 1, 4, 7, 8 and
+// each row's first segment; the product reads the segment and row offsets too.
+TEST(DeviceCsr, CutsLongRowsIntoSegmentsOfWholePacks) {
+  std::vector<std::int64_t> starts, first;
+  cut_segments({0, 1, 7, 3}, 3, starts, first);
+  EXPECT_EQ(starts, (std::vector<std::int64_t>{0, 1, 4, 7, 8, 11}));
+  EXPECT_EQ(first, (std::vector<std::int64_t>{0, 0, 1, 4, 5}));
+  // Row 0: 1 entry (1 pack of 4), row 1: 9 entries (3 packs), row 2: none.
+  std::vector<Triplet> t{{0, 5, 1.0}};
+  for (int c = 0; c < 9; ++c) t.push_back({1, c, 1.0});
+  const DeviceCsr<float> f(csr_from_triplets(3, 100, t), "t", 2, 2);
+  ASSERT_TRUE(f.split());
+  EXPECT_EQ(f.work_items, 3);  // 1 + 2 + 0 segments
+  EXPECT_EQ(f.stored, 16);
+  EXPECT_EQ(f.product_bytes(), 16 * (4 + 2) + 4 * 4 + 4 * 4);
+  EXPECT_EQ(f.lane_sum_count(), 6);
+  EXPECT_EQ(f.segment_sum_count(), 3);
+  auto wp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.work_ptr);
+  auto rw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.row_work);
+  EXPECT_EQ((std::vector<int>{wp(0), wp(1), wp(2), wp(3)}), (std::vector<int>{0, 4, 12, 16}));
+  EXPECT_EQ((std::vector<int>{rw(0), rw(1), rw(2), rw(3)}), (std::vector<int>{0, 1, 3, 3}));
+  // A segment as long as the longest row cuts nothing: the fast path.
+  EXPECT_FALSE(DeviceCsr<float>(csr_from_triplets(3, 100, t), "t", 2, 3).split());
+}
+
+// The schedule from row statistics: lanes near the mean row length, up to the back end's
+// most; rows cut only when the longest is far past the mean and past 16 packs per lane.
+TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
+  const std::vector<std::int64_t> even(1000, 4);
+  RowSchedule s = choose_row_schedule(even, 16);
+  EXPECT_EQ(s.lanes, 4);
+  EXPECT_FALSE(s.split());
+  EXPECT_EQ(s.segments, 1000);
+  EXPECT_EQ(choose_row_schedule(std::vector<std::int64_t>(50, 375), 16).lanes, 16);  // the tutorial's rows
+  EXPECT_EQ(choose_row_schedule(std::vector<std::int64_t>(50, 375), 1).lanes, 1);    // host back ends
+
+  std::vector<std::int64_t> skewed(1000, 4);
+  skewed[7] = 32768;  // a dense row of 2^17 floats
+  s = choose_row_schedule(skewed, 16);
+  EXPECT_EQ(s.lanes, 16);  // mean 36.8 packs: the most lanes
+  ASSERT_TRUE(s.split());
+  EXPECT_EQ(s.segment_packs, 16 * s.lanes);
+  EXPECT_EQ(s.segments, 999 + 32768 / (16 * s.lanes));
+  EXPECT_NE(s.describe().find("cut into segments"), std::string::npos);
+
+  // Even long rows (all 10x past 16 packs a lane, none skewed) stay whole, unless they are
+  // too few to fill the device: 100 rows x 16 lanes against 2^17 threads.
+  EXPECT_FALSE(choose_row_schedule(std::vector<std::int64_t>(100, 2560), 16).split());
+  s = choose_row_schedule(std::vector<std::int64_t>(100, 2560), 16, 1 << 17);
+  EXPECT_TRUE(s.split());
+  EXPECT_EQ(s.segments, 100 * 10);
+  EXPECT_FALSE(choose_row_schedule(std::vector<std::int64_t>(100, 2560), 16, 1600).split());
+  // A row past 4096 segments' worth gets longer segments, whole strides of the lanes.
+  std::vector<std::int64_t> huge(100000, 1);
+  huge[0] = std::int64_t(1) << 24;
+  s = choose_row_schedule(huge, 32);
+  EXPECT_EQ(s.segment_packs, (std::int64_t(1) << 24) / 4096);
+  EXPECT_EQ(s.segment_packs % s.lanes, 0);
+
+  // The test hook: forced segments on any row longer, or never.
+  force_row_segments(2);
+  EXPECT_EQ(choose_row_schedule(even, 16).segment_packs, 2);
+  force_row_segments(-1);
+  EXPECT_FALSE(choose_row_schedule(skewed, 16).split());
+  force_row_segments(0);
+  EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
 }
 
 // Rows pad to whole packs of 16 bytes with zeros; the bytes a product reads count them.

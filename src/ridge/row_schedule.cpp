@@ -1,0 +1,91 @@
+#include "ridge/row_schedule.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+
+namespace trident::ridge {
+
+namespace {
+
+std::atomic<int> forced_segments{0};
+
+// Packs that one lane of a segment reads: long enough that a segment's fixed costs (its
+// share of the launch, its partial sum written and read back) are small against its reads.
+constexpr std::int64_t kPacksPerLane = 16;
+// A row is long when it holds more than this many times the mean: then the threads of
+// its work item would run long after the rest of the product has finished.
+constexpr double kSkew = 8;
+// Most segments of one row: their sums are added by one thread in order, a dependent
+// chain; longer rows get longer segments instead.
+constexpr std::int64_t kMostSegmentsPerRow = 4096;
+
+}  // namespace
+
+void force_row_segments(int packs) { forced_segments = packs; }
+int forced_row_segments() { return forced_segments; }
+
+std::string RowSchedule::describe() const {
+  char text[256];
+  if (split())
+    std::snprintf(text, sizeof text,
+                  "%d lanes, rows longer than %d packs cut into segments (%lld work items for %lld rows; "
+                  "longest row %lld packs, mean %.1f)",
+                  lanes, segment_packs, static_cast<long long>(segments), static_cast<long long>(rows),
+                  static_cast<long long>(longest_packs), mean_packs);
+  else
+    std::snprintf(text, sizeof text, "%d lanes, one work item per row (longest row %lld packs, mean %.1f)", lanes,
+                  static_cast<long long>(longest_packs), mean_packs);
+  return text;
+}
+
+RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int max_lanes,
+                                std::int64_t fill_threads) {
+  RowSchedule s;
+  s.rows = static_cast<std::int64_t>(row_packs.size());
+  std::int64_t total = 0;
+  for (const std::int64_t p : row_packs) {
+    total += p;
+    s.longest_packs = std::max(s.longest_packs, p);
+  }
+  s.mean_packs = s.rows > 0 ? static_cast<double>(total) / static_cast<double>(s.rows) : 0.0;
+  while (s.lanes < max_lanes && s.lanes < s.mean_packs) s.lanes *= 2;
+
+  const int forced = forced_row_segments();
+  std::int64_t segment = 0;
+  if (forced > 0) {
+    segment = forced;
+  } else if (forced == 0) {
+    const std::int64_t base = kPacksPerLane * s.lanes;
+    const bool skewed = static_cast<double>(s.longest_packs) > kSkew * s.mean_packs;
+    const bool too_few_threads = s.rows * s.lanes < fill_threads;
+    if (s.longest_packs > base && (skewed || too_few_threads)) {
+      // Segments of a whole number of the lanes' strides, at most kMostSegmentsPerRow a row.
+      const std::int64_t fewest = (s.longest_packs + kMostSegmentsPerRow - 1) / kMostSegmentsPerRow;
+      segment = std::max(base, (fewest + s.lanes - 1) / s.lanes * s.lanes);
+    }
+  }
+  if (segment > 0 && s.longest_packs > segment) {
+    s.segment_packs = static_cast<int>(std::min<std::int64_t>(segment, 1 << 30));
+    for (const std::int64_t p : row_packs) s.segments += (p + s.segment_packs - 1) / s.segment_packs;
+  } else {
+    s.segments = s.rows;
+  }
+  return s;
+}
+
+void cut_segments(const std::vector<std::int64_t>& row_packs, int segment_packs,
+                  std::vector<std::int64_t>& segment_start, std::vector<std::int64_t>& row_first_segment) {
+  segment_start.clear();
+  row_first_segment.assign(row_packs.size() + 1, 0);
+  std::int64_t at = 0;
+  for (std::size_t i = 0; i < row_packs.size(); ++i) {
+    row_first_segment[i] = static_cast<std::int64_t>(segment_start.size());
+    for (std::int64_t k = 0; k < row_packs[i]; k += segment_packs) segment_start.push_back(at + k);
+    at += row_packs[i];
+  }
+  row_first_segment.back() = static_cast<std::int64_t>(segment_start.size());
+  segment_start.push_back(at);
+}
+
+}  // namespace trident::ridge

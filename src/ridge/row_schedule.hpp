@@ -1,0 +1,52 @@
+#pragma once
+// How the fused engine spreads a matrix's rows over GPU threads in a product, chosen once
+// at setup from the row lengths (device_csr.hpp runs it):
+//  - lanes: threads that share a work item, a power of two up to the back end's most
+//    (row_lanes()): about the mean row length in packs, so that short rows do not leave
+//    most of their lanes idle;
+//  - segments: when a few rows are far longer than the rest (power-law rows, dense rows;
+//    a dense column of A is a dense row of A^T), or when long rows are too few to give the
+//    device enough threads (a tall matrix with few columns: A^T has few, long rows), rows
+//    longer than segment_packs are cut into segments of segment_packs packs, each a work
+//    item of its own, and the segments' sums are added in order. Otherwise (even rows) a
+//    row is one work item: the fast path, one launch fewer.
+// The schedule depends only on the matrix and the back end, never on the rank count or the
+// λ, and every sum has a fixed order: results stay bitwise the same over rank counts.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trident::ridge {
+
+struct RowSchedule {
+  int lanes = 1;          // threads per work item
+  int segment_packs = 0;  // 0: one work item per row; otherwise the most packs of a segment
+  std::int64_t rows = 0;
+  std::int64_t segments = 0;  // work items (rows when not split; empty rows have none then)
+  std::int64_t longest_packs = 0;
+  double mean_packs = 0;
+  bool split() const { return segment_packs > 0; }
+  // "16 lanes, rows cut into segments of 256 packs (4104 segments; longest row 262144
+  // packs, mean 16.0)" for the run log.
+  std::string describe() const;
+};
+
+// The schedule for rows of `row_packs[i]` packs on a back end that gives a work item at
+// most `max_lanes` lanes (a power of two) and wants at least `fill_threads` threads in a
+// product (0: any number; host back ends).
+RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int max_lanes,
+                                std::int64_t fill_threads = 0);
+
+// Cuts rows longer than the schedule's segment into segments: the pack offset where each
+// segment starts (segments + 1 entries, the last the total) and, for each row, its first
+// segment (rows + 1 entries). Empty rows have no segment.
+void cut_segments(const std::vector<std::int64_t>& row_packs, int segment_packs,
+                  std::vector<std::int64_t>& segment_start, std::vector<std::int64_t>& row_first_segment);
+
+// Test hook (not a deck key): the segment length for every matrix set up after the call,
+// so that small matrices on the CPU take the split path too. 0: chosen from the rows (the
+// default); -1: never split; n > 0: segments of n packs whenever a row is longer.
+void force_row_segments(int packs);
+int forced_row_segments();
+
+}  // namespace trident::ridge
