@@ -31,7 +31,8 @@ test::DiffusionOutput run_through(MPI_Comm comm, const deck::DiffusionSettings& 
   Timers timers;
   {
     io::OutputFile output(comm, path, true);
-    RunContext context{comm, timers, binding, restart, 0.0, transport};
+    RunContext context{comm, timers, binding, restart, 0.0};
+    context.transport = transport;
     diffusion::run_study(s, context, output, path + ".checkpoint.h5");
     output.commit();
   }
