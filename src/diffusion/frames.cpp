@@ -9,6 +9,7 @@
 #include "core/comm.hpp"
 #include "core/host_memory.hpp"
 #include "core/log.hpp"
+#include "io/h5_handle.hpp"
 
 namespace trident::diffusion {
 
@@ -186,6 +187,9 @@ void FrameWriter<T>::collect_frame(T* frame, const DeviceBlock& field, const Dev
 // On rank 0, which holds the file: one write per dataset. Calls no MPI (the writer thread).
 template <class T>
 void FrameWriter<T>::write_frame_here(const T* frame, std::int64_t step, std::uint64_t index) {
+  // A thread-safe HDF5 build keeps an error stack per thread: silence this one's too (the
+  // failure reaches the user as one RunError, not HDF5's trace)
+  io::silence_hdf5_errors();
   const auto ny = static_cast<std::uint64_t>(settings_.ny), nx = static_cast<std::uint64_t>(settings_.nx);
   file_.extend_and_write_here<T>("/diffusion/field", {index + 1, ny, nx}, {index, 0, 0}, {1, ny, nx}, frame);
   if (settings_.laplacian)

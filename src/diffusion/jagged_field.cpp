@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "core/comm.hpp"
 #include "diffusion/counter_noise.hpp"
@@ -15,9 +16,14 @@ namespace trident::diffusion {
 namespace {
 
 // Lines of an FFT's slab, padded as the library needs, `length` elements each.
+// Only the padding is zeroed (the library transforms it too); the lines are written before
+// they are read, and a first touch of fresh memory costs as much as a pass over it.
 template <class View>
 View slab(const char* label, const LineFft& fft, std::int64_t lines, std::int64_t length) {
-  return View(std::string(label), fft.padded_lines(lines) * length);  // zeroed: padding lines hold numbers too
+  const std::int64_t used = lines * length, size = fft.padded_lines(lines) * length;
+  View v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), size);
+  if (size > used) Kokkos::deep_copy(Kokkos::subview(v, std::make_pair(used, size)), typename View::value_type());
+  return v;
 }
 
 // The field before the disc, on this rank's rows: the filtered noise.

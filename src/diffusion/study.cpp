@@ -214,8 +214,11 @@ class Solver : public PreparedStudy {
   }
 
   void save_checkpoint(std::int64_t step, FrameWriter<T>& frames) {
+    {
+      auto t = ctx_.timers.scope("diffusion.output");
+      frames.finish();  // HDF5 from one thread at a time
+    }
     auto t = ctx_.timers.scope("diffusion.checkpoint");
-    frames.finish();  // HDF5 from one thread at a time
     write_checkpoint<T>(ctx_.comm, checkpoint_path_, s_, step, d_, host_block(u_));
     log::info(ctx_.comm, "diffusion: checkpoint at step " + std::to_string(step) + " written to " + checkpoint_path_);
   }

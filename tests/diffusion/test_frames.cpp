@@ -58,7 +58,7 @@ struct Case {
   io::Mode mode;
   double memory_frames;  // host memory given to the writer, in frames; 0: measured
   int compression;
-  FramePath expected;    // with a gathered file; a parallel file always goes by block
+  FramePath expected;    // with a plain file (gathered, or one rank); a parallel file goes by block
   bool rows = false;     // blocks of whole rows (ranks {1, n}): received straight into place
 };
 
@@ -135,10 +135,10 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"whole_frame", io::Mode::gathered, 3, 0, FramePath::whole_frame},
                     Case{"whole_frame_rows", io::Mode::gathered, 3, 0, FramePath::whole_frame, true},
                     Case{"by_block_gathered", io::Mode::gathered, 1, 0, FramePath::by_block},
-                    Case{"parallel", io::Mode::automatic, 0, 0, FramePath::by_block},
+                    Case{"parallel", io::Mode::automatic, 0, 0, FramePath::background},
                     Case{"background_compressed", io::Mode::gathered, 0, 4, FramePath::background},
                     Case{"by_block_compressed", io::Mode::gathered, 1, 6, FramePath::by_block},
-                    Case{"parallel_compressed", io::Mode::automatic, 0, 1, FramePath::by_block}),
+                    Case{"parallel_compressed", io::Mode::automatic, 0, 1, FramePath::background}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(FrameChunks, OneFramePerChunkUpToAGibibyte) {
