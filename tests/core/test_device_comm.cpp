@@ -15,14 +15,6 @@
 namespace trident {
 namespace {
 
-// DeviceBinding as the runtime would fill it; only host and bus id matter to the choice.
-DeviceBinding this_rank_binding() {
-  DeviceBinding binding;
-  binding.host = "test-host";
-  binding.pci_bus_id = "bus-" + std::to_string(mpi::rank(MPI_COMM_WORLD));
-  return binding;
-}
-
 template <class T>
 Kokkos::View<T*> device_copy(const std::vector<T>& values) {
   Kokkos::View<T*> view("device_copy", values.size());
@@ -43,7 +35,7 @@ std::vector<T> host_copy(const Kokkos::View<T*>& view) {
 // the peers are MPI_PROC_NULL and the receive buffer keeps its fill.
 TEST(MpiDeviceComm, RingExchangeDeliversEveryPieceToItsPlace) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, this_rank_binding()));
+  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
   const int next = size > 1 ? (rank + 1) % size : MPI_PROC_NULL;
   const int previous = size > 1 ? (rank + size - 1) % size : MPI_PROC_NULL;
   std::vector<double> send(5);
@@ -68,7 +60,7 @@ TEST(MpiDeviceComm, RingExchangeDeliversEveryPieceToItsPlace) {
 
 TEST(MpiDeviceComm, AllReduceSumsOverRanksAndRepeatsBitwise) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, this_rank_binding()));
+  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
   const std::size_t n = 1000;
   std::vector<std::int64_t> integers(n);
   std::vector<double> reals(n);
@@ -97,13 +89,13 @@ TEST(MpiDeviceComm, AllReduceSumsOverRanksAndRepeatsBitwise) {
 TEST(MpiDeviceComm, ATransportNameNotKnownIsRefusedByName) {
   setenv("TRIDENT_DEVICE_COMM", "infiniband", 1);
   const std::string message = test::input_error_message(
-      [] { core::choose_transport(MPI_COMM_WORLD, this_rank_binding()); });
+      [] { core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()); });
   unsetenv("TRIDENT_DEVICE_COMM");
   EXPECT_EQ(message, "TRIDENT_DEVICE_COMM: expected auto, nccl, mpi or host-staging, got 'infiniband'");
 }
 
 TEST(MpiDeviceComm, TheChoiceIsTheSameOnEveryRankAndSaysWhy) {
-  const auto choice = core::choose_transport(MPI_COMM_WORLD, this_rank_binding());
+  const auto choice = core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding());
   EXPECT_FALSE(choice.reason.empty());
   const auto names = mpi::gather_strings(MPI_COMM_WORLD, choice.describe());
   for (const auto& name : names) EXPECT_EQ(name, names.front());

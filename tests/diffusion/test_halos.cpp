@@ -39,30 +39,11 @@ test::DiffusionOutput run_through(MPI_Comm comm, const deck::DiffusionSettings& 
   return test::read_diffusion(path);
 }
 
-// This rank's host and device, as the runtime finds them: NCCL is chosen only where each
-// rank drives a GPU of its own (so 3 or 4 ranks on a 2-GPU machine fall back to MPI).
-DeviceBinding this_rank_binding() {
-  DeviceBinding binding;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  binding.host = host;
-#if defined(KOKKOS_ENABLE_CUDA)
-  int device = 0;
-  char bus[64] = {};
-  cudaGetDevice(&device);
-  cudaDeviceGetPCIBusId(bus, sizeof bus, device);
-  binding.pci_bus_id = bus;
-#else
-  binding.pci_bus_id = "host-rank-" + std::to_string(mpi::rank(MPI_COMM_WORLD));
-#endif
-  return binding;
-}
-
 // "chosen": what a run would take (NCCL on a GPU build with a GPU a rank), "mpi": MPI
 // alone (host staging where MPI is not GPU-aware), "host_staging": forced.
 core::TransportChoice transport_named(const std::string& name) {
   if (name == "host_staging") return {core::Transport::host_staging, "test"};
-  if (name == "chosen") return core::choose_transport(MPI_COMM_WORLD, this_rank_binding());
+  if (name == "chosen") return core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding());
   return core::mpi_transport();
 }
 

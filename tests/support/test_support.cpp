@@ -6,10 +6,30 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <Kokkos_Core.hpp>
+
 #include "core/comm.hpp"
 #include "core/error.hpp"
 
 namespace trident::test {
+
+DeviceBinding this_rank_binding() {
+  DeviceBinding binding;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  binding.host = host;
+#if defined(KOKKOS_ENABLE_CUDA)
+  int device = 0;
+  char bus[64] = {};
+  cudaGetDevice(&device);
+  cudaDeviceGetPCIBusId(bus, sizeof bus, device);
+  binding.pci_bus_id = bus;
+#else
+  binding.pci_bus_id = "host-rank-" + std::to_string(mpi::rank(MPI_COMM_WORLD));
+#endif
+  return binding;
+}
+
 
 std::string scratch_folder(MPI_Comm comm, const std::string& name) {
   // One folder per test process (rank 0's pid): ctest runs the same suites on several

@@ -5,7 +5,14 @@
 #include <functional>
 #include <string>
 
+#include "core/runtime.hpp"
+
 namespace trident::test {
+
+// This rank's host and device, as the runtime finds them: core::choose_transport picks NCCL
+// only where each rank drives a GPU of its own (so 3 or 4 ranks on a 2-GPU machine, or 2
+// on one GPU, fall back to MPI).
+DeviceBinding this_rank_binding();
 
 // A fresh folder under the build tree's scratch area, the same name on every rank
 // (rank 0 creates it; collective).
