@@ -222,9 +222,15 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
     MPI_Isend(send_from + p.offset, static_cast<int>(p.count), type, p.peer, p.tag, comm_, &requests.back());
   }
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  if (staged)
-    Kokkos::deep_copy(space, device_view(receive, receive_size),
-                      host_view<T>(reinterpret_cast<char*>(receive_into), receive_size));
+  if (staged) {  // only what arrived: the rest of `receive` keeps its contents, as with NCCL
+    const auto device = device_view(receive, receive_size);
+    const auto host = host_view<T>(reinterpret_cast<char*>(receive_into), receive_size);
+    for (const Piece& p : receives) {
+      if (p.peer == MPI_PROC_NULL || p.count == 0) continue;
+      const auto range = std::make_pair(p.offset, p.offset + p.count);
+      Kokkos::deep_copy(space, Kokkos::subview(device, range), Kokkos::subview(host, range));
+    }
+  }
 }
 
 template <class T>

@@ -52,7 +52,7 @@ bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, 
     const std::int64_t ny = d.y().size, nx = d.x().size;
     // u, u_next and, if kept, L(u) with their halos, and the interior copy
     std::int64_t need = static_cast<std::int64_t>(sizeof(T)) *
-                        ((s.laplacian ? 3 : 2) * (ny + 2 * halo) * (nx + 2 * halo) + ny * nx);
+                        ((s.laplacian ? 3 : 2) * (ny + 2 * halo) * (nx + 2 * halo) + (s.laplacian ? 2 : 1) * ny * nx);
     // where the device is the host, the start field's staging (float64 and T) shares it
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                    Kokkos::DefaultExecutionSpace::memory_space>::accessible)
@@ -87,6 +87,7 @@ class Solver : public PreparedStudy {
         laplacian_("trident::diffusion::laplacian", s.laplacian ? ny_ + 2 * halo_width_ : 0,
                    s.laplacian ? nx_ + 2 * halo_width_ : 0),
         interior_("trident::diffusion::interior", ny_, nx_),
+        laplacian_interior_("trident::diffusion::laplacian_interior", s.laplacian ? ny_ : 0, s.laplacian ? nx_ : 0),
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
         stepper_(d_, ctx.transport, halo_width_) {
@@ -202,7 +203,9 @@ class Solver : public PreparedStudy {
   void write_frame(std::int64_t step, FrameWriter<T>& frames) {
     auto t = ctx_.timers.scope("diffusion.output");
     copy_interior<T>(u_, interior_);
-    frames.append(step, interior_, laplacian_);
+    // laplacian_ has u_'s halo (the stencil writes it in place); the frame takes the block
+    if (s_.laplacian) copy_interior<T>(laplacian_, laplacian_interior_);
+    frames.append(step, interior_, laplacian_interior_);
   }
 
   void write_final_frame(std::int64_t step, FrameWriter<T>& frames) {
@@ -251,7 +254,7 @@ class Solver : public PreparedStudy {
   int halo_width_;
   bool fits_;  // checked before the fields below are allocated
   Grid<T> u_, next_, laplacian_;  // laplacian_ shaped like u_ (halo unused), or empty
-  Kokkos::View<T**, Kokkos::LayoutRight> interior_;
+  Kokkos::View<T**, Kokkos::LayoutRight> interior_, laplacian_interior_;  // blocks without halo, for frames
   typename Kokkos::View<T**, Kokkos::LayoutRight>::HostMirror interior_host_;
   Kokkos::View<std::int64_t> first_bad_;
   Stepper<T> stepper_;
