@@ -7,7 +7,7 @@
 # Decks: bench/ridge_tutorial.yaml (15000², 22.5 M nonzeros, 10 λ) and bench/ridge_large.yaml
 # (4e6 x 2e5, 4e8 nonzeros; RIDGE_LARGE_ROWS, RIDGE_LARGE_COLUMNS, RIDGE_LARGE_PER_ROW scale
 # it). Rank counts: 1, 2, 4 up to the GPUs nvidia-smi lists (RIDGE_SCALING_RANKS="1 2"
-# overrides; 1 alone without GPUs). Both decks split the rows over every rank: the tutorial
+# overrides; 1 alone without GPUs; RIDGE_SCALING_DECKS="large" runs one deck). Both decks split the rows over every rank: the tutorial
 # by the run's choice (22.5 M nonzeros is over 2^20 per rank), the large one by
 # ridge.lambda_groups: 1.
 # Per run: the sweep (LSMR iterations of the slowest rank, device fenced), the speed-up and
@@ -40,7 +40,15 @@ sed -e "s/rows: 4000000, columns: 200000, density: 0.0005/rows: $rows, columns: 
   "$here/ridge_large.yaml" >"$work/ridge_large.yaml"
 
 printf '%-9s %5s %10s %8s %7s %7s %12s %10s %6s\n' deck ranks "sweep s" speedup effic iters "MB/iter/rank" "floor s" ratio
-for deck in "$here/ridge_tutorial.yaml" "$work/ridge_large.yaml"; do
+decks=()
+for name in ${RIDGE_SCALING_DECKS:-tutorial large}; do
+  case $name in
+    tutorial) decks+=("$here/ridge_tutorial.yaml") ;;
+    large) decks+=("$work/ridge_large.yaml") ;;
+    *) echo "ridge_scaling.sh: RIDGE_SCALING_DECKS names tutorial and large, not '$name'" >&2; exit 2 ;;
+  esac
+done
+for deck in "${decks[@]}"; do
   name=$(basename "$deck" .yaml); name=${name#ridge_}
   base=""
   for n in "${counts[@]}"; do
@@ -53,8 +61,8 @@ for deck in "$here/ridge_tutorial.yaml" "$work/ridge_large.yaml"; do
     read -r seconds largest bytes < <(awk '{
         for (i = 1; i <= NF; ++i) {
           if ($i == "sweep") s = $(i + 1);
-          if ($i == "largest") { l = $(i + 1); sub(",", "", l) }
-          if ($i == "iteration") b = $(i + 1);
+          if ($i == "largest" && l == "") { l = $(i + 1); sub(",", "", l) }
+          if ($i == "iteration" && b == "") b = $(i + 1);
         }
         print s, l, b }' <<<"$line")
     [ -n "$base" ] || base=$seconds
