@@ -64,6 +64,10 @@ struct RidgeSettings {
   RidgePrecision precision = RidgePrecision::float32;
   bool keep_solutions = false;
   std::int64_t refine_corner = 0;  // extra λ values between the corner's neighbours
+  // Groups of ranks that split the λ list (each group's ranks split the rows of A); 0: the
+  // run chooses. Must divide the rank count (checked when the run knows it).
+  std::int64_t lambda_groups = 0;
+  std::string lambda_groups_where;  // "FILE:LINE:COL: ridge.lambda_groups"
 };
 
 // Reads `ridge:` from the top-level section (the caller checked that it is there).

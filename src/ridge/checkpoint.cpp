@@ -35,8 +35,8 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
   std::string lambdas;
   for (double l : s.lambdas) lambdas += (lambdas.empty() ? "" : ", ") + io::exact_text(l);
   return {{"ridge.matrix", matrix},
-          {"ridge.matrix (its shape and nonzeros)", std::to_string(p.a.rows) + " x " + std::to_string(p.a.columns) +
-                                                        ", " + std::to_string(p.a.nonzeros()) + " nonzeros"},
+          {"ridge.matrix (its shape and nonzeros)", std::to_string(p.rows()) + " x " + std::to_string(p.columns()) +
+                                                        ", " + std::to_string(p.nonzeros()) + " nonzeros"},
           {"ridge.rhs", rhs},
           {"ridge.lambdas", "[" + lambdas + "]"},
           {"ridge.solver.atol", io::exact_text(s.solver.atol)},

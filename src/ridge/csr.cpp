@@ -93,6 +93,10 @@ void validate(const HostCsr& a, const std::string& source) {
   if (a.rows < 1 || a.columns < 1)
     throw InputError(source + ": expected a matrix of at least 1 row and 1 column, got " +
                      std::to_string(a.rows) + " x " + std::to_string(a.columns));
+  validate_rows(a, source, 0);
+}
+
+void validate_rows(const HostCsr& a, const std::string& source, std::int64_t first_row) {
   if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
     throw InputError(source + ": expected " + std::to_string(a.rows + 1) +
                      " row offsets (rows + 1), got " + std::to_string(a.row_ptr.size()));
@@ -105,14 +109,14 @@ void validate(const HostCsr& a, const std::string& source) {
                      std::to_string(a.row_ptr.back()));
   for (int i = 0; i < a.rows; ++i) {
     if (a.row_ptr[i + 1] < a.row_ptr[i])
-      throw InputError(source + ": row offsets decrease at row " + std::to_string(i + 1));
+      throw InputError(source + ": row offsets decrease at row " + std::to_string(first_row + i + 1));
     for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
       if (a.col_ind[k] < 0 || a.col_ind[k] >= a.columns)
-        throw InputError(source + ": row " + std::to_string(i + 1) + " has column index " +
+        throw InputError(source + ": row " + std::to_string(first_row + i + 1) + " has column index " +
                          std::to_string(a.col_ind[k]) + " outside 0.." +
                          std::to_string(a.columns - 1) + " (0-based)");
       if (!std::isfinite(a.values[k]))
-        throw InputError(source + ": row " + std::to_string(i + 1) + ", column " +
+        throw InputError(source + ": row " + std::to_string(first_row + i + 1) + ", column " +
                          std::to_string(a.col_ind[k]) + " holds a non-finite value (" +
                          std::to_string(a.values[k]) + ")");
     }

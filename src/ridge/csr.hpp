@@ -33,6 +33,9 @@ HostCsr transpose(const HostCsr& a);
 // columns in range, values finite. Throws InputError naming `source` and the first bad
 // row/entry (1-based, as a user would count).
 void validate(const HostCsr& a, const std::string& source);
+// The same checks but the shape's, for a block of rows whose first is row `first_row` of
+// the whole matrix (rows named as in the whole matrix); a block may hold no row.
+void validate_rows(const HostCsr& a, const std::string& source, std::int64_t first_row);
 
 // Bytes read by one product with the matrix: values, column indices and row offsets.
 std::int64_t product_bytes(const HostCsr& a, std::size_t scalar_bytes);

@@ -84,6 +84,35 @@ struct NextW {
   }
 };
 
+// Row finish of A_i^T u_i on one rank of several: stores this rank's share of w into the
+// all-reduce's buffer; the norm waits for the sum (ReducedW).
+template <class S>
+struct StoreShare {
+  Vector<S> buffer;
+  KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
+    buffer(row) = static_cast<S>(product);
+    return 0;
+  }
+};
+
+// After the all-reduce: beta^2 = ||u||^2 from the buffer's tail (stored for the
+// recurrences), and the sum of (w - beta^2 v)^2 over the summed w = the buffer's head, as
+// NextW gives it on one rank.
+template <class S>
+struct ReducedW {
+  Vector<S> buffer, v;
+  Kokkos::View<double, RidgeDevice> beta2;
+  int columns;
+  const int* skip;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
+    if (skip && *skip) return;
+    const double b2 = norm_from_tail(buffer.data(), columns);
+    if (i == 0) beta2() = b2;
+    const double d = static_cast<double>(buffer(i)) - b2 * static_cast<double>(v(i));
+    sum += d * d;
+  }
+};
+
 // Row finish of the true residual b - A x, summed squared in double.
 struct ResidualSquared {
   Kokkos::View<const double*, RidgeDevice> b;
@@ -243,11 +272,14 @@ struct ScaleInto {
 template <class M, class S>
 class FusedEngine final : public SweepSolver::Engine {
  public:
-  explicit FusedEngine(const Problem& p)
+  FusedEngine(const Problem& p, core::DeviceComm* rows_comm)
       : rows_(p.a.rows),
         columns_(p.a.columns),
+        rows_comm_(rows_comm),
         a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)))),
         at_(DeviceCsr<M>::scheduled(transpose(p.a), "trident::ridge::At", row_lanes(sizeof(S)))) {
+    if (rows_comm_ != nullptr)
+      buffer_ = Vector<S>("trident::ridge::reduced", static_cast<std::size_t>(columns_) + kNormTail<S>);
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
     b64_ = Kokkos::View<double*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b64"), rows_);
@@ -274,12 +306,33 @@ class FusedEngine final : public SweepSolver::Engine {
              const IterationHook& on_iteration, SweepOutcome& out) override;
 
  private:
-  int rows_, columns_;
+  // Queues w <- A^T u summed over the row ranks, beta^2 <- ||u||^2 (this rank's share in
+  // beta2_share) likewise, and (alpha beta)^2 <- ||w - beta^2 v||^2 into alpha_beta2.
+  void queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Kokkos::View<double, RidgeDevice>& beta2_share,
+                       const Kokkos::View<double, RidgeDevice>& beta2,
+                       const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done);
+
+  int rows_, columns_;  // this rank's rows
+  core::DeviceComm* rows_comm_;  // null when this rank holds every row
   DeviceCsr<M> a_, at_;
+  Vector<S> buffer_;  // with rows_comm_: the all-reduce's buffer, columns + kNormTail<S>
   Vector<S> b_;
   Kokkos::View<double*, RidgeDevice> b64_;
   RowProductScratch<LaneSum<M, S>> products_;
 };
+
+template <class M, class S>
+void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old,
+                                        const Kokkos::View<double, RidgeDevice>& beta2_share,
+                                        const Kokkos::View<double, RidgeDevice>& beta2,
+                                        const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done) {
+  launch_row_products("trident::ridge::next_w_share", at_, u, StoreShare<S>{buffer_}, products_, alpha_beta2, done);
+  Kokkos::parallel_for("trident::ridge::norm_tail", light(Kokkos::RangePolicy<RidgeExec>(0, 1)),
+                       NormTail<S>{buffer_, beta2_share, columns_, done});
+  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), buffer_.extent(0));
+  Kokkos::parallel_reduce("trident::ridge::next_w_reduced", light(Kokkos::RangePolicy<RidgeExec>(0, columns_)),
+                          ReducedW<S>{buffer_, v_old, beta2, columns_, done}, alpha_beta2);
+}
 
 template <class M, class S>
 void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const StoppingRules& rules,
@@ -292,7 +345,9 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   Vector<S> u(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::u"), rows_);
   const Vector<S> v[2] = {Vector<S>("trident::ridge::v0", columns_),
                           Vector<S>("trident::ridge::v1", columns_)};
-  Vector<S> w("trident::ridge::w", columns_);  // A^T u before it becomes the next v
+  // A^T u before it becomes the next v: with several row ranks, the all-reduce's buffer
+  Vector<S> w = rows_comm_ != nullptr ? Vector<S>(buffer_.data(), columns_) : Vector<S>("trident::ridge::w", columns_);
+  Kokkos::View<double, RidgeDevice> beta2_share("trident::ridge::beta2_share");  // this rank's ||u_i||^2
   Block<S> h("trident::ridge::h", columns_, count);
   Block<S> hbar("trident::ridge::hbar", columns_, count);
   Block<S> x("trident::ridge::x", columns_, count);
@@ -311,9 +366,14 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   // Iteration k reads v[k % 2] and forms v[(k + 1) % 2].
   auto queue_iteration = [&](const AdvanceRecurrences& advance, const std::int64_t k) {
     const Vector<S>& v_old = v[k % 2];
-    launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2, done);
-    launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2}, products_,
-                        alpha_beta2, done);
+    if (rows_comm_ == nullptr) {
+      launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2, done);
+      launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2}, products_,
+                          alpha_beta2, done);
+    } else {
+      launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share, done);
+      queue_reduced_w(u, v_old, beta2_share, beta2, alpha_beta2, done);
+    }
     Kokkos::parallel_for("trident::ridge::advance_recurrences",
                          light(Kokkos::TeamPolicy<RidgeExec>(1, Kokkos::AUTO)), advance);
     if (count > 0)
@@ -352,14 +412,26 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   double beta_squared = 0;
   Kokkos::parallel_reduce("trident::ridge::norm_b", Kokkos::RangePolicy<RidgeExec>(0, rows_),
                           SquaredNorm<Vector<S>>{u}, beta_squared);
+  if (rows_comm_ != nullptr) {
+    std::vector<double> total{beta_squared};
+    sum_over_rows(rows_comm_, total);
+    beta_squared = total[0];
+  }
   const double beta = std::sqrt(beta_squared);
   double alpha = 0;
   if (beta > 0) {
     Kokkos::deep_copy(beta2, beta_squared);
     Kokkos::deep_copy(state, BidiagState{});
     Kokkos::deep_copy(v[0], S(0));
-    const double alpha_beta_squared =
-        row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2}, products_);
+    double alpha_beta_squared = 0;
+    if (rows_comm_ == nullptr) {
+      alpha_beta_squared = row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2}, products_);
+    } else {  // v is zero: the sum is ||w||^2
+      Kokkos::deep_copy(beta2_share, beta_squared);  // any number: the tail is not read here
+      queue_reduced_w(u, v[0], beta2_share, beta2, alpha_beta2, nullptr);
+      Kokkos::deep_copy(alpha_beta_squared, alpha_beta2);
+      Kokkos::deep_copy(beta2, beta_squared);
+    }
     alpha = std::sqrt(alpha_beta_squared) / beta;
   }
   std::vector<LsmrRecurrence> lam;
@@ -393,7 +465,12 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     while (true) {
       for (int k = 0; k < kChecksEvery; ++k) queue_iteration(advance, queued++);
       RidgeExec().fence();
-      if (status(1)) break;
+      // The row ranks form the same state from the same sums; agreeing costs one small
+      // MPI_Allreduce per block and rules out a rank leaving the all-reduces early.
+      int all_stopped = static_cast<int>(status(1));
+      if (rows_comm_ != nullptr)
+        MPI_Allreduce(MPI_IN_PLACE, &all_stopped, 1, MPI_INT, MPI_MIN, rows_comm_->mpi_comm());
+      if (all_stopped) break;
       if (on_iteration && !on_iteration(status(0))) break;  // stopped: unstopped λ report unfinished
     }
     itn = status(0);
@@ -410,8 +487,10 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   std::vector<double> residual_norms(lambdas.size());
   for (int j = 0; j < count; ++j) {
     const auto x_j = Kokkos::subview(x, Kokkos::ALL(), j);
-    residual_norms[j] = std::sqrt(row_products("trident::ridge::residual", a_, x_j, ResidualSquared{b64_}, products_));
+    residual_norms[j] = row_products("trident::ridge::residual", a_, x_j, ResidualSquared{b64_}, products_);
   }
+  sum_over_rows(rows_comm_, residual_norms);  // this rank's rows' shares
+  for (double& r : residual_norms) r = std::sqrt(r);
   auto x_host = Kokkos::create_mirror_view(x);
   Kokkos::deep_copy(x_host, x);
   report_outcomes(out, lam, residual_norms, x_host, keep_solutions);
@@ -422,8 +501,9 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
 }  // namespace
 
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
-                                                       deck::RidgePrecision precision) {
-  return make_typed_engine<FusedEngine>(problem, precision);
+                                                       deck::RidgePrecision precision,
+                                                       core::DeviceComm* rows_comm) {
+  return make_typed_engine<FusedEngine>(problem, precision, rows_comm);
 }
 
 }  // namespace trident::ridge

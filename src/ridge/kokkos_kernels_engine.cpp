@@ -65,6 +65,15 @@ struct NextAlphaNorm {
   }
 };
 
+// beta^2 <- the summed ||u||^2 in the all-reduce buffer's tail.
+template <class S>
+struct BetaFromTail {
+  Kokkos::View<S*, Device> buffer;
+  Kokkos::View<double, Device> beta2;
+  int columns;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const { beta2() = norm_from_tail(buffer.data(), columns); }
+};
+
 // One pass over the columns: forms the next v = (w - beta^2 v) / (alpha beta) (first batch
 // only) and updates hbar, x and h of every λ in the batch, summing ||x||^2 per λ (in
 // double) for the stopping tests.
@@ -121,9 +130,10 @@ class TypedEngine final : public SweepSolver::Engine {
   using Handle = KokkosSparse::SPMVHandle<Device, Matrix, Vector, Vector>;
 #endif
 
-  explicit TypedEngine(const Problem& p)
+  TypedEngine(const Problem& p, core::DeviceComm* rows_comm)
       : rows_(p.a.rows),
         columns_(p.a.columns),
+        rows_comm_(rows_comm),
         b_host_(p.b),
         bytes_per_iteration_(2 * product_bytes(p.a, sizeof(M)) +
                              std::int64_t(p.a.columns - p.a.rows) * std::int64_t(sizeof(int))) {
@@ -178,7 +188,8 @@ class TypedEngine final : public SweepSolver::Engine {
 #endif
   }
 
-  int rows_, columns_;
+  int rows_, columns_;  // this rank's rows
+  core::DeviceComm* rows_comm_;  // null when this rank holds every row
   std::vector<double> b_host_;
   std::int64_t bytes_per_iteration_;
   Matrix a_, at_;
@@ -201,10 +212,23 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
 #endif
   Vector u(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::u"), rows_);
   Vector v("trident::ridge::v", columns_);
-  Vector w("trident::ridge::w", columns_);  // A^T u before it becomes the next v
+  // A^T u before it becomes the next v; with several row ranks, the head of the all-reduce's
+  // buffer, whose tail carries ||u_i||^2.
+  Vector reduced;
+  if (rows_comm_ != nullptr) reduced = Vector("trident::ridge::reduced", static_cast<std::size_t>(columns_) + kNormTail<S>);
+  Vector w = rows_comm_ != nullptr ? Vector(reduced.data(), columns_) : Vector("trident::ridge::w", columns_);
   Kokkos::View<double, Device> beta2("trident::ridge::beta2");
   Kokkos::View<double, ResultSpace> beta2_host("trident::ridge::beta2_host");
   Kokkos::View<double, ResultSpace> next_norm2("trident::ridge::next_norm2");
+  // After A^T u: the sums over the row ranks, beta^2 read back from the tail.
+  auto reduce_rows = [&]() {
+    if (rows_comm_ == nullptr) return;
+    Kokkos::parallel_for("trident::ridge::norm_tail", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                         NormTail<S>{reduced, beta2, columns_, nullptr});
+    rows_comm_->all_reduce_sum(ExecSpace(), reduced.data(), reduced.extent(0));
+    Kokkos::parallel_for("trident::ridge::norm_from_tail", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                         BetaFromTail<S>{reduced, beta2, columns_});
+  };
   Block h("trident::ridge::h", columns_, count);
   Block hbar("trident::ridge::hbar", columns_, count);
   Block x("trident::ridge::x", columns_, count);
@@ -217,6 +241,7 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   // (lazy) loading are one-time costs, not part of the sweep.
   product(0, a_, 1.0, v, 0.0, u);
   product(1, at_, 1.0, u, 0.0, w);
+  if (rows_comm_ != nullptr) rows_comm_->all_reduce_sum(ExecSpace(), reduced.data(), reduced.extent(0));
   (void)KokkosBlas::nrm2(u);
   KokkosBlas::scal(v, static_cast<S>(1), v);
   Kokkos::parallel_reduce("trident::ridge::beta2", Kokkos::RangePolicy<ExecSpace>(0, rows_),
@@ -240,11 +265,27 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
 
   // u = b / beta (kept unnormalized: u holds u_scale * u_true), v = A^T u / alpha.
   Kokkos::deep_copy(u, b_);
-  double beta = static_cast<double>(KokkosBlas::nrm2(u));
+  double beta = 0;
+  if (rows_comm_ == nullptr) {
+    beta = static_cast<double>(KokkosBlas::nrm2(u));
+  } else {
+    double share = 0;
+    Kokkos::parallel_reduce("trident::ridge::beta2", Kokkos::RangePolicy<ExecSpace>(0, rows_), SquaredNorm<Vector>{u},
+                            share);
+    std::vector<double> total{share};
+    sum_over_rows(rows_comm_, total);
+    beta = std::sqrt(total[0]);
+  }
   double alpha = 0;
   double u_scale = beta > 0 ? beta : 1.0;
   if (beta > 0) {
-    product(1, at_, 1.0 / beta, u, 0.0, v);
+    if (rows_comm_ == nullptr) {
+      product(1, at_, 1.0 / beta, u, 0.0, v);
+    } else {
+      product(1, at_, 1.0 / beta, u, 0.0, w);
+      rows_comm_->all_reduce_sum(ExecSpace(), reduced.data(), static_cast<std::size_t>(columns_));
+      Kokkos::deep_copy(v, w);
+    }
     alpha = static_cast<double>(KokkosBlas::nrm2(v));
     if (alpha > 0) KokkosBlas::scal(v, static_cast<S>(1.0 / alpha), v);
   }
@@ -271,6 +312,7 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       Kokkos::parallel_reduce("trident::ridge::beta2", Kokkos::RangePolicy<ExecSpace>(0, rows_),
                               SquaredNorm<Vector>{u}, beta2);
       product(1, at_, 1.0, u, 0.0, w);
+      reduce_rows();
       Kokkos::parallel_reduce("trident::ridge::next_alpha",
                               Kokkos::RangePolicy<ExecSpace>(0, columns_),
                               NextAlphaNorm<S>{w, v, beta2, beta2_host}, next_norm2);
@@ -356,8 +398,10 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       const double d = b_host_[i] - static_cast<double>(r_host(i, j));
       rr += d * d;
     }
-    residual_norms[j] = std::sqrt(rr);
+    residual_norms[j] = rr;
   }
+  sum_over_rows(rows_comm_, residual_norms);  // this rank's rows' shares
+  for (double& r : residual_norms) r = std::sqrt(r);
   report_outcomes(out, lam, residual_norms, x_host, keep_solutions);
   out.residual_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - iterated).count();
@@ -366,8 +410,9 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
 }  // namespace
 
 std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
-                                                                deck::RidgePrecision precision) {
-  return make_typed_engine<TypedEngine>(problem, precision);
+                                                                deck::RidgePrecision precision,
+                                                                core::DeviceComm* rows_comm) {
+  return make_typed_engine<TypedEngine>(problem, precision, rows_comm);
 }
 
 }  // namespace trident::ridge

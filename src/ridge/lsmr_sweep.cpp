@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
+#include "core/device_comm.hpp"
 #include "core/error.hpp"
 #include "ridge/device_csr.hpp"
 #include "ridge/sweep_engine.hpp"
@@ -22,13 +24,23 @@ std::string stop_reason_legend() {
          "7: max_iterations reached";
 }
 
+namespace {
+// The row communicator when it joins several ranks; a problem split over ranks needs one.
+core::DeviceComm* reducing(const Problem& problem, core::DeviceComm* rows_comm) {
+  if (rows_comm != nullptr && rows_comm->size() > 1) return rows_comm;
+  if (!problem.whole())
+    throw std::logic_error("SweepSolver: a block of rows of A needs the communicator of the other blocks");
+  return nullptr;
+}
+}  // namespace
+
 SweepSolver::SweepSolver(const Problem& problem, deck::RidgePrecision precision,
-                         deck::RidgeKernels kernels)
-    : rows_(problem.a.rows),
+                         deck::RidgeKernels kernels, core::DeviceComm* rows_comm)
+    : rows_(problem.rows()),
       columns_(problem.a.columns),
       engine_(kernels == deck::RidgeKernels::kokkos_kernels
-                  ? make_kokkos_kernels_engine(problem, precision)
-                  : make_fused_engine(problem, precision)) {}
+                  ? make_kokkos_kernels_engine(problem, precision, reducing(problem, rows_comm))
+                  : make_fused_engine(problem, precision, reducing(problem, rows_comm))) {}
 
 SweepSolver::~SweepSolver() = default;
 
@@ -61,8 +73,11 @@ std::int64_t vector_scalar_bytes(deck::RidgePrecision precision) {
 
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  deck::RidgePrecision precision, std::size_t lambdas_on_rank,
-                                 deck::RidgeKernels kernels) {
+                                 deck::RidgeKernels kernels, bool distributed) {
   const std::int64_t m = matrix_scalar_bytes(precision), s = vector_scalar_bytes(precision);
+  if (distributed)  // the all-reduce's buffer of columns + 2 numbers
+    return device_bytes_needed(rows, columns, nonzeros, precision, lambdas_on_rank, kernels, false) +
+           (columns + 2) * s;
   const std::int64_t offsets = (rows + 1 + columns + 1) * 4;
   const auto lambdas = static_cast<std::int64_t>(lambdas_on_rank);
   if (kernels == deck::RidgeKernels::kokkos_kernels) {

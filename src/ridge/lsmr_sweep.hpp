@@ -14,6 +14,10 @@
 
 #include "core/device_memory.hpp"
 
+namespace trident::core {
+class DeviceComm;
+}
+
 #include "ridge/problem.hpp"
 
 namespace trident::ridge {
@@ -62,18 +66,25 @@ struct SweepOutcome {
 };
 
 // A and A^T and b on the device in the chosen precision, kept for several sweeps.
+// Row-distributed: when `problem` is a block of rows, `rows_comm` joins the ranks that hold
+// the other blocks (in order of their rows). Each rank keeps its rows of A, b and u, and the
+// transpose of its rows; v, w, every λ's h, hbar, x and the recurrences are replicated. Per
+// iteration, A_i v and ||u_i||^2 are local and one all-reduce sums A_i^T u_i together with
+// ||u_i||^2 (columns + 1 numbers; + 2 in float32, where ||u||^2 travels as two floats, high
+// and low part, to keep its double precision). Each rank then forms the same v, x and
+// recurrences, so the ranks stop together.
 class SweepSolver {
  public:
   SweepSolver(const Problem& problem, deck::RidgePrecision precision,
-              deck::RidgeKernels kernels = deck::RidgeKernels::fused);
+              deck::RidgeKernels kernels = deck::RidgeKernels::fused, core::DeviceComm* rows_comm = nullptr);
   SweepSolver(const Problem& problem, bool float64,
               deck::RidgeKernels kernels = deck::RidgeKernels::fused)
       : SweepSolver(problem, float64 ? deck::RidgePrecision::float64 : deck::RidgePrecision::float32,
                     kernels) {}
   ~SweepSolver();
-  std::int64_t rows() const { return rows_; }
+  std::int64_t rows() const { return rows_; }  // of the whole A
   std::int64_t columns() const { return columns_; }
-  // Bytes of A and A^T one iteration reads (values, indices, row offsets): the
+  // Bytes of this rank's A and A^T one iteration reads (values, indices, row offsets): the
   // benchmark's bandwidth floor.
   std::int64_t bytes_per_iteration() const;
   // The engine's layout of the products for the run log, e.g. the fused engine's row
@@ -98,10 +109,11 @@ class SweepSolver {
 // Device memory a sweep needs: A and A^T in the precision (with the engine's indices), b,
 // u, v, w and three vectors of columns per λ held by this rank, plus for the fused engine
 // 32 lane sums per row of the row products (and the segments of rows cut for balance),
-// for Kokkos Kernels the rows x λ block of products A x.
+// for Kokkos Kernels the rows x λ block of products A x. `rows` and `nonzeros` are this
+// rank's (its block of rows); `distributed` adds the all-reduce's buffer of columns + 2 numbers.
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  deck::RidgePrecision precision, std::size_t lambdas_on_rank,
-                                 deck::RidgeKernels kernels);
+                                 deck::RidgeKernels kernels, bool distributed = false);
 // Bytes of one matrix value and one vector entry in a precision.
 std::int64_t matrix_scalar_bytes(deck::RidgePrecision precision);
 std::int64_t vector_scalar_bytes(deck::RidgePrecision precision);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/comm.hpp"
 #include "core/error.hpp"
 #include "io/huge_pages.hpp"
 #include "ridge/matrix_market.hpp"
@@ -64,8 +65,8 @@ class H5Reader {
     return H5Lexists(file_, name.c_str(), H5P_DEFAULT) > 0;
   }
 
-  template <class T>
-  std::vector<T> dataset(const std::string& name) const {
+  // The number of entries of a one-dimensional dataset.
+  std::size_t size(const std::string& name) const {
     if (!exists(name)) throw InputError(path_ + ": no dataset " + name);
     H5Handle d{H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose};
     if (d.id < 0) throw InputError(path_ + ": " + name + " is not a dataset");
@@ -79,10 +80,33 @@ class H5Reader {
     if (rank > 1 && count != dims[0])
       throw InputError(path_ + ": " + name + " must be one-dimensional, it has " +
                        std::to_string(rank) + " dimensions");
+    return static_cast<std::size_t>(count);
+  }
+
+  template <class T>
+  std::vector<T> dataset(const std::string& name) const {
+    return slab<T>(name, 0, size(name));
+  }
+
+  // Entries [first, first + count) of a one-dimensional dataset.
+  template <class T>
+  std::vector<T> slab(const std::string& name, std::size_t first, std::size_t count) const {
+    const std::size_t total = size(name);
+    H5Handle d{H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose};
     std::vector<T> out;
     io::reserve_huge(out, count);  // first-touch page faults cost more than the read
     out.resize(count);
-    if (count > 0 && H5Dread(d.id, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+    if (count == 0) return out;
+    H5Handle file_space{H5Dget_space(d.id), H5Sclose};
+    const hsize_t whole = total, start = first, n = count;
+    H5Handle flat{H5Screate_simple(1, &whole, nullptr), H5Sclose};  // a [N, 1] dataset read as [N]
+    H5Handle memory{H5Screate_simple(1, &n, nullptr), H5Sclose};
+    const hid_t selected = total == count ? H5S_ALL : flat.id;
+    if (selected != H5S_ALL) H5Sselect_hyperslab(flat.id, H5S_SELECT_SET, &start, nullptr, &n, nullptr);
+    const bool simple = H5Sget_simple_extent_ndims(file_space.id) == 1;
+    if (!simple && total != count) throw InputError(path_ + ": cannot read a part of " + name);
+    if (H5Dread(d.id, native_type<T>(), total == count ? H5S_ALL : memory.id, selected, H5P_DEFAULT,
+                out.data()) < 0)
       throw InputError(path_ + ": cannot read " + name + " as numbers");
     return out;
   }
@@ -122,57 +146,147 @@ std::string join(const std::string& group, const std::string& name) {
   return group.empty() || group.back() == '/' ? group + name : group + "/" + name;
 }
 
-// An index array of a CSR group (row_ptr, col_ind): read straight into int when it is
-// stored in 32 signed bits or fewer (scipy's int32), else through long long, so that a
-// value beyond int's range is still reported as written.
-class IndexArray {
- public:
-  IndexArray(const H5Reader& in, const std::string& name) : wide_(!in.fits_int(name)) {
-    if (wide_) wide_values_ = in.dataset<long long>(name);
-    else narrow_ = in.dataset<int>(name);
-  }
-  std::size_t size() const { return wide_ ? wide_values_.size() : narrow_.size(); }
-
-  // The values as int, each checked to lie in [0, high]; `label` names the array.
-  std::vector<int> take(long long high, const std::string& source, const std::string& label) {
-    const std::size_t n = size();
-    for (std::size_t k = 0; k < n; ++k) {
-      const long long v = wide_ ? wide_values_[k] : narrow_[k];
-      if (v < 0 || v > high)
-        throw InputError(source + ": " + label + "[" + std::to_string(k) + "] = " + std::to_string(v) +
-                         " lies outside 0.." + std::to_string(high));
-    }
-    if (!wide_) return std::move(narrow_);
-    std::vector<int> out;
-    io::reserve_huge(out, n);
-    out.assign(wide_values_.begin(), wide_values_.end());
+// A slab of an index array (row_ptr, col_ind) as int, each value checked to lie in
+// [0, high]: read straight into int when it is stored in 32 signed bits or fewer (scipy's
+// int32), else through long long, so that a value beyond int's range is still reported as
+// written. `label` names the array; `first` numbers its entries in messages.
+std::vector<int> index_slab(const H5Reader& in, const std::string& name, std::size_t first, std::size_t count,
+                            long long high, const std::string& source, const std::string& label) {
+  auto bad = [&](std::size_t k, long long v) {
+    return InputError(source + ": " + label + "[" + std::to_string(first + k) + "] = " + std::to_string(v) +
+                      " lies outside 0.." + std::to_string(high));
+  };
+  if (in.fits_int(name)) {
+    std::vector<int> out = in.slab<int>(name, first, count);
+    for (std::size_t k = 0; k < out.size(); ++k)
+      if (out[k] < 0 || out[k] > high) throw bad(k, out[k]);
     return out;
   }
+  const std::vector<long long> wide = in.slab<long long>(name, first, count);
+  for (std::size_t k = 0; k < wide.size(); ++k)
+    if (wide[k] < 0 || wide[k] > high) throw bad(k, wide[k]);
+  std::vector<int> out;
+  io::reserve_huge(out, wide.size());
+  out.assign(wide.begin(), wide.end());
+  return out;
+}
 
- private:
-  bool wide_;
-  std::vector<int> narrow_;
-  std::vector<long long> wide_values_;
+// A CSR group's shape and row offsets, checked (the offsets as 64-bit numbers: the whole
+// matrix may hold more than 2^31 entries).
+struct Hdf5CsrIndex {
+  std::int64_t rows = 0, columns = 0;
+  std::vector<std::int64_t> offsets;
 };
 
-void check_finite(const std::vector<double>& b, const std::string& source) {
+Hdf5CsrIndex read_hdf5_index(const H5Reader& in, const std::string& file, const std::string& group) {
+  const std::string source = file + ":" + group;
+  if (!in.exists(group)) throw InputError(file + ": no CSR group " + group);
+  std::vector<long long> shape = in.integer_attribute(group, "shape");
+  if (shape.empty() && in.exists(join(group, "shape"))) shape = in.dataset<long long>(join(group, "shape"));
+  if (shape.size() != 2)
+    throw InputError(source + ": expected the shape [rows, columns] as an attribute 'shape' of the "
+                              "group or a dataset 'shape' in it");
+  if (shape[0] < 1 || shape[1] < 1 || shape[0] > std::numeric_limits<int>::max() ||
+      shape[1] > std::numeric_limits<int>::max())
+    throw InputError(source + ": expected a shape of 1 to 2^31-1 rows and columns, got [" +
+                     std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + "]");
+  Hdf5CsrIndex index;
+  index.rows = shape[0];
+  index.columns = shape[1];
+  const std::string row_ptr = join(group, "row_ptr");
+  const auto nonzeros = static_cast<long long>(in.size(join(group, "col_ind")));
+  const std::vector<long long> offsets = in.dataset<long long>(row_ptr);
+  for (std::size_t k = 0; k < offsets.size(); ++k)
+    if (offsets[k] < 0 || offsets[k] > nonzeros)
+      throw InputError(source + ": row_ptr[" + std::to_string(k) + "] = " + std::to_string(offsets[k]) +
+                       " lies outside 0.." + std::to_string(nonzeros));
+  // The checks validate() makes of the whole structure, in its order and words.
+  if (offsets.size() != static_cast<std::size_t>(index.rows) + 1)
+    throw InputError(source + ": expected " + std::to_string(index.rows + 1) + " row offsets (rows + 1), got " +
+                     std::to_string(offsets.size()));
+  const auto values = static_cast<long long>(in.size(join(group, "values")));
+  if (values != nonzeros)
+    throw InputError(source + ": expected as many column indices as values, got " + std::to_string(nonzeros) +
+                     " and " + std::to_string(values));
+  if (offsets.front() != 0 || offsets.back() != nonzeros)
+    throw InputError(source + ": expected row offsets from 0 to " + std::to_string(nonzeros) +
+                     " (the number of values), got " + std::to_string(offsets.front()) + " to " +
+                     std::to_string(offsets.back()));
+  for (std::int64_t i = 0; i < index.rows; ++i)
+    if (offsets[i + 1] < offsets[i])
+      throw InputError(source + ": row offsets decrease at row " + std::to_string(i + 1));
+  index.offsets.assign(offsets.begin(), offsets.end());
+  return index;
+}
+
+// Rows [first, first + count) of a checked CSR group, their entries read as slabs.
+HostCsr read_hdf5_rows(const H5Reader& in, const std::string& file, const std::string& group,
+                       const Hdf5CsrIndex& index, std::int64_t first, std::int64_t count) {
+  const std::string source = file + ":" + group;
+  const std::int64_t begin = index.offsets[first], end = index.offsets[first + count];
+  if (end - begin > std::numeric_limits<int>::max())
+    throw InputError(source + ": rows " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
+                     " hold " + std::to_string(end - begin) +
+                     " nonzeros, more than one rank can hold (2^31-1, 32-bit offsets); run on more ranks");
+  HostCsr a;
+  a.rows = static_cast<int>(count);
+  a.columns = static_cast<int>(index.columns);
+  a.row_ptr.resize(static_cast<std::size_t>(count) + 1);
+  for (std::int64_t i = 0; i <= count; ++i) a.row_ptr[i] = static_cast<int>(index.offsets[first + i] - begin);
+  const auto b = static_cast<std::size_t>(begin), n = static_cast<std::size_t>(end - begin);
+  a.col_ind = index_slab(in, join(group, "col_ind"), b, n, index.columns - 1, source, "col_ind");
+  a.values = in.slab<double>(join(group, "values"), b, n);
+  validate_rows(a, source, first);
+  return a;
+}
+
+void check_finite(const std::vector<double>& b, const std::string& source, std::int64_t first = 0) {
   for (std::size_t i = 0; i < b.size(); ++i)
     if (!std::isfinite(b[i]))
-      throw InputError(source + ": entry " + std::to_string(i) + " (0-based) is not finite (" +
+      throw InputError(source + ": entry " + std::to_string(first + std::int64_t(i)) + " (0-based) is not finite (" +
                        std::to_string(b[i]) + ")");
 }
 
 }  // namespace
 
+namespace {
+
+std::int64_t generated_nonzeros(std::int64_t rows, std::int64_t columns, double density) {
+  return static_cast<std::int64_t>(std::llround(density * double(rows) * double(columns)));
+}
+
+// Entries before row i of the generated matrix (total * i / rows, in 128 bits: total * i
+// passes 2^63 for large matrices).
+std::int64_t generated_offset(std::int64_t total, std::int64_t rows, std::int64_t i) {
+  return static_cast<std::int64_t>(static_cast<unsigned __int128>(total) * static_cast<unsigned __int128>(i) /
+                                   static_cast<unsigned __int128>(rows));
+}
+
+}  // namespace
+
 HostCsr generate_matrix(int rows, int columns, double density, std::uint64_t seed) {
-  const auto total = static_cast<std::int64_t>(std::llround(density * double(rows) * double(columns)));
+  return generate_matrix_rows(rows, columns, density, seed, 0, rows);
+}
+
+HostCsr generate_matrix_rows(int rows, int columns, double density, std::uint64_t seed, std::int64_t first,
+                             std::int64_t count) {
+  const std::int64_t total = generated_nonzeros(rows, columns, density);
+  const std::int64_t base = generated_offset(total, rows, first);
+  const std::int64_t stored = generated_offset(total, rows, first + count) - base;
+  if (stored > std::numeric_limits<int>::max())
+    throw InputError("rows " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
+                     " of the generated matrix hold " + std::to_string(stored) +
+                     " nonzeros, more than one rank can hold (2^31-1, 32-bit offsets); run on more ranks");
   HostCsr a;
-  a.rows = rows;
+  a.rows = static_cast<int>(count);
   a.columns = columns;
-  a.row_ptr.resize(static_cast<std::size_t>(rows) + 1);
-  for (std::int64_t i = 0; i <= rows; ++i) a.row_ptr[i] = static_cast<int>(total * i / rows);
-  a.col_ind.resize(static_cast<std::size_t>(total));
-  a.values.resize(static_cast<std::size_t>(total));
+  a.row_ptr.resize(static_cast<std::size_t>(count) + 1);
+  for (std::int64_t i = 0; i <= count; ++i)
+    a.row_ptr[i] = static_cast<int>(generated_offset(total, rows, first + i) - base);
+  io::reserve_huge(a.col_ind, static_cast<std::size_t>(stored));
+  io::reserve_huge(a.values, static_cast<std::size_t>(stored));
+  a.col_ind.resize(static_cast<std::size_t>(stored));
+  a.values.resize(static_cast<std::size_t>(stored));
   // Floyd's sampling of k distinct columns per row, marked in a bitmap read out in order.
   std::vector<std::uint64_t> taken((static_cast<std::size_t>(columns) + 63) / 64, 0);
   auto test_and_set = [&](std::uint64_t c) {
@@ -182,8 +296,8 @@ HostCsr generate_matrix(int rows, int columns, double density, std::uint64_t see
     word |= bit;
     return was;
   };
-  for (int i = 0; i < rows; ++i) {
-    SplitMix64 g{stream_seed(seed, static_cast<std::uint64_t>(i))};
+  for (int i = 0; i < a.rows; ++i) {
+    SplitMix64 g{stream_seed(seed, static_cast<std::uint64_t>(first + i))};
     const int k = a.row_ptr[i + 1] - a.row_ptr[i];
     for (std::uint64_t j = static_cast<std::uint64_t>(columns - k); j < std::uint64_t(columns); ++j) {
       const std::uint64_t t = g.below(j + 1);
@@ -203,44 +317,32 @@ HostCsr generate_matrix(int rows, int columns, double density, std::uint64_t see
 }
 
 std::vector<double> generate_rhs(std::size_t count, double mean, double std, std::uint64_t seed) {
-  std::vector<double> b(count);
+  return generate_rhs_rows(0, static_cast<std::int64_t>(count), mean, std, seed);
+}
+
+std::vector<double> generate_rhs_rows(std::int64_t first, std::int64_t count, double mean, double std,
+                                      std::uint64_t seed) {
+  std::vector<double> b(static_cast<std::size_t>(count));
   SplitMix64 g{stream_seed(seed, 0xB0B)};
-  for (std::size_t i = 0; i < count; i += 2) {
+  // Entries 2p and 2p + 1 come from draws 2p and 2p + 1; splitmix64's state moves by a
+  // constant per draw, so the stream skips to the pair holding `first` in one step.
+  const std::int64_t pair_start = first - first % 2;
+  g.state += static_cast<std::uint64_t>(pair_start) * 0x9E3779B97F4A7C15ull;
+  for (std::int64_t i = pair_start; i < first + count; i += 2) {
     // Box-Muller: two normals from two uniforms in (0, 1].
     const double u1 = 1.0 - g.uniform(), u2 = g.uniform();
     const double r = std::sqrt(-2.0 * std::log(u1)), angle = 6.283185307179586 * u2;
-    b[i] = mean + std * r * std::cos(angle);
-    if (i + 1 < count) b[i + 1] = mean + std * r * std::sin(angle);
+    if (i >= first) b[static_cast<std::size_t>(i - first)] = mean + std * r * std::cos(angle);
+    if (i + 1 >= first && i + 1 < first + count)
+      b[static_cast<std::size_t>(i + 1 - first)] = mean + std * r * std::sin(angle);
   }
   return b;
 }
 
 HostCsr read_hdf5_csr(const std::string& file, const std::string& group) {
   const H5Reader in(file);
-  const std::string source = file + ":" + group;
-  if (!in.exists(group)) throw InputError(file + ": no CSR group " + group);
-  std::vector<long long> shape = in.integer_attribute(group, "shape");
-  if (shape.empty() && in.exists(join(group, "shape"))) shape = in.dataset<long long>(join(group, "shape"));
-  if (shape.size() != 2)
-    throw InputError(source + ": expected the shape [rows, columns] as an attribute 'shape' of the "
-                              "group or a dataset 'shape' in it");
-  if (shape[0] < 1 || shape[1] < 1 || shape[0] > std::numeric_limits<int>::max() ||
-      shape[1] > std::numeric_limits<int>::max())
-    throw InputError(source + ": expected a shape of 1 to 2^31-1 rows and columns, got [" +
-                     std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + "]");
-  IndexArray row_ptr(in, join(group, "row_ptr"));
-  IndexArray col_ind(in, join(group, "col_ind"));
-  HostCsr a;
-  a.rows = static_cast<int>(shape[0]);
-  a.columns = static_cast<int>(shape[1]);
-  a.values = in.dataset<double>(join(group, "values"));
-  if (col_ind.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw InputError(source + ": more than 2^31-1 nonzeros (the CSR offsets are 32-bit)");
-  const auto nonzeros = static_cast<long long>(col_ind.size());
-  a.row_ptr = row_ptr.take(nonzeros, source, "row_ptr");
-  a.col_ind = col_ind.take(shape[1] - 1, source, "col_ind");
-  validate(a, source);
-  return a;
+  const Hdf5CsrIndex index = read_hdf5_index(in, file, group);
+  return read_hdf5_rows(in, file, group, index, 0, index.rows);
 }
 
 std::vector<double> read_hdf5_vector(const std::string& file, const std::string& dataset) {
@@ -250,27 +352,173 @@ std::vector<double> read_hdf5_vector(const std::string& file, const std::string&
   return b;
 }
 
-Problem load_problem(const deck::RidgeSettings& settings) {
+std::vector<std::int64_t> nonzero_balanced_rows(std::int64_t rows, int parts,
+                                                const std::function<std::int64_t(std::int64_t)>& offset) {
+  const std::int64_t total = offset(rows);
+  std::vector<std::int64_t> bounds(static_cast<std::size_t>(parts) + 1, rows);
+  bounds[0] = 0;
+  for (int r = 1; r < parts; ++r) {
+    const auto share = static_cast<std::int64_t>(static_cast<unsigned __int128>(total) * unsigned(r) / unsigned(parts));
+    std::int64_t low = bounds[r - 1], high = rows;  // the first row at or past the share
+    while (low < high) {
+      const std::int64_t mid = low + (high - low) / 2;
+      if (offset(mid) >= share) high = mid;
+      else low = mid + 1;
+    }
+    bounds[r] = low;
+  }
+  return bounds;
+}
+
+namespace {
+// mpi::collective, but on MPI_COMM_SELF (load_problem: this rank alone) the InputError
+// passes as it is.
+void on_ranks(MPI_Comm comm, const std::function<void()>& work) {
+  int same = MPI_UNEQUAL;
+  MPI_Comm_compare(comm, MPI_COMM_SELF, &same);
+  if (same == MPI_IDENT) work();
+  else mpi::collective(comm, work);
+}
+}  // namespace
+
+MatrixRows::MatrixRows(const deck::RidgeMatrixSettings& settings, MPI_Comm comm)
+    : settings_(settings), comm_(comm) {
   using Kind = deck::RidgeMatrixSettings::Kind;
-  const auto& m = settings.matrix;
+  if (settings.kind == Kind::generate) {
+    rows_ = settings.rows;
+    columns_ = settings.columns;
+    generated_nonzeros_ = generated_nonzeros(rows_, columns_, settings.density);
+    return;
+  }
+  std::int64_t shape[2] = {0, 0};
+  if (settings.kind == Kind::hdf5) {
+    on_ranks(comm, [&] {
+      const H5Reader in(settings.file);
+      Hdf5CsrIndex index = read_hdf5_index(in, settings.file, settings.group);
+      shape[0] = index.rows;
+      shape[1] = index.columns;
+      offsets_ = std::move(index.offsets);
+    });
+  } else {
+    // Parsed once, on rank 0, and kept there until take() sends each rank its rows.
+    on_ranks(comm, [&] {
+      if (mpi::rank(comm) == 0) parsed_ = read_matrix_market(settings.file);
+    });
+    if (mpi::rank(comm) == 0) {
+      shape[0] = parsed_.rows;
+      shape[1] = parsed_.columns;
+    }
+    MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm);
+    offsets_.resize(static_cast<std::size_t>(shape[0]) + 1);
+    if (mpi::rank(comm) == 0) offsets_.assign(parsed_.row_ptr.begin(), parsed_.row_ptr.end());
+    MPI_Bcast(offsets_.data(), static_cast<int>(offsets_.size()), MPI_INT64_T, 0, comm);
+  }
+  rows_ = shape[0];
+  columns_ = shape[1];
+}
+
+MatrixRows::~MatrixRows() = default;
+
+std::int64_t MatrixRows::offset(std::int64_t row) const {
+  if (settings_.kind == deck::RidgeMatrixSettings::Kind::generate)
+    return generated_offset(generated_nonzeros_, rows_, row);
+  return offsets_[static_cast<std::size_t>(row)];
+}
+
+HostCsr MatrixRows::take(std::int64_t first, std::int64_t count) const {
+  using Kind = deck::RidgeMatrixSettings::Kind;
+  HostCsr out;
+  if (settings_.kind == Kind::generate) {
+    on_ranks(comm_, [&] {
+      try {
+        out = generate_matrix_rows(static_cast<int>(rows_), static_cast<int>(columns_), settings_.density,
+                                   settings_.seed, first, count);
+      } catch (const InputError& e) {
+        throw InputError(settings_.where + ": " + e.what());
+      }
+    });
+    return out;
+  }
+  if (settings_.kind == Kind::hdf5) {
+    on_ranks(comm_, [&] {
+      const H5Reader in(settings_.file);
+      Hdf5CsrIndex index;
+      index.rows = rows_;
+      index.columns = columns_;
+      index.offsets = offsets_;  // a copy: take() may be called again
+      out = read_hdf5_rows(in, settings_.file, settings_.group, index, first, count);
+    });
+    return out;
+  }
+  // Matrix Market: rank 0 sends every rank the block it asks for (checked when parsed).
+  const int ranks = mpi::size(comm_), me = mpi::rank(comm_);
+  const std::int64_t mine[2] = {first, count};
+  std::vector<std::int64_t> asks(static_cast<std::size_t>(2 * ranks));
+  MPI_Gather(mine, 2, MPI_INT64_T, asks.data(), 2, MPI_INT64_T, 0, comm_);
+  auto block = [&](std::int64_t f, std::int64_t n) {
+    HostCsr a;
+    a.rows = static_cast<int>(n);
+    a.columns = static_cast<int>(columns_);
+    const int begin = parsed_.row_ptr[f], end = parsed_.row_ptr[f + n];
+    for (std::int64_t i = 0; i <= n; ++i) a.row_ptr.push_back(parsed_.row_ptr[f + i] - begin);
+    a.col_ind.assign(parsed_.col_ind.begin() + begin, parsed_.col_ind.begin() + end);
+    a.values.assign(parsed_.values.begin() + begin, parsed_.values.begin() + end);
+    return a;
+  };
+  if (me == 0) {
+    for (int r = 1; r < ranks; ++r) {
+      const HostCsr a = block(asks[2 * r], asks[2 * r + 1]);
+      MPI_Send(a.row_ptr.data(), static_cast<int>(a.row_ptr.size()), MPI_INT, r, 0, comm_);
+      MPI_Send(a.col_ind.data(), static_cast<int>(a.col_ind.size()), MPI_INT, r, 1, comm_);
+      MPI_Send(a.values.data(), static_cast<int>(a.values.size()), MPI_DOUBLE, r, 2, comm_);
+    }
+    return block(first, count);
+  }
+  out.rows = static_cast<int>(count);
+  out.columns = static_cast<int>(columns_);
+  out.row_ptr.resize(static_cast<std::size_t>(count) + 1);
+  MPI_Recv(out.row_ptr.data(), static_cast<int>(out.row_ptr.size()), MPI_INT, 0, 0, comm_, MPI_STATUS_IGNORE);
+  out.col_ind.resize(static_cast<std::size_t>(out.row_ptr.back()));
+  out.values.resize(out.col_ind.size());
+  MPI_Recv(out.col_ind.data(), static_cast<int>(out.col_ind.size()), MPI_INT, 0, 1, comm_, MPI_STATUS_IGNORE);
+  MPI_Recv(out.values.data(), static_cast<int>(out.values.size()), MPI_DOUBLE, 0, 2, comm_, MPI_STATUS_IGNORE);
+  return out;
+}
+
+namespace {
+
+// b's rows [first, first + count) for a matrix of `rows` rows.
+std::vector<double> rhs_rows(const deck::RidgeRhsSettings& r, std::int64_t rows, std::int64_t first,
+                             std::int64_t count) {
+  if (r.kind == deck::RidgeRhsSettings::Kind::generate) return generate_rhs_rows(first, count, r.mean, r.std, r.seed);
+  const H5Reader in(r.file);
+  const std::size_t size = in.size(r.dataset);
+  if (size != static_cast<std::size_t>(rows))
+    throw InputError(r.file + ":" + r.dataset + ": the right-hand side has " + std::to_string(size) +
+                     " entries but the matrix has " + std::to_string(rows) + " rows (" + r.where + ")");
+  std::vector<double> b = in.slab<double>(r.dataset, static_cast<std::size_t>(first), static_cast<std::size_t>(count));
+  check_finite(b, r.file + ":" + r.dataset, first);
+  return b;
+}
+
+}  // namespace
+
+Problem load_problem(const deck::RidgeSettings& settings) {
+  const MatrixRows rows(settings.matrix, MPI_COMM_SELF);
+  Problem p = load_rows(settings, rows, 0, rows.rows());
+  p.total_rows = p.total_nonzeros = -1;  // the whole problem
+  return p;
+}
+
+Problem load_rows(const deck::RidgeSettings& settings, const MatrixRows& rows, std::int64_t first,
+                  std::int64_t count) {
   Problem p;
-  if (m.kind == Kind::generate) {
-    p.a = generate_matrix(static_cast<int>(m.rows), static_cast<int>(m.columns), m.density, m.seed);
-  } else if (m.kind == Kind::matrix_market) {
-    p.a = read_matrix_market(m.file);
-  } else {
-    p.a = read_hdf5_csr(m.file, m.group);
-  }
-  const auto& r = settings.rhs;
-  if (r.kind == deck::RidgeRhsSettings::Kind::generate) {
-    p.b = generate_rhs(static_cast<std::size_t>(p.a.rows), r.mean, r.std, r.seed);
-  } else {
-    p.b = read_hdf5_vector(r.file, r.dataset);
-    if (p.b.size() != static_cast<std::size_t>(p.a.rows))
-      throw InputError(r.file + ":" + r.dataset + ": the right-hand side has " +
-                       std::to_string(p.b.size()) + " entries but the matrix has " +
-                       std::to_string(p.a.rows) + " rows (" + r.where + ")");
-  }
+  p.a = rows.take(first, count);
+  p.first_row = first;
+  p.total_rows = rows.rows();
+  p.total_nonzeros = rows.nonzeros();
+  const MPI_Comm comm = rows.comm();
+  on_ranks(comm, [&] { p.b = rhs_rows(settings.rhs, rows.rows(), first, count); });
   return p;
 }
 

@@ -23,21 +23,62 @@ namespace trident::ridge {
 
 namespace {
 
-// Stops before anything large is allocated when A, A^T and the vectors cannot fit the
-// device: for a generated matrix before generating it, for a file once it is read.
-void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, std::int64_t rows,
-                  std::int64_t columns, std::int64_t nonzeros, std::size_t lambdas_per_rank,
-                  const DeviceBinding& binding) {
+// Stops before anything large is allocated when this rank's rows of A, their transpose and
+// the vectors cannot fit the device (a generated matrix is not generated yet, an HDF5 one
+// has only its row offsets read). The message names the rank's share when it holds a block.
+void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
+                  std::int64_t count, std::size_t lambdas_per_rank, bool distributed, const DeviceBinding& binding) {
   mpi::collective(comm, [&] {
-    const std::int64_t need = device_bytes_needed(rows, columns, nonzeros, s.precision, lambdas_per_rank,
-                                                  s.solver.kernels);
-    const std::string what = "the " + std::to_string(rows) + " x " + std::to_string(columns) +
-                             " matrix with " + std::to_string(nonzeros) + " nonzeros (A and A^T in " +
-                             (s.precision == deck::RidgePrecision::float64 ? "float64" : "float32") + ", plus the LSMR vectors of " +
-                             std::to_string(lambdas_per_rank) + " λ per rank)";
+    const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
+    const std::int64_t need = device_bytes_needed(count, matrix.columns(), nonzeros, s.precision, lambdas_per_rank,
+                                                  s.solver.kernels, distributed);
+    std::string what = "the " + std::to_string(matrix.rows()) + " x " + std::to_string(matrix.columns()) +
+                       " matrix with " + std::to_string(matrix.nonzeros()) + " nonzeros";
+    if (count != matrix.rows())
+      what += " (this rank's rows " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
+              ", " + std::to_string(nonzeros) + " nonzeros)";
+    what += std::string(" (A and A^T in ") + (s.precision == deck::RidgePrecision::float64 ? "float64" : "float32") +
+            ", plus the LSMR vectors of " + std::to_string(lambdas_per_rank) + " λ per rank)";
     check_device_memory(need, device_free_bytes(), s.matrix.where, what,
                         binding.device_name.empty() ? "the device" : binding.device_name);
   });
+}
+
+// One line: how the rows and the λ are spread.
+void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::int64_t>& bounds, int groups,
+                std::size_t lambdas_per_group) {
+  std::int64_t fewest_rows = matrix.rows(), most_rows = 0, fewest = matrix.nonzeros(), most = 0;
+  for (std::size_t r = 0; r + 1 < bounds.size(); ++r) {
+    const std::int64_t rows = bounds[r + 1] - bounds[r];
+    const std::int64_t nonzeros = matrix.offset(bounds[r + 1]) - matrix.offset(bounds[r]);
+    fewest_rows = std::min(fewest_rows, rows);
+    most_rows = std::max(most_rows, rows);
+    fewest = std::min(fewest, nonzeros);
+    most = std::max(most, nonzeros);
+  }
+  const std::size_t row_ranks = bounds.size() - 1;
+  log::info(comm, "ridge: rows of A over " + std::to_string(row_ranks) + (row_ranks == 1 ? " rank" : " ranks") +
+                      " per λ group (" + std::to_string(fewest_rows) + " to " + std::to_string(most_rows) +
+                      " rows, " + std::to_string(fewest) + " to " + std::to_string(most) +
+                      " nonzeros per rank), λ in " + std::to_string(groups) +
+                      (groups == 1 ? " group" : " groups") + " (up to " + std::to_string(lambdas_per_group) +
+                      " λ each, refinement included)" +
+                      (row_ranks > 1 ? "; one all-reduce of " + std::to_string(matrix.columns()) +
+                                           " + 1 numbers per iteration in each group"
+                                     : std::string()));
+}
+
+// The λ groups: the deck's, checked against the rank count, or the run's choice.
+int lambda_groups(MPI_Comm comm, const deck::RidgeSettings& s, std::int64_t nonzeros) {
+  const int ranks = mpi::size(comm);
+  if (s.lambda_groups == 0) return choose_lambda_groups(ranks, nonzeros, s.lambdas.size());
+  mpi::collective(comm, [&] {
+    if (ranks % s.lambda_groups != 0)
+      throw InputError(s.lambda_groups_where + ": " + std::to_string(s.lambda_groups) +
+                       " groups do not divide the " + std::to_string(ranks) + " ranks; give a divisor of " +
+                       std::to_string(ranks) + ", or 0 to let the run choose");
+  });
+  return static_cast<int>(s.lambda_groups);
 }
 
 template <class T, class F>
@@ -54,23 +95,24 @@ class RidgeStudy : public PreparedStudy {
   RidgeStudy(const deck::RidgeSettings& settings, RunContext& context, std::string checkpoint_path)
       : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
     MPI_Comm comm = context.comm;
-    const int ranks = mpi::size(comm);
-    // ridge.read: A and b read (or generated) and checked, the checkpoint read; ridge.setup:
-    // the solver's device state (A^T, the row schedules, uploads). With ridge.sweep,
-    // ridge.corner and ridge.output they account for the ridge steps of the timer table.
+    // ridge.read: A and b read (or generated, this rank's rows) and checked, the checkpoint
+    // read; ridge.setup: the solver's device state (A^T, the row schedules, uploads). With
+    // ridge.sweep, ridge.corner and ridge.output they account for the ridge steps of the timer table.
     std::optional<Timers::Scope> scope(std::in_place, context.timers, "ridge.read");
-    const std::size_t per_rank =
-        (settings.lambdas.size() + std::size_t(ranks) - 1) / std::size_t(ranks) +
-        std::size_t(settings.refine_corner);
-    const auto& m = settings.matrix;
-    if (m.kind == deck::RidgeMatrixSettings::Kind::generate) {
-      const auto nonzeros = static_cast<std::int64_t>(
-          std::llround(m.density * double(m.rows) * double(m.columns)));
-      check_memory(comm, settings, m.rows, m.columns, nonzeros, per_rank, context.binding);
+    {
+      const MatrixRows matrix(settings.matrix, comm);  // shape and row offsets; rank 0 parses Matrix Market
+      const int groups = lambda_groups(comm, settings, matrix.nonzeros());
+      layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport);
+      const std::vector<std::int64_t> bounds = nonzero_balanced_rows(
+          matrix.rows(), layout_->group_size(), [&matrix](std::int64_t row) { return matrix.offset(row); });
+      const std::int64_t first = bounds[layout_->rank_in_group()];
+      const std::int64_t count = bounds[layout_->rank_in_group() + 1] - first;
+      const std::size_t per_rank = (settings.lambdas.size() + std::size_t(groups) - 1) / std::size_t(groups) +
+                                   std::size_t(settings.refine_corner);
+      check_memory(comm, settings, matrix, first, count, per_rank, layout_->group_size() > 1, context.binding);
+      problem_ = load_rows(settings, matrix, first, count);
+      log_layout(comm, matrix, bounds, groups, per_rank);
     }
-    mpi::collective(comm, [&] { problem_ = load_problem(settings); });
-    check_memory(comm, settings, problem_.a.rows, problem_.a.columns, problem_.a.nonzeros(), per_rank,
-                 context.binding);
     // a stop signal may come during any sweep: the checkpoint's place must be usable
     io::check_output_destination(comm, checkpoint_path_, /*overwrite=*/true);
     if (!context.restart_path.empty()) {
@@ -79,7 +121,8 @@ class RidgeStudy : public PreparedStudy {
                           std::to_string(restored_.outcomes().size()) + " λ already finished");
     }
     scope.emplace(context.timers, "ridge.setup");
-    solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels);
+    solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels,
+                                            layout_->rows_comm());
     const std::string layout = solver_->product_layout();
     if (!layout.empty()) log::info(comm, "ridge: products: " + layout);
   }
@@ -98,6 +141,7 @@ class RidgeStudy : public PreparedStudy {
   const deck::RidgeSettings& settings_;
   RunContext& context_;
   std::string checkpoint_path_;
+  std::unique_ptr<SweepLayout> layout_;  // before solver_, which uses its communicator
   Problem problem_;
   GatheredSweep restored_;  // from --restart: the λ already finished
   std::unique_ptr<SweepSolver> solver_;
@@ -116,7 +160,7 @@ GatheredSweep RidgeStudy::sweep(const std::vector<double>& lambdas, const LsmrOp
   GatheredSweep swept;
   {
     auto scope = context_.timers.scope("ridge.sweep");
-    swept = sweep_over_ranks(context_.comm, *solver_, todo, options, settings_.keep_solutions,
+    swept = sweep_over_ranks(context_.comm, *layout_, *solver_, todo, options, settings_.keep_solutions,
                              context_.progress_seconds);
   }
   if (swept.stopped_by != 0) {
@@ -148,9 +192,9 @@ void RidgeStudy::run(io::OutputFile& out) {
   const Problem& problem = problem_;
   MPI_Comm comm = context.comm;
   const int ranks = mpi::size(comm);
-  log::info(comm, "ridge: " + std::to_string(problem.a.rows) + " x " +
-                      std::to_string(problem.a.columns) + " matrix, " +
-                      std::to_string(problem.a.nonzeros()) + " nonzeros, " +
+  log::info(comm, "ridge: " + std::to_string(problem.rows()) + " x " +
+                      std::to_string(problem.columns()) + " matrix, " +
+                      std::to_string(problem.nonzeros()) + " nonzeros, " +
                       std::to_string(settings.lambdas.size()) + " λ over " + std::to_string(ranks) +
                       " ranks, " + deck::precision_name(settings.precision) + ", " +
                       deck::kernels_name(settings.solver.kernels) + " kernels");
@@ -181,14 +225,16 @@ void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::Out
   const deck::RidgeSettings& settings = settings_;
   const Problem& problem = problem_;
   MPI_Comm comm = context_.comm;
-  const std::int64_t bytes_per_iteration = solver_->bytes_per_iteration();
+  // The slowest rank's: its bytes set the sweep's floor.
+  const auto bytes_per_iteration =
+      static_cast<std::int64_t>(mpi::max_over_ranks(comm, static_cast<double>(solver_->bytes_per_iteration())));
 
   {
     std::ostringstream line;
     line << "ridge: sweep " << curve.iteration_seconds << " s (LSMR iterations, slowest rank), "
          << "iterations total " << curve.total_iterations() << ", largest "
          << curve.largest_iterations() << ", bytes of A and A^T per iteration "
-         << bytes_per_iteration;
+         << bytes_per_iteration << (layout_->group_size() > 1 ? " (the largest rank's share)" : "");
     log::info(comm, line.str());
     if (corner.index >= 0) {
       std::ostringstream c;
@@ -223,9 +269,11 @@ void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::Out
                             "(log10 residual_norm, log10 solution_norm) over interior points, λ ascending"));
   out.attribute("/ridge", "precision", std::string(deck::precision_name(settings.precision)));
   out.attribute("/ridge", "kernels", std::string(deck::kernels_name(settings.solver.kernels)));
-  out.attribute("/ridge", "rows", static_cast<std::int64_t>(problem.a.rows));
-  out.attribute("/ridge", "columns", static_cast<std::int64_t>(problem.a.columns));
-  out.attribute("/ridge", "nonzeros", problem.a.nonzeros());
+  out.attribute("/ridge", "rows", problem.rows());
+  out.attribute("/ridge", "columns", problem.columns());
+  out.attribute("/ridge", "nonzeros", problem.nonzeros());
+  out.attribute("/ridge", "row_ranks", static_cast<std::int64_t>(layout_->group_size()));
+  out.attribute("/ridge", "lambda_groups", static_cast<std::int64_t>(layout_->groups()));
   out.attribute("/ridge", "sweep_seconds", curve.iteration_seconds);
   out.attribute("/ridge", "shared_iterations", curve.largest_iterations());
   out.attribute("/ridge", "bytes_per_iteration", bytes_per_iteration);

@@ -14,6 +14,32 @@ std::pair<std::size_t, std::size_t> rank_block(std::size_t count, int ranks, int
   return {count * r / p, count * (r + 1) / p};
 }
 
+int choose_lambda_groups(int ranks, std::int64_t nonzeros, std::size_t lambdas) {
+  if (nonzeros < kRowSplitNonzeros) return ranks;  // one rank holds it all in no time
+  int best = 1;
+  for (int g = 1; g <= ranks; ++g) {
+    if (ranks % g != 0) continue;
+    if (static_cast<std::size_t>(g) > std::max<std::size_t>(lambdas, 1)) break;
+    best = g;
+    if (nonzeros / (ranks / g) >= kRowSplitNonzeros) break;
+  }
+  return best;
+}
+
+SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice& transport) : groups_(groups) {
+  const int ranks = mpi::size(comm), me = mpi::rank(comm);
+  group_size_ = ranks / groups;
+  group_ = me / group_size_;
+  rank_in_group_ = me % group_size_;
+  MPI_Comm_split(comm, group_, rank_in_group_, &group_comm_);
+  if (group_size_ > 1) rows_comm_ = std::make_unique<core::DeviceComm>(group_comm_, transport);
+}
+
+SweepLayout::~SweepLayout() {
+  rows_comm_.reset();
+  if (group_comm_ != MPI_COMM_NULL) MPI_Comm_free(&group_comm_);
+}
+
 std::vector<double> GatheredSweep::lambdas() const {
   std::vector<double> out;
   for (const auto& o : points_) out.push_back(o.lambda);
@@ -95,19 +121,23 @@ namespace {
 
 constexpr double kCheckSeconds = 0.5;  // least time between stop checks of a sweeping rank
 
-// The ranks sweep their λ blocks independently, so they agree on a stop signal in rounds
+// The groups sweep their λ blocks independently, so they agree on a stop signal in rounds
 // of one MPI_Allreduce: a sweeping rank takes part after its first block of iterations
 // and then at most every kCheckSeconds; a rank whose sweep is over (or that has no λ)
 // keeps taking part until every rank's sweep is over. Rounds pair up in order, so every
 // rank makes the same number of them and all learn the same outcome in the same round.
+// The ranks of one group must stop at the same iteration (they share its all-reduces), so
+// they decide together, by one MPI_Allreduce in the group per block, when a round is due.
 class StopAgreement {
  public:
-  explicit StopAgreement(MPI_Comm comm) : comm_(comm) {}
+  StopAgreement(MPI_Comm comm, MPI_Comm group) : comm_(comm), group_(group) {}
 
   // From a sweeping rank between blocks: false when the ranks agreed to stop.
   bool keep_going() {
     const double now = wall_seconds();
-    if (checked_ && now - last_ < kCheckSeconds) return true;
+    int due = !checked_ || now - last_ >= kCheckSeconds;
+    if (mpi::size(group_) > 1) MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_INT, MPI_MAX, group_);
+    if (!due) return true;
     checked_ = true;
     last_ = now;
     return !round(1);
@@ -131,7 +161,7 @@ class StopAgreement {
     return signal_ != 0;
   }
 
-  MPI_Comm comm_;
+  MPI_Comm comm_, group_;
   bool checked_ = false, done_ = false;
   double last_ = 0;
   int signal_ = 0;
@@ -140,14 +170,21 @@ class StopAgreement {
 }  // namespace
 
 GatheredSweep sweep_over_ranks(MPI_Comm comm, SweepSolver& solver, const std::vector<double>& lambdas,
-                               const LsmrOptions& options, bool keep_solutions,
+                               const LsmrOptions& options, bool keep_solutions, double progress_seconds) {
+  const SweepLayout alone(comm, mpi::size(comm));
+  return sweep_over_ranks(comm, alone, solver, lambdas, options, keep_solutions, progress_seconds);
+}
+
+GatheredSweep sweep_over_ranks(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver,
+                               const std::vector<double>& lambdas, const LsmrOptions& options, bool keep_solutions,
                                double progress_seconds) {
-  const int ranks = mpi::size(comm), me = mpi::rank(comm);
-  const auto block = rank_block(lambdas.size(), ranks, me);
+  const int ranks = mpi::size(comm), groups = layout.groups();
+  const bool speaks_for_group = layout.rank_in_group() == 0;
+  const auto block = rank_block(lambdas.size(), groups, layout.group());
   const std::vector<double> mine(lambdas.begin() + static_cast<std::ptrdiff_t>(block.first),
                                  lambdas.begin() + static_cast<std::ptrdiff_t>(block.second));
   SweepOutcome local;
-  StopAgreement stop(comm);
+  StopAgreement stop(comm, layout.group_comm());
   if (!mine.empty()) {
     const std::int64_t most =
         options.max_iterations > 0 ? options.max_iterations
@@ -161,17 +198,20 @@ GatheredSweep sweep_over_ranks(MPI_Comm comm, SweepSolver& solver, const std::ve
   }
   stop.finish();
 
-  // Five numbers per λ: λ, iterations, stop reason, residual norm, solution norm.
+  // Five numbers per λ: λ, iterations, stop reason, residual norm, solution norm; from the
+  // first rank of each group (its other ranks hold the same).
   constexpr int kFields = 5;
   std::vector<double> packed;
-  for (const auto& o : local.lambdas) {
-    packed.insert(packed.end(), {o.lambda, double(o.iterations), double(o.stop_reason),
-                                 o.residual_norm, o.solution_norm});
-  }
+  if (speaks_for_group)
+    for (const auto& o : local.lambdas) {
+      packed.insert(packed.end(), {o.lambda, double(o.iterations), double(o.stop_reason),
+                                   o.residual_norm, o.solution_norm});
+    }
   std::vector<int> counts(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
-    const auto b = rank_block(lambdas.size(), ranks, r);
-    counts[r] = static_cast<int>((b.second - b.first) * kFields);
+    const int g = r / layout.group_size();
+    const auto b = rank_block(lambdas.size(), groups, g);
+    counts[r] = r % layout.group_size() == 0 ? static_cast<int>((b.second - b.first) * kFields) : 0;
     offsets[r] = static_cast<int>(b.first * kFields);
   }
   std::vector<double> all(lambdas.size() * kFields);
@@ -189,8 +229,10 @@ GatheredSweep sweep_over_ranks(MPI_Comm comm, SweepSolver& solver, const std::ve
     o.solution_norm = f[4];
     out.points_.push_back(o);
   }
-  out.local_lambdas_ = mine;
-  out.local_solutions_ = std::move(local.solutions);
+  if (speaks_for_group) {
+    out.local_lambdas_ = mine;
+    out.local_solutions_ = std::move(local.solutions);
+  }
   out.iteration_seconds = mpi::max_over_ranks(comm, local.iteration_seconds);
   out.residual_seconds = mpi::max_over_ranks(comm, local.residual_seconds);
   out.stopped_by = stop.signal();

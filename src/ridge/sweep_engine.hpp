@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_comm.hpp"
 #include "deck/ridge_settings.hpp"
 #include "ridge/lsmr_recurrence.hpp"
 #include "ridge/lsmr_sweep.hpp"
@@ -37,26 +38,67 @@ struct SweepSolver::Engine {
 
 // KokkosSparse::spmv (cuSPARSE underneath when Kokkos Kernels has it) and KokkosBlas, with
 // the λ recurrences on the host: one wait for the device per iteration.
+// `rows_comm`: null when `problem` is the whole A, else the ranks holding its other rows.
 std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
-                                                                deck::RidgePrecision precision);
+                                                                deck::RidgePrecision precision,
+                                                                core::DeviceComm* rows_comm);
 // trident's own kernels: row products with the norms fused in and 16-bit indices where they
 // fit, the λ recurrences advanced on the device, and one wait per few iterations.
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
-                                                       deck::RidgePrecision precision);
+                                                       deck::RidgePrecision precision,
+                                                       core::DeviceComm* rows_comm);
 
 // E<M, S> (matrix scalar M, vector scalar S) for a precision: float32 <float, float>, mixed
 // <float, double>, float64 <double, double>.
 template <template <class, class> class E>
 std::unique_ptr<SweepSolver::Engine> make_typed_engine(const Problem& problem,
-                                                       deck::RidgePrecision precision) {
+                                                       deck::RidgePrecision precision,
+                                                       core::DeviceComm* rows_comm) {
   switch (precision) {
     case deck::RidgePrecision::float64:
-      return std::make_unique<E<double, double>>(problem);
+      return std::make_unique<E<double, double>>(problem, rows_comm);
     case deck::RidgePrecision::mixed:
-      return std::make_unique<E<float, double>>(problem);
+      return std::make_unique<E<float, double>>(problem, rows_comm);
     default:
-      return std::make_unique<E<float, float>>(problem);
+      return std::make_unique<E<float, float>>(problem, rows_comm);
   }
+}
+
+// The all-reduce of a row-distributed iteration: buffer[0, columns) holds this rank's
+// A_i^T u_i and the tail its ||u_i||^2 (a double scalar on the device), as one number in
+// double vectors and as a float pair (high, low) in float ones, so that the sum keeps
+// about 48 bits. NormTail writes the tail, NormFromTail reads the sum back.
+template <class S>
+constexpr int kNormTail = sizeof(S) == 4 ? 2 : 1;
+
+template <class S>
+struct NormTail {
+  using Device = Kokkos::Device<Kokkos::DefaultExecutionSpace, Kokkos::DefaultExecutionSpace::memory_space>;
+  Kokkos::View<S*, Device> buffer;
+  Kokkos::View<const double, Device> norm;
+  int columns;
+  const int* skip;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    if (skip && *skip) return;
+    const double d = norm();
+    const S high = static_cast<S>(d);
+    buffer(columns) = high;
+    if (sizeof(S) == 4) buffer(columns + 1) = static_cast<S>(d - static_cast<double>(high));
+  }
+};
+
+template <class S>
+KOKKOS_INLINE_FUNCTION double norm_from_tail(const S* buffer, int columns) {
+  double d = static_cast<double>(buffer[columns]);
+  if (sizeof(S) == 4) d += static_cast<double>(buffer[columns + 1]);
+  return d;
+}
+
+// Sums a few doubles over the ranks of a row communicator, on the host (once per sweep).
+inline void sum_over_rows(core::DeviceComm* rows_comm, std::vector<double>& values) {
+  if (rows_comm == nullptr || values.empty()) return;
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM,
+                rows_comm->mpi_comm());
 }
 
 // ||u||^2, summed in double (beta^2 when u holds beta * u_true).

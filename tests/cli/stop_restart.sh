@@ -101,6 +101,16 @@ check ridge-stopped ridge-2.h5 ridge-2.checkpoint.h5 ridge-full.h5 SIGTERM && ok
 run ridge-3.log -- run ridge.yaml --restart ridge-2.checkpoint.h5 --output ridge-3.h5
 rc=$?; [ $rc -eq 0 ] && ok || { bad "ridge: restart to the end: exit $rc"; cat ridge-3.log; }
 check ridge-equal ridge-full.h5 ridge-3.h5 && ok || bad "ridge: restarted result differs from the uninterrupted one"
+# the rows of A split over the ranks (ridge.lambda_groups: 1; on one rank the same as
+# above): stopped after the first block of iterations and restarted, bitwise equal too
+cp ridge.yaml ridge-rows.yaml && printf '  lambda_groups: 1\n' >> ridge-rows.yaml
+run ridge-rows-full.log -- run ridge-rows.yaml --output ridge-rows-full.h5 && ok \
+  || { bad "ridge rows split: uninterrupted run"; cat ridge-rows-full.log; }
+run ridge-rows-1.log USR1 all -- run ridge-rows.yaml --output ridge-rows-1.h5
+rc=$?; [ $rc -eq 75 ] && ok || { bad "ridge rows split: SIGUSR1: exit $rc, expected 75"; cat ridge-rows-1.log; }
+check ridge-stopped ridge-rows-1.h5 ridge-rows-1.checkpoint.h5 ridge-rows-full.h5 SIGUSR1 && ok || bad "ridge rows split: stop"
+run ridge-rows-2.log -- run ridge-rows.yaml --restart ridge-rows-1.checkpoint.h5 --output ridge-rows-2.h5 \
+  && check ridge-equal ridge-rows-full.h5 ridge-rows-2.h5 && ok || { bad "ridge rows split: restart"; cat ridge-rows-2.log; }
 # the kokkos-kernels engine checks after its first iteration: no λ has finished yet, so the
 # checkpoint is empty and the restart sweeps them all
 sed 's/max_iterations: 0}/max_iterations: 0, kernels: kokkos-kernels}/' ridge.yaml > ridge-kk.yaml

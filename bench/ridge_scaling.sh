@@ -1,0 +1,77 @@
+#!/bin/bash
+# Ridge sweeps on 1, 2, 4 ranks (one GPU each): speed-up and efficiency against one rank,
+# and each run's bandwidth floor.
+# usage: bench/ridge_scaling.sh TRIDENT_BINARY [LAUNCHER ARGS...]
+#   The launcher takes the rank count as its last argument; default: mpirun -n
+#   (e.g. bench/ridge_scaling.sh build/cuda/src/trident mpirun --allow-run-as-root -n).
+# Decks: bench/ridge_tutorial.yaml (15000², 22.5 M nonzeros, 10 λ) and bench/ridge_large.yaml
+# (4e6 x 2e5, 4e8 nonzeros; RIDGE_LARGE_ROWS, RIDGE_LARGE_COLUMNS, RIDGE_LARGE_PER_ROW scale
+# it). Rank counts: 1, 2, 4 up to the GPUs nvidia-smi lists (RIDGE_SCALING_RANKS="1 2"
+# overrides; 1 alone without GPUs; RIDGE_SCALING_DECKS="large" runs one deck). Both decks split the rows over every rank: the tutorial
+# by the run's choice (22.5 M nonzeros is over 2^20 per rank), the large one by
+# ridge.lambda_groups: 1.
+# Per run: the sweep (LSMR iterations of the slowest rank, device fenced), the speed-up and
+# efficiency against the 1-rank run of the same call, the largest rank's bytes of A and A^T
+# per iteration, the floor (those bytes x the shared iterations / RIDGE_BANDWIDTH_BPS,
+# default 4.2e12 B/s, the H200's measured copy bandwidth) and the ratio time / floor, and
+# the run's layout line (rows per rank, λ groups).
+set -euo pipefail
+trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
+launcher=("$@")
+[ ${#launcher[@]} -gt 0 ] || launcher=(mpirun -n)
+here=$(cd "$(dirname "$0")" && pwd)
+bandwidth=${RIDGE_BANDWIDTH_BPS:-4.2e12}
+export NCCL_NVLS_ENABLE=0  # NVLink multicast off (the lent machines refuse it)
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ -n "${RIDGE_SCALING_RANKS:-}" ]; then
+  read -r -a counts <<<"$RIDGE_SCALING_RANKS"
+else
+  counts=(1)
+  for n in 2 4; do [ "$gpus" -ge "$n" ] && counts+=("$n"); done
+fi
+
+rows=${RIDGE_LARGE_ROWS:-4000000}
+columns=${RIDGE_LARGE_COLUMNS:-200000}
+per_row=${RIDGE_LARGE_PER_ROW:-100}
+density=$(awk -v p="$per_row" -v c="$columns" 'BEGIN { printf "%.17g", p / c }')
+sed -e "s/rows: 4000000, columns: 200000, density: 0.0005/rows: $rows, columns: $columns, density: $density/" \
+  "$here/ridge_large.yaml" >"$work/ridge_large.yaml"
+
+printf '%-9s %5s %10s %8s %7s %7s %12s %10s %6s\n' deck ranks "sweep s" speedup effic iters "MB/iter/rank" "floor s" ratio
+decks=()
+for name in ${RIDGE_SCALING_DECKS:-tutorial large}; do
+  case $name in
+    tutorial) decks+=("$here/ridge_tutorial.yaml") ;;
+    large) decks+=("$work/ridge_large.yaml") ;;
+    *) echo "ridge_scaling.sh: RIDGE_SCALING_DECKS names tutorial and large, not '$name'" >&2; exit 2 ;;
+  esac
+done
+for deck in "${decks[@]}"; do
+  name=$(basename "$deck" .yaml); name=${name#ridge_}
+  base=""
+  for n in "${counts[@]}"; do
+    log="$work/$name.$n.log"
+    if ! "${launcher[@]}" "$n" "$trident" run "$deck" --output "$work/$name.$n.h5" --overwrite >"$log" 2>&1; then
+      cat "$log"; echo "ridge_scaling.sh: $name on $n ranks failed" >&2; exit 1
+    fi
+    line=$(grep 'ridge: sweep ' "$log" | tail -1)
+    layout=$(grep 'ridge: rows of A over' "$log" | tail -1 | sed 's/.*ridge: //')
+    read -r seconds largest bytes < <(awk '{
+        for (i = 1; i <= NF; ++i) {
+          if ($i == "sweep") s = $(i + 1);
+          if ($i == "largest" && l == "") { l = $(i + 1); sub(",", "", l) }
+          if ($i == "iteration" && b == "") b = $(i + 1);
+        }
+        print s, l, b }' <<<"$line")
+    [ -n "$base" ] || base=$seconds
+    awk -v name="$name" -v n="$n" -v s="$seconds" -v base="$base" -v l="$largest" -v b="$bytes" -v bw="$bandwidth" 'BEGIN {
+        floor = b * l / bw;
+        printf "%-9s %5d %10.4f %7.2fx %6.0f%% %7d %12.1f %10.4f %6.2f\n", name, n, s, base / s, 100 * base / s / n, l, b / 1e6, floor, s / floor }'
+    echo "          layout: $layout"
+    cp "$log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true
+  done
+done
+echo "bandwidth for the floors: $bandwidth B/s per GPU; speed-up and efficiency against the 1-rank run above"
+echo "targets (2 H200s): large >= 1.85x on 2 ranks (>= 3.5x on 4); tutorial >= 1.3x on 2; tutorial on 1 rank <= 0.100 s"
