@@ -61,6 +61,13 @@ void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_
   SCOPED_TRACE(std::string(deck::kernels_name(kernels)) + ", " + deck::precision_name(precision));
   const int me = mpi::rank(MPI_COMM_WORLD);
   const bool single = precision == RidgePrecision::float32;
+  // The kokkos-kernels engine on a GPU (cuSPARSE) sums in an order that changes from run to
+  // run (as tests/cli/stop_restart.sh notes): no bitwise repeat there, and agreement with
+  // one rank only as close as that noise allows (measured on an H200: up to 2.3e-9 in ||x||,
+  // 1.2e-8 in x).
+  const bool reproducible =
+      kernels == RidgeKernels::fused ||
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
   const SweepLayout layout(MPI_COMM_WORLD, 1);
   const Problem mine = block_of(whole, bounds[me], bounds[me + 1] - bounds[me]);
   SweepSolver split(mine, precision, kernels, layout.rows_comm());
@@ -71,8 +78,8 @@ void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_
     options.atol = options.btol = converged ? 0.0 : single ? 1e-4 : 1e-7;
     if (converged) options.conlim = 0;
     options.max_iterations = converged ? 3 * whole.a.columns : 400;
-    const double tolerance = single ? 1e-5 : 1e-10;
-    const double x_tolerance = converged ? tolerance : single ? 1e-4 : 1e-8;
+    const double tolerance = reproducible ? (single ? 1e-5 : 1e-10) : (single ? 1e-4 : 1e-7);
+    const double x_tolerance = converged ? tolerance : single ? 1e-4 : reproducible ? 1e-8 : 1e-7;
     const GatheredSweep spread = sweep_over_ranks(MPI_COMM_WORLD, layout, split, lambdas, options, true);
     const GatheredSweep again = sweep_over_ranks(MPI_COMM_WORLD, layout, split, lambdas, options, true);
     const SweepOutcome reference = alone.solve(lambdas, options, true);
@@ -89,8 +96,11 @@ void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_
         EXPECT_LE(std::abs(s.iterations - a.iterations), 1) << "λ=" << lambdas[j];
         if (s.iterations == a.iterations) EXPECT_EQ(s.stop_reason, a.stop_reason) << "λ=" << lambdas[j];
       }
-      EXPECT_LE(relative(s.residual_norm, a.residual_norm), tolerance) << "λ=" << lambdas[j];
+      // one iteration apart, the residual norms differ by that iteration's progress
+      EXPECT_LE(relative(s.residual_norm, a.residual_norm), s.iterations == a.iterations ? tolerance : x_tolerance)
+          << "λ=" << lambdas[j];
       EXPECT_LE(relative(s.solution_norm, a.solution_norm), x_tolerance) << "λ=" << lambdas[j];
+      if (!reproducible) continue;
       // The same ranks again: bit for bit.
       EXPECT_EQ(r.iterations, s.iterations);
       EXPECT_EQ(r.residual_norm, s.residual_norm);
@@ -108,7 +118,7 @@ void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_
     // Solutions: on the group's first rank only, replicated vectors equal to one rank's.
     if (me == 0) {
       ASSERT_EQ(spread.local_lambdas(), lambdas);
-      EXPECT_EQ(spread.local_solutions(), again.local_solutions());
+      if (reproducible) EXPECT_EQ(spread.local_solutions(), again.local_solutions());
       const std::size_t n = static_cast<std::size_t>(whole.a.columns);
       for (std::size_t j = 0; j < lambdas.size(); ++j) {
         double diff = 0, size = 0;
@@ -117,7 +127,8 @@ void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_
           diff += d * d;
           size += reference.solutions[j * n + i] * reference.solutions[j * n + i];
         }
-        EXPECT_LE(std::sqrt(diff / size), converged ? tolerance * 10 : single ? 1e-3 : 1e-6) << "λ=" << lambdas[j];
+        EXPECT_LE(std::sqrt(diff / size), converged && reproducible ? tolerance * 10 : single ? 1e-3 : 1e-6)
+            << "λ=" << lambdas[j];
       }
     } else {
       EXPECT_TRUE(spread.local_lambdas().empty());
