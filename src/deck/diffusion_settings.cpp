@@ -49,9 +49,9 @@ DiffusionSettings parse_diffusion(const Section& top) {
   DiffusionSettings d;
   d.nx = s.integer("nx", at_least(1));
   d.ny = s.integer("ny", at_least(1));
-  // Cell counts and byte sizes are 64-bit integers: 2^53 cells keep the padded start
-  // field (16 bytes a cell, sides rounded up to powers of two) below 2^63 bytes, where
-  // 2^32 x 2^32 cells wrapped around to an allocation of the wrong size.
+  // Cell counts and byte sizes are 64-bit integers: 2^53 cells keep every byte count of
+  // the fields and of the start field's FFT scratch (about 40 bytes a cell) below 2^63,
+  // where 2^32 x 2^32 cells once wrapped around to an allocation of the wrong size.
   if (double(d.nx) * double(d.ny) > 0x1p53) {
     s.fail("ny", "expected nx x ny at most 2^53 cells, got " + std::to_string(d.nx) + " x " +
                      std::to_string(d.ny));

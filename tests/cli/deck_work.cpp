@@ -36,7 +36,6 @@ double file_bytes(const std::string& path) {
   return error ? 0.0 : double(bytes);
 }
 
-double next_power_of_two(double n) { return std::exp2(std::ceil(std::log2(std::max(n, 1.0)))); }
 double ceil_div(double a, double b) { return b > 0 ? std::ceil(a / b) : 1.0; }
 
 Estimate diffusion(const trident::deck::DiffusionSettings& d) {
@@ -48,10 +47,9 @@ Estimate diffusion(const trident::deck::DiffusionSettings& d) {
   Estimate e;
   e.work = cells * (double(d.steps) + 1) * 2 * fields + (frames + checkpoints) * (kFileWrite + cells);
   e.bytes = cells * value_bytes * (3 + fields) + frames * cells * value_bytes * fields;
-  if (d.start.kind == "jagged") {  // the padded FFT of the whole field, on every rank
-    const double padded = next_power_of_two(double(d.nx)) * next_power_of_two(double(d.ny));
-    e.work += padded * std::log2(padded + 1) * 20;
-    e.bytes += padded * 16 * 2;
+  if (d.start.kind == "jagged") {  // the FFT of the field (unpadded; an upper bound for one rank)
+    e.work += cells * std::log2(cells + 1) * 20;
+    e.bytes += cells * 40;  // the slabs and transposes, about 40 bytes a cell
   }
   return e;
 }
