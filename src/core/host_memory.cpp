@@ -2,18 +2,13 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <string>
+#include "core/device_memory.hpp"
 
 namespace trident {
 
 std::int64_t host_memory_available() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::int64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
+  const std::int64_t available = host_free_bytes();  // MemAvailable of /proc/meminfo
+  if (available >= 0) return available;
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
 }

@@ -3,55 +3,20 @@
 // around each chunk's centre resolving a 100 m cluster without searching again.
 #include <gtest/gtest.h>
 
-#include "brute_force.hpp"
 #include "clusters.hpp"
-#include "knn/search.hpp"
+#include "search_cases.hpp"
 
 namespace trident::knn {
 namespace {
 
 using test::Point;
-constexpr double kEarth = 6371008.8;
-
-std::vector<Vec4<double>> vectors(const std::vector<Point>& points) {
-  std::vector<double> lat_lon;
-  for (const auto& p : points) lat_lon.insert(lat_lon.end(), {p.lat, p.lon});
-  return unit_vectors(lat_lon);
-}
-
-struct Run {
-  std::string precision;
-  std::int64_t batch, tile;
-};
-const Run kRuns[] = {{"float32", 0, 0}, {"float64", 0, 0}, {"float32", 16, 70}, {"float64", 9, 250}};
+using test::kEarth;
+using test::vectors;
 
 // Every run equals the brute force and the others bitwise; returns the first run's widened count.
 std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k) {
-  const test::Answer want = test::brute_force(obs, refs, k, kEarth);
-  const auto o = vectors(obs), r = vectors(refs);
-  Neighbours first;
-  std::int64_t widened = -1;
-  for (const Run& run : kRuns) {
-    SCOPED_TRACE("k " + std::to_string(k) + ", " + run.precision + ", batch " + std::to_string(run.batch) +
-                 ", tile " + std::to_string(run.tile));
-    SearchOptions options;
-    options.k = k;
-    options.radius = kEarth;
-    options.precision = run.precision;
-    options.batch_size = run.batch;
-    options.tile_size = run.tile;
-    SearchStats stats;
-    const Neighbours got = nearest(o, r, options, &stats);
-    test::expect_same(want, got.indices, got.distances, k, kEarth);
-    if (widened < 0) widened = stats.widened;
-    if (first.indices.empty()) {
-      first = got;
-    } else {
-      EXPECT_EQ(first.indices, got.indices);
-      EXPECT_EQ(first.distances, got.distances);
-    }
-  }
-  return widened;
+  return test::check_cases(obs, refs, k, kEarth,
+                           {{"float32"}, {"float64"}, {"float32", false, 16, 70}, {"float64", false, 9, 250}}, true);
 }
 
 void check_cluster(double lat, double lon, double side_m, std::uint64_t seed) {

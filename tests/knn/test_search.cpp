@@ -4,65 +4,25 @@
 
 #include <cmath>
 
-#include "brute_force.hpp"
-#include "knn/search.hpp"
+#include "search_cases.hpp"
 
 namespace trident::knn {
 namespace {
 
 using test::Point;
-constexpr double kEarth = 6371008.8;
+using test::kEarth;
+using test::vectors;
 
-std::vector<Vec4<double>> vectors(const std::vector<Point>& points) {
-  std::vector<double> lat_lon;
-  for (const auto& p : points) {
-    lat_lon.push_back(p.lat);
-    lat_lon.push_back(p.lon);
-  }
-  return unit_vectors(lat_lon);
-}
-
-struct Case {
-  std::string precision;
-  bool select_only;
-  std::int64_t batch, tile;
-  int segments;  // reference segments per tile (0: automatic)
-  int chunks;    // pipeline chunks per batch (0: automatic, 1 off the GPU)
-};
-
-const Case kCases[] = {{"float32", false, 0, 0, 0},  {"float32", true, 0, 0, 0},
-                       {"float64", false, 0, 0, 0},  {"float32", false, 7, 13, 0},
-                       {"float32", true, 5, 11, 0},  {"float64", true, 9, 17, 0},
-                       {"float32", false, 0, 0, 5},  {"float32", false, 6, 40, 3},
-                       {"float64", false, 0, 0, 4},  {"float32", false, 0, 0, 0, 3},
-                       {"float32", true, 0, 0, 0, 4},  {"float32", false, 23, 0, 3, 2}};
+const std::vector<test::SearchCase> kCases = {
+    {"float32", false, 0, 0, 0},    {"float32", true, 0, 0, 0},    {"float64", false, 0, 0, 0},
+    {"float32", false, 7, 13, 0},   {"float32", true, 5, 11, 0},   {"float64", true, 9, 17, 0},
+    {"float32", false, 0, 0, 5},    {"float32", false, 6, 40, 3},  {"float64", false, 0, 0, 4},
+    {"float32", false, 0, 0, 0, 3}, {"float32", true, 0, 0, 0, 4}, {"float32", false, 23, 0, 3, 2}};
 
 // Checks every case of kCases against the brute force; returns the widened count of the first.
 std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k,
                    double radius = kEarth) {
-  const test::Answer want = test::brute_force(obs, refs, k, radius);
-  const auto o = vectors(obs), r = vectors(refs);
-  std::int64_t widened = -1;
-  for (const Case& c : kCases) {
-    SCOPED_TRACE("precision " + c.precision + (c.select_only ? ", heap" : ", registers") +
-                 ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) +
-                 ", segments " + std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
-                 ", k " + std::to_string(k));
-    SearchOptions options;
-    options.k = k;
-    options.radius = radius;
-    options.precision = c.precision;
-    options.select_only = c.select_only;
-    options.batch_size = c.batch;
-    options.tile_size = c.tile;
-    options.segments = c.segments;
-    options.chunks = c.chunks;
-    SearchStats stats;
-    const Neighbours got = nearest(o, r, options, &stats);
-    test::expect_same(want, got.indices, got.distances, k, radius);
-    if (widened < 0) widened = stats.widened;
-  }
-  return widened;
+  return test::check_cases(obs, refs, k, radius, kCases, false);
 }
 
 TEST(KnnSearch, RandomPointsManyK) {

@@ -1,0 +1,64 @@
+#pragma once
+// The search run with several option sets (precision, list kind, forced batches, tiles,
+// segments and chunks) and checked against the brute force, for the knn search tests.
+#include <string>
+#include <vector>
+
+#include "brute_force.hpp"
+#include "knn/search.hpp"
+
+namespace trident::knn::test {
+
+constexpr double kEarth = 6371008.8;
+
+inline std::vector<Vec4<double>> vectors(const std::vector<Point>& points) {
+  std::vector<double> lat_lon;
+  for (const auto& p : points) lat_lon.insert(lat_lon.end(), {p.lat, p.lon});
+  return unit_vectors(lat_lon);
+}
+
+struct SearchCase {
+  std::string precision;
+  bool select_only = false;
+  std::int64_t batch = 0, tile = 0;
+  int segments = 0;  // reference segments per tile (0: automatic)
+  int chunks = 0;    // pipeline chunks per batch (0: automatic, 1 off the GPU)
+};
+
+// Runs every case; each must equal the brute force and, with `same_across_cases`, every
+// other case bit for bit. Returns the first case's count of observations searched again.
+inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector<Point>& refs, int k,
+                                double radius, const std::vector<SearchCase>& cases, bool same_across_cases) {
+  const Answer want = brute_force(obs, refs, k, radius);
+  const auto o = vectors(obs), r = vectors(refs);
+  Neighbours first;
+  std::int64_t widened = -1;
+  for (const SearchCase& c : cases) {
+    SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + (c.select_only ? ", select only" : "") +
+                 ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) + ", segments " +
+                 std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks));
+    SearchOptions options;
+    options.k = k;
+    options.radius = radius;
+    options.precision = c.precision;
+    options.select_only = c.select_only;
+    options.batch_size = c.batch;
+    options.tile_size = c.tile;
+    options.segments = c.segments;
+    options.chunks = c.chunks;
+    SearchStats stats;
+    const Neighbours got = nearest(o, r, options, &stats);
+    expect_same(want, got.indices, got.distances, k, radius);
+    if (widened < 0) widened = stats.widened;
+    if (!same_across_cases) continue;
+    if (first.indices.empty()) {
+      first = got;
+    } else {
+      EXPECT_EQ(first.indices, got.indices);
+      EXPECT_EQ(first.distances, got.distances);
+    }
+  }
+  return widened;
+}
+
+}  // namespace trident::knn::test
