@@ -29,21 +29,9 @@ Problem random_problem(const Shape& s, std::uint64_t seed) {
   return p;
 }
 
-double relative_difference(const std::vector<double>& x, const std::vector<double>& y) {
-  double d = 0, s = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    d += (x[i] - y[i]) * (x[i] - y[i]);
-    s += y[i] * y[i];
-  }
-  return std::sqrt(d / s);
-}
-
-std::vector<double> row(const SweepOutcome& o, std::size_t j, int columns) {
-  return std::vector<double>(o.solutions.begin() + static_cast<std::ptrdiff_t>(j * columns),
-                             o.solutions.begin() + static_cast<std::ptrdiff_t>((j + 1) * columns));
-}
-
 using deck::RidgeKernels;
+using test::relative_difference;
+using test::solution_row;
 using deck::RidgePrecision;
 
 const RidgeKernels kBothEngines[] = {RidgeKernels::fused, RidgeKernels::kokkos_kernels};
@@ -75,7 +63,7 @@ TEST_P(RidgeAgainstDense, EachLambdaMatchesTheNormalEquations) {
   const double tolerance = single ? 2e-4 : 1e-8;
   for (std::size_t j = 0; j < lambdas.size(); ++j) {
     const std::vector<double> expected = test::ridge_by_cholesky(a, p.b, lambdas[j]);
-    const std::vector<double> x = row(out, j, shape.columns);
+    const std::vector<double> x = solution_row(out.solutions, j, shape.columns);
     EXPECT_LT(relative_difference(x, expected), tolerance)
         << shape.name << " λ=" << lambdas[j] << " iterations " << out.lambdas[j].iterations
         << " stop " << out.lambdas[j].stop_reason;
@@ -132,7 +120,7 @@ TEST(RidgeSweep, SharedBidiagonalizationEqualsSeparateSolves) {
       const SweepOutcome alone = solver.solve({lambdas[j]}, options, true);
       EXPECT_NEAR(alone.lambdas[0].iterations, together.lambdas[j].iterations, deterministic ? 0 : 1);
       EXPECT_EQ(alone.lambdas[0].stop_reason, together.lambdas[j].stop_reason);
-      EXPECT_LT(relative_difference(row(together, j, shape.columns), alone.solutions),
+      EXPECT_LT(relative_difference(solution_row(together.solutions, j, shape.columns), alone.solutions),
                 deterministic ? 1e-13 : 1e-6);
       // ...and an independent one-λ LSMR with dense products.
       const test::PlainLsmr plain = test::plain_lsmr(a, p.b, lambdas[j], options.atol,
@@ -146,7 +134,7 @@ TEST(RidgeSweep, SharedBidiagonalizationEqualsSeparateSolves) {
       EXPECT_EQ(together.lambdas[j].stop_reason, plain.istop) << shape.name << " λ=" << lambdas[j];
       // Same recurrences, different rounding (u kept unnormalized, fused updates): late in
       // the Krylov space rounding grows to ~1e-7 here, while a wrong coefficient shows at 1e-2.
-      EXPECT_LT(relative_difference(row(together, j, shape.columns), plain.x), 1e-6)
+      EXPECT_LT(relative_difference(solution_row(together.solutions, j, shape.columns), plain.x), 1e-6)
           << shape.name << " λ=" << lambdas[j] << " iterations " << plain.iterations;
     }
   }
@@ -165,7 +153,7 @@ TEST(RidgeSweep, ThirtySevenLambdasEachMatchTheDenseSolve) {
     const SweepOutcome out = solver.solve(lambdas, options, true);
     for (std::size_t j = 0; j < lambdas.size(); ++j) {
       const std::vector<double> expected = test::ridge_by_cholesky(a, p.b, lambdas[j]);
-      EXPECT_LT(relative_difference(row(out, j, 24), expected), 1e-6)
+      EXPECT_LT(relative_difference(solution_row(out.solutions, j, 24), expected), 1e-6)
           << deck::kernels_name(kernels) << " λ=" << lambdas[j];
     }
   }

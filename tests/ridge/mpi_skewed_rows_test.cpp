@@ -22,6 +22,8 @@ namespace trident::ridge {
 namespace {
 
 using deck::RidgePrecision;
+using test::relative_difference;
+using test::solution_row;
 
 // Sets the segment length for the solvers made in its scope (force_row_segments).
 struct ForcedSegments {
@@ -68,20 +70,6 @@ LsmrOptions options_for(RidgePrecision precision) {
   return o;
 }
 
-double relative_difference(const std::vector<double>& x, const std::vector<double>& y) {
-  double d = 0, s = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    d += (x[i] - y[i]) * (x[i] - y[i]);
-    s += y[i] * y[i];
-  }
-  return std::sqrt(d / s);
-}
-
-std::vector<double> solution(const SweepOutcome& o, std::size_t j, int columns) {
-  return std::vector<double>(o.solutions.begin() + static_cast<std::ptrdiff_t>(j * columns),
-                             o.solutions.begin() + static_cast<std::ptrdiff_t>((j + 1) * columns));
-}
-
 // Whole rows (-1), and segments of 1 and 3 packs: every row longer is cut.
 const int kSegmentings[] = {-1, 1, 3};
 
@@ -109,7 +97,8 @@ TEST(SkewedRows, SplitAndWholeRowsGiveTheDenseReferenceCurve) {
         const SweepOutcome& out = curves.back();
         for (std::size_t j = 0; j < kLambdas.size(); ++j) {
           const std::vector<double> expected = test::ridge_by_cholesky(a, p.b, kLambdas[j]);
-          EXPECT_LT(relative_difference(solution(out, j, p.a.columns), expected), tolerance) << "λ=" << kLambdas[j];
+          EXPECT_LT(relative_difference(solution_row(out.solutions, j, p.a.columns), expected), tolerance)
+              << "λ=" << kLambdas[j];
           EXPECT_EQ(out.solutions[j * p.a.columns + p.a.columns - 1], 0.0);  // the empty column
           std::vector<double> r = test::multiply(a, expected);
           for (std::size_t i = 0; i < r.size(); ++i) r[i] = p.b[i] - r[i];

@@ -1,6 +1,7 @@
 #pragma once
 // Independent float64 references for the ridge tests: dense matrices, a Cholesky solve of
-// the damped normal equations, and a plain one-λ LSMR written from the paper's recurrences.
+// the damped normal equations, and a plain one-λ LSMR written from the paper's recurrences;
+// and how a sweep's solutions are compared with them.
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -17,6 +18,22 @@ inline Dense dense(const HostCsr& a) {
   for (int i = 0; i < a.rows; ++i)
     for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) d[i][a.col_ind[k]] += a.values[k];
   return d;
+}
+
+// ||x - y|| / ||y||
+inline double relative_difference(const std::vector<double>& x, const std::vector<double>& y) {
+  double d = 0, s = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    d += (x[i] - y[i]) * (x[i] - y[i]);
+    s += y[i] * y[i];
+  }
+  return std::sqrt(d / s);
+}
+
+// The j-th solution of a sweep's solutions, held one after another, `columns` numbers each.
+inline std::vector<double> solution_row(const std::vector<double>& solutions, std::size_t j, std::int64_t columns) {
+  const auto first = solutions.begin() + static_cast<std::ptrdiff_t>(j * static_cast<std::size_t>(columns));
+  return std::vector<double>(first, first + static_cast<std::ptrdiff_t>(columns));
 }
 
 inline double norm(const std::vector<double>& x) {
