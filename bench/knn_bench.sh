@@ -31,6 +31,7 @@ shift
 launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/knn_bench.XXXXXX")
+source "$here/knn_run.sh"
 trap 'rm -rf "$work"' EXIT
 
 fma_rate=28e12
@@ -43,18 +44,7 @@ run() {
   sed -e "s/OBSERVATIONS/$n_obs/" -e "s/REFERENCES/$n_ref/" -e "s/K$/$k/" \
       -e "s/precision: float32/precision: $precision/" \
       -e "s|knn_bench.h5|$work/out.h5|" "$here/knn_bench.yaml" >"$deck"
-  local log="$work/log.txt" t0 t1
-  t0=$(date +%s.%N)
-  if ! "${launcher[@]}" "$trident" run "$deck" >"$log" 2>&1; then
-    echo "run failed for $n_obs x $n_ref, k = $k, $precision:" >&2
-    cat "$log" >&2
-    exit 1
-  fi
-  t1=$(date +%s.%N)
-  rm -f "$work/out.h5"
-  whole=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-  seconds=$(grep "knn: search" "$log" | sed -E 's/.*search ([0-9.eE+-]+) s.*/\1/')
-  widened=$(grep -o "[0-9]* observations needed a longer list" "$log" | grep -o "^[0-9]*" || echo 0)
+  knn_timed_run "$deck" "$n_obs x $n_ref, k = $k, $precision"
   parts=$(grep -o "search parts: .*" "$log" || true)
 }
 

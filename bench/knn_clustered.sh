@@ -27,6 +27,7 @@ shift $(( $# < 3 ? $# : 3 ))
 launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/knn_clustered.XXXXXX")
+source "$here/knn_run.sh"
 trap 'rm -rf "$work"' EXIT
 data=${KNN_CLUSTERED_DATA:-$work/data}
 python=""
@@ -61,19 +62,9 @@ knn:
   observations: {hdf5: {file: $data/${set}_obs.h5, dataset: /points}}
   references: {hdf5: {file: $data/${set}_refs.h5, dataset: /points}}
 DECK
-    log="$work/log.txt"
-    t0=$(date +%s.%N)
-    if ! "${launcher[@]}" "$trident" run "$deck" >"$log" 2>&1; then
-      echo "run failed for $set, $precision, k = $k:" >&2
-      cat "$log" >&2
-      exit 1
-    fi
-    t1=$(date +%s.%N)
-    rm -f "$work/out.h5"
-    seconds=$(grep "knn: search" "$log" | sed -E 's/.*search ([0-9.eE+-]+) s.*/\1/')
-    widened=$(grep -o "[0-9]* observations needed a longer list" "$log" | grep -o "^[0-9]*" || echo 0)
+    knn_timed_run "$deck" "$set, $precision, k = $k"
     [[ "$set" == uniform ]] && uniform=$seconds
-    awk -v n="$set" -v p="$precision" -v k="$k" -v s="$seconds" -v a="$t0" -v b="$t1" -v w="$widened" -v u="$uniform" 'BEGIN {
-      printf "%-12s %-8s %5d %10.4f %9.2f %12d %10s\n", n, p, k, s, b - a, w, u == "" ? "-" : sprintf("%.2f", s / u) }'
+    awk -v n="$set" -v p="$precision" -v k="$k" -v s="$seconds" -v whole="$whole" -v w="$widened" -v u="$uniform" 'BEGIN {
+      printf "%-12s %-8s %5d %10.4f %9.2f %12d %10s\n", n, p, k, s, whole, w, u == "" ? "-" : sprintf("%.2f", s / u) }'
   done
 done
