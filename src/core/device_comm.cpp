@@ -74,7 +74,7 @@ TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding) {
     if (requested == "nccl")
       throw InputError("TRIDENT_DEVICE_COMM=nccl: this build computes in host memory (" +
                        BuildInfo::kokkos_backend() + "); use auto or mpi");
-    return {Transport::mpi, "the backend computes in host memory"};
+    return mpi_transport();
   }
   const bool one_rank = mpi::size(comm) == 1;
   const bool shared_device = !one_rank && ranks_share_a_device(comm, binding);
