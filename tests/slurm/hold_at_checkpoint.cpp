@@ -6,6 +6,9 @@
 // it is pending at every held rank, creates TRIDENT_HOLD_DIR/released and continues them
 // (SIGCONT). A process holds at most once, and not at all once "released" exists, so the
 // resumed run of a requeued or follow-up job runs straight through.
+// Studies without periodic checkpoints (knn, ridge) are held where their work starts
+// instead: TRIDENT_HOLD_ENTER=REGION holds when REGION opens (e.g. trident::knn::total), so
+// the signal is pending before the first batch or block of iterations ends.
 // Loaded through KOKKOS_TOOLS_LIBS (Kokkos 4) or KOKKOS_PROFILE_LIBRARY (Kokkos 3).
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,11 +47,15 @@ void hold() {
 
 extern "C" {
 
-void kokkosp_push_profile_region(const char* name) { regions.emplace_back(name ? name : ""); }
+void kokkosp_push_profile_region(const char* name) {
+  regions.emplace_back(name ? name : "");
+  const char* enter = std::getenv("TRIDENT_HOLD_ENTER");
+  if (enter && regions.back() == enter) hold();
+}
 
 void kokkosp_pop_profile_region() {
   if (regions.empty()) return;
-  const bool checkpoint = regions.back() == "trident::diffusion::checkpoint";
+  const bool checkpoint = regions.back() == "trident::diffusion::checkpoint" && !std::getenv("TRIDENT_HOLD_ENTER");
   regions.pop_back();
   if (checkpoint) hold();
 }

@@ -50,6 +50,11 @@ deck() {  # the small deck of a study; the diffusion one while a study has none 
 fail=0; pass=0
 ok() { pass=$((pass + 1)); echo "ok: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+daemon_log() {  # JOB: what slurmctld and the slurmd said about the job (the cluster goes with the test)
+  echo "--- SLURM's logs on job $1:"
+  grep -h -w -- "$1" "$work"/cluster/log/*.log 2>/dev/null | tail -n 40
+  scontrol show job "$1" 2>/dev/null
+}
 
 job_field() {  # JOB FIELD: a field of `scontrol show job`
   scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"
@@ -92,7 +97,7 @@ check() {  # NAME JOB RANKS GPUS: the job completed and its ranks and output are
   local log=$work/jobs/$name-$job.out out
   out=$(ls "$work"/jobs/*-"$job".h5 2>/dev/null | head -n 1)
   if [ "$state" != COMPLETED ] || [ "$exit_code" != 0:0 ]; then
-    bad "$name (job $job): state $state, exit code $exit_code"; cat "$log"; return
+    bad "$name (job $job): state $state, exit code $exit_code"; cat "$log"; daemon_log "$job"; return
   fi
   ok "$name (job $job) completed"
   if /usr/bin/python3 "$here/check_job.py" "$log" "$out" --ranks "$ranks" --gpus "$gpus"; then
@@ -109,7 +114,7 @@ mkdir -p "$hold"
 major=$("$trident" info 2>/dev/null | sed -n 's/^ *Kokkos  *\([0-9]*\)\..*/\1/p' | head -n 1)
 if [ "${major:-0}" -ge 4 ]; then tools_var=KOKKOS_TOOLS_LIBS; else tools_var=KOKKOS_PROFILE_LIBRARY; fi
 held_submit() {  # as submit, with the hold tool in the job's environment (sbatch passes it on)
-  ( export "$tools_var=$hold_tool" TRIDENT_HOLD_DIR="$hold"; submit "$@" )
+  ( export "$tools_var=$hold_tool" TRIDENT_HOLD_DIR="$hold" ${TRIDENT_HOLD_ENTER:+TRIDENT_HOLD_ENTER}; submit "$@" )
 }
 cat >"$work/jobs/long.yaml" <<'DECK'
 output: {progress_seconds: 1}
@@ -119,6 +124,14 @@ DECK
 long=$(held_submit long long-run "$work/jobs/long.yaml" --ntasks-per-node=2 --time=10)
 resub=$(held_submit resub long-run "$work/jobs/long.yaml" --ntasks-per-node=2 --time=10 \
           --export=ALL,TRIDENT_RESUME=resubmit)
+# knn and ridge write no periodic checkpoint: their ranks are held where the work starts,
+# so the signal is pending before the first batch (knn) or block of iterations (ridge) ends.
+sed 's/batch_size: 1024/batch_size: 256/' "$src/inputs/knn_small.yaml" >"$work/jobs/knnlong.yaml"
+cp "$src/inputs/ridge_small.yaml" "$work/jobs/ridgelong.yaml"
+knnlong=$(TRIDENT_HOLD_ENTER=trident::knn::total held_submit knnlong long-run "$work/jobs/knnlong.yaml" \
+            --ntasks-per-node=2 --time=10)
+ridgelong=$(TRIDENT_HOLD_ENTER=trident::ridge::sweep held_submit ridgelong long-run "$work/jobs/ridgelong.yaml" \
+              --ntasks-per-node=1 --time=10)
 # SLURM's own delivery of --signal=B:USR1@120: with a 2-minute limit it is due at once.
 # A stub stands in for trident (whose stop and resume the two jobs above check).
 timed=$(TRIDENT=$here/stub_trident.sh submit timed long-run "$work/jobs/long.yaml" --ntasks-per-node=1 --time=2)
@@ -138,12 +151,17 @@ else
             submit nodes multi-node "$(deck diffusion)" --ntasks-per-node=2)
 fi
 cpu=$(submit cpu cpu-only "$(deck ridge)" --ntasks=3 --nodes=1)
-echo "submitted: long $long, resub $resub, timed $timed, bad $bad_one $bad_long, one $one, node $node, nodes $nodes, cpu $cpu"
+echo "submitted: long $long, resub $resub, knnlong $knnlong, ridgelong $ridgelong, timed $timed, bad $bad_one $bad_long, one $one, node $node, nodes $nodes, cpu $cpu"
 
 # The reference for the long run: the same deck, uninterrupted, outside SLURM.
 mpirun --allow-run-as-root --oversubscribe -n 2 --mca btl self,vader "$trident" run "$work/jobs/long.yaml" \
   --output "$work/jobs/reference.h5" >"$work/jobs/reference.log" 2>&1 &
 reference_pid=$!
+mpirun --allow-run-as-root --oversubscribe -n 2 --mca btl self,vader "$trident" run "$work/jobs/knnlong.yaml" \
+  --output "$work/jobs/knn-reference.h5" >"$work/jobs/knn-reference.log" 2>&1 || {
+  bad "knn reference run failed"; cat "$work/jobs/knn-reference.log"; }
+"$trident" run "$work/jobs/ridgelong.yaml" --output "$work/jobs/ridge-reference.h5" >"$work/jobs/ridge-reference.log" 2>&1 \
+  || { bad "ridge reference run failed"; cat "$work/jobs/ridge-reference.log"; }
 
 # Stop the long runs: SIGUSR1 to the batch shell only, which is what --signal=B:USR1@120
 # delivers 120 s before the time limit. So that no run can end first however fast the
@@ -190,12 +208,14 @@ stop_all() {  # JOB:NAME:RANKS...: hold every rank of every job, signal each job
   done
   release_holds
 }
-stop_all "$long:long:2" "$resub:resub:2"
+stop_all "$long:long:2" "$resub:resub:2" "$knnlong:knnlong:2" "$ridgelong:ridgelong:1"
 # A requeued job waits ~2 minutes before it may start again; bring that forward.
-deadline=$((SECONDS + 120))
-until [ "$(job_field "$long" Restarts)" = 1 ] && [ "$(job_field "$long" JobState)" = PENDING ] \
-      || [ $SECONDS -ge $deadline ]; do sleep 0.5; done
-scontrol update JobId="$long" StartTime=now
+for job in "$long" "$knnlong" "$ridgelong"; do
+  deadline=$((SECONDS + 120))
+  until [ "$(job_field "$job" Restarts)" = 1 ] && [ "$(job_field "$job" JobState)" = PENDING ] \
+        || [ $SECONDS -ge $deadline ]; do sleep 0.5; done
+  scontrol update JobId="$job" StartTime=now
+done
 deadline=$((SECONDS + 90))
 until [ "$(job_field "$timed" Restarts)" = 1 ] && [ "$(job_field "$timed" JobState)" = PENDING ] \
       || [ $SECONDS -ge $deadline ]; do sleep 0.5; done
@@ -257,8 +277,27 @@ for p in glob.glob('$work/jobs/long-$long.part*.h5') + ['$work/jobs/long-$long.h
 print(len(steps))")
   [ "$frames" -eq "$expected" ] && [ "$frames" -ge 5 ] && ok "long: diffusion_frames.py reads the parts and the final file as one series ($frames frames)" || { bad "diffusion_frames.py over the parts: $frames frames, expected $expected"; cat "$work/jobs/frames.log"; }
 else
-  bad "long (job $long): state $state after $restarts restart(s)"; cat "$long_log"
+  bad "long (job $long): state $state after $restarts restart(s)"; cat "$long_log"; daemon_log "$long"
 fi
+
+# knn and ridge under the long-run template: stopped, requeued, resumed with --restart; the
+# final output holds the whole result, bitwise equal to an uninterrupted run's.
+requeued_result() {  # NAME JOB RANKS REFERENCE CHECK-MODE
+  local name=$1 job=$2 ranks=$3 reference=$4 mode=$5 log=$work/jobs/$1-$2.out state
+  state=$(wait_done "$job" 180)
+  if [ "$state" = COMPLETED ] && [ "$(job_field "$job" Restarts)" = 1 ] && grep -q "requeueing job $job" "$log" \
+     && grep -q "stopped by SIGUSR1" "$log" && grep -q -- "--restart $work/jobs/$name-$job.checkpoint.h5" "$log"; then
+    ok "$name (job $job): stopped by SIGUSR1, requeued, resumed from its checkpoint, completed"
+    /usr/bin/python3 "$here/check_job.py" "$log" "$work/jobs/$name-$job.h5" --ranks "$ranks" --gpus task \
+      && ok "$name: binding and output after the restart" || { bad "$name: binding or output"; cat "$log"; }
+    /usr/bin/python3 "$src/tests/cli/stop_restart_check.py" "$mode" "$reference" "$work/jobs/$name-$job.h5" \
+      && ok "$name: the result equals the uninterrupted run's bit for bit" || bad "$name: the result differs from the uninterrupted run's"
+  else
+    bad "$name (job $job): state $state after $(job_field "$job" Restarts) restart(s)"; cat "$log"; daemon_log "$job"
+  fi
+}
+requeued_result knnlong "$knnlong" 2 "$work/jobs/knn-reference.h5" knn-equal
+requeued_result ridgelong "$ridgelong" 1 "$work/jobs/ridge-reference.h5" ridge-equal
 
 timed_log=$work/jobs/timed-$timed.out
 state=$(wait_done "$timed" 60)
@@ -267,7 +306,7 @@ if [ "$state" = COMPLETED ] && [ "$(job_field "$timed" Restarts)" = 1 ] \
    && grep -q "stub: resumed from $work/jobs/long-$timed.checkpoint.h5" "$timed_log"; then
   ok "timed (job $timed): SLURM sent --signal=B:USR1@120, the job requeued and resumed"
 else
-  bad "timed (job $timed): state $state after $(job_field "$timed" Restarts) restart(s)"; cat "$timed_log"
+  bad "timed (job $timed): state $state after $(job_field "$timed" Restarts) restart(s)"; cat "$timed_log"; daemon_log "$timed"
 fi
 
 resub_log=$work/jobs/resub-$resub.out
@@ -287,7 +326,7 @@ if [ "$state" = COMPLETED ] && [ -n "$next" ]; then
     bad "resub: follow-up job $next: state $state"; cat "$next_log"
   fi
 else
-  bad "resub (job $resub): state $state, follow-up '$next'"; cat "$resub_log"
+  bad "resub (job $resub): state $state, follow-up '$next'"; cat "$resub_log"; daemon_log "$resub"
 fi
 
 echo "slurm templates: $pass passed, $fail failed in $((SECONDS - start)) s"
