@@ -1,8 +1,10 @@
 #include "diffusion/start_file.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "io/input_file.hpp"
@@ -16,17 +18,61 @@ hid_t native_type() {
   return std::is_same<S, float>::value ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
 }
 
+#if defined(KOKKOS_ENABLE_CUDA)
+using PinnedSpace = Kokkos::CudaHostPinnedSpace;  // copies to the device at full speed, asynchronously
+#else
+using PinnedSpace = Kokkos::HostSpace;
+#endif
+
+// Reads the block's rows into `stored` (row-major, on the device) in slabs of whole rows
+// of at most `slab_bytes` (at least one row). Where the device's memory is the host's,
+// straight into `stored`. Else through two reused page-locked buffers: while slab s is
+// read from the file into one, slab s - 1 is copied from the other to the device. That
+// keeps the host memory small and touched once, and hides the copies behind the reads.
+template <class S, class Stored>
+void read_rows_into(const io::InputFile& file, const deck::StartField& start, Extent x, Extent y,
+                    const Stored& stored, std::size_t slab_bytes) {
+  using Device = typename Stored::memory_space;
+  constexpr bool device_is_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Device>::accessible;
+  const std::int64_t width = x.size;
+  const std::int64_t slab_rows =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(y.size, static_cast<std::int64_t>(slab_bytes / sizeof(S)) / width));
+  const auto read = [&](std::int64_t first_row, std::int64_t rows, S* out) {
+    file.read_into(start.dataset, {static_cast<std::uint64_t>(y.offset + first_row), static_cast<std::uint64_t>(x.offset)},
+                   {static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(width)}, native_type<S>(), out);
+  };
+  if constexpr (device_is_host) {
+    for (std::int64_t r = 0; r < y.size; r += slab_rows) read(r, std::min(slab_rows, y.size - r), stored.data() + r * width);
+  } else {
+    using Buffer = Kokkos::View<S*, PinnedSpace>;
+    const std::size_t slab = static_cast<std::size_t>(slab_rows * width);
+    const Buffer buffers[2] = {Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::start::slab0"), slab),
+                               Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::start::slab1"), slab)};
+    const typename Stored::execution_space exec;
+    int s = 0;
+    for (std::int64_t r = 0; r < y.size; r += slab_rows, ++s) {
+      const std::int64_t rows = std::min(slab_rows, y.size - r);
+      const Buffer& buffer = buffers[s % 2];
+      read(r, rows, buffer.data());  // the other buffer's copy runs meanwhile
+      exec.fence();                  // that copy is done: its buffer is free for the next slab
+      const std::size_t n = static_cast<std::size_t>(rows * width), at = static_cast<std::size_t>(r * width);
+      Kokkos::deep_copy(exec, Kokkos::subview(stored, std::make_pair(at, at + n)),
+                        Kokkos::subview(buffer, std::make_pair(std::size_t(0), n)));
+    }
+    exec.fence();
+  }
+}
+
 // The block read as S (the stored type, or double for any other), checked and converted to
 // T on the device.
 template <class S, class T>
 void read_block_as(const io::InputFile& file, const deck::StartField& start, Extent x, Extent y,
-                   const Kokkos::View<T**, Kokkos::LayoutRight>& block) {
+                   const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes) {
   using Device = Kokkos::DefaultExecutionSpace::memory_space;
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   const std::int64_t n = x.size * y.size, width = x.size;
   if (n == 0) return;
   constexpr bool same = std::is_same<S, T>::value;
-  constexpr bool device_is_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Device>::accessible;
   // Values as stored, on the device: the block itself when it holds S.
   Kokkos::View<S*, Device> stored;
   if constexpr (same) {
@@ -35,18 +81,7 @@ void read_block_as(const io::InputFile& file, const deck::StartField& start, Ext
     stored = Kokkos::View<S*, Device>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::start::stored"),
                                       n);
   }
-  // Read straight into the device's memory where it is the host's; else into a host copy.
-  Kokkos::View<S*, Kokkos::HostSpace> host;
-  if constexpr (device_is_host) {
-    host = Kokkos::View<S*, Kokkos::HostSpace, Unmanaged>(stored.data(), n);
-  } else {
-    host = Kokkos::View<S*, Kokkos::HostSpace>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::start::file_block"), n);
-  }
-  file.read_into(start.dataset, {static_cast<std::uint64_t>(y.offset), static_cast<std::uint64_t>(x.offset)},
-                 {static_cast<std::uint64_t>(y.size), static_cast<std::uint64_t>(x.size)}, native_type<S>(),
-                 host.data());
-  if (host.data() != stored.data()) Kokkos::deep_copy(stored, host);
+  read_rows_into<S>(file, start, x, y, stored, slab_bytes);
   // The first cell (row-major in the block) that is NaN or infinite.
   const S largest = std::numeric_limits<S>::max();
   std::int64_t bad = n;
@@ -77,7 +112,7 @@ void read_block_as(const io::InputFile& file, const deck::StartField& start, Ext
 
 template <class T>
 void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
-                          const Kokkos::View<T**, Kokkos::LayoutRight>& block) {
+                          const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes) {
   const io::InputFile file(start.file, "start field file (diffusion.start.file)");
   const auto dims = file.dims(start.dataset);
   if (dims.size() != 2 || dims[0] != static_cast<std::uint64_t>(ny) || dims[1] != static_cast<std::uint64_t>(nx)) {
@@ -89,15 +124,15 @@ void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::i
   }
   // float32 stays float32 until the device; float64 and every other type arrive as float64
   if (file.float_size(start.dataset) == 4) {
-    read_block_as<float, T>(file, start, x, y, block);
+    read_block_as<float, T>(file, start, x, y, block, slab_bytes);
   } else {
-    read_block_as<double, T>(file, start, x, y, block);
+    read_block_as<double, T>(file, start, x, y, block, slab_bytes);
   }
 }
 
 template void fill_block_from_file<float>(const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
-                                          const Kokkos::View<float**, Kokkos::LayoutRight>&);
+                                          const Kokkos::View<float**, Kokkos::LayoutRight>&, std::size_t);
 template void fill_block_from_file<double>(const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
-                                           const Kokkos::View<double**, Kokkos::LayoutRight>&);
+                                           const Kokkos::View<double**, Kokkos::LayoutRight>&, std::size_t);
 
 }  // namespace trident::diffusion

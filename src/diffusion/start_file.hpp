@@ -1,8 +1,10 @@
 #pragma once
 // A start field read from an HDF5 dataset of shape (ny, nx): each rank reads only its
-// block (one hyperslab) in the stored type, copies it to the device and converts it there.
+// block (hyperslabs of whole block rows, kStartSlabBytes at a time) in the stored type,
+// copies it to the device (on a GPU, each slab while the next is read) and converts it there.
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "deck/diffusion_settings.hpp"
@@ -10,10 +12,15 @@
 
 namespace trident::diffusion {
 
+// File bytes read at a time: small enough that two page-locked slab buffers cost little
+// to allocate, large enough that each HDF5 read runs at the file's speed.
+constexpr std::size_t kStartSlabBytes = std::size_t(8) << 20;
+
 // Throws InputError for a missing file or dataset, a wrong shape, or a non-finite value
 // (naming the file, the dataset and the first such cell of the block, as (y, x)).
 template <class T>
 void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
-                          const Kokkos::View<T**, Kokkos::LayoutRight>& block);
+                          const Kokkos::View<T**, Kokkos::LayoutRight>& block,
+                          std::size_t slab_bytes = kStartSlabBytes);
 
 }  // namespace trident::diffusion

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/start_field.hpp"
+#include "diffusion/start_file.hpp"
 #include "support/h5_write.hpp"
 #include "support/test_support.hpp"
 
@@ -65,6 +66,47 @@ TEST(StartFile, NonFiniteCellIsBadInputNamingTheCell) {
   test::write_h5_dataset(path, "/u", {2, 2}, f32, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
   EXPECT_EQ(test::input_error_message([&] { start_block(MPI_COMM_SELF, s, 2, 2, {0, 2}, {0, 2}); }),
             path + ": dataset '/u': cell (1, 0) is not finite (inf)");
+}
+
+// The block read slab by slab (one row, two rows, more rows than the block has), as
+// stored or converted, equals the dataset's part; a bad cell in a later slab is named.
+template <class T>
+std::vector<double> block_by_slabs(const deck::StartField& s, Extent x, Extent y, std::size_t slab_bytes) {
+  Kokkos::View<T**, Kokkos::LayoutRight> block("block", y.size, x.size);
+  fill_block_from_file<T>(s, kNx, kNy, x, y, block, slab_bytes);
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block);
+  return std::vector<double>(host.data(), host.data() + host.size());
+}
+
+TEST(StartFile, SlabsOfRowsReadTheSameBlock) {
+  const std::string path = test::scratch_folder(MPI_COMM_SELF, "start_file_slabs") + "/u.h5";
+  std::vector<double> u = field_values();
+  const deck::StartField s = file_start(path);
+  for (const bool float32_file : {false, true}) {
+    std::vector<float> u32(u.begin(), u.end());
+    if (float32_file) {
+      test::write_h5_dataset(path, "/u", {kNy, kNx}, u32, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
+    } else {
+      test::write_h5_doubles(path, "/u", {kNy, kNx}, u);
+    }
+    for (const std::size_t slab : {std::size_t(1), std::size_t(2 * 3 * sizeof(double)), std::size_t(1) << 20}) {
+      for (const auto& [x, y] : {std::pair<Extent, Extent>{{0, kNx}, {0, kNy}}, {{2, 3}, {1, 4}}, {{6, 1}, {4, 1}}}) {
+        const std::vector<double> as_double = block_by_slabs<double>(s, x, y, slab);
+        const std::vector<double> as_float = block_by_slabs<float>(s, x, y, slab);
+        for (std::int64_t j = 0; j < y.size; ++j)
+          for (std::int64_t i = 0; i < x.size; ++i) {
+            const std::int64_t cell = (y.offset + j) * kNx + x.offset + i;
+            const double stored = float32_file ? static_cast<double>(u32[cell]) : u[cell];
+            EXPECT_EQ(as_double[j * x.size + i], stored) << "slab " << slab << " cell " << j << ", " << i;
+            EXPECT_EQ(as_float[j * x.size + i], static_cast<double>(static_cast<float>(stored)));
+          }
+      }
+    }
+  }
+  u[4 * kNx + 6] = std::numeric_limits<double>::infinity();  // in the last one-row slab
+  test::write_h5_doubles(path, "/u", {kNy, kNx}, u);
+  EXPECT_EQ(test::input_error_message([&] { block_by_slabs<double>(s, {0, kNx}, {0, kNy}, 1); }),
+            path + ": dataset '/u': cell (4, 6) is not finite (inf)");
 }
 
 TEST(MpiStartFile, EveryRankCountAndLayoutReadsTheFile) {
