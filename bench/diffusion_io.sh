@@ -14,7 +14,9 @@
 # trident's timer table, the output rate (frame bytes over the time the writes took),
 # and the ratios against the disk. Targets (issue 18, one H200): frames whole run <= 6 s
 # or <= 1.2 x bytes / dd rate; output rate >= 0.8 x h5py's contiguous rate.
-# Environment: MPIRUN (default: mpirun, with --allow-run-as-root as root), PYTHON (a
+# Environment: SHARE_GPU=1 runs the 2-rank runs with fewer than 2 GPUs (the ranks share
+# them: the output path's figures hold, the compute ones do not), MPIRUN (default: mpirun,
+# with --allow-run-as-root as root), PYTHON (a
 # Python with h5py; default: the first of /usr/bin/python3, python3 that has it).
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -122,7 +124,10 @@ run() {  # name ranks
 }
 for ranks in 1 2; do
   if [ "$ranks" = 2 ] && [ "${gpus:-0}" -lt 2 ]; then
-    echo "(2 ranks skipped: $gpus GPU(s) visible, the 2-rank runs need 2)"; continue
+    if [ -z "${SHARE_GPU:-}" ]; then
+      echo "(2 ranks skipped: $gpus GPU(s) visible, the 2-rank runs need 2; SHARE_GPU=1 runs them on one)"; continue
+    fi
+    echo "(2 ranks share $gpus GPU(s) (SHARE_GPU=1): compute and whole run are not a 2-GPU figure; the output path, gathered over 2 ranks, is)"
   fi
   run final "$ranks"
   run frames "$ranks"
