@@ -209,17 +209,24 @@ stop_all() {  # JOB:NAME:RANKS...: hold every rank of every job, signal each job
   release_holds
 }
 stop_all "$long:long:2" "$resub:resub:2" "$knnlong:knnlong:2" "$ridgelong:ridgelong:1"
-# A requeued job waits ~2 minutes before it may start again; bring that forward.
-for job in "$long" "$knnlong" "$ridgelong"; do
-  deadline=$((SECONDS + 120))
+# A requeued job waits ~2 minutes (the job credential's lifetime) before it may start
+# again; bring that forward, but not into the second in which its old credential was
+# revoked: slurmd refuses a credential of the job created in or before that second (whole
+# seconds: `cred->ctime <= revoked` in Slurm's slurm_cred.c), and the controller then ends
+# the job FAILED without starting it ("Killing non-startable batch JobId=...: Job credential
+# revoked"), which failed 1 run in 5 here. The revocation comes before the job shows
+# PENDING (it is COMPLETING until slurmd is done with it), so two clock seconds after that
+# are enough.
+start_requeued() {  # JOB WAIT: once the job is back in the queue, starts it now
+  local job=$1 deadline=$((SECONDS + $2)) pending
   until [ "$(job_field "$job" Restarts)" = 1 ] && [ "$(job_field "$job" JobState)" = PENDING ] \
         || [ $SECONDS -ge $deadline ]; do sleep 0.5; done
+  pending=$(date +%s)
+  until [ "$(date +%s)" -ge $((pending + 2)) ]; do sleep 0.1; done
   scontrol update JobId="$job" StartTime=now
-done
-deadline=$((SECONDS + 90))
-until [ "$(job_field "$timed" Restarts)" = 1 ] && [ "$(job_field "$timed" JobState)" = PENDING ] \
-      || [ $SECONDS -ge $deadline ]; do sleep 0.5; done
-scontrol update JobId="$timed" StartTime=now
+}
+for job in "$long" "$knnlong" "$ridgelong"; do start_requeued "$job" 120; done
+start_requeued "$timed" 90
 
 for job in "$bad_one" "$bad_long"; do
   state=$(wait_done "$job" 120)
