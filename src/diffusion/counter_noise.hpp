@@ -6,14 +6,10 @@
 
 #include <cstdint>
 
+#include "core/kokkos_math.hpp"
+
 namespace trident::diffusion {
 
-// Kokkos' math functions moved from Kokkos::Experimental to Kokkos in 3.7.
-#if KOKKOS_VERSION >= 30700
-namespace start_math = ::Kokkos;
-#else
-namespace start_math = ::Kokkos::Experimental;
-#endif
 
 // splitmix64's output function: a bijection of 64-bit words that mixes every input bit.
 KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
@@ -38,8 +34,8 @@ KOKKOS_INLINE_FUNCTION double open_unit(std::uint64_t word) {
 // Standard normal value of global cell `cell` (y * nx + x): Box-Muller (cosine branch) of
 // the words 2 cell and 2 cell + 1.
 KOKKOS_INLINE_FUNCTION double cell_noise(std::uint64_t key, std::uint64_t cell) {
-  const double radius = start_math::sqrt(-2.0 * start_math::log(open_unit(noise_word(key, 2 * cell))));
-  return radius * start_math::cos(6.283185307179586 * open_unit(noise_word(key, 2 * cell + 1)));
+  const double radius = kmath::sqrt(-2.0 * kmath::log(open_unit(noise_word(key, 2 * cell))));
+  return radius * kmath::cos(6.283185307179586 * open_unit(noise_word(key, 2 * cell + 1)));
 }
 
 }  // namespace trident::diffusion

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/pinned_host_space.hpp"
 #include "core/run_context.hpp"
 #include "deck/diffusion_settings.hpp"
 #include "diffusion/decomposition.hpp"
@@ -40,12 +41,6 @@ enum class FramePath { background, whole_frame, by_block };
 // else whole rows (or pieces of one row) under that size (HDF5 caps chunks at 4 GiB).
 constexpr std::uint64_t kFrameChunkBytes = 1ull << 30;
 std::vector<std::uint64_t> frame_chunk(std::uint64_t ny, std::uint64_t nx, std::uint64_t value_bytes);
-
-#if defined(KOKKOS_ENABLE_CUDA)
-using PinnedSpace = Kokkos::CudaHostPinnedSpace;  // copies from the device at full speed
-#else
-using PinnedSpace = Kokkos::HostSpace;
-#endif
 
 template <class T>
 class FrameWriter {
@@ -70,8 +65,8 @@ class FrameWriter {
   FramePath path() const { return path_; }
 
  private:
-  using HostBuffer = Kokkos::View<T*, PinnedSpace>;
-  using HostBlock = Kokkos::View<T**, Kokkos::LayoutRight, PinnedSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using HostBuffer = Kokkos::View<T*, PinnedHostSpace>;
+  using HostBlock = Kokkos::View<T**, Kokkos::LayoutRight, PinnedHostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   FramePath choose_path(RunContext& context);
   void copy_out(const DeviceBlock& from, T* to, std::int64_t rows, std::int64_t columns);

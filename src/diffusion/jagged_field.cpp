@@ -56,8 +56,8 @@ RealLines filtered_noise(MPI_Comm comm, const deck::StartField& start, std::int6
       KOKKOS_LAMBDA(const std::int64_t c, const std::int64_t j) {
         const double kx = static_cast<double>(first_column + c);
         const double ky = static_cast<double>(j <= ny / 2 ? j : ny - j);
-        const double k = start_math::sqrt(kx * kx + ky * ky);
-        by_columns(c * ny + j) *= k > 0 ? start_math::pow(k, -exponent) : 0.0;
+        const double k = kmath::sqrt(kx * kx + ky * ky);
+        by_columns(c * ny + j) *= k > 0 ? kmath::pow(k, -exponent) : 0.0;
       });
   back_along_y.run(by_columns.data(), by_columns.data(), columns.size);
 

@@ -24,7 +24,7 @@ void fill_gaussian(const deck::StartField& start, std::int64_t nx, std::int64_t 
       "trident::diffusion::start::gaussian", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {y.size, x.size}),
       KOKKOS_LAMBDA(const std::int64_t j, const std::int64_t i) {
         const double dx = x0 + static_cast<double>(i) - cx, dy = y0 + static_cast<double>(j) - cy;
-        block(j, i) = static_cast<T>(amplitude * start_math::exp(-(dx * dx + dy * dy) / (2 * w * w)));
+        block(j, i) = static_cast<T>(amplitude * kmath::exp(-(dx * dx + dy * dy) / (2 * w * w)));
       });
   Kokkos::fence();
 }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/pinned_host_space.hpp"
 #include "io/input_file.hpp"
 
 namespace trident::diffusion {
@@ -17,12 +18,6 @@ template <class S>
 hid_t native_type() {
   return std::is_same<S, float>::value ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
 }
-
-#if defined(KOKKOS_ENABLE_CUDA)
-using PinnedSpace = Kokkos::CudaHostPinnedSpace;  // copies to the device at full speed, asynchronously
-#else
-using PinnedSpace = Kokkos::HostSpace;
-#endif
 
 // Reads the block's rows into `stored` (row-major, on the device) in slabs of whole rows
 // of at most `slab_bytes` (at least one row). Where the device's memory is the host's,
@@ -44,7 +39,7 @@ void read_rows_into(const io::InputFile& file, const deck::StartField& start, Ex
   if constexpr (device_is_host) {
     for (std::int64_t r = 0; r < y.size; r += slab_rows) read(r, std::min(slab_rows, y.size - r), stored.data() + r * width);
   } else {
-    using Buffer = Kokkos::View<S*, PinnedSpace>;
+    using Buffer = Kokkos::View<S*, PinnedHostSpace>;
     const std::size_t slab = static_cast<std::size_t>(slab_rows * width);
     const Buffer buffers[2] = {Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::start::slab0"), slab),
                                Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::start::slab1"), slab)};

@@ -6,14 +6,9 @@
 #include <cmath>
 #include <cstdint>
 
-namespace trident::knn {
+#include "core/kokkos_math.hpp"
 
-// Kokkos' math functions moved from Kokkos::Experimental to Kokkos in 3.7.
-#if KOKKOS_VERSION >= 30700
-namespace kmath = ::Kokkos;
-#else
-namespace kmath = ::Kokkos::Experimental;
-#endif
+namespace trident::knn {
 
 // A 3D vector padded to 4 components so a device load is one 16- or 32-byte access.
 template <class T>

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/pinned_host_space.hpp"
 #include "knn/geometry.hpp"
 
 namespace trident::knn {
@@ -60,13 +61,6 @@ Neighbours nearest(const std::vector<Vec4<double>>& observations,
 Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
                    const std::vector<Vec4<double>>& references, const SearchOptions& options,
                    SearchStats* stats = nullptr);
-
-// Host memory the device copies from at full speed: page-locked on CUDA, plain elsewhere.
-#if defined(KOKKOS_ENABLE_CUDA)
-using PinnedHostSpace = Kokkos::CudaHostPinnedSpace;
-#else
-using PinnedHostSpace = Kokkos::HostSpace;
-#endif
 
 // Page-locks host memory [data, data + bytes) for fast device copies while it lives (CUDA
 // only, from 1 MiB; a failure leaves it pageable). Registering costs about as much as
