@@ -1,5 +1,6 @@
 #pragma once
 // Runs the diffusion study in-process on a communicator and reads its output back.
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/error.hpp"
 #include "core/run_context.hpp"
 #include "deck/diffusion_settings.hpp"
 #include "diffusion/study.hpp"
@@ -112,6 +114,21 @@ inline void write_start_file(MPI_Comm comm, const std::string& path, const std::
   io::OutputFile file(comm, path, true);
   file.write_array<double>("/u0", u0, {static_cast<std::uint64_t>(ny), static_cast<std::uint64_t>(nx)});
   file.commit();
+}
+
+// Runs `run`, whose field overflows in its first step: the run must stop as a run failure
+// naming that step, after the start frame was written.
+template <class Run>
+void expect_overflow_at_first_step(Run run) {
+  try {
+    run();
+    FAIL() << "a run that overflowed went on";
+  } catch (const StudyStopped& e) {
+    EXPECT_EQ(e.exit_code(), kExitRunFailure);
+    EXPECT_EQ(std::string(e.what()),
+              "diffusion: the field turned non-finite (NaN or infinite) at step 1; the output keeps the 1 frame "
+              "written before it");
+  }
 }
 
 }  // namespace trident::test
