@@ -24,13 +24,8 @@ bandwidth=${RIDGE_BANDWIDTH_BPS:-4.2e12}
 export NCCL_NVLS_ENABLE=0  # NVLink multicast off (the lent machines refuse it)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-if [ -n "${RIDGE_SCALING_RANKS:-}" ]; then
-  read -r -a counts <<<"$RIDGE_SCALING_RANKS"
-else
-  counts=(1)
-  for n in 2 4; do [ "$gpus" -ge "$n" ] && counts+=("$n"); done
-fi
+source "$here/gpu_rank_counts.sh"
+gpu_rank_counts "${RIDGE_SCALING_RANKS:-}"
 
 rows=${RIDGE_LARGE_ROWS:-4000000}
 columns=${RIDGE_LARGE_COLUMNS:-200000}
@@ -51,7 +46,7 @@ done
 for deck in "${decks[@]}"; do
   name=$(basename "$deck" .yaml); name=${name#ridge_}
   base=""
-  for n in "${counts[@]}"; do
+  for n in "${rank_counts[@]}"; do
     log="$work/$name.$n.log"
     if ! "${launcher[@]}" "$n" "$trident" run "$deck" --output "$work/$name.$n.h5" --overwrite >"$log" 2>&1; then
       cat "$log"; echo "ridge_scaling.sh: $name on $n ranks failed" >&2; exit 1

@@ -22,13 +22,8 @@ trident="$build/src/trident"
 export NCCL_NVLS_ENABLE=0
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-if [ -n "${RANKS:-}" ]; then
-  read -r -a rank_counts <<<"$RANKS"
-else
-  rank_counts=(1)
-  for n in 2 4; do [ "${gpus:-0}" -ge $n ] && rank_counts+=("$n"); done
-fi
+source "$(dirname "$0")/gpu_rank_counts.sh"
+gpu_rank_counts "${RANKS:-}"
 limits=$("$build/bench/trident_device_limits")
 bandwidth=$(awk '/copy_bandwidth_Bps/ {print $2}' <<<"$limits")
 echo "GPUs: ${gpus:-0}; ranks: ${rank_counts[*]}; copy bandwidth $bandwidth B/s; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
