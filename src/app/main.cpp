@@ -5,8 +5,9 @@
 #include "core/signals.hpp"
 
 int main(int argc, char** argv) {
-  // Before anything slow (MPI, device start-up): a stop signal that arrives early must
-  // be remembered, not end the process.
+  // Before anything slow (MPI, device start-up) and before any thread starts: a stop signal
+  // that arrives early must be remembered, not end the process, and every thread must
+  // inherit the stop signals blocked (see core/signals.cpp).
   trident::signals::install();
   trident::Runtime runtime(argc, argv);
   return trident::app::application(runtime);

@@ -1,29 +1,54 @@
 #include "core/signals.hpp"
 
+#include <pthread.h>
+
 #include <csignal>
+#include <ctime>
 
 namespace trident::signals {
 
 namespace {
 volatile std::sig_atomic_t g_pending = 0;
 extern "C" void on_stop_signal(int signal) { g_pending = signal; }
+
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
 }  // namespace
 
+// Why blocked and taken synchronously rather than left to a handler: the kernel runs a
+// handler on any thread that does not block the signal (MPI's, the device runtime's, the
+// frame writer's), and that thread may run it after the main thread's next check. A ridge
+// sweep held with SIGUSR1 already pending, then continued, finished without stopping: the
+// handler ran on another thread after the sweep's only check. A blocked signal stays pending
+// at the process until pending() takes it, so a signal sent before a check is seen by it.
 void install() {
+  // The handler only keeps the signals from being ignored (an ignored signal is discarded
+  // even while blocked, and a launcher may start trident with them ignored); it runs only
+  // on a thread that unblocked them by itself, and then records them as before.
   std::signal(SIGUSR1, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  // A launcher or job script may start trident with these signals blocked (the mask is
-  // inherited through exec), where a stop request would wait unseen; one that is already
-  // pending (it survives exec too) is delivered now and recorded.
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGUSR1);
-  sigaddset(&stop, SIGTERM);
-  sigprocmask(SIG_UNBLOCK, &stop, nullptr);
+  const sigset_t stop = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 }
 
-int pending() { return g_pending; }
-void clear() { g_pending = 0; }
+int pending() {
+  if (g_pending == 0) {
+    // Takes one that waits at the process or this thread (one sent before exec included);
+    // returns at once when none does.
+    const sigset_t stop = stop_signals();
+    const timespec now{0, 0};
+    const int taken = sigtimedwait(&stop, nullptr, &now);
+    if (taken > 0) g_pending = taken;
+  }
+  return g_pending;
+}
+
+void forget() { g_pending = 0; }
 
 const char* name(int signal) {
   switch (signal) {
