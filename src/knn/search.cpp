@@ -201,7 +201,7 @@ class Searcher {
   // the observations whose lists were too short are returned.
   std::vector<std::int64_t> run(const Vec4<double>* observations,
                                 const std::vector<std::int64_t>& which, int kc, bool registers,
-                                bool first_pass, Neighbours& out) {
+                                bool first_pass, ResultRows out) {
     const int k = options_.k;
     const std::size_t resident = static_cast<std::size_t>(tile_) * (sizeof(Vec4<T>) + sizeof(Vec4<double>));
     const std::size_t per_obs = sizeof(Vec4<T>) + sizeof(Vec4<double>) +
@@ -316,9 +316,9 @@ class Searcher {
         // results: straight into the caller's rows, or into staging for scattered rows (the
         // rows of unproven observations are overwritten by the wider search)
         const std::size_t row0 = static_cast<std::size_t>(c0) * k, rows = static_cast<std::size_t>(cn) * k;
-        transfers.download(contiguous ? out.indices.data() + (first + c0) * k : h_index.data() + row0,
+        transfers.download(contiguous ? out.indices + (first + c0) * k : h_index.data() + row0,
                            out_index.data() + row0, rows * sizeof(std::int64_t));
-        transfers.download(contiguous ? out.distances.data() + (first + c0) * k : h_distance.data() + row0,
+        transfers.download(contiguous ? out.distances + (first + c0) * k : h_distance.data() + row0,
                            out_distance.data() + row0, rows * sizeof(double));
       }
       if (chunks > 1) {
@@ -387,15 +387,20 @@ class Searcher {
 
   // Chunks of a batch of `n` observations, `per_thread` to a thread: on a GPU, as many as
   // leave each chunk's screen about 8 times the device's concurrency in threads (fewer
-  // would leave the device idle in each chunk's last wave), at most 16; 1 when `allowed`
-  // is false or elsewhere (options.chunks forces a count, for the tests).
+  // would leave the device idle in each chunk's last wave), at most 16; but at least 4
+  // while each still gets twice the concurrency, so that a rank's smaller batch on 4 ranks
+  // (2^22 observations at k = 16: one chunk by the first rule, its 0.021 s of results
+  // downloaded after the screen) still overlaps most of its download; 1 when `allowed` is
+  // false or elsewhere (options.chunks forces a count, for the tests).
   int chunk_count(int n, int per_thread, bool allowed) const {
     if (!allowed) return 1;
     if (options_.chunks > 0) return std::max(1, std::min(options_.chunks, n));
 #if defined(KOKKOS_ENABLE_CUDA)
     if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       const std::int64_t threads = (static_cast<std::int64_t>(n) + per_thread - 1) / per_thread;
-      const std::int64_t wanted = threads / (8 * static_cast<std::int64_t>(ExecSpace().concurrency()));
+      const auto concurrency = static_cast<std::int64_t>(ExecSpace().concurrency());
+      const std::int64_t wanted =
+          std::max(threads / (8 * concurrency), std::min<std::int64_t>(4, threads / (2 * concurrency)));
       return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(16, wanted)));
     }
 #endif
@@ -490,7 +495,7 @@ class Searcher {
 template <class T>
 void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
             const SearchOptions& options, SearchStats& stats, std::vector<std::int64_t> todo,
-            Neighbours& out) {
+            ResultRows out) {
   const std::int64_t n_refs = static_cast<std::int64_t>(references.size());
   if (todo.empty()) return;
   const double setup_start = wall_seconds();
@@ -565,6 +570,21 @@ Neighbours nearest(const std::vector<Vec4<double>>& observations,
 Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
                    const std::vector<Vec4<double>>& references, const SearchOptions& options,
                    SearchStats* stats) {
+  Neighbours out;  // allocated and touched here, outside the timing
+  out.indices.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, n_obs * options.k)), -1);
+  out.distances.assign(out.indices.size(), 0.0);
+  // the result rows page-locked while the search writes them: copies from the device into
+  // pageable memory go through the driver's small staging buffers at a fraction of the
+  // link's speed (k = 16 on 2^24 observations is 4.3 GB)
+  const PageLock lock_indices(out.indices.data(), out.indices.size() * sizeof(std::int64_t));
+  const PageLock lock_distances(out.distances.data(), out.distances.size() * sizeof(double));
+  nearest_into(observations, n_obs, references, options, {out.indices.data(), out.distances.data()}, stats);
+  return out;
+}
+
+void nearest_into(const Vec4<double>* observations, std::int64_t n_obs,
+                  const std::vector<Vec4<double>>& references, const SearchOptions& options, ResultRows rows,
+                  SearchStats* stats) {
   if (options.k < 1 || static_cast<std::size_t>(options.k) > references.size()) {
     throw RunError("knn: k must lie between 1 and the number of references");
   }
@@ -574,25 +594,16 @@ Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
   }
   SearchStats local;
   SearchStats& s = stats ? *stats : local;
-  Neighbours out;  // allocated and touched here, outside the timing
-  out.indices.assign(static_cast<std::size_t>(n_obs * options.k), -1);
-  out.distances.assign(static_cast<std::size_t>(n_obs * options.k), 0.0);
   std::vector<std::int64_t> todo(static_cast<std::size_t>(n_obs));
   for (std::int64_t o = 0; o < n_obs; ++o) todo[o] = o;
-  // the result rows page-locked while the search writes them: copies from the device into
-  // pageable memory go through the driver's small staging buffers at a fraction of the
-  // link's speed (k = 16 on 2^24 observations is 4.3 GB)
-  const PageLock lock_indices(out.indices.data(), out.indices.size() * sizeof(std::int64_t));
-  const PageLock lock_distances(out.distances.data(), out.distances.size() * sizeof(double));
   const double start = wall_seconds();
   if (options.precision == "float64") {
-    search<double>(observations, references, options, s, std::move(todo), out);
+    search<double>(observations, references, options, s, std::move(todo), rows);
   } else {
-    search<float>(observations, references, options, s, std::move(todo), out);
+    search<float>(observations, references, options, s, std::move(todo), rows);
   }
   Kokkos::fence();
   s.search_seconds = wall_seconds() - start;
-  return out;
 }
 
 }  // namespace trident::knn

@@ -62,6 +62,20 @@ Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
                    const std::vector<Vec4<double>>& references, const SearchOptions& options,
                    SearchStats* stats = nullptr);
 
+// Where a search writes its results: row o's k reference indices at indices + o * k and
+// its distances at distances + o * k (host memory the caller owns).
+struct ResultRows {
+  std::int64_t* indices;
+  double* distances;
+};
+
+// The same, writing every row into `rows` (no result arrays of its own, no copy): for
+// callers that keep the rows, e.g. a search in rounds. Page-lock the rows (PageLock) for
+// fast copies from the device.
+void nearest_into(const Vec4<double>* observations, std::int64_t n_obs,
+                  const std::vector<Vec4<double>>& references, const SearchOptions& options, ResultRows rows,
+                  SearchStats* stats = nullptr);
+
 // Page-locks host memory [data, data + bytes) for fast device copies while it lives (CUDA
 // only, from 1 MiB; a failure leaves it pageable). Registering costs about as much as
 // touching the memory once, so it is done outside the timed search.

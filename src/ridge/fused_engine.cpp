@@ -277,7 +277,7 @@ class FusedEngine final : public SweepSolver::Engine {
         columns_(p.a.columns),
         rows_comm_(rows_comm),
         a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)))),
-        at_(DeviceCsr<M>::scheduled(transpose(p.a), "trident::ridge::At", row_lanes(sizeof(S)))) {
+        at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)))) {
     if (rows_comm_ != nullptr)
       buffer_ = Vector<S>("trident::ridge::reduced", static_cast<std::size_t>(columns_) + kNormTail<S>);
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);

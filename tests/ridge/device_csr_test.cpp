@@ -217,5 +217,65 @@ TEST(DeviceCsr, PadsRowsToPacksAndCountsTheBytesAProductReads) {
   }
 }
 
+// The transpose built straight into the device layout equals, array for array, the device
+// matrix of ridge::transpose's HostCsr: columns ascending within each row of A^T (so the
+// sums keep their order), the same padding, schedule and segments; both index widths
+// (A^T has 32-bit indices past 65536 rows of A), dense columns of A (long rows of A^T),
+// empty rows and columns, float and double.
+template <class M>
+void expect_same_device_matrix(const DeviceCsr<M>& got, const DeviceCsr<M>& want) {
+  EXPECT_EQ(got.rows, want.rows);
+  EXPECT_EQ(got.columns, want.columns);
+  EXPECT_EQ(got.lanes, want.lanes);
+  EXPECT_EQ(got.stored, want.stored);
+  EXPECT_EQ(got.work_items, want.work_items);
+  EXPECT_EQ(got.schedule.describe(), want.schedule.describe());
+  const auto same = [](const auto& a, const auto& b, const char* what) {
+    const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+    const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+    ASSERT_EQ(ha.extent(0), hb.extent(0)) << what;
+    for (std::size_t k = 0; k < ha.extent(0); ++k) ASSERT_EQ(ha(k), hb(k)) << what << " at " << k;
+  };
+  same(got.row_ptr, want.row_ptr, "row_ptr");
+  same(got.work_ptr, want.work_ptr, "work_ptr");
+  same(got.row_work, want.row_work, "row_work");
+  same(got.narrow, want.narrow, "narrow indices");
+  same(got.wide, want.wide, "wide indices");
+  same(got.values, want.values, "values");
+}
+
+HostCsr dense_columns(int rows, int columns, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<Triplet> t;
+  for (int i = 0; i < rows; ++i) {
+    if (i % 7 == 3) continue;  // an empty row of A: a column of A^T that no row reaches
+    for (int c = 0; c < 3; ++c) t.push_back({i, c, value(rng)});  // columns 0..2 of A full
+    t.push_back({i, 3 + static_cast<int>(rng() % (columns - 4)), value(rng)});  // the last column stays empty
+  }
+  return csr_from_triplets(rows, columns, t);
+}
+
+TEST(DeviceCsr, TransposeBuiltDirectlyEqualsTheTransposedHostMatrix) {
+  const std::vector<HostCsr> matrices{awkward_matrix(300, 1000, 5), awkward_matrix(70001, 30, 6),
+                                      dense_columns(5000, 200, 7)};
+  for (const int segments : {-1, 2}) {
+    force_row_segments(segments);
+    for (const HostCsr& a : matrices) {
+      for (const int lanes : {1, 4}) {
+        SCOPED_TRACE(std::to_string(a.rows) + " x " + std::to_string(a.columns) + ", " + std::to_string(lanes) +
+                     " lanes, segments " + std::to_string(segments));
+        expect_same_device_matrix(DeviceCsr<float>::transpose_of(a, "t", lanes),
+                                  DeviceCsr<float>::scheduled(transpose(a), "t", lanes));
+        expect_same_device_matrix(DeviceCsr<double>::transpose_of(a, "t", lanes),
+                                  DeviceCsr<double>::scheduled(transpose(a), "t", lanes));
+      }
+    }
+  }
+  force_row_segments(0);
+  ASSERT_TRUE(DeviceCsr<float>::transpose_of(matrices[2], "t", 1).wide.extent(0) == 0);  // narrow: 5000 rows of A
+  ASSERT_TRUE(DeviceCsr<float>::transpose_of(matrices[1], "t", 1).narrow.extent(0) == 0);  // wide: 70001
+}
+
 }  // namespace
 }  // namespace trident::ridge
