@@ -164,6 +164,7 @@ class KnnStudy : public PreparedStudy {
     context_.timers.add("knn.search", r.stats.search_seconds);
     if (signal == 0) {
       r.neighbours = std::move(rows_.neighbours);
+      auto timer = context_.timers.scope("knn.output");
       write_result(settings_, r, context_.comm, output);
       return;
     }
@@ -175,7 +176,10 @@ class KnnStudy : public PreparedStudy {
     }
     log::info(context_.comm, "knn: checkpoint written to " + checkpoint_path_);
     r.neighbours = std::move(rows_.neighbours);
-    write_result(settings_, r, context_.comm, output, rows_.done);
+    {
+      auto timer = context_.timers.scope("knn.output");
+      write_result(settings_, r, context_.comm, output, rows_.done);
+    }
     throw StudyStopped(std::string("knn: stopped by ") + signals::name(signal) + " after " + figure(done, "%.0f") +
                            " of " + std::to_string(r.n_observations) + " observations; checkpoint " +
                            checkpoint_path_ + " written; resume with --restart " + checkpoint_path_,
