@@ -14,6 +14,7 @@ namespace {
 
 constexpr std::int64_t kFirstRound = 65536;  // observations of the first round when batches are sized by memory
 constexpr double kRoundSeconds = 2.0;        // target length of later rounds: how long a stop may wait
+constexpr double kReorderShare = 0.01;       // share of a round searched again past which the rest is reordered
 
 void add(SearchStats& total, const SearchStats& s) {
   total.batches += s.batches;
@@ -41,10 +42,54 @@ std::int64_t next_round(std::int64_t last, std::int64_t searched, double seconds
   return std::max<std::int64_t>(unit, capped / unit * unit);
 }
 
+// A unit vector's place along a Morton (Z-order) curve through the cube around the sphere,
+// 21 bits per axis (about 3 m): points near each other on the sphere are mostly near each
+// other on the curve, so consecutive rows in this order cover one place.
+std::uint64_t morton_key(const Vec4<double>& v) {
+  const auto spread = [](std::uint64_t x) {  // bit i of 21 to bit 3i
+    x &= 0x1fffff;
+    x = (x | x << 32) & 0x1f00000000ffffULL;
+    x = (x | x << 16) & 0x1f0000ff0000ffULL;
+    x = (x | x << 8) & 0x100f00f00f00f00fULL;
+    x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
+    x = (x | x << 2) & 0x1249249249249249ULL;
+    return x;
+  };
+  const auto cell = [](double c) {
+    return static_cast<std::uint64_t>(std::min(std::max((c + 1.0) * 0.5, 0.0), 1.0) * 2097151.0);
+  };
+  return spread(cell(v.x)) | spread(cell(v.y)) << 1 | spread(cell(v.z)) << 2;
+}
+
+// Orders rows[from..] by the top 32 bits of their observations' Morton keys (cells of
+// about 12 km: a chunk of one place is compact enough for the screen), keeping the rows'
+// order within a cell, so the order is the same on every run. A stable radix sort in two
+// passes of 16 bits: at 2^24 rows a fraction of a comparison sort's time.
+void order_by_place(const Vec4<double>* observations, std::vector<std::int64_t>& rows, std::size_t from) {
+  const std::size_t n = rows.size() - from;
+  std::vector<std::uint32_t> keys(n), keys_out(n);
+  std::vector<std::int64_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::uint32_t>(morton_key(observations[rows[from + i]]) >> 31);
+  std::int64_t* in_rows = rows.data() + from;
+  for (const int shift : {0, 16}) {
+    std::vector<std::size_t> start(65537, 0);
+    for (std::size_t i = 0; i < n; ++i) ++start[((keys[i] >> shift) & 0xffff) + 1];
+    for (std::size_t b = 0; b < 65536; ++b) start[b + 1] += start[b];
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t slot = start[(keys[i] >> shift) & 0xffff]++;
+      keys_out[slot] = keys[i];
+      out[slot] = in_rows[i];
+    }
+    keys.swap(keys_out);
+    std::copy(out.begin(), out.end(), in_rows);
+  }
+}
+
 }  // namespace
 
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
-                     const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchStats& stats) {
+                     const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchStats& stats) {
+  SearchOptions options = given;
   const std::size_t k = static_cast<std::size_t>(options.k);
   std::vector<std::int64_t> todo;
   for (std::int64_t i = 0; i < rows.count; ++i)
@@ -88,6 +133,17 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
       add(stats, s);
       for (std::int64_t o = 0; o < n; ++o) rows.done[static_cast<std::size_t>(todo[next + static_cast<std::size_t>(o)])] = 1;
       next += static_cast<std::size_t>(n);
+      // Many rows searched again: the batches' chunks mix far-apart places (two cities, a
+      // city and the globe), and the float32 screen around a chunk's centre cannot resolve
+      // neighbours within each place. The rows left are searched in the order of their
+      // places from then on, so that a chunk covers one place (a row's answer does not
+      // depend on its batch; the rows then take the staged path). Once per search.
+      if (stats.reordered_rows == 0 && next < todo.size() &&
+          static_cast<double>(s.widened) > kReorderShare * static_cast<double>(n)) {
+        order_by_place(observations, todo, next);
+        stats.reordered_rows = static_cast<std::int64_t>(todo.size() - next);
+        options.ordered_by_place = true;
+      }
     }
     // one agreement per round on every rank: a pending signal anywhere, and work left anywhere
     std::int64_t mine[2] = {signals::pending(), next < todo.size() ? 1 : 0}, agreed[2];

@@ -391,7 +391,8 @@ class Searcher {
   // while each still gets twice the concurrency, so that a rank's smaller batch on 4 ranks
   // (2^22 observations at k = 16: one chunk by the first rule, its 0.021 s of results
   // downloaded after the screen) still overlaps most of its download; 1 when `allowed` is
-  // false or elsewhere (options.chunks forces a count, for the tests).
+  // false or elsewhere but for observations ordered by place (options.chunks forces a
+  // count, for the tests).
   int chunk_count(int n, int per_thread, bool allowed) const {
     if (!allowed) return 1;
     if (options_.chunks > 0) return std::max(1, std::min(options_.chunks, n));
@@ -405,6 +406,9 @@ class Searcher {
     }
 #endif
     (void)per_thread;
+    // Observations in the order of their places: chunks of 16384 (at most 64), so that only
+    // the chunks where one place ends and the next begins mix them.
+    if (options_.ordered_by_place) return std::max(1, std::min(64, n / 16384));
     return 1;
   }
 

@@ -22,6 +22,9 @@ struct SearchOptions {
   bool select_only = false;           // tests: use the any-k (select) screen for every k
   int segments = 0;                   // tests: reference segments per tile (0: enough to fill the device)
   int chunks = 0;                     // tests: pipeline chunks per batch (0: by size, on GPUs only)
+  // the observations come in the order of their places (rounds.hpp): on host back ends a
+  // batch is then cut into chunks too, each screened around its own centre
+  bool ordered_by_place = false;
 };
 
 struct SearchStats {
@@ -39,6 +42,9 @@ struct SearchStats {
   // the transfers still running after the last kernel
   std::int64_t pipelined_chunks = 0;
   double setup_seconds = 0.0;  // the references' device copies and the search's setup
+  // rows a search in rounds put in the order of their places after a round searched many
+  // again (rounds.hpp)
+  std::int64_t reordered_rows = 0;
 };
 
 // Row-major observations x k: reference indices (0-based, as given) and distances.

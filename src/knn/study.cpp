@@ -218,7 +218,11 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   log::info(comm, "knn: search " + figure(slowest, "%.4f") + " s (slowest rank), " +
                       figure(pairs / slowest, "%.4g") + " pairs/s, " + figure(widened, "%.0f") +
                       " observations needed a longer list, " + std::to_string(r.stats.tiles) +
-                      " reference tile(s), " + std::to_string(r.stats.batches) + " batch(es) on rank 0");
+                      " reference tile(s), " + std::to_string(r.stats.batches) + " batch(es) on rank 0" +
+                      (r.stats.reordered_rows > 0
+                           ? ", where a round searched over 1 % again and the " +
+                                 std::to_string(r.stats.reordered_rows) + " rows left were ordered by place"
+                           : std::string()));
   log::info(comm, "knn: rank 0 search parts: upload " + figure(r.stats.upload_seconds, "%.4f") +
                       " s, screen " + figure(r.stats.screen_seconds, "%.4f") + " s, settle " +
                       figure(r.stats.settle_seconds, "%.4f") + " s, download " +
@@ -230,7 +234,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                                  r.stats.widened_seconds - r.stats.setup_seconds, "%.4f") + " s" +
                       (r.stats.pipelined_chunks > 0
                            ? " (" + std::to_string(r.stats.pipelined_chunks) +
-                                 " pipelined chunks: screen includes their upload and settle, download is what "
+                                 " chunks: screen includes their upload and settle, download is what "
                                  "ran past the last kernel)"
                            : std::string()) +
                       (r.stats.screen_seconds > 0  // rank 0 may have had nothing left to search after a restart

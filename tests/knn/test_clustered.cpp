@@ -1,9 +1,15 @@
 // Dense clusters (1 m to 10 km, at a pole, across the dateline, mixed with scattered
 // points) against the brute force, float32 bitwise equal to float64, and float32 screening
-// around each chunk's centre resolving a 100 m cluster without searching again.
+// around each chunk's centre resolving a 100 m cluster without searching again; searches
+// in rounds that order the rows left by place once a round searched many again.
 #include <gtest/gtest.h>
 
+#include <mpi.h>
+
+#include <algorithm>
+
 #include "clusters.hpp"
+#include "knn/rounds.hpp"
 #include "search_cases.hpp"
 
 namespace trident::knn {
@@ -64,6 +70,47 @@ TEST(KnnClustered, HundredMetreClusterIsNotSearchedAgain) {
     dist.push_back(got.distances[i]);
   }
   test::expect_same(test::brute_force(some, refs, 1, kEarth), idx, dist, 1, kEarth);
+}
+
+TEST(KnnClustered, RoundsOrderRowsByPlaceAfterARoundSearchedManyAgain) {
+  // observations alternating between 1 km squares in Paris and Sydney, references in both:
+  // a batch of both has its centre between them, where the float32 screen cannot resolve
+  // neighbours within a square; after the first round (searched again for the most part)
+  // the rows left go by place, each batch in one square
+  const auto paris = test::cluster(6144, 48.85, 2.35, 1000.0, 61), sydney = test::cluster(6144, -33.87, 151.21, 1000.0, 62);
+  std::vector<Point> obs;
+  for (std::size_t i = 0; i < paris.size(); ++i) obs.insert(obs.end(), {paris[i], sydney[i]});
+  const auto refs = test::joined(test::cluster(2048, 48.85, 2.35, 1000.0, 63), test::cluster(2048, -33.87, 151.21, 1000.0, 64));
+  const auto o = vectors(obs), r = vectors(refs);
+  SearchOptions options;
+  options.k = 4;
+  options.radius = kEarth;
+  options.batch_size = 1024;
+  SearchStats plain_stats;
+  const Neighbours plain = nearest(o, r, options, &plain_stats);  // batches of 1024 in the given order
+  ChunkRows rows;
+  rows.count = static_cast<std::int64_t>(obs.size());
+  rows.done.assign(obs.size(), 0);
+  rows.neighbours.indices.assign(obs.size() * 4, -1);
+  rows.neighbours.distances.assign(obs.size() * 4, 0.0);
+  SearchStats stats;
+  ASSERT_EQ(search_in_rounds(o.data(), r, options, rows, MPI_COMM_SELF, stats), 0);
+  EXPECT_GT(plain_stats.widened, static_cast<std::int64_t>(obs.size()) / 4);
+  EXPECT_EQ(stats.reordered_rows, static_cast<std::int64_t>(obs.size()) - 1024);
+  EXPECT_LT(stats.widened, plain_stats.widened / 4) << plain_stats.widened;
+  // the same rows, bitwise, whatever the order; and right
+  EXPECT_EQ(rows.neighbours.indices, plain.indices);
+  EXPECT_EQ(rows.neighbours.distances, plain.distances);
+  EXPECT_EQ(std::count(rows.done.begin(), rows.done.end(), 1), static_cast<std::ptrdiff_t>(obs.size()));
+  std::vector<Point> some;
+  std::vector<std::int64_t> idx;
+  std::vector<double> dist;
+  for (std::size_t i = 0; i < obs.size(); i += 97) {
+    some.push_back(obs[i]);
+    idx.insert(idx.end(), &plain.indices[i * 4], &plain.indices[i * 4] + 4);
+    dist.insert(dist.end(), &plain.distances[i * 4], &plain.distances[i * 4] + 4);
+  }
+  test::expect_same(test::brute_force(some, refs, 4, kEarth), idx, dist, 4, kEarth);
 }
 
 }  // namespace
