@@ -96,10 +96,11 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
     if (!rows.done[static_cast<std::size_t>(i)]) todo.push_back(i);
   const std::int64_t unit = options.batch_size > 0 ? options.batch_size : 1;
   std::int64_t round = options.batch_size > 0 ? options.batch_size : kFirstRound;
-  // rows left over by a restart on another rank layout need not be contiguous: they are
-  // staged here, in the order of `todo`
+  // rows left over by a restart on another rank layout, or ordered by place, need not be
+  // contiguous: they are staged here, in the order of `todo`
   Kokkos::View<Vec4<double>*, PinnedHostSpace> staged;
-  // Contiguous rounds (all of them but after a restart on another rank layout) search
+  // Contiguous rounds (all of them but after a restart on another rank layout or once the
+  // rows are ordered by place) search
   // straight into the rows, page-locked once for the whole search: no result arrays per
   // round and no copy (k = 16 on 2^24 observations is 4.3 GB of rows).
   const PageLock lock_indices(rows.neighbours.indices.data(), rows.neighbours.indices.size() * sizeof(std::int64_t));

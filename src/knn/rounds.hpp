@@ -19,7 +19,9 @@ namespace trident::knn {
 // pending stop signal and on whether any rank has rows left, so every rank makes the
 // same number of rounds. Returns the stop signal the ranks agreed on, or 0 once every
 // rank's rows are done (a signal that arrives during the last round is not acted on).
-// Collective. Stats are summed over rounds.
+// After a round that searched more than 1 % of its rows again, the rows left are searched
+// in the order of their places (stats.reordered_rows). Collective. Stats are summed over
+// rounds.
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
                      const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchStats& stats);
 
