@@ -6,6 +6,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/pinned_host_space.hpp"
 
 #if defined(TRIDENT_HAVE_NCCL)
 #include <nccl.h>
@@ -19,11 +20,7 @@ constexpr bool kDeviceMemoryIsHostMemory =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                Kokkos::DefaultExecutionSpace::memory_space>::accessible;
 
-#if defined(KOKKOS_ENABLE_CUDA)
-using StagingSpace = Kokkos::CudaHostPinnedSpace;
-#else
-using StagingSpace = Kokkos::HostSpace;
-#endif
+using StagingSpace = PinnedHostSpace;
 
 #if defined(TRIDENT_HAVE_NCCL)
 constexpr bool kBuiltWithNccl = true;

@@ -10,7 +10,6 @@
 
 namespace trident::diffusion {
 
-
 // splitmix64's output function: a bijection of 64-bit words that mixes every input bit.
 KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

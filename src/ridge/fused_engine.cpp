@@ -18,17 +18,14 @@
 #include <cmath>
 #include <string>
 
+#include "core/pinned_host_space.hpp"
 #include "ridge/device_csr.hpp"
 #include "ridge/sweep_engine.hpp"
 
 namespace trident::ridge {
 namespace {
 
-#if defined(KOKKOS_ENABLE_CUDA)
-using StatusSpace = Kokkos::CudaHostPinnedSpace;  // the device writes it, the host reads it
-#else
-using StatusSpace = Kokkos::HostSpace;
-#endif
+using StatusSpace = PinnedHostSpace;  // the device writes it, the host reads it
 
 // Iterations queued between looks at the stop flag: each look idles the device for a round
 // trip. 32 against 8 took the tutorial's float32 sweep from 0.1006 to 0.0996 s on an H200;

@@ -1,6 +1,7 @@
 // The Kokkos Kernels engine of the λ sweep: KokkosSparse::spmv with A and A^T (cuSPARSE
 // underneath when Kokkos Kernels was built with it), KokkosBlas, and the λ recurrences on
 // the host, which waits for the device once per iteration.
+#include "core/pinned_host_space.hpp"
 #include "ridge/sweep_engine.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -31,11 +32,7 @@ using Device = Kokkos::Device<ExecSpace, ExecSpace::memory_space>;
 // Where the kernels leave what the host reads each iteration (each λ's ||x||^2, beta^2 and
 // (alpha beta)^2): page-locked host memory on CUDA, which the kernels write directly, so
 // reading it needs no copy once the iteration's one wait is over; plain host memory elsewhere.
-#if defined(KOKKOS_ENABLE_CUDA)
-using ResultSpace = Kokkos::CudaHostPinnedSpace;
-#else
-using ResultSpace = Kokkos::HostSpace;
-#endif
+using ResultSpace = PinnedHostSpace;
 
 // How many λ one launch of the fused update handles; more λ on a rank take more launches.
 constexpr int kBatch = 16;
