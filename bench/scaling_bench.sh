@@ -11,8 +11,8 @@
 # BUILD_DIR/bench/trident_device_limits), the speed-up over one rank in this same call,
 # the parallel efficiency (speed-up / ranks; for weak scaling, time on 1 / time on N),
 # the halo width and transport trident chose, and the whole run's wall time.
-# One function per study (study_diffusion); further studies add their own function and a
-# line at the end.
+# One function per study (study_diffusion, study_knn, study_ridge); SCALING_STUDIES="diffusion
+# knn ridge" (the default) chooses which run, in that order.
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,8p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
@@ -27,8 +27,6 @@ gpu_rank_counts "${RANKS:-}"
 limits=$("$build/bench/trident_device_limits")
 bandwidth=$(awk '/copy_bandwidth_Bps/ {print $2}' <<<"$limits")
 echo "GPUs: ${gpus:-0}; ranks: ${rank_counts[*]}; copy bandwidth $bandwidth B/s; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
-printf '%-22s %5s %10s %10s %8s %8s %6s %5s %-14s %8s\n' \
-  case ranks "us/step" "floor us" ratio speedup eff w transport "run s"
 
 # run_deck NAME RANKS DECK_TEXT: runs trident on the deck; sets seconds (wall), log.
 run_deck() {
@@ -74,6 +72,8 @@ diffusion:
 # against the 1-rank run of the same case in this call.
 study_diffusion() {
   local base n
+  printf '%-22s %5s %10s %10s %8s %8s %6s %5s %-14s %8s\n' \
+    case ranks "us/step" "floor us" ratio speedup eff w transport "run s"
   for spec in "diffusion_2000 2000 2000 20000" "diffusion_8192 8192 8192 2000"; do
     read -r name nx ny steps <<<"$spec"
     base=""
@@ -91,4 +91,40 @@ study_diffusion() {
   done
 }
 
-study_diffusion
+# kNN at 2^24 x 2^14 (the issue's size; SCALING_KNN="OBSERVATIONS REFERENCES" for another), k = 1 and 16, float32, generated points: the
+# search of the slowest rank as trident prints it (transfers, screen, settling, longer
+# lists), against the 1-rank run of this call, and the whole run (start to exit, with the
+# result rows written: 2^24 x k x 16 bytes).
+study_knn() {
+  local k n base deck observations references
+  read -r observations references <<<"${SCALING_KNN:-16777216 16384}"
+  printf '%-22s %5s %10s %8s %6s %8s\n' case ranks "search s" speedup eff "run s"
+  for k in 1 16; do
+    base=""
+    for n in "${rank_counts[@]}"; do
+      deck="knn:
+  k: $k
+  precision: float32
+  observations: {generate: {count: $observations, seed: 1}}
+  references: {generate: {count: $references, seed: 2}}"
+      run_deck "knn_k${k}_$n" "$n" "$deck"
+      local search; search=$(sed -nE 's/.*knn: search ([0-9.eE+-]+) s.*/\1/p' "$log" | head -1)
+      [ -n "$base" ] || base=$search
+      awk -v name="knn_k$k" -v r="$n" -v s="$search" -v base="$base" -v run="$seconds" 'BEGIN {
+        printf "%-22s %5d %10.4f %8.2f %6.2f %8.1f\n", name, r, s, base / s, base / s / r, run }'
+    done
+  done
+}
+
+# Ridge: bench/ridge_scaling.sh on the same rank counts (the tutorial deck and
+# bench/ridge_large.yaml), with this benchmark's launcher.
+study_ridge() {
+  RIDGE_SCALING_RANKS="${rank_counts[*]}" bash "$(dirname "$0")/ridge_scaling.sh" "$trident" "${launcher[@]}" -n
+}
+
+for study in ${SCALING_STUDIES:-diffusion knn ridge}; do
+  case $study in
+    diffusion | knn | ridge) echo "== $study"; "study_$study" ;;
+    *) echo "scaling_bench.sh: SCALING_STUDIES names diffusion, knn and ridge, not '$study'" >&2; exit 2 ;;
+  esac
+done
