@@ -127,6 +127,12 @@ DeviceComm::DeviceComm(MPI_Comm comm, const TransportChoice& choice)
   size_ = mpi::size(comm_);
 #if defined(TRIDENT_HAVE_NCCL)
   if (choice_.transport == Transport::nccl) {
+    // NCCL 2.22 and later connect a collective's channels on its first call, which then
+    // takes from milliseconds to a second inside whatever timer is open; connecting them
+    // in ncclCommInitRank puts that cost in the set-up. A user's own setting stands.
+    // (Point-to-point connections are made on first use whatever this says: the users of
+    // exchange() make one exchange while they set up.)
+    setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0);
     ncclUniqueId id;
     int ok = 1;
     if (rank_ == 0) ok = ncclGetUniqueId(&id) == ncclSuccess;
