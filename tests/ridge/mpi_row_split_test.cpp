@@ -49,9 +49,10 @@ double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs
 
 // Sweeps `lambdas` with the rows of `whole` split at `bounds` (one block per rank of a
 // single group) and compares with one rank holding everything, twice:
-//  - stopped by LSMR's tests (atol = btol = 1e-7, float32 1e-4): residual norms to 1e-10
-//    (float32 1e-5). The iteration where a test stops is decided by rounding at small λ on
-//    these matrices: the two engines on one rank differ by one iteration and 1.3e-9 in ||x||
+//  - stopped by LSMR's tests (atol = btol = 1e-7, float32 1e-4): residual norms to 1e-9
+//    (float32 1e-5): an unconverged iterate carries the rounding of its path (4 ranks on
+//    two H200s, fused float64: 6.3e-10 at λ = 0.7 with the same iteration count). The
+//    iteration where a test stops is decided by rounding at small λ on these matrices: the two engines on one rank differ by one iteration and 1.3e-9 in ||x||
 //    at λ = 0.01, so the iterations are held to within one, ||x|| to 1e-8 (float32 1e-4)
 //    and x to 1e-6 (1e-3).
 //  - run to convergence (no tolerance, 3 x columns iterations): ||x||, ||b - A x|| and x
@@ -78,7 +79,7 @@ void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_
     options.atol = options.btol = converged ? 0.0 : single ? 1e-4 : 1e-7;
     if (converged) options.conlim = 0;
     options.max_iterations = converged ? 3 * whole.a.columns : 400;
-    const double tolerance = reproducible ? (single ? 1e-5 : 1e-10) : (single ? 1e-4 : 1e-7);
+    const double tolerance = reproducible ? (single ? 1e-5 : converged ? 1e-10 : 1e-9) : (single ? 1e-4 : 1e-7);
     const double x_tolerance = converged ? tolerance : single ? 1e-4 : reproducible ? 1e-8 : 1e-7;
     const GatheredSweep spread = sweep_over_ranks(MPI_COMM_WORLD, layout, split, lambdas, options, true);
     const GatheredSweep again = sweep_over_ranks(MPI_COMM_WORLD, layout, split, lambdas, options, true);
