@@ -11,7 +11,8 @@
 # by the run's choice (22.5 M nonzeros is over 2^20 per rank), the large one by
 # ridge.lambda_groups: 1.
 # Per run: the sweep (LSMR iterations of the slowest rank, device fenced), the speed-up and
-# efficiency against the 1-rank run of the same call, the largest rank's bytes of A and A^T
+# efficiency against the 1-rank run of the same call, the time per iteration (sweep over the
+# largest iteration count) and its speed-up, the largest rank's bytes of A and A^T
 # per iteration, the floor (those bytes x the shared iterations / RIDGE_BANDWIDTH_BPS,
 # default 4.2e12 B/s, the H200's measured copy bandwidth) and the ratio time / floor, and
 # the run's layout line (rows per rank, λ groups).
@@ -34,7 +35,7 @@ density=$(awk -v p="$per_row" -v c="$columns" 'BEGIN { printf "%.17g", p / c }')
 sed -e "s/rows: 4000000, columns: 200000, density: 0.0005/rows: $rows, columns: $columns, density: $density/" \
   "$here/ridge_large.yaml" >"$work/ridge_large.yaml"
 
-printf '%-9s %5s %10s %8s %7s %7s %12s %10s %6s\n' deck ranks "sweep s" speedup effic iters "MB/iter/rank" "floor s" ratio
+printf '%-9s %5s %10s %8s %7s %7s %9s %8s %12s %10s %6s\n' deck ranks "sweep s" speedup effic iters "us/iter" "speedup" "MB/iter/rank" "floor s" ratio
 decks=()
 for name in ${RIDGE_SCALING_DECKS:-tutorial large}; do
   case $name in
@@ -60,13 +61,15 @@ for deck in "${decks[@]}"; do
           if ($i == "iteration" && b == "") b = $(i + 1);
         }
         print s, l, b }' <<<"$line")
-    [ -n "$base" ] || base=$seconds
-    awk -v name="$name" -v n="$n" -v s="$seconds" -v base="$base" -v l="$largest" -v b="$bytes" -v bw="$bandwidth" 'BEGIN {
+    [ -n "$base" ] || { base=$seconds; base_iteration=$(awk -v s="$seconds" -v l="$largest" 'BEGIN { print s / l }'); }
+    awk -v name="$name" -v n="$n" -v s="$seconds" -v base="$base" -v bi="$base_iteration" -v l="$largest" -v b="$bytes" -v bw="$bandwidth" 'BEGIN {
         floor = b * l / bw;
-        printf "%-9s %5d %10.4f %7.2fx %6.0f%% %7d %12.1f %10.4f %6.2f\n", name, n, s, base / s, 100 * base / s / n, l, b / 1e6, floor, s / floor }'
+        printf "%-9s %5d %10.4f %7.2fx %6.0f%% %7d %9.1f %7.2fx %12.1f %10.4f %6.2f\n", name, n, s, base / s, 100 * base / s / n, l,
+               s / l * 1e6, bi / (s / l), b / 1e6, floor, s / floor }'
     echo "          layout: $layout"
     cp "$log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true
   done
 done
 echo "bandwidth for the floors: $bandwidth B/s per GPU; speed-up and efficiency against the 1-rank run above"
+echo "us/iter and its speedup: the sweep over its largest iteration count (float32 rounding moves where LSMR stops by a few iterations between rank counts)"
 echo "targets (2 H200s): large >= 1.85x on 2 ranks (>= 3.5x on 4); tutorial >= 1.3x on 2; tutorial on 1 rank <= 0.100 s"
