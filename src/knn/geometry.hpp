@@ -22,6 +22,10 @@ constexpr double kPi = 3.14159265358979323846;
 // sin/cos), so that every backend works from identical float64 vectors.
 Vec4<double> unit_vector(double latitude_deg, double longitude_deg);
 
+// Below this many points per host thread, the threads' start costs more than they save
+// (a unit vector takes 40-75 ns on one core).
+constexpr std::int64_t kUnitVectorsPerThread = 1 << 16;
+
 #if KOKKOS_VERSION >= 40000
 KOKKOS_INLINE_FUNCTION double fused_multiply_add(double a, double b, double c) { return Kokkos::fma(a, b, c); }
 #else

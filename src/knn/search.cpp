@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/host_threads.hpp"
 #include "core/timers.hpp"
 #include "knn/screen_kernels.hpp"
 #include "knn/select_kernels.hpp"
@@ -550,7 +551,11 @@ PageLock::~PageLock() {
 
 std::vector<Vec4<double>> unit_vectors(const std::vector<double>& lat_lon) {
   std::vector<Vec4<double>> v(lat_lon.size() / 2);
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = unit_vector(lat_lon[2 * i], lat_lon[2 * i + 1]);
+  core::host_parallel_ranges(static_cast<std::int64_t>(v.size()), kUnitVectorsPerThread,
+                             [&](std::int64_t begin, std::int64_t end) {
+                               for (std::int64_t i = begin; i < end; ++i)
+                                 v[i] = unit_vector(lat_lon[2 * i], lat_lon[2 * i + 1]);
+                             });
   return v;
 }
 
