@@ -26,6 +26,10 @@ Vec4<double> unit_vector(double latitude_deg, double longitude_deg);
 // (a unit vector takes 40-75 ns on one core).
 constexpr std::int64_t kUnitVectorsPerThread = 1 << 16;
 
+// out[i] = unit_vector of (lat_lon[2i], lat_lon[2i + 1]) for i < count, on the CPUs this
+// process may use (core/host_threads.hpp): the same values as one loop.
+void unit_vectors_into(const double* lat_lon, std::int64_t count, Vec4<double>* out);
+
 #if KOKKOS_VERSION >= 40000
 KOKKOS_INLINE_FUNCTION double fused_multiply_add(double a, double b, double c) { return Kokkos::fma(a, b, c); }
 #else

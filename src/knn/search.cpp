@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "core/host_threads.hpp"
 #include "core/timers.hpp"
 #include "knn/screen_kernels.hpp"
 #include "knn/select_kernels.hpp"
@@ -551,11 +550,7 @@ PageLock::~PageLock() {
 
 std::vector<Vec4<double>> unit_vectors(const std::vector<double>& lat_lon) {
   std::vector<Vec4<double>> v(lat_lon.size() / 2);
-  core::host_parallel_ranges(static_cast<std::int64_t>(v.size()), kUnitVectorsPerThread,
-                             [&](std::int64_t begin, std::int64_t end) {
-                               for (std::int64_t i = begin; i < end; ++i)
-                                 v[i] = unit_vector(lat_lon[2 * i], lat_lon[2 * i + 1]);
-                             });
+  unit_vectors_into(lat_lon.data(), static_cast<std::int64_t>(v.size()), v.data());
   return v;
 }
 

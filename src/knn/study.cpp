@@ -7,7 +7,6 @@
 #include "core/comm.hpp"
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
-#include "core/host_threads.hpp"
 #include "core/log.hpp"
 #include "core/signals.hpp"
 #include "io/output_file.hpp"
@@ -83,11 +82,7 @@ Kokkos::View<Vec4<double>*, PinnedHostSpace> observation_vectors(const ChunkResu
   Kokkos::View<Vec4<double>*, PinnedHostSpace> observations(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::observation_vectors")),
       static_cast<std::size_t>(r.count));
-  const double* lat_lon = r.lat_lon.data();
-  Vec4<double>* out = observations.data();
-  core::host_parallel_ranges(r.count, kUnitVectorsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) out[i] = unit_vector(lat_lon[2 * i], lat_lon[2 * i + 1]);
-  });
+  unit_vectors_into(r.lat_lon.data(), r.count, observations.data());
   return observations;
 }
 
