@@ -100,9 +100,9 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
   // contiguous: they are staged here, in the order of `todo`
   Kokkos::View<Vec4<double>*, PinnedHostSpace> staged;
   // Contiguous rounds (all of them but after a restart on another rank layout or once the
-  // rows are ordered by place) search
-  // straight into the rows, page-locked once for the whole search: no result arrays per
-  // round and no copy (k = 16 on 2^24 observations is 4.3 GB of rows).
+  // rows are ordered by place) search straight into the rows, page-locked once for the
+  // whole search: no result arrays per round and no copy (k = 16 on 2^24 observations is
+  // 4.3 GB of rows).
   const PageLock lock_indices(rows.neighbours.indices.data(), rows.neighbours.indices.size() * sizeof(std::int64_t));
   const PageLock lock_distances(rows.neighbours.distances.data(), rows.neighbours.distances.size() * sizeof(double));
   std::size_t next = 0;
