@@ -1,5 +1,6 @@
 #include "core/device_comm.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -158,6 +159,10 @@ DeviceComm::~DeviceComm() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
+bool DeviceComm::device_to_device() const {
+  return choice_.transport == Transport::nccl || (choice_.transport == Transport::mpi && !kDeviceMemoryIsHostMemory);
+}
+
 char* DeviceComm::staging_send(std::size_t bytes) {
   if (staging_->send.extent(0) < bytes)
     staging_->send = Kokkos::View<char*, StagingSpace>(
@@ -213,17 +218,22 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
     receive_into = reinterpret_cast<T*>(staging_receive(receive_size * sizeof(T)));
   }
   space.fence();  // MPI reads the buffers from the host thread
+  // MPI counts are int: a longer piece travels as several messages, matched in order.
+  constexpr std::size_t kMostPerMessage = std::size_t(1) << 30;
   std::vector<MPI_Request> requests;
-  requests.reserve(sends.size() + receives.size());
   const MPI_Datatype type = mpi::datatype<T>();
-  for (const Piece& p : receives) {
-    requests.emplace_back();
-    MPI_Irecv(receive_into + p.offset, static_cast<int>(p.count), type, p.peer, p.tag, comm_, &requests.back());
-  }
-  for (const Piece& p : sends) {
-    requests.emplace_back();
-    MPI_Isend(send_from + p.offset, static_cast<int>(p.count), type, p.peer, p.tag, comm_, &requests.back());
-  }
+  for (const Piece& p : receives)
+    for (std::size_t at = 0; at < p.count || at == 0; at += kMostPerMessage) {
+      requests.emplace_back();
+      MPI_Irecv(receive_into + p.offset + at, static_cast<int>(std::min(kMostPerMessage, p.count - at)), type,
+                p.peer, p.tag, comm_, &requests.back());
+    }
+  for (const Piece& p : sends)
+    for (std::size_t at = 0; at < p.count || at == 0; at += kMostPerMessage) {
+      requests.emplace_back();
+      MPI_Isend(send_from + p.offset + at, static_cast<int>(std::min(kMostPerMessage, p.count - at)), type,
+                p.peer, p.tag, comm_, &requests.back());
+    }
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   if (staged) {  // only what arrived: the rest of `receive` keeps its contents, as with NCCL
     const auto device = device_view(receive, receive_size);

@@ -55,6 +55,9 @@ class DeviceComm {
   MPI_Comm mpi_comm() const { return comm_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // Whether device buffers travel between devices without a copy through host memory
+  // (NCCL, or an MPI that takes device pointers on a GPU build).
+  bool device_to_device() const;
 
   // One piece of an exchange: `count` numbers at `offset` of the send or receive buffer,
   // to or from `peer` (a rank of this communicator; MPI_PROC_NULL pieces are skipped).

@@ -3,10 +3,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
 #include "core/comm.hpp"
+#include "core/device_memory.hpp"
 #include "core/host_memory.hpp"
 #include "core/log.hpp"
 #include "io/h5_handle.hpp"
@@ -31,6 +33,18 @@ void receive_bytes(void* data, std::uint64_t bytes, int from, MPI_Comm comm) {
              MPI_STATUS_IGNORE);
 }
 
+std::atomic<bool> forced_device_gather{false};
+
+// Places a rows x columns block (row-major, on the device) at (y, x) of a field of width nx.
+template <class T>
+void place_block(const Kokkos::DefaultExecutionSpace& space, const T* block, std::int64_t y, std::int64_t x,
+                 std::int64_t rows, std::int64_t columns, T* field, std::int64_t nx) {
+  Kokkos::parallel_for(
+      "trident::diffusion::place_block",
+      Kokkos::MDRangePolicy<Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(space, {0, 0}, {rows, columns}),
+      KOKKOS_LAMBDA(const std::int64_t j, const std::int64_t i) { field[(y + j) * nx + x + i] = block[j * columns + i]; });
+}
+
 std::string gib(double bytes) {
   char text[32];
   if (bytes >= 1024.0 * 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
@@ -39,6 +53,8 @@ std::string gib(double bytes) {
 }
 
 }  // namespace
+
+void force_device_gather(bool on) { forced_device_gather = on; }
 
 bool frame_due(std::int64_t s, std::int64_t first, std::int64_t last, std::int64_t output_every) {
   return s == first || s == last || (output_every > 0 && s % output_every == 0);
@@ -52,8 +68,9 @@ std::vector<std::uint64_t> frame_chunk(std::uint64_t ny, std::uint64_t nx, std::
 
 template <class T>
 FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings& s, const Decomposition& d,
-                            RunContext& context)
-    : file_(file), settings_(s), d_(d), timers_(context.timers), fields_(s.laplacian ? 2 : 1) {
+                            RunContext& context, core::DeviceComm* device_comm)
+    : file_(file), settings_(s), d_(d), timers_(context.timers), fields_(s.laplacian ? 2 : 1),
+      device_comm_(device_comm) {
   const auto ny = static_cast<std::uint64_t>(s.ny), nx = static_cast<std::uint64_t>(s.nx);
   // One chunk per frame: a frame goes to the file in one write, and a reader takes one
   // frame in one read. Compression (shuffle + deflate) works chunk by chunk.
@@ -110,9 +127,24 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
             ", would take more than half of the host memory available)" + memory;
     }
   }
-  MPI_Bcast(&path, 1, MPI_INT, 0, comm);
+  // Gathering on rank 0's device: only where that spares the copies through host memory
+  // (or the test hook asks for it) and the device has room.
+  const bool may_gather_on_device = path != static_cast<int>(FramePath::by_block) && mpi::size(comm) > 1 &&
+                                    device_comm_ != nullptr &&
+                                    (device_comm_->device_to_device() || forced_device_gather);
+  int on_device = 0;
+  if (root && may_gather_on_device) {
+    on_device = device_gather_fits(frame_bytes);
+    why += on_device ? "; the blocks are gathered on rank 0's device through " +
+                           std::string(core::transport_name(device_comm_->transport())) +
+                           ", one copy to the host a frame"
+                     : "; the blocks go through host memory (rank 0's device has no room for a frame)";
+  }
+  int decided[2] = {path, on_device};
+  MPI_Bcast(decided, 2, MPI_INT, 0, comm);
   log::info(comm, "diffusion: frames: " + why);
-  const auto chosen = static_cast<FramePath>(path);
+  const auto chosen = static_cast<FramePath>(decided[0]);
+  gather_on_device_ = decided[1] != 0;
 
   // Rank 0 learns every rank's block once; it places them in the frame as they arrive.
   const std::int64_t mine[4] = {d_.y().offset, d_.y().size, d_.x().offset, d_.x().size};
@@ -121,7 +153,7 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
     MPI_Gather(mine, 4, MPI_INT64_T, blocks_.data(), 4, MPI_INT64_T, 0, comm);
   }
   const bool own_block_in_place = root && chosen != FramePath::by_block && d_.x().size == settings_.nx;
-  if (!own_block_in_place)
+  if (!own_block_in_place && !gather_on_device_)
     block_ = HostBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::frame_block"),
                         static_cast<std::size_t>(fields_ * d_.y().size * d_.x().size));
   if (root && chosen != FramePath::by_block) {
@@ -129,12 +161,32 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
     frames_buffers_.resize(chosen == FramePath::background ? 2 : 1);
     for (HostBuffer& b : frames_buffers_)
       b = HostBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::frame"), frame_values);
-    std::int64_t widest_narrow_block = 0;
-    for (std::size_t r = 1; 4 * r < blocks_.size(); ++r)
-      if (blocks_[4 * r + 3] != settings_.nx) widest_narrow_block = std::max(widest_narrow_block, blocks_[4 * r + 1] * blocks_[4 * r + 3]);
-    receive_.resize(static_cast<std::size_t>(widest_narrow_block));
+    if (gather_on_device_) {
+      device_frame_ = DeviceBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::device_frame"),
+                                   frame_values);
+      std::int64_t others = 0;  // the other ranks' cells of one field
+      for (std::size_t r = 1; 4 * r < blocks_.size(); ++r) others += blocks_[4 * r + 1] * blocks_[4 * r + 3];
+      if (d_.dims()[0] > 1)
+        incoming_ = DeviceBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::incoming_blocks"),
+                                 static_cast<std::size_t>(others));
+    } else {
+      std::int64_t widest_narrow_block = 0;
+      for (std::size_t r = 1; 4 * r < blocks_.size(); ++r)
+        if (blocks_[4 * r + 3] != settings_.nx)
+          widest_narrow_block = std::max(widest_narrow_block, blocks_[4 * r + 1] * blocks_[4 * r + 3]);
+      receive_.resize(static_cast<std::size_t>(widest_narrow_block));
+    }
   }
   return chosen;
+}
+
+// On rank 0: the frame, and with blocks narrower than the grid one field's incoming blocks,
+// in at most half of the device's free memory.
+template <class T>
+bool FrameWriter<T>::device_gather_fits(double frame_bytes) const {
+  const double need = frame_bytes + (d_.dims()[0] > 1 ? frame_bytes / fields_ : 0.0);
+  const std::int64_t free = device_free_bytes();
+  return free > 0 && need <= 0.5 * static_cast<double>(free);
 }
 
 template <class T>
@@ -184,6 +236,49 @@ void FrameWriter<T>::collect_frame(T* frame, const DeviceBlock& field, const Dev
   }
 }
 
+// The same as collect_frame, through rank 0's device: each field's blocks travel to rank 0
+// in one exchange (into place when blocks span the grid's width, else into incoming_ and
+// placed by a kernel), and rank 0 copies the frame to `frame` once.
+template <class T>
+void FrameWriter<T>::collect_frame_on_device(T* frame, const DeviceBlock& field, const DeviceBlock& laplacian) {
+  using Piece = core::DeviceComm::Piece;
+  const Kokkos::DefaultExecutionSpace space;
+  const std::int64_t nx = settings_.nx, frame_values = settings_.ny * nx;
+  const auto block_values = static_cast<std::size_t>(d_.y().size * d_.x().size);
+  const bool whole_rows = d_.dims()[0] == 1;
+  const DeviceBlock* from[2] = {&field, &laplacian};
+  if (device_comm_->rank() != 0) {
+    for (int f = 0; f < fields_; ++f)
+      device_comm_->exchange<T>(space, from[f]->data(), block_values, {Piece{0, 0, block_values, kBlockTag}},
+                                nullptr, 0, {});
+    space.fence();  // the caller may change the block once append returns
+    return;
+  }
+  for (int f = 0; f < fields_; ++f) {
+    T* field_start = device_frame_.data() + f * frame_values;
+    std::vector<Piece> receives;
+    std::size_t at = 0;
+    for (std::size_t r = 1; 4 * r < blocks_.size(); ++r) {
+      const auto count = static_cast<std::size_t>(blocks_[4 * r + 1] * blocks_[4 * r + 3]);
+      receives.push_back({static_cast<int>(r), whole_rows ? static_cast<std::size_t>(blocks_[4 * r] * nx) : at,
+                          count, kBlockTag});
+      at += count;
+    }
+    T* into = whole_rows ? field_start : incoming_.data();
+    device_comm_->exchange<T>(space, nullptr, 0, {}, into,
+                              whole_rows ? static_cast<std::size_t>(frame_values) : incoming_.extent(0), receives);
+    place_block(space, from[f]->data(), d_.y().offset, d_.x().offset, d_.y().size, d_.x().size, field_start, nx);
+    if (!whole_rows)
+      for (std::size_t r = 1; 4 * r < blocks_.size(); ++r)
+        place_block(space, incoming_.data() + receives[r - 1].offset, blocks_[4 * r], blocks_[4 * r + 2],
+                    blocks_[4 * r + 1], blocks_[4 * r + 3], field_start, nx);
+  }
+  Kokkos::deep_copy(space, Kokkos::View<T*, PinnedHostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               frame, device_frame_.extent(0)),
+                    device_frame_);
+  space.fence();
+}
+
 // On rank 0, which holds the file: one write per dataset. Calls no MPI (the writer thread).
 template <class T>
 void FrameWriter<T>::write_frame_here(const T* frame, std::int64_t step, std::uint64_t index) {
@@ -211,7 +306,10 @@ void FrameWriter<T>::append(std::int64_t step, const DeviceBlock& field, const D
   const bool root = mpi::rank(file_.comm()) == 0;
   // background: this frame fills the buffer that the write before last used (waited for)
   T* frame = root ? frames_buffers_[index % frames_buffers_.size()].data() : nullptr;
-  collect_frame(frame, field, laplacian);
+  if (gather_on_device_)
+    collect_frame_on_device(frame, field, laplacian);
+  else
+    collect_frame(frame, field, laplacian);
   if (path_ == FramePath::background) {
     file_.rethrow_agreed(writer_.wait());  // the previous frame's write
     if (root) writer_.start([this, frame, step, index] { write_frame_here(frame, step, index); });

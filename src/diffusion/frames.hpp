@@ -14,14 +14,20 @@
 // - by_block: each rank's block from its page-locked buffer through OutputFile::write_slab
 //   (parallel HDF5: one collective MPI-IO write per dataset, from the thread that does all
 //   MPI; or gathered block by block when rank 0 has no room for a frame).
-// The buffers are allocated once. Every frame's values are the device's bits, so all
-// three write the same file contents.
+// For the two whole-frame paths on several ranks, the frame is gathered on rank 0's device
+// when the halos' communicator moves device memory directly (NCCL, a GPU-aware MPI) and
+// rank 0's device has room: the blocks travel GPU to GPU and rank 0 copies the whole frame
+// to the host once, as one rank does. Otherwise every rank copies its block to the host
+// and sends it by MPI (through host memory: on two H200s this held the output to 0.71-0.76
+// of the disk's rate). The buffers are allocated once. Every frame's values are the
+// device's bits, so all paths write the same file contents.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/device_comm.hpp"
 #include "core/pinned_host_space.hpp"
 #include "core/run_context.hpp"
 #include "deck/diffusion_settings.hpp"
@@ -47,8 +53,10 @@ class FrameWriter {
  public:
   using DeviceBlock = Kokkos::View<T**, Kokkos::LayoutRight>;
 
+  // `device_comm`: the halos' communicator over d.cart() (null on one rank), through which
+  // frames may be gathered on rank 0's device. Collective.
   FrameWriter(io::OutputFile& file, const deck::DiffusionSettings& settings, const Decomposition& d,
-              RunContext& context);
+              RunContext& context, core::DeviceComm* device_comm = nullptr);
   // Waits for a write in flight; its failure is not reported (call finish() for that).
   ~FrameWriter() = default;
   FrameWriter(const FrameWriter&) = delete;
@@ -63,14 +71,19 @@ class FrameWriter {
   void finish();
   std::int64_t frames() const { return frames_; }
   FramePath path() const { return path_; }
+  bool gathers_on_device() const { return gather_on_device_; }
 
  private:
   using HostBuffer = Kokkos::View<T*, PinnedHostSpace>;
   using HostBlock = Kokkos::View<T**, Kokkos::LayoutRight, PinnedHostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
+  using DeviceBuffer = Kokkos::View<T*>;
+
   FramePath choose_path(RunContext& context);
+  bool device_gather_fits(double frame_bytes) const;
   void copy_out(const DeviceBlock& from, T* to, std::int64_t rows, std::int64_t columns);
   void collect_frame(T* frame, const DeviceBlock& field, const DeviceBlock& laplacian);
+  void collect_frame_on_device(T* frame, const DeviceBlock& field, const DeviceBlock& laplacian);
   void write_frame_here(const T* frame, std::int64_t step, std::uint64_t index);
   void append_by_block(std::int64_t step, const DeviceBlock& field, const DeviceBlock& laplacian);
 
@@ -84,9 +97,18 @@ class FrameWriter {
   HostBuffer block_;                  // this rank's blocks (field, then Laplacian)
   std::vector<HostBuffer> frames_buffers_;  // rank 0, whole-frame paths: 1 or 2 frames
   std::vector<T> receive_;                  // rank 0: a narrower block received before placing
+  core::DeviceComm* device_comm_;
+  bool gather_on_device_ = false;
+  DeviceBuffer device_frame_;  // rank 0, gathered on the device: the frame (field, then Laplacian)
+  DeviceBuffer incoming_;      // rank 0, blocks narrower than the grid: one field's blocks before placing
   std::int64_t frames_ = 0;
   double write_seconds_added_ = 0;
   io::BackgroundWriter writer_;  // last: joined before the buffers go
 };
+
+// Test hook (not a deck key): gather frames on the device whenever there are several
+// ranks and a whole-frame path, also where the communicator goes through host memory (the
+// CPU build), so that CI runs that path. Off by default.
+void force_device_gather(bool on);
 
 }  // namespace trident::diffusion

@@ -31,6 +31,8 @@ class Stepper {
   Box interior() const { return interior_; }
   // How halos travel, for the run log.
   std::string describe() const;
+  // The halos' communicator (the frames use it too); null when the block is alone.
+  core::DeviceComm* comm() const { return comm_.get(); }
 
   // One step, queued on the default instance: `next` <- `u` - c L(u) on the block (and L(u)
   // into `laplacian` when kept); then the caller swaps `u` and `next`.

@@ -104,7 +104,7 @@ class Solver : public PreparedStudy {
 
   void run(io::OutputFile& output) override {
     const std::int64_t first = first_;
-    FrameWriter<T> frames(output, s_, d_, ctx_);
+    FrameWriter<T> frames(output, s_, d_, ctx_, stepper_.comm());
     Progress progress(ctx_.comm, "diffusion", first, s_.steps, ctx_.progress_seconds);
     std::int64_t interval = 1, next_check = first;
     double last_check_time = wall_seconds();

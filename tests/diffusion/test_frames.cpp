@@ -1,5 +1,6 @@
 // The frame output paths (background thread with two buffers, one whole-frame buffer,
-// block by block; gathered and parallel HDF5; compressed or not) write every frame's bits
+// block by block; gathered through host memory or on rank 0's device; gathered and
+// parallel HDF5; compressed or not) write every frame's bits
 // as the device holds them, on any rank count and uneven blocks. The values are bit
 // patterns of every kind (NaNs with payloads, infinities, subnormals, -0), so any
 // conversion, misplaced block or stale buffer shows.
@@ -10,6 +11,7 @@
 #include <tuple>
 
 #include "core/comm.hpp"
+#include "core/device_comm.hpp"
 #include "core/error.hpp"
 #include "core/run_context.hpp"
 #include "diffusion/decomposition.hpp"
@@ -60,6 +62,13 @@ struct Case {
   int compression;
   FramePath expected;    // with a plain file (gathered, or one rank); a parallel file goes by block
   bool rows = false;     // blocks of whole rows (ranks {1, n}): received straight into place
+  bool on_device = false;  // gathered on rank 0's device (forced: the CPU build goes through host memory)
+};
+
+// Forces the device gather for the writers made in its scope (force_device_gather).
+struct ForcedDeviceGather {
+  explicit ForcedDeviceGather(bool on) { diffusion::force_device_gather(on); }
+  ~ForcedDeviceGather() { diffusion::force_device_gather(false); }
 };
 
 class MpiFramePaths : public testing::TestWithParam<Case> {};
@@ -83,9 +92,13 @@ TEST_P(MpiFramePaths, EveryFrameHoldsTheDevicesBits) {
   const std::string path = folder + "/frames.h5";
   const std::vector<std::int64_t> steps{0, 7, 8, 30};
   {
+    const ForcedDeviceGather forced(c.on_device);
+    core::DeviceComm device_comm(d.cart(), core::mpi_transport());
     io::OutputFile output(comm, path, true, c.mode);
-    diffusion::FrameWriter<float> frames(output, s, d, context);
+    diffusion::FrameWriter<float> frames(output, s, d, context, &device_comm);
     EXPECT_EQ(frames.path(), output.parallel() ? FramePath::by_block : c.expected);
+    const bool whole_frame = !output.parallel() && c.expected != FramePath::by_block;
+    EXPECT_EQ(frames.gathers_on_device(), c.on_device && whole_frame && mpi::size(comm) > 1);
     Kokkos::View<float**, Kokkos::LayoutRight> u("u", rows, columns), l("l", rows, columns);
     auto uh = Kokkos::create_mirror_view(u), lh = Kokkos::create_mirror_view(l);
     for (int f = 0; f < static_cast<int>(steps.size()); ++f) {
@@ -132,6 +145,11 @@ INSTANTIATE_TEST_SUITE_P(
     Paths, MpiFramePaths,
     testing::Values(Case{"background", io::Mode::gathered, 0, 0, FramePath::background},
                     Case{"background_rows", io::Mode::gathered, 0, 0, FramePath::background, true},
+                    Case{"background_on_device", io::Mode::gathered, 0, 0, FramePath::background, false, true},
+                    Case{"background_rows_on_device", io::Mode::gathered, 0, 0, FramePath::background, true, true},
+                    Case{"whole_frame_on_device", io::Mode::gathered, 3, 0, FramePath::whole_frame, false, true},
+                    Case{"by_block_not_on_device", io::Mode::gathered, 1, 0, FramePath::by_block, false, true},
+                    Case{"automatic_on_device", io::Mode::automatic, 0, 0, FramePath::background, false, true},
                     Case{"whole_frame", io::Mode::gathered, 3, 0, FramePath::whole_frame},
                     Case{"whole_frame_rows", io::Mode::gathered, 3, 0, FramePath::whole_frame, true},
                     Case{"by_block_gathered", io::Mode::gathered, 1, 0, FramePath::by_block},
