@@ -1,7 +1,11 @@
 #include "ridge/row_schedule.hpp"
 
+#include "core/error.hpp"
+
 #include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <cstdlib>
 #include <cstdio>
 
 namespace trident::ridge {
@@ -24,6 +28,20 @@ constexpr std::int64_t kMostSegmentsPerRow = 4096;
 
 void force_row_segments(int packs) { forced_segments = packs; }
 int forced_row_segments() { return forced_segments; }
+
+int requested_row_segments() {
+  if (forced_segments != 0) return forced_segments;
+  const char* value = std::getenv("TRIDENT_RIDGE_ROW_SEGMENTS");
+  const std::string text = value == nullptr ? "" : value;
+  if (text.empty() || text == "auto") return 0;
+  if (text == "off") return -1;
+  int packs = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), packs);
+  if (error != std::errc() || end != text.data() + text.size() || packs <= 0)
+    throw InputError("TRIDENT_RIDGE_ROW_SEGMENTS: expected auto, off or a segment length in packs (a positive "
+                     "integer), got '" + text + "'");
+  return packs;
+}
 
 std::string RowSchedule::describe() const {
   char text[256];
@@ -51,7 +69,7 @@ RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int 
   s.mean_packs = s.rows > 0 ? static_cast<double>(total) / static_cast<double>(s.rows) : 0.0;
   while (s.lanes < max_lanes && s.lanes < s.mean_packs) s.lanes *= 2;
 
-  const int forced = forced_row_segments();
+  const int forced = requested_row_segments();
   std::int64_t segment = 0;
   if (forced > 0) {
     segment = forced;

@@ -48,5 +48,9 @@ void cut_segments(const std::vector<std::int64_t>& row_packs, int segment_packs,
 // default); -1: never split; n > 0: segments of n packs whenever a row is longer.
 void force_row_segments(int packs);
 int forced_row_segments();
+// The segment length asked for: the test hook's when set, else the environment's
+// TRIDENT_RIDGE_ROW_SEGMENTS (auto: 0, off: -1, or n packs), for comparing schedules on a
+// matrix without rebuilding. A bad value is an InputError naming the variable.
+int requested_row_segments();
 
 }  // namespace trident::ridge

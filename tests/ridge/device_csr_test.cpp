@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "ridge/csr.hpp"
 #include "ridge/device_csr.hpp"
 
@@ -186,6 +188,30 @@ TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
   force_row_segments(-1);
   EXPECT_FALSE(choose_row_schedule(skewed, 16).split());
   force_row_segments(0);
+  EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
+
+  // The environment's choice, below the test hook's.
+  setenv("TRIDENT_RIDGE_ROW_SEGMENTS", "off", 1);
+  EXPECT_FALSE(choose_row_schedule(skewed, 16).split());
+  setenv("TRIDENT_RIDGE_ROW_SEGMENTS", "3", 1);
+  EXPECT_EQ(choose_row_schedule(even, 16).segment_packs, 3);
+  force_row_segments(-1);
+  EXPECT_FALSE(choose_row_schedule(even, 16).split());
+  force_row_segments(0);
+  setenv("TRIDENT_RIDGE_ROW_SEGMENTS", "auto", 1);
+  EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
+  for (const char* bad : {"0", "-2", "12x", "many"}) {
+    setenv("TRIDENT_RIDGE_ROW_SEGMENTS", bad, 1);
+    try {
+      choose_row_schedule(skewed, 16);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "TRIDENT_RIDGE_ROW_SEGMENTS: expected auto, off or a segment length in packs (a positive integer), "
+                "got '" + std::string(bad) + "'");
+    }
+  }
+  unsetenv("TRIDENT_RIDGE_ROW_SEGMENTS");
   EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
 }
 
