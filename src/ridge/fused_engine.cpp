@@ -81,31 +81,39 @@ struct NextW {
   }
 };
 
-// Row finish of A_i^T u_i on one rank of several: stores this rank's share of w into the
-// all-reduce's buffer; the norm waits for the sum (ReducedW).
-template <class S>
+// Row finish of A_i^T u_i on one rank of several: stores this rank's share of w, in double,
+// into the all-reduce's buffer, and (row 0) this rank's ||u_i||^2 into the buffer's tail;
+// the norm waits for the sum (ReducedW). Summed in double, w is rounded to S once, as on
+// one rank: float32 shares rounded and summed again made the tutorial's sweep stop 6 %
+// later on 2 ranks (968 iterations against 915).
 struct StoreShare {
-  Vector<S> buffer;
+  Kokkos::View<double*, RidgeDevice> buffer;
+  Kokkos::View<const double, RidgeDevice> beta2_share;
+  int columns;
   KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
-    buffer(row) = static_cast<S>(product);
+    buffer(row) = product;
+    if (row == 0) buffer(columns) = beta2_share();
     return 0;
   }
 };
 
 // After the all-reduce: beta^2 = ||u||^2 from the buffer's tail (stored for the
-// recurrences), and the sum of (w - beta^2 v)^2 over the summed w = the buffer's head, as
-// NextW gives it on one rank.
+// recurrences), w = the buffer's head rounded to S, and the sum of (w - beta^2 v)^2, as
+// NextW gives them on one rank.
 template <class S>
 struct ReducedW {
-  Vector<S> buffer, v;
+  Kokkos::View<const double*, RidgeDevice> buffer;
+  Vector<S> w, v;
   Kokkos::View<double, RidgeDevice> beta2;
   int columns;
   const int* skip;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
     if (skip && *skip) return;
-    const double b2 = norm_from_tail(buffer.data(), columns);
+    const double b2 = buffer(columns);
     if (i == 0) beta2() = b2;
-    const double d = static_cast<double>(buffer(i)) - b2 * static_cast<double>(v(i));
+    const S wi = static_cast<S>(buffer(i));
+    w(i) = wi;
+    const double d = static_cast<double>(wi) - b2 * static_cast<double>(v(i));
     sum += d * d;
   }
 };
@@ -276,7 +284,7 @@ class FusedEngine final : public SweepSolver::Engine {
         a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)))),
         at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)))) {
     if (rows_comm_ != nullptr)
-      buffer_ = Vector<S>("trident::ridge::reduced", static_cast<std::size_t>(columns_) + kNormTail<S>);
+      buffer_ = Kokkos::View<double*, RidgeDevice>("trident::ridge::reduced", static_cast<std::size_t>(columns_) + 1);
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
     b64_ = Kokkos::View<double*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b64"), rows_);
@@ -303,32 +311,33 @@ class FusedEngine final : public SweepSolver::Engine {
              const IterationHook& on_iteration, SweepOutcome& out) override;
 
  private:
-  // Queues w <- A^T u summed over the row ranks, beta^2 <- ||u||^2 (this rank's share in
-  // beta2_share) likewise, and (alpha beta)^2 <- ||w - beta^2 v||^2 into alpha_beta2.
-  void queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Kokkos::View<double, RidgeDevice>& beta2_share,
+  // Queues w <- A^T u summed over the row ranks (in double, then rounded to S), beta^2 <-
+  // ||u||^2 (this rank's share in beta2_share) likewise, and (alpha beta)^2 <- ||w - beta^2 v||^2
+  // into alpha_beta2.
+  void queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
+                       const Kokkos::View<double, RidgeDevice>& beta2_share,
                        const Kokkos::View<double, RidgeDevice>& beta2,
                        const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done);
 
   int rows_, columns_;  // this rank's rows
   core::DeviceComm* rows_comm_;  // null when this rank holds every row
   DeviceCsr<M> a_, at_;
-  Vector<S> buffer_;  // with rows_comm_: the all-reduce's buffer, columns + kNormTail<S>
+  Kokkos::View<double*, RidgeDevice> buffer_;  // with rows_comm_: the all-reduce's buffer, columns + 1 (the tail)
   Vector<S> b_;
   Kokkos::View<double*, RidgeDevice> b64_;
   RowProductScratch<LaneSum<M, S>> products_;
 };
 
 template <class M, class S>
-void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old,
+void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
                                         const Kokkos::View<double, RidgeDevice>& beta2_share,
                                         const Kokkos::View<double, RidgeDevice>& beta2,
                                         const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done) {
-  launch_row_products("trident::ridge::next_w_share", at_, u, StoreShare<S>{buffer_}, products_, alpha_beta2, done);
-  Kokkos::parallel_for("trident::ridge::norm_tail", light(Kokkos::RangePolicy<RidgeExec>(0, 1)),
-                       NormTail<S>{buffer_, beta2_share, columns_, done});
+  launch_row_products("trident::ridge::next_w_share", at_, u, StoreShare{buffer_, beta2_share, columns_}, products_,
+                      alpha_beta2, done);
   rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), buffer_.extent(0));
   Kokkos::parallel_reduce("trident::ridge::next_w_reduced", light(Kokkos::RangePolicy<RidgeExec>(0, columns_)),
-                          ReducedW<S>{buffer_, v_old, beta2, columns_, done}, alpha_beta2);
+                          ReducedW<S>{buffer_, w, v_old, beta2, columns_, done}, alpha_beta2);
 }
 
 template <class M, class S>
@@ -342,8 +351,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   Vector<S> u(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::u"), rows_);
   const Vector<S> v[2] = {Vector<S>("trident::ridge::v0", columns_),
                           Vector<S>("trident::ridge::v1", columns_)};
-  // A^T u before it becomes the next v: with several row ranks, the all-reduce's buffer
-  Vector<S> w = rows_comm_ != nullptr ? Vector<S>(buffer_.data(), columns_) : Vector<S>("trident::ridge::w", columns_);
+  Vector<S> w("trident::ridge::w", columns_);  // A^T u before it becomes the next v
   Kokkos::View<double, RidgeDevice> beta2_share("trident::ridge::beta2_share");  // this rank's ||u_i||^2
   Block<S> h("trident::ridge::h", columns_, count);
   Block<S> hbar("trident::ridge::hbar", columns_, count);
@@ -369,7 +377,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
                           alpha_beta2, done);
     } else {
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share, done);
-      queue_reduced_w(u, v_old, beta2_share, beta2, alpha_beta2, done);
+      queue_reduced_w(u, v_old, w, beta2_share, beta2, alpha_beta2, done);
     }
     Kokkos::parallel_for("trident::ridge::advance_recurrences",
                          light(Kokkos::TeamPolicy<RidgeExec>(1, Kokkos::AUTO)), advance);
@@ -425,7 +433,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       alpha_beta_squared = row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2}, products_);
     } else {  // v is zero: the sum is ||w||^2
       Kokkos::deep_copy(beta2_share, beta_squared);  // any number: the tail is not read here
-      queue_reduced_w(u, v[0], beta2_share, beta2, alpha_beta2, nullptr);
+      queue_reduced_w(u, v[0], w, beta2_share, beta2, alpha_beta2, nullptr);
       Kokkos::deep_copy(alpha_beta_squared, alpha_beta2);
       Kokkos::deep_copy(beta2, beta_squared);
     }

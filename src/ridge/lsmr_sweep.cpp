@@ -75,9 +75,9 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
                                  deck::RidgePrecision precision, std::size_t lambdas_on_rank,
                                  deck::RidgeKernels kernels, bool distributed) {
   const std::int64_t m = matrix_scalar_bytes(precision), s = vector_scalar_bytes(precision);
-  if (distributed)  // the all-reduce's buffer of columns + 2 numbers
+  if (distributed)  // the all-reduce's buffer: columns + 2 numbers (in double for the fused engine)
     return device_bytes_needed(rows, columns, nonzeros, precision, lambdas_on_rank, kernels, false) +
-           (columns + 2) * s;
+           (columns + 2) * 8;
   const std::int64_t offsets = (rows + 1 + columns + 1) * 4;
   const auto lambdas = static_cast<std::int64_t>(lambdas_on_rank);
   if (kernels == deck::RidgeKernels::kokkos_kernels) {

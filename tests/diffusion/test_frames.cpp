@@ -62,7 +62,7 @@ struct Case {
   int compression;
   FramePath expected;    // with a plain file (gathered, or one rank); a parallel file goes by block
   bool rows = false;     // blocks of whole rows (ranks {1, n}): received straight into place
-  bool on_device = false;  // gathered on rank 0's device (forced: the CPU build goes through host memory)
+  bool on_device = false;  // gathered on rank 0's device, forced (chosen anyway where NCCL joins the GPUs)
 };
 
 // Forces the device gather for the writers made in its scope (force_device_gather).
@@ -93,12 +93,14 @@ TEST_P(MpiFramePaths, EveryFrameHoldsTheDevicesBits) {
   const std::vector<std::int64_t> steps{0, 7, 8, 30};
   {
     const ForcedDeviceGather forced(c.on_device);
-    core::DeviceComm device_comm(d.cart(), core::mpi_transport());
+    // NCCL where the ranks drive GPUs of their own (the device gather then needs no forcing)
+    core::DeviceComm device_comm(d.cart(), core::choose_transport(d.cart(), test::this_rank_binding()));
     io::OutputFile output(comm, path, true, c.mode);
     diffusion::FrameWriter<float> frames(output, s, d, context, &device_comm);
     EXPECT_EQ(frames.path(), output.parallel() ? FramePath::by_block : c.expected);
     const bool whole_frame = !output.parallel() && c.expected != FramePath::by_block;
-    EXPECT_EQ(frames.gathers_on_device(), c.on_device && whole_frame && mpi::size(comm) > 1);
+    EXPECT_EQ(frames.gathers_on_device(),
+              (c.on_device || device_comm.device_to_device()) && whole_frame && mpi::size(comm) > 1);
     Kokkos::View<float**, Kokkos::LayoutRight> u("u", rows, columns), l("l", rows, columns);
     auto uh = Kokkos::create_mirror_view(u), lh = Kokkos::create_mirror_view(l);
     for (int f = 0; f < static_cast<int>(steps.size()); ++f) {
