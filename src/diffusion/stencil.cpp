@@ -33,6 +33,12 @@ Tiles tiles(int nx, int ny) {
   return {(nx + kTileColumns - 1) / kTileColumns, (ny + kTileRows - 1) / kTileRows};
 }
 
+// The halo width of `u` around a block-shaped view (interior copy or Laplacian).
+template <class T>
+int halo_of(const Grid<T>& u, const Grid<T>& block) {
+  return static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(block.extent(0))) / 2);
+}
+
 // The one formula, shared by every kernel so that all compute each cell alike.
 template <class T>
 KOKKOS_INLINE_FUNCTION T laplacian_of(T centre, T west, T east, T south, T north) {
@@ -46,6 +52,9 @@ void step(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, co
   if (box.empty()) return;
   const int x0 = box.x0, x1 = box.x1, y0 = box.y0, y1 = box.y1;
   const bool keep = laplacian.extent(0) > 0;
+  // Block cells of the Laplacian: (j - w, i - w) within (ny, nx); others are halo.
+  const int w = keep ? halo_of(u, laplacian) : 0;
+  const auto ny = static_cast<unsigned>(laplacian.extent(0)), nx = static_cast<unsigned>(laplacian.extent(1));
   const Tiles t = tiles(x1 - x0, y1 - y0);
   Kokkos::parallel_for(
       "trident::diffusion::step", t.policy(space), KOKKOS_LAMBDA(const Member& team) {
@@ -73,7 +82,8 @@ void step(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, co
             const T l = laplacian_of(centre[r + 1], west[r], east[r], centre[r], centre[r + 2]);
             const T v = centre[r + 1] - c * l;
             next(j, i) = v;
-            if (keep) laplacian(j, i) = l;
+            if (keep && static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx)
+              laplacian(j - w, i - w) = l;
             // v - v is 0 for finite v and NaN otherwise: a compare per cell, and an
             // atomic only once the field is already lost.
             if (!(v - v == T(0))) (void)Kokkos::atomic_fetch_min(&first_bad(), step_index + 1);
@@ -96,6 +106,8 @@ void step_ring(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
   const std::int64_t bottom = std::int64_t(outer.y1 - inner.y1) * width;
   const int bottom_y = inner.y1, side_y = inner.y0, right_x = inner.x1;
   const bool keep = laplacian.extent(0) > 0;
+  const int w = keep ? halo_of(u, laplacian) : 0;
+  const auto ny = static_cast<unsigned>(laplacian.extent(0)), nx = static_cast<unsigned>(laplacian.extent(1));
   // Strips: rows before `inner` (full width), then the rows beside it (left and right
   // parts), then the rows after it (full width); consecutive k take consecutive columns.
   Kokkos::parallel_for(
@@ -117,7 +129,7 @@ void step_ring(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
         const T l = laplacian_of(u(j, i), u(j, i - 1), u(j, i + 1), u(j - 1, i), u(j + 1, i));
         const T v = u(j, i) - c * l;
         next(j, i) = v;
-        if (keep) laplacian(j, i) = l;
+        if (keep && static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx) laplacian(j - w, i - w) = l;
         if (!(v - v == T(0))) (void)Kokkos::atomic_fetch_min(&first_bad(), step_index + 1);
       });
 }
@@ -125,10 +137,11 @@ void step_ring(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
 template <class T>
 void laplacian_only(const Grid<T>& u, const Grid<T>& laplacian, const Box& box) {
   // Once per run (the final frame): a plain cell-by-cell form, same arithmetic order.
+  const int w = halo_of(u, laplacian);
   Kokkos::parallel_for(
       "trident::diffusion::laplacian",
       Kokkos::MDRangePolicy<Kokkos::Rank<2>>({box.y0, box.x0}, {box.y1, box.x1}), KOKKOS_LAMBDA(const int j, const int i) {
-        laplacian(j, i) = laplacian_of(u(j, i), u(j, i - 1), u(j, i + 1), u(j - 1, i), u(j + 1, i));
+        laplacian(j - w, i - w) = laplacian_of(u(j, i), u(j, i - 1), u(j, i + 1), u(j - 1, i), u(j + 1, i));
       });
 }
 

@@ -50,9 +50,9 @@ template <class T>
 bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, int halo, const RunContext& ctx) {
   mpi::collective(ctx.comm, [&] {
     const std::int64_t ny = d.y().size, nx = d.x().size;
-    // u, u_next and, if kept, L(u) with their halos, and the interior copy
+    // u and u_next with their halos; the interior copy and, if kept, L(u) (block-shaped)
     std::int64_t need = static_cast<std::int64_t>(sizeof(T)) *
-                        ((s.laplacian ? 3 : 2) * (ny + 2 * halo) * (nx + 2 * halo) + (s.laplacian ? 2 : 1) * ny * nx);
+                        (2 * (ny + 2 * halo) * (nx + 2 * halo) + (s.laplacian ? 2 : 1) * ny * nx);
     // where the device is the host, the start field's staging (float64 and T) shares it
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                    Kokkos::DefaultExecutionSpace::memory_space>::accessible)
@@ -84,10 +84,8 @@ class Solver : public PreparedStudy {
         fits_(check_block_fits<T>(s, d_, halo_width_, ctx)),
         u_("trident::diffusion::u", ny_ + 2 * halo_width_, nx_ + 2 * halo_width_),
         next_("trident::diffusion::u_next", ny_ + 2 * halo_width_, nx_ + 2 * halo_width_),
-        laplacian_("trident::diffusion::laplacian", s.laplacian ? ny_ + 2 * halo_width_ : 0,
-                   s.laplacian ? nx_ + 2 * halo_width_ : 0),
+        laplacian_("trident::diffusion::laplacian", s.laplacian ? ny_ : 0, s.laplacian ? nx_ : 0),
         interior_("trident::diffusion::interior", ny_, nx_),
-        laplacian_interior_("trident::diffusion::laplacian_interior", s.laplacian ? ny_ : 0, s.laplacian ? nx_ : 0),
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
         stepper_(d_, ctx.transport, halo_width_) {
@@ -203,9 +201,7 @@ class Solver : public PreparedStudy {
   void write_frame(std::int64_t step, FrameWriter<T>& frames) {
     auto t = ctx_.timers.scope("diffusion.output");
     copy_interior<T>(u_, interior_);
-    // laplacian_ has u_'s halo (the stencil writes it in place); the frame takes the block
-    if (s_.laplacian) copy_interior<T>(laplacian_, laplacian_interior_);
-    frames.append(step, interior_, laplacian_interior_);
+    frames.append(step, interior_, laplacian_);  // L(u) is block-shaped already
   }
 
   void write_final_frame(std::int64_t step, FrameWriter<T>& frames) {
@@ -253,8 +249,9 @@ class Solver : public PreparedStudy {
   std::int64_t ny_, nx_;
   int halo_width_;
   bool fits_;  // checked before the fields below are allocated
-  Grid<T> u_, next_, laplacian_;  // laplacian_ shaped like u_ (halo unused), or empty
-  Kokkos::View<T**, Kokkos::LayoutRight> interior_, laplacian_interior_;  // blocks without halo, for frames
+  Grid<T> u_, next_;
+  Kokkos::View<T**, Kokkos::LayoutRight> laplacian_;  // L(u) on the block (no halo), or empty
+  Kokkos::View<T**, Kokkos::LayoutRight> interior_;   // u's block without halo, for frames
   typename Kokkos::View<T**, Kokkos::LayoutRight>::HostMirror interior_host_;
   Kokkos::View<std::int64_t> first_bad_;
   Stepper<T> stepper_;
