@@ -185,6 +185,10 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
     output.discard();  // every rank failed the same way: leave nothing half-written
     throw;
   }
+  // The studies' device memory and communicators go before the table: freeing them is part
+  // of the run (NCCL's teardown took 0.36 s of a 2.1 s two-GPU run, outside the table).
+  step.emplace(timers, "release");
+  studies.clear();
   step.emplace(timers, "close_output");
   io::write_run_end(output, status, timers);
   output.commit();
