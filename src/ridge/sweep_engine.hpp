@@ -64,10 +64,11 @@ std::unique_ptr<SweepSolver::Engine> make_typed_engine(const Problem& problem,
   }
 }
 
-// The all-reduce of a row-distributed iteration: buffer[0, columns) holds this rank's
-// A_i^T u_i and the tail its ||u_i||^2 (a double scalar on the device), as one number in
-// double vectors and as a float pair (high, low) in float ones, so that the sum keeps
-// about 48 bits. NormTail writes the tail, NormFromTail reads the sum back.
+// The all-reduce of a row-distributed iteration in the kokkos-kernels engine (the fused
+// engine's buffer is double throughout): buffer[0, columns) holds this rank's A_i^T u_i and
+// the tail its ||u_i||^2 (a double scalar on the device), as one number in double vectors
+// and as a float pair (high, low) in float ones, so that the sum keeps about 48 bits.
+// NormTail writes the tail, NormFromTail reads the sum back.
 template <class S>
 constexpr int kNormTail = sizeof(S) == 4 ? 2 : 1;
 
