@@ -164,11 +164,19 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
     if (gather_on_device_) {
       device_frame_ = DeviceBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::device_frame"),
                                    frame_values);
-      std::int64_t others = 0;  // the other ranks' cells of one field
-      for (std::size_t r = 1; 4 * r < blocks_.size(); ++r) others += blocks_[4 * r + 1] * blocks_[4 * r + 3];
-      if (d_.dims()[0] > 1)
+      // Where each other rank's block of a field lands: in place in the field when blocks
+      // span the grid's width, else one after the other in incoming_.
+      const bool whole_rows = d_.dims()[0] == 1;
+      std::size_t at = 0;
+      for (std::size_t r = 1; 4 * r < blocks_.size(); ++r) {
+        const auto count = static_cast<std::size_t>(blocks_[4 * r + 1] * blocks_[4 * r + 3]);
+        const auto in_place = static_cast<std::size_t>(blocks_[4 * r] * settings_.nx);
+        device_receives_.push_back({static_cast<int>(r), whole_rows ? in_place : at, count, kBlockTag});
+        at += count;
+      }
+      if (!whole_rows)
         incoming_ = DeviceBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::incoming_blocks"),
-                                 static_cast<std::size_t>(others));
+                                 at);
     } else {
       std::int64_t widest_narrow_block = 0;
       for (std::size_t r = 1; 4 * r < blocks_.size(); ++r)
@@ -256,21 +264,14 @@ void FrameWriter<T>::collect_frame_on_device(T* frame, const DeviceBlock& field,
   }
   for (int f = 0; f < fields_; ++f) {
     T* field_start = device_frame_.data() + f * frame_values;
-    std::vector<Piece> receives;
-    std::size_t at = 0;
-    for (std::size_t r = 1; 4 * r < blocks_.size(); ++r) {
-      const auto count = static_cast<std::size_t>(blocks_[4 * r + 1] * blocks_[4 * r + 3]);
-      receives.push_back({static_cast<int>(r), whole_rows ? static_cast<std::size_t>(blocks_[4 * r] * nx) : at,
-                          count, kBlockTag});
-      at += count;
-    }
     T* into = whole_rows ? field_start : incoming_.data();
     device_comm_->exchange<T>(space, nullptr, 0, {}, into,
-                              whole_rows ? static_cast<std::size_t>(frame_values) : incoming_.extent(0), receives);
+                              whole_rows ? static_cast<std::size_t>(frame_values) : incoming_.extent(0),
+                              device_receives_);
     place_block(space, from[f]->data(), d_.y().offset, d_.x().offset, d_.y().size, d_.x().size, field_start, nx);
     if (!whole_rows)
       for (std::size_t r = 1; 4 * r < blocks_.size(); ++r)
-        place_block(space, incoming_.data() + receives[r - 1].offset, blocks_[4 * r], blocks_[4 * r + 2],
+        place_block(space, incoming_.data() + device_receives_[r - 1].offset, blocks_[4 * r], blocks_[4 * r + 2],
                     blocks_[4 * r + 1], blocks_[4 * r + 3], field_start, nx);
   }
   Kokkos::deep_copy(space, Kokkos::View<T*, PinnedHostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(

@@ -101,6 +101,7 @@ class FrameWriter {
   bool gather_on_device_ = false;
   DeviceBuffer device_frame_;  // rank 0, gathered on the device: the frame (field, then Laplacian)
   DeviceBuffer incoming_;      // rank 0, blocks narrower than the grid: one field's blocks before placing
+  std::vector<core::DeviceComm::Piece> device_receives_;  // rank 0: each other rank's block of a field
   std::int64_t frames_ = 0;
   double write_seconds_added_ = 0;
   io::BackgroundWriter writer_;  // last: joined before the buffers go
