@@ -49,6 +49,21 @@ int halo_of(const Grid<T>& u, const Grid<T>& block) {
   return static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(block.extent(0))) / 2);
 }
 
+// L(u) into the block-shaped view (empty: not kept): (j, i) of u's grid is (j - w, i - w)
+// there; halo cells, computed in a deep halo, store nothing.
+template <class T>
+struct BlockLaplacian {
+  Grid<T> view;
+  int w;
+  unsigned ny, nx;
+  BlockLaplacian(const Grid<T>& u, const Grid<T>& laplacian)
+      : view(laplacian), w(laplacian.extent(0) > 0 ? halo_of(u, laplacian) : 0),
+        ny(static_cast<unsigned>(laplacian.extent(0))), nx(static_cast<unsigned>(laplacian.extent(1))) {}
+  KOKKOS_INLINE_FUNCTION void store(int j, int i, T l) const {
+    if (static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx) view(j - w, i - w) = l;
+  }
+};
+
 // The one formula, shared by every kernel so that all compute each cell alike.
 template <class T>
 KOKKOS_INLINE_FUNCTION T laplacian_of(T centre, T west, T east, T south, T north) {
@@ -61,10 +76,7 @@ void step(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, co
           std::int64_t step_index, const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
   if (box.empty()) return;
   const int x0 = box.x0, x1 = box.x1, y0 = box.y0, y1 = box.y1;
-  const bool keep = laplacian.extent(0) > 0;
-  // Block cells of the Laplacian: (j - w, i - w) within (ny, nx); others are halo.
-  const int w = keep ? halo_of(u, laplacian) : 0;
-  const auto ny = static_cast<unsigned>(laplacian.extent(0)), nx = static_cast<unsigned>(laplacian.extent(1));
+  const BlockLaplacian<T> l_block(u, laplacian);
   const Tiles t = tiles(x1 - x0, y1 - y0);
   Kokkos::parallel_for(
       "trident::diffusion::step", t.policy<T>(space), KOKKOS_LAMBDA(const Member<T>& team) {
@@ -92,8 +104,7 @@ void step(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, co
             const T l = laplacian_of(centre[r + 1], west[r], east[r], centre[r], centre[r + 2]);
             const T v = centre[r + 1] - c * l;
             next(j, i) = v;
-            if (keep && static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx)
-              laplacian(j - w, i - w) = l;
+            l_block.store(j, i, l);
             // v - v is 0 for finite v and NaN otherwise: a compare per cell, and an
             // atomic only once the field is already lost.
             if (!(v - v == T(0))) (void)Kokkos::atomic_fetch_min(&first_bad(), step_index + 1);
@@ -115,9 +126,7 @@ void step_ring(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
   const std::int64_t sides = std::int64_t(side_rows) * (left + right);
   const std::int64_t bottom = std::int64_t(outer.y1 - inner.y1) * width;
   const int bottom_y = inner.y1, side_y = inner.y0, right_x = inner.x1;
-  const bool keep = laplacian.extent(0) > 0;
-  const int w = keep ? halo_of(u, laplacian) : 0;
-  const auto ny = static_cast<unsigned>(laplacian.extent(0)), nx = static_cast<unsigned>(laplacian.extent(1));
+  const BlockLaplacian<T> l_block(u, laplacian);
   // Strips: rows before `inner` (full width), then the rows beside it (left and right
   // parts), then the rows after it (full width); consecutive k take consecutive columns.
   Kokkos::parallel_for(
@@ -139,7 +148,7 @@ void step_ring(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
         const T l = laplacian_of(u(j, i), u(j, i - 1), u(j, i + 1), u(j - 1, i), u(j + 1, i));
         const T v = u(j, i) - c * l;
         next(j, i) = v;
-        if (keep && static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx) laplacian(j - w, i - w) = l;
+        l_block.store(j, i, l);
         if (!(v - v == T(0))) (void)Kokkos::atomic_fetch_min(&first_bad(), step_index + 1);
       });
 }
