@@ -14,7 +14,7 @@ Vec4<double> unit_vector(double latitude_deg, double longitude_deg) {
 }
 
 void unit_vectors_into(const double* lat_lon, std::int64_t count, Vec4<double>* out) {
-  core::host_parallel_ranges(count, kUnitVectorsPerThread, [&](std::int64_t begin, std::int64_t end) {
+  core::host_parallel_ranges(count, kPointsPerHostThread, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) out[i] = unit_vector(lat_lon[2 * i], lat_lon[2 * i + 1]);
   });
 }

@@ -23,8 +23,8 @@ constexpr double kPi = 3.14159265358979323846;
 Vec4<double> unit_vector(double latitude_deg, double longitude_deg);
 
 // Below this many points per host thread, the threads' start costs more than they save
-// (a unit vector takes 40-75 ns on one core).
-constexpr std::int64_t kUnitVectorsPerThread = 1 << 16;
+// (a unit vector takes 40-75 ns on one core). The loop over generated points uses it too.
+constexpr std::int64_t kPointsPerHostThread = 1 << 16;
 
 // out[i] = unit_vector of (lat_lon[2i], lat_lon[2i + 1]) for i < count, on the CPUs this
 // process may use (core/host_threads.hpp): the same values as one loop.

@@ -53,7 +53,7 @@ std::vector<double> read_points(const deck::PointSource& source, std::int64_t fi
   if (source.kind == "hdf5") return read_hdf5_points(source, first, count);
   std::vector<double> points(static_cast<std::size_t>(2 * count));
   // Each point comes from its own index (counter-based), so threads may take any share.
-  core::host_parallel_ranges(count, kUnitVectorsPerThread, [&](std::int64_t begin, std::int64_t end) {
+  core::host_parallel_ranges(count, kPointsPerHostThread, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) generated_point(source.seed, first + i, points[2 * i], points[2 * i + 1]);
   });
   return points;
