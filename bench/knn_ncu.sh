@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Per-kernel device times of one knn search (GPU machines with Nsight Compute):
 #   bench/knn_ncu.sh TRIDENT OBSERVATIONS REFERENCES K [NCU_METRICS]
+# (KNN_NCU_PRECISION=float64 screens in float64; the default is float32.)
 # Runs the benchmark deck under ncu (no clock control, so the clocks are the ones the
 # benchmark sees) and prints one line per kernel launch: label-ish name, duration, and
 # the other metrics asked for. The warm-up search (256 observations) shows first.
@@ -13,6 +14,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/knn_ncu.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 deck="$work/knn.yaml"
 sed -e "s/OBSERVATIONS/$n_obs/" -e "s/REFERENCES/$n_ref/" -e "s/K$/$k/" \
+    -e "s/precision: float32/precision: ${KNN_NCU_PRECISION:-float32}/" \
     -e "s|knn_bench.h5|$work/out.h5|" "$here/knn_bench.yaml" >"$deck"
 ncu --clock-control none -k regex:parallel_launch --metrics "$metrics" --csv \
     "$trident" run "$deck" >"$work/ncu.csv" 2>"$work/ncu.err" || { cat "$work/ncu.err" "$work/ncu.csv" | tail -20; exit 1; }

@@ -264,7 +264,7 @@ class Searcher {
       ++stats_.batches;
       // chunks: transfers of one overlap the kernels of the next (contiguous batches with
       // resident references only: tiles would be uploaded again for every chunk)
-      const int chunks = chunk_count(n, registers ? observations_per_thread(kc) : 1, contiguous && tiles_ == 1);
+      const int chunks = chunk_count(n, screen_threads(n, kc, registers), contiguous && tiles_ == 1);
       const int per_chunk = (n + chunks - 1) / chunks;
       Transfers transfers(chunks > 1);
       if (chunks > 1) stats_.pipelined_chunks += chunks;
@@ -385,27 +385,45 @@ class Searcher {
   // Observations per thread of the register screen for lists of kc (see screen()).
   static int observations_per_thread(int kc) { return kc <= 4 ? 4 : kc <= 12 ? 2 : 1; }
 
-  // Chunks of a batch of `n` observations, `per_thread` to a thread: on a GPU, as many as
-  // leave each chunk's screen about 8 times the device's concurrency in threads (fewer
-  // would leave the device idle in each chunk's last wave), at most 16; but at least 4
-  // while each still gets twice the concurrency, so that a rank's smaller batch on 4 ranks
-  // (2^22 observations at k = 16: one chunk by the first rule, its 0.021 s of results
-  // downloaded after the screen) still overlaps most of its download; 1 when `allowed` is
-  // false or elsewhere but for observations ordered by place (options.chunks forces a
-  // count, for the tests).
-  int chunk_count(int n, int per_thread, bool allowed) const {
+  // Threads of the screen of n observations with lists of kc: the register screen runs
+  // observations_per_thread(kc) a thread, the any-k screen a lane group of kSelectLanes
+  // threads per select_group_observations(kc) observations.
+  static std::int64_t screen_threads(int n, int kc, bool registers) {
+    if (registers) return (static_cast<std::int64_t>(n) + observations_per_thread(kc) - 1) / observations_per_thread(kc);
+    const int per_group = select_group_observations(kc);
+    return (static_cast<std::int64_t>(n) + per_group - 1) / per_group * kSelectLanes;
+  }
+
+  // Observations per lane group of the any-k screen: on a GPU 4 while their candidate
+  // buffers take at most 12 KiB, else 1 (large k: the buffers would crowd shared memory,
+  // and compaction, not the chords, is then most of the work); 1 on host backends.
+  static int select_group_observations(int kc) {
+    constexpr int V = kSelectLanes;
+    if (V == 1) return 1;
+    const std::size_t per_list = ScratchCandidates<T>::shmem_size(SelectScreen<T, V, 1>::capacity_for(kc));
+    return 4 * per_list <= (12u << 10) ? 4 : 1;
+  }
+
+  // Chunks of a batch of `n` observations whose screen runs `threads` threads: on a GPU,
+  // as many as leave each chunk's screen about 8 times the device's concurrency in threads
+  // (fewer would leave the device idle in each chunk's last wave), at most 16; but at least
+  // 4 while each still gets twice the concurrency, so that a rank's smaller batch on 4
+  // ranks (2^22 observations at k = 16: one chunk by the first rule, its 0.021 s of
+  // results downloaded after the screen) still overlaps most of its download; 1 when
+  // `allowed` is false or elsewhere but for observations ordered by place
+  // (options.chunks forces a count, for the tests).
+  int chunk_count(int n, std::int64_t threads, bool allowed) const {
     if (!allowed) return 1;
     if (options_.chunks > 0) return std::max(1, std::min(options_.chunks, n));
 #if defined(KOKKOS_ENABLE_CUDA)
     if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      const std::int64_t threads = (static_cast<std::int64_t>(n) + per_thread - 1) / per_thread;
       const auto concurrency = static_cast<std::int64_t>(ExecSpace().concurrency());
       const std::int64_t wanted =
           std::max(threads / (8 * concurrency), std::min<std::int64_t>(4, threads / (2 * concurrency)));
       return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(16, wanted)));
     }
 #endif
-    (void)per_thread;
+    (void)threads;
     // Observations in the order of their places: chunks of 16384 (at most 64), so that only
     // the chunks where one place ends and the next begins mix them.
     if (options_.ordered_by_place) return std::max(1, std::min(64, n / 16384));
@@ -448,22 +466,44 @@ class Searcher {
     }
   }
 
-  // The any-k screen: lane groups of kSelectLanes, as many per team as keep the candidate
-  // buffers within 24 KiB of shared memory (at most 8 and at least 1; buffers that do not
-  // fit beside the staged references go to scratch level 1, i.e. global memory).
+  // The any-k screen (select_kernels.hpp), select_group_observations(kc) observations to
+  // a lane group.
   void launch_select(const PointsView<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
                      int first_obs, int n, int offset, int m, int stage, int kc) {
+    if constexpr (kSelectLanes > 1) {  // (host backends: no instance with 4)
+      if (select_group_observations(kc) == 4) {
+        launch_select_with<4>(obs, best, best_index, first_obs, n, offset, m, stage, kc);
+        return;
+      }
+    }
+    launch_select_with<1>(obs, best, best_index, first_obs, n, offset, m, stage, kc);
+  }
+
+  // Lane groups of kSelectLanes with M observations each; on a GPU as many groups per team
+  // (at most 8) as keep the team's shared memory within 80 KiB (several teams per SM); when
+  // fewer than 4 would fit, the buffers go to scratch level 1 (global memory, cached) and
+  // teams have 8 groups, so that a staged block of references serves 8 M observations.
+  template <int M>
+  void launch_select_with(const PointsView<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+                          int first_obs, int n, int offset, int m, int stage, int kc) {
     constexpr int V = kSelectLanes;
-    using Screen = SelectScreen<T, V>;
+    using Screen = SelectScreen<T, V, M>;
     const int capacity = Screen::capacity_for(kc);
-    const std::size_t per_group = ScratchCandidates<T>::shmem_size(capacity);
+    const std::size_t per_group = ScratchCandidates<T>::shmem_size(static_cast<std::size_t>(M) * capacity);
     const std::size_t staged = ScratchPoints<T>::shmem_size(stage);
-    int groups = V == 1 ? 1 : static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(8, (24u << 10) / per_group)));
     Kokkos::TeamPolicy<ExecSpace> probe(1, Kokkos::AUTO);
     const std::size_t level0 = static_cast<std::size_t>(probe.scratch_size_max(0));
-    const int level = staged + groups * per_group + 512 <= level0 ? 0 : 1;
+    int groups = 1, level = staged + per_group + 512 <= level0 ? 0 : 1;
+    if (V > 1) {
+      const std::size_t budget = std::min<std::size_t>(level0, 80u << 10);
+      const std::size_t fit = budget > staged + 512 ? (budget - staged - 512) / per_group : 0;
+      groups = static_cast<int>(std::min<std::size_t>(8, fit));
+      level = groups < 4 ? 1 : 0;
+      if (level == 1) groups = 8;
+    }
     Screen f{obs, tile_screen_, best, best_index, n, m, offset, stage, kc, capacity, first_obs, level};
-    Kokkos::TeamPolicy<ExecSpace> policy((n + groups - 1) / groups, groups * V);
+    const int per_team = groups * M;
+    Kokkos::TeamPolicy<ExecSpace> policy((n + per_team - 1) / per_team, groups * V);
     if (level == 0) {
       policy.set_scratch_size(0, Kokkos::PerTeam(staged + groups * per_group + 256));
     } else {

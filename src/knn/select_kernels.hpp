@@ -4,23 +4,30 @@
 // pairs of every observation with a threshold and a candidate buffer instead of an ordered
 // list, so the cost of a pair is a compare against the threshold whatever Kc is:
 //
-// - One observation per "lane group" of V threads: a warp on CUDA (V = 32), one thread
-//   on host backends (V = 1). The group's lanes take V staged references at a time.
-// - A reference whose S is below the threshold tau is appended to the group's buffer
-//   (team scratch, `capacity` entries); on a GPU the lanes' candidates are placed by a
-//   ballot in lane (= index) order.
-// - When the buffer could overflow at the next step it is compacted to the Kc smallest
-//   by (S, index) and tau becomes the Kc-th value: later references (higher indices) enter
-//   only with S < tau, so an equal S keeps the lower index, as in the register lists.
+// - M observations per "lane group" of V threads: a warp on CUDA (V = 32, M = 4 while
+//   the group's buffers stay small, else 1), one observation per thread on host backends
+//   (V = 1). The group's lanes take V staged references at a time, each lane one reference
+//   and its chords to all M observations: a staged point is read from shared memory once
+//   for M pairs (with M = 1 those reads capped float64 at k = 16 at a quarter of float32).
+// - A reference whose S is below its observation's threshold tau is appended to that
+//   observation's buffer (team scratch, `capacity` entries); on a GPU the lanes'
+//   candidates are placed by a ballot in lane (= index) order. One vote per step skips
+//   the ballots when no lane has a candidate, the common case.
+// - When a buffer could overflow at the next step it is compacted: every entry up to a cut
+//   value t stays, at least Kc of them (so the Kc smallest by (S, index)) and on GPUs at
+//   most Kc + max(V, Kc/4), and tau becomes t: later references (higher indices) enter
+//   only with S < t, so an equal S keeps the lower index, as in the register lists.
 //   A candidate buffer fills only about ln(n / Kc) times per tile on random data.
-// - At the end of the tile the Kc kept entries are sorted by (S, index) into `best`.
+// - At the end of the tile exactly the Kc smallest are kept and sorted by (S, index) into
+//   `best`.
 //
 // Compaction on a GPU: a bisection over the bit patterns of the (non-negative) values
-// finds the Kc-th value t with counting passes (each lane counts capacity / V entries),
-// then a stable pass keeps every S < t and the first of the S = t in buffer order. The
-// buffer holds equal values in index order (the running list arrives sorted by (S, index),
-// appends come in index order, compaction is stable), so that keeps the lowest indices.
-// On host backends (one thread per list) nth_element and sort on (S, index) do the same.
+// finds t with counting passes (each lane counts capacity / V entries; the slack above Kc
+// ends it after a few), then a stable pass keeps every S < t and the S = t in buffer
+// order (only the first ones when too many values equal t). The buffer holds equal values
+// in index order (the running list arrives sorted by (S, index), appends come in index
+// order, compaction is stable), so that keeps the lowest indices. On host backends (one
+// thread per list) nth_element and sort on (S, index) keep exactly Kc.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -84,6 +91,7 @@ struct LaneGroup {
   int lane = 0;
 #if defined(__CUDA_ARCH__)
   KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return __ballot_sync(0xffffffffu, p); }
+  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return __any_sync(0xffffffffu, p); }
   // lanes below this one whose predicate holds
   KOKKOS_FORCEINLINE_FUNCTION int below(unsigned mask) const { return __popc(mask & ((1u << lane) - 1u)); }
   KOKKOS_FORCEINLINE_FUNCTION static int count(unsigned mask) { return __popc(mask); }
@@ -111,6 +119,7 @@ struct LaneGroup {
   }
 #else
   KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return p ? 1u : 0u; }
+  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return p; }
   KOKKOS_FORCEINLINE_FUNCTION int below(unsigned) const { return 0; }
   KOKKOS_FORCEINLINE_FUNCTION static int count(unsigned mask) { return static_cast<int>(mask); }
   KOKKOS_FORCEINLINE_FUNCTION static void sync() {}
@@ -123,8 +132,9 @@ struct LaneGroup {
 #endif
 };
 
-template <class T, int V>
+template <class T, int V, int M>
 struct SelectScreen {
+  static_assert(V > 1 || M == 1, "host backends screen one observation per thread");
   PointsView<T> obs, refs;
   ListValues<T> best;  // in: the running list (sorted, kc entries); out: the new one
   ListIndices best_index;
@@ -132,80 +142,126 @@ struct SelectScreen {
   int first_obs = 0;     // the launch covers list rows [first_obs, first_obs + n_obs)
   int buffer_level = 0;  // team scratch level of the candidate buffers (1 when too large for 0)
 
-  // Buffer entries per list, a multiple of V: on GPUs two lists' worth (so a compaction
-  // frees at least Kc) plus two steps, within shared memory; on host backends (one list
-  // at a time, in cache) four lists' worth, so fewer compactions run.
+  // Buffer entries per list, a multiple of V: on GPUs two lists' worth plus two steps, so
+  // that a compaction (which keeps at most most_kept(kc)) frees at least 3/4 of a list;
+  // on host backends (one list at a time, in cache) four lists' worth, so fewer
+  // compactions run.
   static int capacity_for(int kc) { return V == 1 ? 4 * kc + 2 : (2 * kc + 2 * V + V - 1) / V * V; }
+  // A compaction on a GPU keeps between kc and this many entries (all those up to a cut
+  // value; see compact): a looser cut ends the bisection after a few counting passes.
+  static int most_kept(int kc) { return kc + (kc / 4 > V ? kc / 4 : V); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int ts = team.team_size(), t = team.team_rank();
     const int groups = ts / V, g = t / V;
     LaneGroup lanes;
     lanes.lane = t % V;
-    const int o = first_obs + team.league_rank() * groups + g;
-    const bool valid = o < first_obs + n_obs && g < groups;
+    const int o0 = first_obs + (team.league_rank() * groups + g) * M;
+    const int end = first_obs + n_obs;
     const ScratchPoints<T> shared(team.team_scratch(0), stage);
-    const ScratchCandidates<T> all(team.team_scratch(buffer_level), groups * capacity);
-    Candidate<T>* buffer = all.data() + g * capacity;
+    const ScratchCandidates<T> all(team.team_scratch(buffer_level), groups * M * capacity);
+    Candidate<T>* buffers = all.data() + g * M * capacity;
     const T infinity = Kokkos::Experimental::infinity<T>::value;
-    const Vec4<T> p = valid ? obs(o) : Vec4<T>{0, 0, 0, 0};
-    // the running list, sorted by (S, index); empty slots are (+inf, kNoIndex)
-    int count = 0;
-    T tau = -infinity;  // padding groups never take a candidate
-    if (valid) {
-      for (int i = lanes.lane; i < kc; i += V) buffer[i] = Candidate<T>{best(o, i), best_index(o, i)};
-      count = kc;
-      tau = best(o, kc - 1);
+    // the group's M observations, each with its running list (sorted by (S, index); empty
+    // slots are (+inf, kNoIndex)) in its buffer, its entry count and its threshold
+    Vec4<T> p[M];
+    int count[M];
+    T tau[M];
+    TRIDENT_UNROLL
+    for (int a = 0; a < M; ++a) {
+      const int o = o0 + a;
+      const bool valid = g < groups && o < end;
+      p[a] = valid ? obs(o) : Vec4<T>{0, 0, 0, 0};
+      count[a] = 0;
+      tau[a] = -infinity;  // padding observations never take a candidate
+      if (valid) {
+        Candidate<T>* buffer = buffers + a * capacity;
+        for (int i = lanes.lane; i < kc; i += V) buffer[i] = Candidate<T>{best(o, i), best_index(o, i)};
+        count[a] = kc;
+        tau[a] = best(o, kc - 1);
+      }
     }
     LaneGroup::sync();
     if (V == 1) {
       // host backends: one thread per team, the tile already in cache; staging it in team
       // scratch for a single observation would cost as much as its chords
       for (int j = 0; j < n_refs; ++j) {
-        const T v = squared_chord(p, refs(j));
-        if (v < tau) {
-          buffer[count++] = Candidate<T>{v, ref_offset + j};
-          if (count == capacity) {
-            tau = compact(buffer, count, lanes);
-            count = kc;
+        const T v = squared_chord(p[0], refs(j));
+        if (v < tau[0]) {
+          buffers[count[0]++] = Candidate<T>{v, ref_offset + j};
+          if (count[0] == capacity) count[0] = compact(buffers, count[0], kc, tau[0], lanes);
+        }
+      }
+    }
+    const int most = most_kept(kc);
+    for (int start = 0; V > 1 && start < n_refs; start += stage) {
+      const int m = n_refs - start < stage ? n_refs - start : stage;
+      stage_padded(team, shared, start, m);
+      const int index = ref_offset + start + lanes.lane;
+      for (int j0 = 0; j0 < m; j0 += V) {
+        // each lane one staged reference, its chords to the group's M observations (the
+        // staged point is read once for M pairs); padding references give NaN, never taken
+        const Vec4<T> q = shared(j0 + lanes.lane);
+        T v[M];
+        bool hit = false;
+        TRIDENT_UNROLL
+        for (int a = 0; a < M; ++a) {
+          v[a] = squared_chord(p[a], q);
+          hit = hit | (v[a] < tau[a]);
+        }
+        if (!lanes.any(hit)) continue;
+        TRIDENT_UNROLL
+        for (int a = 0; a < M; ++a) {
+          const bool take = v[a] < tau[a];
+          const unsigned mask = lanes.ballot(take);
+          if (mask == 0u) continue;
+          Candidate<T>* buffer = buffers + a * capacity;
+          if (take) buffer[count[a] + lanes.below(mask)] = Candidate<T>{v[a], index + j0};
+          count[a] += LaneGroup::count(mask);
+          if (count[a] > capacity - V) {
+            LaneGroup::sync();
+            count[a] = compact(buffer, count[a], most, tau[a], lanes);
           }
         }
       }
     }
-    for (int start = 0; V > 1 && start < n_refs; start += stage) {
-      const int m = n_refs - start < stage ? n_refs - start : stage;
-      stage_references(team, shared, refs, start, m);
-      const int index = ref_offset + start;
-      for (int j0 = 0; j0 < m; j0 += V) {
-        const int j = j0 + lanes.lane;
-        const T v = j < m ? squared_chord(p, shared(j)) : infinity;
-        const bool take = v < tau;
-        const unsigned mask = lanes.ballot(take);
-        if (mask == 0u) continue;
-        if (take) buffer[count + lanes.below(mask)] = Candidate<T>{v, index + j};
-        count += LaneGroup::count(mask);
-        if (count > capacity - V) {
-          LaneGroup::sync();
-          tau = compact(buffer, count, lanes);
-          count = kc;
-        }
-      }
-    }
-    if (!valid) return;
     LaneGroup::sync();
-    if (count > kc) compact(buffer, count, lanes);
-    sort_kept(buffer, lanes);
-    for (int i = lanes.lane; i < kc; i += V) {
-      best(o, i) = buffer[i].value;
-      best_index(o, i) = buffer[i].index;
+    TRIDENT_UNROLL
+    for (int a = 0; a < M; ++a) {
+      const int o = o0 + a;
+      if (g >= groups || o >= end) continue;
+      Candidate<T>* buffer = buffers + a * capacity;
+      if (count[a] > kc) compact(buffer, count[a], kc, tau[a], lanes);
+      sort_kept(buffer, lanes);
+      for (int i = lanes.lane; i < kc; i += V) {
+        best(o, i) = buffer[i].value;
+        best_index(o, i) = buffer[i].index;
+      }
     }
   }
 
+  // Stages references [start, start + count) of the tile and pads the stage to a multiple
+  // of V with NaN points (their chords are NaN: no compare takes them, no lane needs a
+  // bounds test).
+  KOKKOS_INLINE_FUNCTION void stage_padded(const TeamMember& team, const ScratchPoints<T>& shared, int start,
+                                           int count) const {
+    team.team_barrier();
+    const int padded = (count + V - 1) / V * V;
+    const T nan = from_bits<T>(~typename ValueBits<T>::type(0) >> 1);  // all exponent and mantissa bits: a NaN
+    for (int j = team.team_rank(); j < padded; j += team.team_size()) {
+      shared(j) = j < count ? refs(start + j) : Vec4<T>{nan, nan, nan, nan};
+    }
+    team.team_barrier();
+  }
+
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  // Keeps the kc smallest of the n entries by (S, index), in buffer order, in [0, kc);
-  // returns the kc-th value (or a value at least as large: a looser threshold only lets
-  // in candidates that the next compaction drops).
-  KOKKOS_INLINE_FUNCTION T compact(Candidate<T>* buffer, int n, const LaneGroup& lanes) const {
+  // Keeps, of the n entries, every one up to a cut value t, between kc and `most` of them
+  // (so among them the kc smallest by (S, index)), in buffer order, in [0, kept); returns
+  // kept, and sets tau to t: a later reference (a higher index) enters only with S < t,
+  // and one with S >= t has at least kc kept entries ahead of it. With most == kc exactly
+  // the kc smallest stay. A bisection over the bit patterns of the (non-negative) values
+  // finds t with counting passes; the slack above kc ends it after a few.
+  KOKKOS_INLINE_FUNCTION int compact(Candidate<T>* buffer, int n, int most, T& tau, const LaneGroup& lanes) const {
     using Bits = typename ValueBits<T>::type;
     Bits lo = ~Bits(0), hi = 0;
     for (int i = lanes.lane; i < n; i += V) {
@@ -215,27 +271,34 @@ struct SelectScreen {
     }
     lo = LaneGroup::min(lo);
     hi = LaneGroup::max(hi);
-    // the smallest t with at least kc values <= t (at most kc when a count hits kc)
+    // invariant: at least kc values <= hi, fewer than kc values < lo
     while (lo < hi) {
       const Bits mid = lo + (hi - lo) / 2;
       int c = 0;
       for (int i = lanes.lane; i < n; i += V) c += to_bits(buffer[i].value) <= mid;
       c = LaneGroup::sum(c);
-      if (c == kc) {
+      if (c >= kc && c <= most) {
         hi = mid;
         break;
       }
-      if (c > kc) {
+      if (c > most) {
         hi = mid;
       } else {
         lo = mid + 1;
       }
     }
     const Bits cut = hi;
-    int under = 0;
-    for (int i = lanes.lane; i < n; i += V) under += to_bits(buffer[i].value) < cut;
+    int under = 0, at = 0;
+    for (int i = lanes.lane; i < n; i += V) {
+      const Bits b = to_bits(buffer[i].value);
+      under += b < cut;
+      at += b == cut;
+    }
     under = LaneGroup::sum(under);
-    const int quota = kc - under;  // entries equal to the cut that stay: the first ones
+    at = LaneGroup::sum(at);
+    // entries equal to the cut that stay: all, unless more than `most` would (many equal
+    // values): then the first ones, the lowest indices, up to kc in all
+    const int quota = under + at <= most ? at : kc - under;
     int written = 0, equal_seen = 0;
     for (int base = 0; base < n; base += V) {
       const int i = base + lanes.lane;
@@ -251,11 +314,12 @@ struct SelectScreen {
       equal_seen += LaneGroup::count(equal_mask);
     }
     LaneGroup::sync();
-    return from_bits<T>(cut);
+    tau = from_bits<T>(cut);
+    return written;
   }
 
   // Sorts entries [0, kc) by (S, index): a bitonic sort over the next power of two
-  // (padded with empty entries, which sort last), the lanes sharing each stage.
+  // (padded with empty entries, which sort last), each stage's pairs shared by the lanes.
   KOKKOS_INLINE_FUNCTION void sort_kept(Candidate<T>* buffer, const LaneGroup& lanes) const {
     int n2 = 1;
     while (n2 < kc) n2 <<= 1;
@@ -264,15 +328,14 @@ struct SelectScreen {
     LaneGroup::sync();
     for (int size = 2; size <= n2; size <<= 1) {
       for (int stride = size / 2; stride > 0; stride >>= 1) {
-        for (int i = lanes.lane; i < n2; i += V) {
-          const int partner = i ^ stride;
-          if (partner > i) {
-            const bool ascending = (i & size) == 0;
-            const Candidate<T> a = buffer[i], b = buffer[partner];
-            if (key_less(b, a) == ascending) {
-              buffer[i] = b;
-              buffer[partner] = a;
-            }
+        for (int pair = lanes.lane; pair < n2 / 2; pair += V) {
+          const int i = 2 * pair - (pair & (stride - 1));  // pair's lower entry: bit `stride` clear
+          const int partner = i + stride;
+          const bool ascending = (i & size) == 0;
+          const Candidate<T> a = buffer[i], b = buffer[partner];
+          if (key_less(b, a) == ascending) {
+            buffer[i] = b;
+            buffer[partner] = a;
           }
         }
         LaneGroup::sync();
@@ -280,9 +343,10 @@ struct SelectScreen {
     }
   }
 #else
-  KOKKOS_INLINE_FUNCTION T compact(Candidate<T>* buffer, int n, const LaneGroup&) const {
+  KOKKOS_INLINE_FUNCTION int compact(Candidate<T>* buffer, int n, int, T& tau, const LaneGroup&) const {
     std::nth_element(buffer, buffer + (kc - 1), buffer + n, KeyLess{});
-    return buffer[kc - 1].value;
+    tau = buffer[kc - 1].value;
+    return kc;
   }
   KOKKOS_INLINE_FUNCTION void sort_kept(Candidate<T>* buffer, const LaneGroup&) const {
     std::sort(buffer, buffer + kc, KeyLess{});
