@@ -149,7 +149,7 @@ struct SelectScreen {
   static int capacity_for(int kc) { return V == 1 ? 4 * kc + 2 : (2 * kc + 2 * V + V - 1) / V * V; }
   // A compaction on a GPU keeps between kc and this many entries (all those up to a cut
   // value; see compact): a looser cut ends the bisection after a few counting passes.
-  static int most_kept(int kc) { return kc + (kc / 4 > V ? kc / 4 : V); }
+  KOKKOS_INLINE_FUNCTION static int most_kept(int kc) { return kc + (kc / 4 > V ? kc / 4 : V); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int ts = team.team_size(), t = team.team_rank();
