@@ -41,21 +41,28 @@ template <class T>
 using ScratchPoints =
     Kokkos::View<Vec4<T>*, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
-// The centre a batch is screened around: screening coordinates are (p - c) rounded, so
-// their error scales with the batch's extent instead of the sphere's (see ScreeningWindow).
-// Any point is valid; a batch inside a cluster wants c near it. Set by FindCentre.
+// Screening coordinates: p - c in float64, rounded to T, and |p - c| (the `offset` that
+// the screening window grows with; see ScreeningWindow).
+template <class T>
+KOKKOS_INLINE_FUNCTION Vec4<T> relative_to(const Vec4<double>& p, const Vec4<double>& c) {
+  return Vec4<T>{static_cast<T>(p.x - c.x), static_cast<T>(p.y - c.y), static_cast<T>(p.z - c.z), T(0)};
+}
+KOKKOS_INLINE_FUNCTION double distance_to(const Vec4<double>& p, const Vec4<double>& c) {
+  const double dx = p.x - c.x, dy = p.y - c.y, dz = p.z - c.z;
+  return kmath::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+// The centre a chunk is screened around on host back ends: screening coordinates are
+// (p - c) rounded, so their error scales with the chunk's extent instead of the sphere's
+// (see ScreeningWindow). Any point is valid; a chunk inside a cluster wants c near it.
+// Set by FindCentre.
 struct Centre {
   Kokkos::View<Vec4<double>, DeviceMemory> point;
 
-  KOKKOS_INLINE_FUNCTION double offset(const Vec4<double>& p) const {
-    const Vec4<double> c = point();
-    const double dx = p.x - c.x, dy = p.y - c.y, dz = p.z - c.z;
-    return kmath::sqrt(dx * dx + dy * dy + dz * dz);
-  }
+  KOKKOS_INLINE_FUNCTION double offset(const Vec4<double>& p) const { return distance_to(p, point()); }
   template <class T>
   KOKKOS_INLINE_FUNCTION Vec4<T> relative(const Vec4<double>& p) const {
-    const Vec4<double> c = point();
-    return Vec4<T>{static_cast<T>(p.x - c.x), static_cast<T>(p.y - c.y), static_cast<T>(p.z - c.z), T(0)};
+    return relative_to<T>(p, point());
   }
 };
 
@@ -109,12 +116,50 @@ KOKKOS_INLINE_FUNCTION T squared_chord(const Vec4<T>& p, const Vec4<T>& q) {
   return dx * dx + dy * dy + dz * dz;
 }
 
+// Where a screen's coordinates come from, in one of two modes:
+// - per chunk (host back ends): the observations' and the tile's coordinates were made
+//   once per chunk, relative to the chunk's centre (`obs`, `refs`); `offset` was written
+//   with them.
+// - per team (GPUs): each team screens around a centre of its own, the float64 vector of
+//   the middle observation of its block, and makes the coordinates itself: its
+//   observations' in registers, the references' as it stages them (3 float64 subtractions
+//   a staged reference, under 1 % of a team's pairs). A team inside one place resolves it
+//   whatever else its chunk holds (a city beside the globe, two cities), where a chunk's
+//   centre between them could not. The screen writes `offset` (first segment only).
+// A centre is any point, so the final answers do not depend on the mode (the screen only
+// chooses what float64 settles); the lists' S do, and every kernel that reads them uses
+// the same centre for an observation: its block's, the same in every tile and segment.
+template <class T>
+struct ScreenFrame {
+  PointsView<T> obs, refs;            // per chunk: batch rows and the tile, made by the host path
+  PointsView<double> obs64, refs64;   // per team: batch rows and the tile in float64
+  Kokkos::View<double*, DeviceMemory> offset;  // |p - c| of each batch row
+  bool per_team = false;
+
+  // The centre of the team whose observations are rows [first, last] (last inclusive).
+  KOKKOS_INLINE_FUNCTION Vec4<double> centre(int first, int last) const {
+    return per_team ? obs64(first + (last - first) / 2) : Vec4<double>{0, 0, 0, 0};
+  }
+  // Row o's screening coordinates; writes its offset when `write_offset`.
+  KOKKOS_INLINE_FUNCTION Vec4<T> observation(int o, const Vec4<double>& c, bool write_offset) const {
+    if (!per_team) return obs(o);
+    const Vec4<double> p = obs64(o);
+    if (write_offset) offset(o) = distance_to(p, c);
+    return relative_to<T>(p, c);
+  }
+  // Tile reference j's screening coordinates.
+  KOKKOS_INLINE_FUNCTION Vec4<T> reference(int j, const Vec4<double>& c) const {
+    return per_team ? relative_to<T>(refs64(j), c) : refs(j);
+  }
+};
+
 // Copies references [start, start + count) of the tile into team scratch memory.
 template <class T>
 KOKKOS_INLINE_FUNCTION void stage_references(const TeamMember& team, const ScratchPoints<T>& shared,
-                                             const PointsView<T>& refs, int start, int count) {
+                                             const ScreenFrame<T>& frame, const Vec4<double>& centre, int start,
+                                             int count) {
   team.team_barrier();
-  for (int j = team.team_rank(); j < count; j += team.team_size()) shared(j) = refs(start + j);
+  for (int j = team.team_rank(); j < count; j += team.team_size()) shared(j) = frame.reference(start + j, centre);
   team.team_barrier();
 }
 
@@ -146,7 +191,7 @@ using ScratchCandidates = Kokkos::View<Candidate<T>*, ExecSpace::scratch_memory_
 // in segment order.
 template <class T, int K, int P, int F>
 struct RegisterScreen {
-  PointsView<T> obs, refs;
+  ScreenFrame<T> frame;
   ListValues<T> best;
   ListIndices best_index;
   int n_obs = 0, n_refs = 0, ref_offset = 0, stage = 0, segments = 1;
@@ -180,6 +225,7 @@ struct RegisterScreen {
     const int buffer_size = F > 0 ? ts * kBufferPerThread : 0;
     const ScratchCandidates<T> buffer(team.team_scratch(0), buffer_size);
     const T infinity = Kokkos::Experimental::infinity<T>::value;
+    const Vec4<double> centre = frame.centre(base, (base + ts * P < end ? base + ts * P : end) - 1);
     Vec4<T> p[P];
     T s[P][K];
     int id[P][K];
@@ -187,7 +233,7 @@ struct RegisterScreen {
     for (int a = 0; a < P; ++a) {
       const int o = base + a * ts + t;
       const bool valid = o < end;
-      p[a] = valid ? obs(o) : Vec4<T>{0, 0, 0, 0};
+      p[a] = valid ? frame.observation(o, centre, segment == 0) : Vec4<T>{0, 0, 0, 0};
       TRIDENT_UNROLL
       for (int i = 0; i < K; ++i) {
         // -inf: a padding slot never inserts; segments after the first start empty
@@ -200,7 +246,7 @@ struct RegisterScreen {
     for (int a = 0; a < P; ++a) count[a] = 0;
     for (int start = first; start < first + length; start += stage) {
       const int m = first + length - start < stage ? first + length - start : stage;
-      stage_references(team, shared, refs, start, m);
+      stage_references(team, shared, frame, centre, start, m);
       const int index = ref_offset + start;  // global index of staged reference 0
       if constexpr (F == 0) {
         int j = 0;

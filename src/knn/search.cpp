@@ -25,13 +25,9 @@ using HostUnmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 // Register-list buckets: list length K and observations per thread P.
 constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32};
 
-// The longest register list worth using for screening precision T: on GPUs float64 lists
-// of 8 entries and more spill to local memory (100 times slower than the any-k screen),
-// so they stop at 4 there.
-template <class T>
-int longest_register_list() {
-  return std::is_same<T, double>::value && kSelectLanes > 1 ? 4 : 32;
-}
+// The longest register list, in both screening precisions (ptxas, CUDA 13 for sm_90: the
+// float64 register screens take 100 to 162 registers a thread and spill nothing).
+constexpr int kLongestRegisterList = 32;
 
 // First-pass list length: k plus a margin of a quarter of k (at least one), rounded up
 // to a register bucket when one is large enough.
@@ -72,15 +68,25 @@ std::size_t scratch_points() {
 }
 
 // Launches a team screen: `obs_per_thread` observations per thread and `segments` teams
-// per block of observations (one per reference segment), teams of the largest
-// size the kernel allows (capped at 128; 1 on the Serial backend), with
-// `scratch(team_size)` bytes of team scratch memory.
+// per block of observations (one per reference segment), with `scratch(team_size)` bytes
+// of team scratch memory. On GPUs teams of 128 threads, or fewer where their scratch would
+// not fit: Kokkos' team_size_max answered 1 for the float64 register screens (100 and
+// more registers a thread), which then ran one thread per block, 1/32 of each warp busy
+// (float64 k = 16 took 9.7 s instead of about 0.1 s on an H200). Elsewhere the largest
+// team the back end allows, capped at 128 (1 on Serial).
 template <class Functor, class ScratchBytes>
 void launch_team(const std::string& label, Functor f, int n_obs, int obs_per_thread, int segments,
                  ScratchBytes scratch) {
   Kokkos::TeamPolicy<ExecSpace> probe(1, Kokkos::AUTO);
-  probe.set_scratch_size(0, Kokkos::PerTeam(scratch(128)));
-  const int team = std::max(1, std::min(128, probe.team_size_max(f, Kokkos::ParallelForTag())));
+  int team = 1;
+  if (kSelectLanes > 1) {
+    const std::size_t level0 = static_cast<std::size_t>(probe.scratch_size_max(0));
+    team = 128;
+    while (team > 32 && scratch(team) + 256 > level0) team /= 2;
+  } else {
+    probe.set_scratch_size(0, Kokkos::PerTeam(scratch(128)));
+    team = std::max(1, std::min(128, probe.team_size_max(f, Kokkos::ParallelForTag())));
+  }
   const int per_team = team * obs_per_thread;
   const int league = (n_obs + per_team - 1) / per_team * segments;
   Kokkos::TeamPolicy<ExecSpace> policy(league, team);
@@ -181,7 +187,8 @@ class Searcher {
  public:
   Searcher(const std::vector<Vec4<double>>& references, const SearchOptions& options,
            SearchStats& stats)
-      : options_(options), stats_(stats), refs64_(references) {
+      : options_(options), stats_(stats), refs64_(references),
+        per_team_(kSelectLanes > 1 || options.centre_per_team) {
     n_refs_ = static_cast<std::int64_t>(references.size());
     budget_ = search_memory_budget();
     const std::size_t per_ref = sizeof(Vec4<T>) + sizeof(Vec4<double>);
@@ -191,7 +198,7 @@ class Searcher {
                 : std::max<std::int64_t>(1, static_cast<std::int64_t>(budget_ / 4 / per_ref));
     tiles_ = (n_refs_ + tile_ - 1) / tile_;
     stats_.tiles = tiles_;
-    tile_screen_ = PointsView<T>("trident::knn::reference_tile", tile_);
+    tile_screen_ = PointsView<T>("trident::knn::reference_tile", per_team_ ? 0 : tile_);
     tile64_ = PointsView<double>("trident::knn::reference_tile64", tile_);
     centre_.point = decltype(centre_.point)("trident::knn::centre");
     if (tiles_ == 1) upload_tile(0);  // replicated: stays for the whole search
@@ -204,7 +211,7 @@ class Searcher {
                                 bool first_pass, ResultRows out) {
     const int k = options_.k;
     const std::size_t resident = static_cast<std::size_t>(tile_) * (sizeof(Vec4<T>) + sizeof(Vec4<double>));
-    const std::size_t per_obs = sizeof(Vec4<T>) + sizeof(Vec4<double>) +
+    const std::size_t per_obs = sizeof(Vec4<T>) + sizeof(Vec4<double>) + sizeof(double) +
                                 static_cast<std::size_t>(kc) * (sizeof(T) + sizeof(int) + sizeof(double)) +
                                 sizeof(int) + static_cast<std::size_t>(k) * 16;
     // (segment lists only matter for batches too small to fill the device: not counted)
@@ -219,8 +226,10 @@ class Searcher {
                             which.back() == static_cast<std::int64_t>(which.size()) - 1;
 
     const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
-    PointsView<T> obs_screen(no_init("trident::knn::observations"), nb);
+    PointsView<T> obs_screen(no_init("trident::knn::observations"), per_team_ ? 0 : nb);
     PointsView<double> obs64(no_init("trident::knn::observations64"), nb);
+    Kokkos::View<double*, DeviceMemory> offset(no_init("trident::knn::offsets"), nb);
+    const ScreenFrame<T> frame{obs_screen, tile_screen_, obs64, tile64_, offset, per_team_};
     // register lists get extra columns for the reference segments of small batches
     const int columns = kc * (registers ? max_segments(nb) : 1);
     ListValues<T> best(no_init("trident::knn::list_values"), nb, columns);
@@ -278,13 +287,20 @@ class Searcher {
         transfers.upload(obs64.data() + c0, contiguous ? observations + first + c0 : h_obs64.data() + c0,
                          static_cast<std::size_t>(cn) * sizeof(Vec4<double>));
         if (chunks == 1) charge(stats_.upload_seconds);
-        // the chunk's screening coordinates: relative to a centre of its observations
-        Kokkos::parallel_for("trident::knn::find_centre", Kokkos::RangePolicy<ExecSpace>(0, 1),
-                             FindCentre{obs64, centre_, c0, cn});
+        // per chunk (host back ends): the chunk's screening coordinates, relative to a centre
+        // of its observations; per team the screens make their own (see ScreenFrame)
+        if (!per_team_) {
+          Kokkos::parallel_for("trident::knn::find_centre", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                               FindCentre{obs64, centre_, c0, cn});
+        }
         const Centre centre = centre_;
+        const bool per_team = per_team_;
         Kokkos::parallel_for(
             "trident::knn::init_lists", range, KOKKOS_LAMBDA(int o) {
-              obs_screen(o) = centre.relative<T>(obs64(o));  // the screening copy, made once per chunk
+              if (!per_team) {  // the screening copy, made once per chunk
+                obs_screen(o) = centre.relative<T>(obs64(o));
+                offset(o) = centre.offset(obs64(o));
+              }
               for (int i = 0; i < kc; ++i) {
                 best(o, i) = infinity;
                 best_index(o, i) = kNoIndex;
@@ -292,8 +308,8 @@ class Searcher {
             });
         for (std::int64_t tile = 0; tile < tiles_; ++tile) {
           if (tiles_ > 1) upload_tile(tile);
-          screen_copy(tile);
-          const int segments = screen(obs_screen, best, best_index, c0, cn, tile, kc, registers);
+          if (!per_team_) screen_copy(tile);
+          const int segments = screen(frame, best, best_index, c0, cn, tile, kc, registers);
           if (segments > 1) {
             Kokkos::parallel_for("trident::knn::merge_segments", range,
                                  MergeSegments<T>{best, best_index, kc, segments});
@@ -301,7 +317,7 @@ class Searcher {
         }
         if (chunks == 1) charge(stats_.screen_seconds);
         Kokkos::parallel_for("trident::knn::bound", range,
-                             Bound<T>{best, count, obs64, centre_, k, kept, kept == n_refs_});
+                             Bound<T>{best, count, offset, k, kept, kept == n_refs_});
         // last tile first: the screen left it on the device
         for (std::int64_t tile = tiles_ - 1; tile >= 0; --tile) {
           if (tile + 1 < tiles_) upload_tile(tile);
@@ -445,7 +461,7 @@ class Searcher {
   }
 
   // Runs the screen of one tile; returns the number of reference segments it used.
-  int screen(const PointsView<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+  int screen(const ScreenFrame<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
              int first_obs, int n, std::int64_t tile, int kc, bool registers) {
     const int stage = static_cast<int>(scratch_points<T>());
     const int offset = static_cast<int>(tile * tile_), m = static_cast<int>(tile_count(tile));
@@ -468,7 +484,7 @@ class Searcher {
 
   // The any-k screen (select_kernels.hpp), select_group_observations(kc) observations to
   // a lane group.
-  void launch_select(const PointsView<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+  void launch_select(const ScreenFrame<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
                      int first_obs, int n, int offset, int m, int stage, int kc) {
     if constexpr (kSelectLanes > 1) {  // (host backends: no instance with 4)
       if (select_group_observations(kc) == 4) {
@@ -484,7 +500,7 @@ class Searcher {
   // fewer than 4 would fit, the buffers go to scratch level 1 (global memory, cached) and
   // teams have 8 groups, so that a staged block of references serves 8 M observations.
   template <int M>
-  void launch_select_with(const PointsView<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+  void launch_select_with(const ScreenFrame<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
                           int first_obs, int n, int offset, int m, int stage, int kc) {
     constexpr int V = kSelectLanes;
     using Screen = SelectScreen<T, V, M>;
@@ -501,7 +517,7 @@ class Searcher {
       level = groups < 4 ? 1 : 0;
       if (level == 1) groups = 8;
     }
-    Screen f{obs, tile_screen_, best, best_index, n, m, offset, stage, kc, capacity, first_obs, level};
+    Screen f{obs, best, best_index, n, m, offset, stage, kc, capacity, first_obs, level};
     const int per_team = groups * M;
     Kokkos::TeamPolicy<ExecSpace> policy((n + per_team - 1) / per_team, groups * V);
     if (level == 0) {
@@ -514,11 +530,11 @@ class Searcher {
   }
 
   template <int K, int P, int F>
-  int launch_registers(const PointsView<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+  int launch_registers(const ScreenFrame<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
                        int first_obs, int n, int offset, int m, int stage, int limit) {
     using Screen = RegisterScreen<T, K, P, F>;
     const int segments = segment_count(n, P, m, limit);
-    Screen f{obs, tile_screen_, best, best_index, n, m, offset, stage, segments, first_obs};
+    Screen f{obs, best, best_index, n, m, offset, stage, segments, first_obs};
     launch_team("trident::knn::screen_registers_k" + std::to_string(K), f, n, P, segments,
                 [stage](int team) { return Screen::scratch_bytes(team, stage); });
     return segments;
@@ -527,6 +543,7 @@ class Searcher {
   const SearchOptions& options_;
   SearchStats& stats_;
   const std::vector<Vec4<double>>& refs64_;
+  const bool per_team_;  // screening coordinates per team, else per chunk (ScreenFrame)
   Centre centre_;
   std::int64_t n_refs_ = 0, tile_ = 0, tiles_ = 0;
   std::size_t budget_ = 0;
@@ -547,7 +564,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
   bool registers = false;
-  int kc = first_list_length(options.k, n_refs, options.select_only, longest_register_list<T>(), registers);
+  int kc = first_list_length(options.k, n_refs, options.select_only, kLongestRegisterList, registers);
   stats.list_length = kc;
   todo = searcher.run(observations, todo, kc, registers, true, out);
   if (todo.empty()) return;
@@ -560,7 +577,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Searcher<double> searcher64(references, options, stats);
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
-    kc = wider_list_length(kc, n_refs, options.select_only, longest_register_list<double>(), registers);
+    kc = wider_list_length(kc, n_refs, options.select_only, kLongestRegisterList, registers);
     todo = searcher64.run(observations, todo, kc, registers, false, out);
   }
 }

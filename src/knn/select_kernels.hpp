@@ -135,7 +135,7 @@ struct LaneGroup {
 template <class T, int V, int M>
 struct SelectScreen {
   static_assert(V > 1 || M == 1, "host backends screen one observation per thread");
-  PointsView<T> obs, refs;
+  ScreenFrame<T> frame;
   ListValues<T> best;  // in: the running list (sorted, kc entries); out: the new one
   ListIndices best_index;
   int n_obs = 0, n_refs = 0, ref_offset = 0, stage = 0, kc = 0, capacity = 0;
@@ -162,6 +162,9 @@ struct SelectScreen {
     const ScratchCandidates<T> all(team.team_scratch(buffer_level), groups * M * capacity);
     Candidate<T>* buffers = all.data() + g * M * capacity;
     const T infinity = Kokkos::Experimental::infinity<T>::value;
+    const int team_first = first_obs + team.league_rank() * groups * M;
+    const Vec4<double> centre =
+        frame.centre(team_first, (team_first + groups * M < end ? team_first + groups * M : end) - 1);
     // the group's M observations, each with its running list (sorted by (S, index); empty
     // slots are (+inf, kNoIndex)) in its buffer, its entry count and its threshold
     Vec4<T> p[M];
@@ -171,7 +174,7 @@ struct SelectScreen {
     for (int a = 0; a < M; ++a) {
       const int o = o0 + a;
       const bool valid = g < groups && o < end;
-      p[a] = valid ? obs(o) : Vec4<T>{0, 0, 0, 0};
+      p[a] = valid ? frame.observation(o, centre, lanes.lane == 0) : Vec4<T>{0, 0, 0, 0};
       count[a] = 0;
       tau[a] = -infinity;  // padding observations never take a candidate
       if (valid) {
@@ -186,7 +189,7 @@ struct SelectScreen {
       // host backends: one thread per team, the tile already in cache; staging it in team
       // scratch for a single observation would cost as much as its chords
       for (int j = 0; j < n_refs; ++j) {
-        const T v = squared_chord(p[0], refs(j));
+        const T v = squared_chord(p[0], frame.reference(j, centre));
         if (v < tau[0]) {
           buffers[count[0]++] = Candidate<T>{v, ref_offset + j};
           if (count[0] == capacity) count[0] = compact(buffers, count[0], kc, tau[0], lanes);
@@ -196,7 +199,7 @@ struct SelectScreen {
     const int most = most_kept(kc);
     for (int start = 0; V > 1 && start < n_refs; start += stage) {
       const int m = n_refs - start < stage ? n_refs - start : stage;
-      stage_padded(team, shared, start, m);
+      stage_padded(team, shared, centre, start, m);
       const int index = ref_offset + start + lanes.lane;
       for (int j0 = 0; j0 < m; j0 += V) {
         // each lane one staged reference, its chords to the group's M observations (the
@@ -243,13 +246,13 @@ struct SelectScreen {
   // Stages references [start, start + count) of the tile and pads the stage to a multiple
   // of V with NaN points (their chords are NaN: no compare takes them, no lane needs a
   // bounds test).
-  KOKKOS_INLINE_FUNCTION void stage_padded(const TeamMember& team, const ScratchPoints<T>& shared, int start,
-                                           int count) const {
+  KOKKOS_INLINE_FUNCTION void stage_padded(const TeamMember& team, const ScratchPoints<T>& shared,
+                                           const Vec4<double>& centre, int start, int count) const {
     team.team_barrier();
     const int padded = (count + V - 1) / V * V;
     const T nan = from_bits<T>(~typename ValueBits<T>::type(0) >> 1);  // all exponent and mantissa bits: a NaN
     for (int j = team.team_rank(); j < padded; j += team.team_size()) {
-      shared(j) = j < count ? refs(start + j) : Vec4<T>{nan, nan, nan, nan};
+      shared(j) = j < count ? frame.reference(start + j, centre) : Vec4<T>{nan, nan, nan, nan};
     }
     team.team_barrier();
   }

@@ -19,13 +19,12 @@ using OutDistances = Kokkos::View<double**, Kokkos::LayoutRight, DeviceMemory>;
 // the k-th (see ScreeningWindow), or -1 when every kept entry is inside it while
 // references were left out (the list cannot prove the answer; the observation is searched
 // again with a longer list). The window depends on how far the observation lies from the
-// centre its batch was screened around.
+// centre it was screened around (`offset`, see ScreenFrame).
 template <class T>
 struct Bound {
   ListValues<T> best;
   Counts count;
-  PointsView<double> obs;  // the batch's float64 unit vectors
-  Centre centre;
+  Kokkos::View<double*, DeviceMemory> offset;
   int k = 1, kept = 0;   // kept: real entries per list, min(Kc, references)
   bool complete = true;  // every reference was kept (kept == references)
 
@@ -34,7 +33,7 @@ struct Bound {
       count(o) = kept;
       return;
     }
-    const ScreeningWindow<T> window(best(o, k - 1), centre.offset(obs(o)));
+    const ScreeningWindow<T> window(best(o, k - 1), offset(o));
     int c = k;
     while (c < kept && window.inside(best(o, c))) ++c;
     count(o) = c == kept ? -1 : c;

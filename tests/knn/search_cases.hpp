@@ -23,6 +23,7 @@ struct SearchCase {
   std::int64_t batch = 0, tile = 0;
   int segments = 0;  // reference segments per tile (0: automatic)
   int chunks = 0;    // pipeline chunks per batch (0: automatic, 1 off the GPU)
+  bool centre_per_team = false;  // per-team screening centres (always so on GPUs)
 };
 
 // Runs every case; each must equal the brute force and, with `same_across_cases`, every
@@ -36,7 +37,8 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
   for (const SearchCase& c : cases) {
     SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + (c.select_only ? ", select only" : "") +
                  ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) + ", segments " +
-                 std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks));
+                 std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
+                 (c.centre_per_team ? ", centre per team" : ""));
     SearchOptions options;
     options.k = k;
     options.radius = radius;
@@ -46,6 +48,7 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
     options.tile_size = c.tile;
     options.segments = c.segments;
     options.chunks = c.chunks;
+    options.centre_per_team = c.centre_per_team;
     SearchStats stats;
     const Neighbours got = nearest(o, r, options, &stats);
     expect_same(want, got.indices, got.distances, k, radius);

@@ -22,7 +22,13 @@ using test::vectors;
 // Every run equals the brute force and the others bitwise; returns the first run's widened count.
 std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k) {
   return test::check_cases(obs, refs, k, kEarth,
-                           {{"float32"}, {"float64"}, {"float32", false, 16, 70}, {"float64", false, 9, 250}}, true);
+                           {{"float32"},
+                            {"float64"},
+                            {"float32", false, 16, 70},
+                            {"float64", false, 9, 250},
+                            {"float32", false, 0, 0, 0, 0, true},
+                            {"float32", true, 13, 90, 0, 0, true}},
+                           true);
 }
 
 void check_cluster(double lat, double lon, double side_m, std::uint64_t seed) {
@@ -70,6 +76,23 @@ TEST(KnnClustered, HundredMetreClusterIsNotSearchedAgain) {
     dist.push_back(got.distances[i]);
   }
   test::expect_same(test::brute_force(some, refs, 1, kEarth), idx, dist, 1, kEarth);
+}
+
+TEST(KnnClustered, TeamCentresResolveAPlaceInAChunkThatHoldsTheGlobeToo) {
+  // one chunk: 384 observations in a 100 m square, then 384 over the globe; references half
+  // in the square, half over the globe. The chunk's centre lies between the square and the
+  // globe's middle, where the float32 screen cannot resolve 100 m (on the CPU build 340 of
+  // the 768 are searched again at k = 1, 372 at k = 16); each team's centre (its middle
+  // observation) lies in the square or far from it, so the square's observations are
+  // resolved in one pass (0 and 11 searched again: globe observations whose neighbours
+  // include the square's references at nearly equal distances)
+  const auto obs = test::joined(test::cluster(384, 35.68, 139.69, 100.0, 71), test::random_points(384, 72));
+  const auto refs = test::joined(test::cluster(256, 35.68, 139.69, 100.0, 73), test::random_points(256, 74));
+  for (int k : {1, 16, 40}) {
+    const std::int64_t widened =
+        test::check_cases(obs, refs, k, kEarth, {{"float32", false, 0, 0, 0, 0, true}, {"float64"}}, true);
+    EXPECT_LE(widened, static_cast<std::int64_t>(obs.size()) / 50) << "k " << k;
+  }
 }
 
 TEST(KnnClustered, RoundsOrderRowsByPlaceAfterARoundSearchedManyAgain) {

@@ -15,7 +15,8 @@ using test::kEarth;
 void check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k) {
   test::check_cases(obs, refs, k, kEarth,
                     {{"float32"}, {"float64"}, {"float32", true}, {"float32", false, 7, 97},
-                     {"float64", false, 5, 300}, {"float32", false, 0, 0, 0, 3}},
+                     {"float64", false, 5, 300}, {"float32", false, 0, 0, 0, 3},
+                     {"float32", true, 11, 130, 0, 0, true}},
                     true);
 }
 
