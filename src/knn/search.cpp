@@ -22,12 +22,19 @@ namespace {
 
 using HostUnmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
-// Register-list buckets: list length K and observations per thread P.
-constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32};
+// Register-list lengths K (see screen() for the observations per thread). Lists up to 80
+// stay in registers: on an H200 k = 32 (then K = 48) took 2.1 times k = 16's time per pair
+// through them against 4.9 times through the any-k screen, k = 48 (K = 64) 3.4 against 5.4
+// (float64: 2.0 against 4.9 and 2.9 against 4.6).
+constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32, 40, 48, 64, 80};
 
-// The longest register list, in both screening precisions (ptxas, CUDA 13 for sm_90: the
-// float64 register screens take 100 to 162 registers a thread and spill nothing).
-constexpr int kLongestRegisterList = 32;
+// The longest register list of screening precision T (ptxas, CUDA 13 for sm_90: the
+// float32 screens take 104 to 246 registers a thread for K = 32 to 80 and the float64 ones
+// 164 to 250 for K = 32 to 64, none spilling; float64 lists of 80 spill).
+template <class T>
+constexpr int longest_register_list() {
+  return std::is_same<T, double>::value ? 64 : 80;
+}
 
 // First-pass list length: k plus a margin of a quarter of k (at least one), rounded up
 // to a register bucket when one is large enough.
@@ -478,6 +485,10 @@ class Searcher {
       case 12: return launch_registers<12, 2, 8>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
       case 20: return launch_registers<20, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
       case 32: return launch_registers<32, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 40: return launch_registers<40, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 48: return launch_registers<48, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 64: return launch_registers<64, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 80: return launch_registers<80, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
       default: throw RunError("knn: no register screen for lists of " + std::to_string(kc));
     }
   }
@@ -564,7 +575,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
   bool registers = false;
-  int kc = first_list_length(options.k, n_refs, options.select_only, kLongestRegisterList, registers);
+  int kc = first_list_length(options.k, n_refs, options.select_only, longest_register_list<T>(), registers);
   stats.list_length = kc;
   todo = searcher.run(observations, todo, kc, registers, true, out);
   if (todo.empty()) return;
@@ -577,7 +588,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Searcher<double> searcher64(references, options, stats);
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
-    kc = wider_list_length(kc, n_refs, options.select_only, kLongestRegisterList, registers);
+    kc = wider_list_length(kc, n_refs, options.select_only, longest_register_list<double>(), registers);
     todo = searcher64.run(observations, todo, kc, registers, false, out);
   }
 }
