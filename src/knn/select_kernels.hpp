@@ -1,6 +1,6 @@
 #pragma once
-// The any-k screen: lists longer than the register buckets (k > 25), and float64 lists on
-// GPUs (whose register lists spill to local memory). It keeps the Kc smallest (S, index)
+// The any-k screen: lists longer than the register lists (80 entries in float32, 64 in
+// float64: k above 64 in float32, above 51 in float64). It keeps the Kc smallest (S, index)
 // pairs of every observation with a threshold and a candidate buffer instead of an ordered
 // list, so the cost of a pair is a compare against the threshold whatever Kc is:
 //
@@ -8,7 +8,7 @@
 //   the group's buffers stay small, else 1), one observation per thread on host backends
 //   (V = 1). The group's lanes take V staged references at a time, each lane one reference
 //   and its chords to all M observations: a staged point is read from shared memory once
-//   for M pairs (with M = 1 those reads capped float64 at k = 16 at a quarter of float32).
+//   for M pairs.
 // - A reference whose S is below its observation's threshold tau is appended to that
 //   observation's buffer (team scratch, `capacity` entries); on a GPU the lanes'
 //   candidates are placed by a ballot in lane (= index) order. One vote per step skips
