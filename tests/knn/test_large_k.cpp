@@ -1,5 +1,5 @@
-// k beyond the register lists (the any-k select screen) against the brute force: k = 17
-// to 1024 and all references, with ties (duplicated references, observations on them),
+// Long register lists and k beyond them (the any-k select screen) against the brute force:
+// k = 17 to 1024 and all references, with ties (duplicated references, observations on them),
 // both precisions, forced small batches, tiles and pipeline chunks.
 #include <gtest/gtest.h>
 
@@ -37,6 +37,13 @@ struct TiedSet {
 TEST(KnnLargeK, JustAboveTheRegisterLists) {
   const TiedSet s;
   for (int k : {17, 26, 33}) check(s.obs, s.refs, k);
+}
+
+TEST(KnnLargeK, EveryLongRegisterList) {
+  // lists of 40, 48, 64 and 80 (float32; float64 takes the any-k screen above 64) and the
+  // longest k each one serves
+  const TiedSet s;
+  for (int k : {32, 38, 51, 52, 64}) check(s.obs, s.refs, k);
 }
 
 TEST(KnnLargeK, NeighbourGraphSizes) {
