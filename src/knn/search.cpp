@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/timers.hpp"
+#include "io/huge_pages.hpp"
 #include "knn/screen_kernels.hpp"
 #include "knn/select_kernels.hpp"
 #include "knn/settle_kernels.hpp"
@@ -616,6 +617,15 @@ PageLock::~PageLock() {
 #endif
 }
 
+void allocate_rows(Neighbours& rows, std::size_t entries) {
+  rows.indices.clear();
+  rows.distances.clear();
+  io::reserve_huge(rows.indices, entries);
+  io::reserve_huge(rows.distances, entries);
+  rows.indices.assign(entries, -1);
+  rows.distances.assign(entries, 0.0);
+}
+
 std::vector<Vec4<double>> unit_vectors(const std::vector<double>& lat_lon) {
   std::vector<Vec4<double>> v(lat_lon.size() / 2);
   unit_vectors_into(lat_lon.data(), static_cast<std::int64_t>(v.size()), v.data());
@@ -643,8 +653,7 @@ Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
                    const std::vector<Vec4<double>>& references, const SearchOptions& options,
                    SearchStats* stats) {
   Neighbours out;  // allocated and touched here, outside the timing
-  out.indices.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, n_obs * options.k)), -1);
-  out.distances.assign(out.indices.size(), 0.0);
+  allocate_rows(out, static_cast<std::size_t>(std::max<std::int64_t>(0, n_obs * options.k)));
   // the result rows page-locked while the search writes them: copies from the device into
   // pageable memory go through the driver's small staging buffers at a fraction of the
   // link's speed (k = 16 on 2^24 observations is 4.3 GB)

@@ -54,6 +54,12 @@ struct Neighbours {
   std::vector<double> distances;
 };
 
+// Sets `rows` to `entries` empty results (index -1, distance 0), backed by huge pages
+// where the system offers them: the rows are 16 bytes a neighbour (4.3 GB at k = 16 on
+// 2^24 observations), and touching them 4 KiB at a time cost three times as long on the
+// development machine (2 GiB: 0.88 s against 0.29 s).
+void allocate_rows(Neighbours& rows, std::size_t entries);
+
 // Unit vectors of points given as interleaved (latitude, longitude) degrees.
 std::vector<Vec4<double>> unit_vectors(const std::vector<double>& lat_lon);
 
