@@ -1,8 +1,11 @@
-// Measures the two hardware ceilings the benchmarks compare against, on the device
-// Kokkos runs on: device-to-device copy bandwidth (bytes read + written per second) and
-// the fp32 fused multiply-add rate. Prints "copy_bandwidth_Bps VALUE" and
-// "fp32_fma_per_s VALUE" (medians of repeated runs).
+// Measures the hardware ceilings the benchmarks compare against, on the device Kokkos
+// runs on: device-to-device copy bandwidth (bytes read + written per second), the fp32
+// fused multiply-add rate, and the rate of copies from the device into page-locked host
+// memory (what results cross to reach the host). Prints "copy_bandwidth_Bps VALUE",
+// "fp32_fma_per_s VALUE" and "download_Bps VALUE" (medians of repeated runs).
 #include <Kokkos_Core.hpp>
+
+#include "core/pinned_host_space.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -31,6 +34,15 @@ double copy_bandwidth(std::size_t n) {
   Kokkos::deep_copy(a, 1.0f);
   const double s = median_seconds(10, [&] { Kokkos::deep_copy(b, a); });
   return 2.0 * static_cast<double>(n) * sizeof(float) / s;
+}
+
+// Device to page-locked host memory (on host back ends a plain host copy).
+double download_rate(std::size_t n) {
+  Kokkos::View<float*> device("trident::bench::download_from", n);
+  Kokkos::View<float*, trident::PinnedHostSpace> host("trident::bench::download_to", n);
+  Kokkos::deep_copy(device, 1.0f);
+  const double s = median_seconds(5, [&] { Kokkos::deep_copy(host, device); });
+  return static_cast<double>(n) * sizeof(float) / s;
 }
 
 double fma_rate(std::int64_t threads, int iterations) {
@@ -64,6 +76,7 @@ int main(int argc, char** argv) {
     std::printf("execution_space %s\n", Kokkos::DefaultExecutionSpace::name());
     std::printf("copy_bandwidth_Bps %.4e\n", copy_bandwidth(n));
     std::printf("fp32_fma_per_s %.4e\n", fma_rate(device ? (1 << 22) : (1 << 12), device ? 4096 : 256));
+    std::printf("download_Bps %.4e\n", download_rate(n));
   }
   Kokkos::finalize();
   return 0;

@@ -29,12 +29,15 @@ using HostUnmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 // (float64: 2.0 against 4.9 and 2.9 against 4.6).
 constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32, 40, 48, 64, 80};
 
-// The longest register list of screening precision T (ptxas, CUDA 13 for sm_90: the
-// float32 screens take 104 to 246 registers a thread for K = 32 to 80 and the float64 ones
-// 164 to 250 for K = 32 to 64, none spilling; float64 lists of 80 spill).
+// The longest register list of screening precision T. On GPUs 80 in float32 and 64 in
+// float64 (ptxas, CUDA 13 for sm_90: the float32 screens take 104 to 246 registers a
+// thread for K = 32 to 80 and the float64 ones 164 to 250 for K = 32 to 64, none
+// spilling; float64 lists of 80 spill). On host back ends 32: there the any-k screen is
+// faster beyond (CPU build, 2^16 x 2^12: k = 32 1.19 s against 1.41 s through lists of 40,
+// k = 64 1.86 s against 2.51 s through lists of 80); `long_lists` (a test hook) lifts it.
 template <class T>
-constexpr int longest_register_list() {
-  return std::is_same<T, double>::value ? 64 : 80;
+constexpr int longest_register_list(bool long_lists) {
+  return kSelectLanes == 1 && !long_lists ? 32 : std::is_same<T, double>::value ? 64 : 80;
 }
 
 // First-pass list length: k plus a margin of a quarter of k (at least one), rounded up
@@ -576,7 +579,8 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
   bool registers = false;
-  int kc = first_list_length(options.k, n_refs, options.select_only, longest_register_list<T>(), registers);
+  int kc = first_list_length(options.k, n_refs, options.select_only,
+                             longest_register_list<T>(options.long_register_lists), registers);
   stats.list_length = kc;
   todo = searcher.run(observations, todo, kc, registers, true, out);
   if (todo.empty()) return;
@@ -589,7 +593,8 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Searcher<double> searcher64(references, options, stats);
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
-    kc = wider_list_length(kc, n_refs, options.select_only, longest_register_list<double>(), registers);
+    kc = wider_list_length(kc, n_refs, options.select_only, longest_register_list<double>(options.long_register_lists),
+                           registers);
     todo = searcher64.run(observations, todo, kc, registers, false, out);
   }
 }

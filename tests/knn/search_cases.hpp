@@ -24,6 +24,7 @@ struct SearchCase {
   int segments = 0;  // reference segments per tile (0: automatic)
   int chunks = 0;    // pipeline chunks per batch (0: automatic, 1 off the GPU)
   bool centre_per_team = false;  // per-team screening centres (always so on GPUs)
+  bool long_register_lists = false;  // register lists up to 80 (always so on GPUs)
 };
 
 // Runs every case; each must equal the brute force and, with `same_across_cases`, every
@@ -38,7 +39,8 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
     SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + (c.select_only ? ", select only" : "") +
                  ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) + ", segments " +
                  std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
-                 (c.centre_per_team ? ", centre per team" : ""));
+                 (c.centre_per_team ? ", centre per team" : "") +
+                 (c.long_register_lists ? ", long register lists" : ""));
     SearchOptions options;
     options.k = k;
     options.radius = radius;
@@ -49,6 +51,7 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
     options.segments = c.segments;
     options.chunks = c.chunks;
     options.centre_per_team = c.centre_per_team;
+    options.long_register_lists = c.long_register_lists;
     SearchStats stats;
     const Neighbours got = nearest(o, r, options, &stats);
     expect_same(want, got.indices, got.distances, k, radius);
