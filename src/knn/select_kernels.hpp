@@ -1,8 +1,9 @@
 #pragma once
 // The any-k screen: lists longer than the register lists (on GPUs 80 entries in float32
 // and 64 in float64, so k above 64 and 51; on host back ends 32, k above 25). It keeps the
-// Kc smallest (S, index) pairs of every observation with a threshold and a candidate buffer instead of an ordered
-// list, so the cost of a pair is a compare against the threshold whatever Kc is:
+// Kc smallest (S, index) pairs of every observation with a threshold and a candidate
+// buffer instead of an ordered list, so the cost of a pair is a compare against the
+// threshold whatever Kc is:
 //
 // - M observations per "lane group" of V threads: a warp on CUDA (V = 32, M = 4 while
 //   the group's buffers stay small, else 1), one observation per thread on host backends
