@@ -24,9 +24,9 @@ namespace {
 using HostUnmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
 // Register-list lengths K (see screen() for the observations per thread). Lists up to 80
-// stay in registers: on an H200 k = 32 (then K = 48) took 2.1 times k = 16's time per pair
+// stay in registers: on an H200 k = 32 (K = 40) took 1.9-2.0 times k = 16's time per pair
 // through them against 4.9 times through the any-k screen, k = 48 (K = 64) 3.4 against 5.4
-// (float64: 2.0 against 4.9 and 2.9 against 4.6).
+// (float64 k = 32: 1.7 against 4.9).
 constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32, 40, 48, 64, 80};
 
 // The longest register list of screening precision T. On GPUs 80 in float32 and 64 in
@@ -416,7 +416,10 @@ class Searcher {
   // observations_per_thread(kc) a thread, the any-k screen a lane group of kSelectLanes
   // threads per select_group_observations(kc) observations.
   static std::int64_t screen_threads(int n, int kc, bool registers) {
-    if (registers) return (static_cast<std::int64_t>(n) + observations_per_thread(kc) - 1) / observations_per_thread(kc);
+    if (registers) {
+      const int per_thread = observations_per_thread(kc);
+      return (static_cast<std::int64_t>(n) + per_thread - 1) / per_thread;
+    }
     const int per_group = select_group_observations(kc);
     return (static_cast<std::int64_t>(n) + per_group - 1) / per_group * kSelectLanes;
   }
@@ -472,42 +475,42 @@ class Searcher {
   }
 
   // Runs the screen of one tile; returns the number of reference segments it used.
-  int screen(const ScreenFrame<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+  int screen(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
              int first_obs, int n, std::int64_t tile, int kc, bool registers) {
     const int stage = static_cast<int>(scratch_points<T>());
     const int offset = static_cast<int>(tile * tile_), m = static_cast<int>(tile_count(tile));
     if (!registers) {
-      launch_select(obs, best, best_index, first_obs, n, offset, m, stage, kc);
+      launch_select(frame, best, best_index, first_obs, n, offset, m, stage, kc);
       return 1;
     }
     const int limit = static_cast<int>(best.extent(1)) / kc;
     // (list length K, observations per thread P, buffer interval F)
     switch (kc) {
-      case 2: return launch_registers<2, 4, 0>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 4: return launch_registers<4, 4, 0>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 8: return launch_registers<8, 2, 8>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 12: return launch_registers<12, 2, 8>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 20: return launch_registers<20, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 32: return launch_registers<32, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 40: return launch_registers<40, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 48: return launch_registers<48, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 64: return launch_registers<64, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
-      case 80: return launch_registers<80, 1, 16>(obs, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 2: return launch_registers<2, 4, 0>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 4: return launch_registers<4, 4, 0>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 8: return launch_registers<8, 2, 8>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 12: return launch_registers<12, 2, 8>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 20: return launch_registers<20, 1, 16>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 32: return launch_registers<32, 1, 16>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 40: return launch_registers<40, 1, 16>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 48: return launch_registers<48, 1, 16>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 64: return launch_registers<64, 1, 16>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
+      case 80: return launch_registers<80, 1, 16>(frame, best, best_index, first_obs, n, offset, m, stage, limit);
       default: throw RunError("knn: no register screen for lists of " + std::to_string(kc));
     }
   }
 
   // The any-k screen (select_kernels.hpp), select_group_observations(kc) observations to
   // a lane group.
-  void launch_select(const ScreenFrame<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+  void launch_select(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
                      int first_obs, int n, int offset, int m, int stage, int kc) {
     if constexpr (kSelectLanes > 1) {  // (host backends: no instance with 4)
       if (select_group_observations(kc) == 4) {
-        launch_select_with<4>(obs, best, best_index, first_obs, n, offset, m, stage, kc);
+        launch_select_with<4>(frame, best, best_index, first_obs, n, offset, m, stage, kc);
         return;
       }
     }
-    launch_select_with<1>(obs, best, best_index, first_obs, n, offset, m, stage, kc);
+    launch_select_with<1>(frame, best, best_index, first_obs, n, offset, m, stage, kc);
   }
 
   // Lane groups of kSelectLanes with M observations each; on a GPU as many groups per team
@@ -515,7 +518,7 @@ class Searcher {
   // fewer than 4 would fit, the buffers go to scratch level 1 (global memory, cached) and
   // teams have 8 groups, so that a staged block of references serves 8 M observations.
   template <int M>
-  void launch_select_with(const ScreenFrame<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+  void launch_select_with(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
                           int first_obs, int n, int offset, int m, int stage, int kc) {
     constexpr int V = kSelectLanes;
     using Screen = SelectScreen<T, V, M>;
@@ -532,7 +535,7 @@ class Searcher {
       level = groups < 4 ? 1 : 0;
       if (level == 1) groups = 8;
     }
-    Screen f{obs, best, best_index, n, m, offset, stage, kc, capacity, first_obs, level};
+    Screen f{frame, best, best_index, n, m, offset, stage, kc, capacity, first_obs, level};
     const int per_team = groups * M;
     Kokkos::TeamPolicy<ExecSpace> policy((n + per_team - 1) / per_team, groups * V);
     if (level == 0) {
@@ -545,11 +548,11 @@ class Searcher {
   }
 
   template <int K, int P, int F>
-  int launch_registers(const ScreenFrame<T>& obs, const ListValues<T>& best, const ListIndices& best_index,
+  int launch_registers(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
                        int first_obs, int n, int offset, int m, int stage, int limit) {
     using Screen = RegisterScreen<T, K, P, F>;
     const int segments = segment_count(n, P, m, limit);
-    Screen f{obs, best, best_index, n, m, offset, stage, segments, first_obs};
+    Screen f{frame, best, best_index, n, m, offset, stage, segments, first_obs};
     launch_team("trident::knn::screen_registers_k" + std::to_string(K), f, n, P, segments,
                 [stage](int team) { return Screen::scratch_bytes(team, stage); });
     return segments;
