@@ -191,7 +191,7 @@ void run(const std::string& shape, int log2_nonzeros, double bandwidth, double& 
   const int repeats = log2_nonzeros >= 26 ? 20 : 100;
 
   auto fused = [&](const DeviceCsr<float>& da, const DeviceCsr<float>& dat) {
-    const RowProductScratch<float> scratch({&da, &dat});
+    const RowProductScratch scratch({&da, &dat});
     return microseconds(repeats, [&] {
       launch_row_products("trident::bench::Av", da, v, Store{y}, scratch, scratch.result);
       launch_row_products("trident::bench::Atu", dat, u, Store{w}, scratch, scratch.result);
@@ -251,7 +251,7 @@ void run(const std::string& shape, int log2_nonzeros, double bandwidth, double& 
   const auto wk = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
   {
     const auto da = DeviceCsr<float>::scheduled(a, "A", lanes), dat = DeviceCsr<float>::scheduled(at, "At", lanes);
-    const RowProductScratch<float> scratch({&da, &dat});
+    const RowProductScratch scratch({&da, &dat});
     row_products("trident::bench::Av", da, v, Store{y}, scratch);
     row_products("trident::bench::Atu", dat, u, Store{w}, scratch);
   }

@@ -23,8 +23,10 @@
 // x). Tried and measured slower or no faster on the tutorial's sweep (branch
 // experiment/ridge-product-variants): 8-bit column steps with a start per lane (16 %
 // fewer bytes, 5 % slower: the products are bound by the gathers of x as much as by the
-// matrix's bytes), one pass with a last-team reduction or warp shuffles, prefetching the
-// next packs, 8 lanes per row, and lane sums in double.
+// matrix's bytes), one pass with a last-team reduction or warp shuffles (the finish and
+// its norm in the product's kernel), prefetching the next packs, 8 lanes per row, and
+// lane sums in double. The lanes of a row do add their sums with shuffles in the first
+// pass (LaneProducts), which stores one sum a row instead of one a lane.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -45,6 +47,15 @@ namespace trident::ridge {
 
 using RidgeExec = Kokkos::DefaultExecutionSpace;
 using RidgeDevice = Kokkos::Device<RidgeExec, RidgeExec::memory_space>;
+
+// Whether the lanes of a work item are threads of one warp that add their sums with
+// shuffles (CUDA), or one thread that runs them in turn (host back ends, where lanes is 1
+// unless a test asks for more, and other devices).
+#if defined(KOKKOS_ENABLE_CUDA)
+inline constexpr bool kLanesAreWarpThreads = std::is_same_v<RidgeExec, Kokkos::Cuda>;
+#else
+inline constexpr bool kLanesAreWarpThreads = false;
+#endif
 
 // N consecutive entries, aligned so that one load reads them all.
 template <class T, int N>
@@ -119,9 +130,6 @@ struct DeviceCsr {
     return stored * static_cast<std::int64_t>(sizeof(M) + index_bytes()) +
            offsets * static_cast<std::int64_t>(sizeof(int));
   }
-  // Scratch a product needs (RowProductScratch): lane sums, and segment sums when split.
-  std::int64_t lane_sum_count() const { return work_items * lanes; }
-  std::int64_t segment_sum_count() const { return split() ? work_items : 0; }
 
   // The schedule chosen from the row lengths for at most `max_lanes` lanes (row_lanes())
   // and the back end's fill_threads().
@@ -184,6 +192,9 @@ struct DeviceCsr {
   DeviceCsr(const std::vector<std::int64_t>& lengths, int column_count, const std::string& label, int row_lanes,
             int segment_packs)
       : rows(static_cast<int>(lengths.size())), columns(column_count), lanes(row_lanes) {
+    if (lanes < 1 || (kLanesAreWarpThreads && (lanes > 32 || (lanes & (lanes - 1)) != 0)))
+      throw std::invalid_argument(label + ": " + std::to_string(lanes) +
+                                  " lanes a row; expected 1 or more (on CUDA a power of two up to 32)");
     const std::vector<std::int64_t> packs = packs_of(lengths);
     std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows) + 1, 0);
     for (int i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + packs[i] * kPack;
@@ -280,8 +291,8 @@ inline int row_lanes(std::size_t vector_bytes) {
   return vector_bytes == 4 ? 16 : 32;
 }
 
-// Each lane's partial sum, as summed and as stored between the passes: float when matrix
-// and vector are, double otherwise.
+// Each lane's partial sum as it is summed: float when matrix and vector are, double
+// otherwise. The lanes of a work item are added in double.
 template <class M, class X>
 using LaneSum = std::conditional_t<std::is_same_v<M, float> && std::is_same_v<X, float>, float, double>;
 
@@ -293,13 +304,15 @@ auto light(const Policy& policy) {
   return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
 
-// First pass of a row product: thread t sums lane t % lanes of work item t / lanes (a row,
-// or a segment of one; packs lane, lane + lanes, ...) into lane_sums(t). Row-major, so that
-// a warp's stores are contiguous:
-// storing lane-major (for coalesced loads in the second pass) made the tutorial's float32
-// sweep 9 % slower on an H200 (0.1135 against 0.1035 s, 32 lanes). A flat range of
-// threads, not a team per row: Kokkos' team reductions cost more than the product itself
-// here. Nothing is done while *skip is set (skip may be null).
+// First pass of a row product: each work item's (a row, or a segment of one) sum in double
+// into item_sums. Lane l of an item sums its packs l, l + lanes, ...; on CUDA the lanes are
+// consecutive threads of a warp that add their sums in double by a butterfly of shuffles
+// (a fixed order: the sum does not depend on how many rows or λ a launch holds). Before,
+// each lane stored its sum and the second pass added them: on a 2^27-nonzero matrix of
+// 8 Mi rows and 4 lanes that was 256 MB written and read again an iteration, 1.04-1.19
+// times cuSPARSE's time. A flat range of threads, not a team per row: Kokkos' team
+// reductions cost more than the product itself here. Nothing is done while *skip is set
+// (skip may be null).
 template <class M, class I, class XView>
 struct LaneProducts {
   static constexpr int kPack = DeviceCsr<M>::kPack;
@@ -309,20 +322,18 @@ struct LaneProducts {
   Kokkos::View<const I*, RidgeDevice> col;
   Kokkos::View<const M*, RidgeDevice> val;
   XView x;  // a vector, or a column of a LayoutLeft block
-  Kokkos::View<Sum*, RidgeDevice> lane_sums;
+  Kokkos::View<double*, RidgeDevice> item_sums;
   int lanes;
   const int* skip;
 
-  // Two packs loaded before their sums, so that each lane has two wide reads in flight.
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {  // items x lanes may pass 2^31
-    if (skip && *skip) return;
-    const int item = static_cast<int>(t / lanes);
+  // Lane `lane` of work item `item`: two packs loaded before their sums, so that each lane
+  // has two wide reads in flight.
+  KOKKOS_INLINE_FUNCTION Sum lane_sum(const int item, int p) const {
     const int begin = work_ptr(item);
     const int packs = (work_ptr(item + 1) - begin) / kPack;
     const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
     const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
     Sum s0 = 0, s1 = 0;
-    int p = static_cast<int>(t % lanes);
     for (; p + lanes < packs; p += 2 * lanes) {
       const Pack<M, kPack> v0 = stream_load(vp + p), v1 = stream_load(vp + p + lanes);
       const Pack<I, kPack> c0 = stream_load(cp + p), c1 = stream_load(cp + p + lanes);
@@ -336,85 +347,86 @@ struct LaneProducts {
       const Pack<I, kPack> c0 = stream_load(cp + p);
       for (int k = 0; k < kPack; ++k) s0 += static_cast<Sum>(v0.v[k]) * static_cast<Sum>(x(c0.v[k]));
     }
-    lane_sums(t) = s0 + s1;
+    return s0 + s1;
+  }
+
+  // t: a thread (lanes a work item) on CUDA, a work item elsewhere (items x lanes may pass 2^31).
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
+    if (skip && *skip) return;
+#if defined(__CUDA_ARCH__)
+    // lanes is a power of two up to 32 (row_lanes) and Kokkos' range threads are laid
+    // out along warps, so an item's lanes are one aligned group of a warp. Only item and
+    // lane live across the loop: 32 registers, full occupancy (40 with the thread index,
+    // the group and the lane's place in the warp held from the start: the tutorial's
+    // float32 sweep 0.1185 s against 0.098).
+    const int shift = __ffs(lanes) - 1;
+    const int item = static_cast<int>(t >> shift), lane = static_cast<int>(t) & (lanes - 1);
+    double s = static_cast<double>(lane_sum(item, lane));
+    unsigned lane_id;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane_id));
+    if (((static_cast<unsigned>(lane) - lane_id) & static_cast<unsigned>(lanes - 1)) != 0) __trap();
+    const unsigned group = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << (lane_id & ~unsigned(lanes - 1));
+    for (int offset = lanes / 2; offset > 0; offset /= 2) s += __shfl_xor_sync(group, s, offset, lanes);
+    if (lane == 0) item_sums(item) = s;
+#else
+    const int item = static_cast<int>(t);
+    double s = 0;
+    for (int l = 0; l < lanes; ++l) s += static_cast<double>(lane_sum(item, l));
+    item_sums(item) = s;
+#endif
   }
 };
 
-// Second pass (one work item per row): each row's lanes summed in order in double (so the
-// result does not depend on how many rows or λ a launch holds), handed to finish, whose
-// returns are summed. Finish is a functor `double operator()(int row, double product) const`
-// that stores the row's result and gives its contribution to a squared norm.
-template <class Sum, class Finish>
+// Second pass (one work item per row): each row's sum handed to finish, whose returns are
+// summed. Finish is a functor `double operator()(int row, double product) const` that stores
+// the row's result and gives its contribution to a squared norm.
+template <class Finish>
 struct FinishRows {
-  Kokkos::View<const Sum*, RidgeDevice> lane_sums;
+  Kokkos::View<const double*, RidgeDevice> item_sums;
   Finish finish;
-  int lanes;
   const int* skip;
   KOKKOS_INLINE_FUNCTION void operator()(const int row, double& sum) const {
     if (skip && *skip) return;
-    double product = 0;
-    for (int l = 0; l < lanes; ++l) product += static_cast<double>(lane_sums(std::int64_t(row) * lanes + l));
-    sum += finish(row, product);
+    sum += finish(row, item_sums(row));
   }
 };
 
-// Second pass of a split product: each segment's lanes summed in order in double.
-template <class Sum>
-struct SegmentSums {
-  Kokkos::View<const Sum*, RidgeDevice> lane_sums;
-  Kokkos::View<double*, RidgeDevice> segment_sums;
-  int lanes;
-  const int* skip;
-  KOKKOS_INLINE_FUNCTION void operator()(const int segment) const {
-    if (skip && *skip) return;
-    double s = 0;
-    for (int l = 0; l < lanes; ++l) s += static_cast<double>(lane_sums(std::int64_t(segment) * lanes + l));
-    segment_sums(segment) = s;
-  }
-};
-
-// Third pass of a split product: each row's segment sums added in order (an empty row has
+// Second pass of a split product: each row's segment sums added in order (an empty row has
 // none: 0), handed to finish as in FinishRows.
 template <class Finish>
 struct FinishSegmentedRows {
   Kokkos::View<const int*, RidgeDevice> row_work;
-  Kokkos::View<const double*, RidgeDevice> segment_sums;
+  Kokkos::View<const double*, RidgeDevice> item_sums;
   Finish finish;
   const int* skip;
   KOKKOS_INLINE_FUNCTION void operator()(const int row, double& sum) const {
     if (skip && *skip) return;
     double product = 0;
-    for (int k = row_work(row); k < row_work(row + 1); ++k) product += segment_sums(k);
+    for (int k = row_work(row); k < row_work(row + 1); ++k) product += item_sums(k);
     sum += finish(row, product);
   }
 };
 
-// Device scratch of the row products: lane sums and segment sums enough for the largest
-// matrix (DeviceCsr::lane_sum_count, segment_sum_count), and a scalar for results the host
-// waits for.
-template <class Sum>
+// Device scratch of the row products: a sum for each work item of the largest matrix
+// (DeviceCsr::work_items), and a scalar for results the host waits for.
 struct RowProductScratch {
-  Kokkos::View<Sum*, RidgeDevice> lane_sums;
-  Kokkos::View<double*, RidgeDevice> segment_sums;
+  Kokkos::View<double*, RidgeDevice> item_sums;
   Kokkos::View<double, RidgeDevice> result;
 
   RowProductScratch() = default;
-  RowProductScratch(std::int64_t lane_sum_count, std::int64_t segment_sum_count)
-      : lane_sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::lane_sums"), lane_sum_count),
-        segment_sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::segment_sums"),
-                     segment_sum_count),
+  explicit RowProductScratch(std::int64_t item_count)
+      : item_sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::item_sums"), item_count),
         result("trident::ridge::product_result") {}
   // For products with any of `matrices`.
   template <class M>
   explicit RowProductScratch(std::initializer_list<const DeviceCsr<M>*> matrices)
-      : RowProductScratch(most(matrices, &DeviceCsr<M>::lane_sum_count),
-                          most(matrices, &DeviceCsr<M>::segment_sum_count)) {}
+      : RowProductScratch(most_work_items(matrices)) {}
 
  private:
-  template <class M, class Count>
-  static std::int64_t most(std::initializer_list<const DeviceCsr<M>*> matrices, Count count) {
+  template <class M>
+  static std::int64_t most_work_items(std::initializer_list<const DeviceCsr<M>*> matrices) {
     std::int64_t n = 0;
-    for (const DeviceCsr<M>* m : matrices) n = std::max(n, (m->*count)());
+    for (const DeviceCsr<M>* m : matrices) n = std::max(n, m->work_items);
     return n;
   }
 };
@@ -422,37 +434,38 @@ struct RowProductScratch {
 // y(row) <- finish(row, (M x)(row)) for every row of `m`, reducing finish's returns into
 // the device scalar `result` (no pass waits). Every pass does nothing while *skip is set
 // (skip may be null: never).
-template <class M, class XView, class Finish, class Sum>
+template <class M, class XView, class Finish>
 void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& x,
-                         const Finish& finish, const RowProductScratch<Sum>& scratch,
+                         const Finish& finish, const RowProductScratch& scratch,
                          const Kokkos::View<double, RidgeDevice>& result, const int* skip = nullptr) {
-  static_assert(std::is_same_v<LaneSum<M, typename XView::non_const_value_type>, Sum>,
-                "scratch of the product's lane sum type");
-  const auto threads = light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(
-      0, m.work_items * m.lanes));
+  const std::int64_t threads_per_item = kLanesAreWarpThreads ? m.lanes : 1;
+  // Float sums fit 32 registers, a GPU's full occupancy, which the gathers of x need to
+  // hide their latency; without the bound nvcc took 40 for 32-bit indices. Double sums
+  // would spill there and keep nvcc's choice.
+  using Bounds = std::conditional_t<std::is_same_v<LaneSum<M, typename XView::non_const_value_type>, float>,
+                                    Kokkos::LaunchBounds<1024, 2>, Kokkos::LaunchBounds<>>;
+  const auto threads = light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>, Bounds>(
+      0, m.work_items * threads_per_item));
   if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
                          LaneProducts<M, std::uint16_t, XView>{m.work_ptr, m.narrow, m.values, x,
-                                                               scratch.lane_sums, m.lanes, skip});
+                                                               scratch.item_sums, m.lanes, skip});
   else
     Kokkos::parallel_for(label, threads,
-                         LaneProducts<M, int, XView>{m.work_ptr, m.wide, m.values, x, scratch.lane_sums,
+                         LaneProducts<M, int, XView>{m.work_ptr, m.wide, m.values, x, scratch.item_sums,
                                                      m.lanes, skip});
-  if (!m.split()) {
+  if (!m.split())
     Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
-                            FinishRows<Sum, Finish>{scratch.lane_sums, finish, m.lanes, skip}, result);
-    return;
-  }
-  Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, static_cast<int>(m.work_items))),
-                       SegmentSums<Sum>{scratch.lane_sums, scratch.segment_sums, m.lanes, skip});
-  Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
-                          FinishSegmentedRows<Finish>{m.row_work, scratch.segment_sums, finish, skip}, result);
+                            FinishRows<Finish>{scratch.item_sums, finish, skip}, result);
+  else
+    Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
+                            FinishSegmentedRows<Finish>{m.row_work, scratch.item_sums, finish, skip}, result);
 }
 
 // The same, waiting for the sum of finish's returns on the host.
-template <class M, class XView, class Finish, class Sum>
+template <class M, class XView, class Finish>
 double row_products(const char* label, const DeviceCsr<M>& m, const XView& x, const Finish& finish,
-                    const RowProductScratch<Sum>& scratch, const int* skip = nullptr) {
+                    const RowProductScratch& scratch, const int* skip = nullptr) {
   launch_row_products(label, m, x, finish, scratch, scratch.result, skip);
   double out = 0;
   Kokkos::deep_copy(out, scratch.result);

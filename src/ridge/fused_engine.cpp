@@ -296,7 +296,7 @@ class FusedEngine final : public SweepSolver::Engine {
     }
     Kokkos::deep_copy(b_, b);
     Kokkos::deep_copy(b64_, b64);
-    products_ = RowProductScratch<LaneSum<M, S>>({&a_, &at_});
+    products_ = RowProductScratch({&a_, &at_});
   }
 
   std::int64_t bytes_per_iteration() const override {
@@ -325,7 +325,7 @@ class FusedEngine final : public SweepSolver::Engine {
   Kokkos::View<double*, RidgeDevice> buffer_;  // with rows_comm_: the all-reduce's buffer, columns + 1 (the tail)
   Vector<S> b_;
   Kokkos::View<double*, RidgeDevice> b64_;
-  RowProductScratch<LaneSum<M, S>> products_;
+  RowProductScratch products_;
 };
 
 template <class M, class S>

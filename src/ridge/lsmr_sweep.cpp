@@ -89,17 +89,14 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
   const std::int64_t a_index = columns <= 65536 ? 2 : 4, at_index = rows <= 65536 ? 2 : 4;
   const std::int64_t matrices = nonzeros * (2 * m + a_index + at_index) + offsets;
   const std::int64_t vectors = rows * (2 * s + 8) + 3 * columns * s;  // b (also in double), u; two v, w
-  // row_lanes() lane sums per row of the longer side: float for float32, double otherwise.
-  // Rows cut into segments (row_schedule.hpp) add at most one segment per 16 lanes' packs
-  // of a row, so at most nonzeros / 16 lane sums, and per segment a sum in double and an
-  // offset, and per row its first segment (A and A^T).
-  const std::int64_t sum_bytes = precision == deck::RidgePrecision::float32 ? 4 : 8;
-  const std::int64_t lane_sums =
-      (rows > columns ? rows : columns) * row_lanes(static_cast<std::size_t>(s)) * sum_bytes;
+  // A sum in double per work item: a row of the longer side, or a segment. Rows cut into
+  // segments (row_schedule.hpp) add at most one segment per 16 lanes' packs of a row, so
+  // at most nonzeros / 16, each with an offset, and per row its first segment (A and A^T).
+  const std::int64_t item_sums = (rows > columns ? rows : columns) * 8;
   const std::int64_t segments = nonzeros / 16;
-  const std::int64_t split = segments * (sum_bytes + 8 + 2 * 4) + offsets;
+  const std::int64_t split = segments * (8 + 2 * 4) + offsets;
   const std::int64_t chunk_norms = (columns + 255) / 256 * 8;  // per λ, one per update team of 256 columns
-  return matrices + vectors + lane_sums + split + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
+  return matrices + vectors + item_sums + split + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
 }
 
 

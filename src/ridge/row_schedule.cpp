@@ -43,6 +43,19 @@ int requested_row_segments() {
   return packs;
 }
 
+int requested_row_lanes() {
+  const char* value = std::getenv("TRIDENT_RIDGE_ROW_LANES");
+  const std::string text = value == nullptr ? "" : value;
+  if (text.empty() || text == "auto") return 0;
+  int lanes = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), lanes);
+  if (error != std::errc() || end != text.data() + text.size() || lanes <= 0 || lanes > 32 ||
+      (lanes & (lanes - 1)) != 0)
+    throw InputError("TRIDENT_RIDGE_ROW_LANES: expected auto or lanes per row (1, 2, 4, 8, 16 or 32), got '" +
+                     text + "'");
+  return lanes;
+}
+
 std::string RowSchedule::describe() const {
   char text[256];
   if (split())
@@ -67,7 +80,11 @@ RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int 
     s.longest_packs = std::max(s.longest_packs, p);
   }
   s.mean_packs = s.rows > 0 ? static_cast<double>(total) / static_cast<double>(s.rows) : 0.0;
-  while (s.lanes < max_lanes && s.lanes < s.mean_packs) s.lanes *= 2;
+  const int asked_lanes = requested_row_lanes();
+  if (asked_lanes > 0)
+    s.lanes = std::min(asked_lanes, max_lanes);
+  else
+    while (s.lanes < max_lanes && s.lanes < s.mean_packs) s.lanes *= 2;
 
   const int forced = requested_row_segments();
   std::int64_t segment = 0;

@@ -52,5 +52,9 @@ int forced_row_segments();
 // TRIDENT_RIDGE_ROW_SEGMENTS (auto: 0, off: -1, or n packs), for comparing schedules on a
 // matrix without rebuilding. A bad value is an InputError naming the variable.
 int requested_row_segments();
+// The lanes per work item asked for by the environment's TRIDENT_RIDGE_ROW_LANES (auto: 0,
+// chosen from the rows; or 1, 2, 4, 8, 16 or 32, at most the back end's most), likewise
+// for comparing schedules. A bad value is an InputError naming the variable.
+int requested_row_lanes();
 
 }  // namespace trident::ridge

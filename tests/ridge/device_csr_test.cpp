@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -89,21 +90,44 @@ void expect_products_match(const HostCsr& h, int lanes, int segment_packs = 0) {
   auto xh = Kokkos::create_mirror_view(x);
   for (int j = 0; j < h.columns; ++j) xh(j) = static_cast<S>(value(rng));
   Kokkos::deep_copy(x, xh);
-  const RowProductScratch<LaneSum<M, S>> scratch({&m});
+  const RowProductScratch scratch({&m});
   Kokkos::View<double*, RidgeDevice> y("y", h.rows);
   const double sum_of_squares = row_products("test::product", m, x, StoreRow{y}, scratch);
   expect_rows_match<M>(h, xh, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y), sum_of_squares);
 }
 
+// Lane counts to try: on CUDA a row's lanes are threads of one warp (powers of two up to
+// 32); host back ends run any count in turn, 3 among them to catch a sum that skips lanes.
+std::vector<int> lane_counts() {
+  if (kLanesAreWarpThreads) return {1, 4, 32};
+  return {1, 3, 32};
+}
+
 TEST(DeviceCsr, ProductsMatchAFloat64LoopForAnyLaneCount) {
   const HostCsr narrow = awkward_matrix(41, 3000, 1);
   const HostCsr wide = awkward_matrix(13, 70000, 2);  // columns past 16 bits: 32-bit indices
-  for (const int lanes : {1, 3, 32}) {
+  for (const int lanes : lane_counts()) {
     expect_products_match<float, float>(narrow, lanes);
     expect_products_match<float, double>(narrow, lanes);
     expect_products_match<double, double>(narrow, lanes);
     expect_products_match<float, float>(wide, lanes);
     expect_products_match<double, double>(wide, lanes);
+  }
+}
+
+// A lane count that the back end cannot run is refused when the matrix is made, naming it.
+TEST(DeviceCsr, RefusesLaneCountsTheBackEndCannotRun) {
+  const HostCsr h = awkward_matrix(5, 100, 5);
+  for (const int lanes : {0, 3, 64}) {
+    const bool runs = lanes > 0 && !kLanesAreWarpThreads;
+    try {
+      const DeviceCsr<float> m(h, "test::A", lanes);
+      EXPECT_TRUE(runs) << lanes << " lanes accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_FALSE(runs) << e.what();
+      EXPECT_EQ(std::string(e.what()), "test::A: " + std::to_string(lanes) +
+                                           " lanes a row; expected 1 or more (on CUDA a power of two up to 32)");
+    }
   }
 }
 
@@ -113,7 +137,7 @@ TEST(DeviceCsr, SplitRowsMatchAFloat64LoopForAnySegmentLength) {
   const HostCsr narrow = awkward_matrix(41, 3000, 3);
   const HostCsr wide = awkward_matrix(13, 70000, 4);
   for (const int segment : {1, 2, 5}) {
-    for (const int lanes : {1, 3, 32}) {
+    for (const int lanes : lane_counts()) {
       expect_products_match<float, float>(narrow, lanes, segment);
       expect_products_match<float, double>(narrow, lanes, segment);
       expect_products_match<double, double>(narrow, lanes, segment);
@@ -138,8 +162,6 @@ TEST(DeviceCsr, CutsLongRowsIntoSegmentsOfWholePacks) {
   EXPECT_EQ(f.work_items, 3);  // 1 + 2 + 0 segments
   EXPECT_EQ(f.stored, 16);
   EXPECT_EQ(f.product_bytes(), 16 * (4 + 2) + 4 * 4 + 4 * 4);
-  EXPECT_EQ(f.lane_sum_count(), 6);
-  EXPECT_EQ(f.segment_sum_count(), 3);
   auto wp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.work_ptr);
   auto rw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.row_work);
   EXPECT_EQ((std::vector<int>{wp(0), wp(1), wp(2), wp(3)}), (std::vector<int>{0, 4, 12, 16}));
@@ -213,6 +235,26 @@ TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
   }
   unsetenv("TRIDENT_RIDGE_ROW_SEGMENTS");
   EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
+
+  // Lanes from the environment, at most the back end's most.
+  const int chosen = choose_row_schedule(even, 16).lanes;
+  setenv("TRIDENT_RIDGE_ROW_LANES", "2", 1);
+  EXPECT_EQ(choose_row_schedule(even, 16).lanes, 2);
+  EXPECT_EQ(choose_row_schedule(even, 1).lanes, 1);
+  setenv("TRIDENT_RIDGE_ROW_LANES", "auto", 1);
+  EXPECT_EQ(choose_row_schedule(even, 16).lanes, chosen);
+  for (const char* bad : {"0", "3", "64", "4x", "many"}) {
+    setenv("TRIDENT_RIDGE_ROW_LANES", bad, 1);
+    try {
+      choose_row_schedule(even, 16);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "TRIDENT_RIDGE_ROW_LANES: expected auto or lanes per row (1, 2, 4, 8, 16 or 32), got '" +
+                    std::string(bad) + "'");
+    }
+  }
+  unsetenv("TRIDENT_RIDGE_ROW_LANES");
 }
 
 // Rows pad to whole packs of 16 bytes with zeros; the bytes a product reads count them.
