@@ -13,8 +13,9 @@
 // lanes in double; any double operand makes the whole sum double.
 // Rows are spread over threads by a RowSchedule (row_schedule.hpp) chosen from the row
 // lengths: a row is one work item of `lanes` threads (even rows), or rows longer than a
-// segment are cut into segments that are work items of their own, and a third pass adds
-// each row's segment sums in order (skewed rows: power-law, dense rows, dense columns).
+// segment are cut into segments that are work items of their own, and a pass over those
+// long rows adds each one's segment sums, a warp per row (skewed rows: power-law, dense
+// rows, dense columns).
 // Measured on one H200 (tutorial matrix, 135 MB per product, 33 microseconds at the
 // measured bandwidth): one team per row took 250 microseconds per product, a warp per row
 // with Kokkos' team reduction 60 to 65, the two flat passes below 45 (timed over 920
@@ -112,10 +113,13 @@ struct DeviceCsr {
   int lanes = 1;            // threads that share a work item in a product
   std::int64_t stored = 0;  // entries including the padding
   RowSchedule schedule;     // lanes, segments and the row statistics they came from
-  std::int64_t work_items = 0;  // rows, or row segments when split
+  std::int64_t work_items = 0;  // rows, and when split the further segments of long rows
   Kokkos::View<int*, RidgeDevice> row_ptr;           // padded offsets, multiples of kPack
-  Kokkos::View<int*, RidgeDevice> work_ptr;          // offsets of the work items (row_ptr unless split)
-  Kokkos::View<int*, RidgeDevice> row_work;          // split: each row's first work item (rows + 1)
+  // Entry offsets where each work item starts and ends: row_ptr and row_ptr + 1 unless
+  // split (RowSegments: item i < rows is row i's first segment).
+  Kokkos::View<const int*, RidgeDevice> work_begin, work_end;
+  Kokkos::View<int*, RidgeDevice> long_rows;      // split: rows longer than a segment
+  Kokkos::View<int*, RidgeDevice> further_first;  // split: long rows + 1 (RowSegments)
   Kokkos::View<std::uint16_t*, RidgeDevice> narrow;  // column indices, when columns <= 65536
   Kokkos::View<int*, RidgeDevice> wide;              // column indices otherwise
   Kokkos::View<M*, RidgeDevice> values;
@@ -124,9 +128,10 @@ struct DeviceCsr {
   bool split() const { return schedule.split(); }
   int index_bytes() const { return narrow_indices() ? 2 : 4; }
   // Bytes one product reads from the matrix: values, column indices (padding included)
-  // and the offsets of rows or segments.
+  // and the offsets of rows, or of work items and long rows.
   std::int64_t product_bytes() const {
-    const std::int64_t offsets = work_items + 1 + (split() ? static_cast<std::int64_t>(rows) + 1 : 0);
+    const std::int64_t offsets =
+        split() ? 2 * work_items + 2 * static_cast<std::int64_t>(long_rows.extent(0)) + 1 : work_items + 1;
     return stored * static_cast<std::int64_t>(sizeof(M) + index_bytes()) +
            offsets * static_cast<std::int64_t>(sizeof(int));
   }
@@ -214,22 +219,24 @@ struct DeviceCsr {
     for (std::size_t i = 0; i < offsets.size(); ++i) rp(i) = static_cast<int>(offsets[i]);
     Kokkos::deep_copy(row_ptr, rp);
     if (split()) {
-      std::vector<std::int64_t> segment_start, row_first;
-      cut_segments(packs, schedule.segment_packs, segment_start, row_first);
-      work_items = static_cast<std::int64_t>(segment_start.size()) - 1;  // at most the packs: fits int
-      work_ptr = Kokkos::View<int*, RidgeDevice>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::segment_ptr"), segment_start.size());
-      row_work = Kokkos::View<int*, RidgeDevice>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::row_segments"), row_first.size());
-      auto wp = Kokkos::create_mirror_view(work_ptr);
-      auto rw = Kokkos::create_mirror_view(row_work);
-      for (std::size_t k = 0; k < segment_start.size(); ++k) wp(k) = static_cast<int>(segment_start[k] * kPack);
-      for (std::size_t i = 0; i < row_first.size(); ++i) rw(i) = static_cast<int>(row_first[i]);
-      Kokkos::deep_copy(work_ptr, wp);
-      Kokkos::deep_copy(row_work, rw);
+      const RowSegments cut = cut_segments(packs, schedule.segment_packs);
+      work_items = static_cast<std::int64_t>(cut.begin.size());  // at most rows + packs: fits int
+      const auto device_ints = [&](const std::string& name, const std::vector<std::int64_t>& values, int scale) {
+        Kokkos::View<int*, RidgeDevice> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + name),
+                                          values.size());
+        auto h = Kokkos::create_mirror_view(v);
+        for (std::size_t k = 0; k < values.size(); ++k) h(k) = static_cast<int>(values[k] * scale);
+        Kokkos::deep_copy(v, h);
+        return v;
+      };
+      work_begin = device_ints("::item_begin", cut.begin, kPack);
+      work_end = device_ints("::item_end", cut.end, kPack);
+      long_rows = device_ints("::long_rows", cut.long_rows, 1);
+      further_first = device_ints("::further_first", cut.further_first, 1);
     } else {
       work_items = rows;
-      work_ptr = row_ptr;
+      work_begin = Kokkos::subview(row_ptr, std::make_pair(0, rows));
+      work_end = Kokkos::subview(row_ptr, std::make_pair(1, rows + 1));
     }
     schedule.segments = work_items;
     if (narrow_indices())
@@ -318,7 +325,7 @@ struct LaneProducts {
   static constexpr int kPack = DeviceCsr<M>::kPack;
   using Sum = LaneSum<M, typename XView::non_const_value_type>;
 
-  Kokkos::View<const int*, RidgeDevice> work_ptr;  // entry offsets of the work items
+  Kokkos::View<const int*, RidgeDevice> work_begin, work_end;  // entry offsets of the work items
   Kokkos::View<const I*, RidgeDevice> col;
   Kokkos::View<const M*, RidgeDevice> val;
   XView x;  // a vector, or a column of a LayoutLeft block
@@ -329,8 +336,8 @@ struct LaneProducts {
   // Lane `lane` of work item `item`: two packs loaded before their sums, so that each lane
   // has two wide reads in flight.
   KOKKOS_INLINE_FUNCTION Sum lane_sum(const int item, int p) const {
-    const int begin = work_ptr(item);
-    const int packs = (work_ptr(item + 1) - begin) / kPack;
+    const int begin = work_begin(item);
+    const int packs = (work_end(item) - begin) / kPack;
     const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
     const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
     Sum s0 = 0, s1 = 0;
@@ -377,8 +384,8 @@ struct LaneProducts {
   }
 };
 
-// Second pass (one work item per row): each row's sum handed to finish, whose returns are
-// summed. Finish is a functor `double operator()(int row, double product) const` that stores
+// Second pass: each row's sum (item_sums(row): its one work item's, or its segments' added
+// by LongRowSums) handed to finish, whose returns are summed. Finish is a functor `double operator()(int row, double product) const` that stores
 // the row's result and gives its contribution to a squared norm.
 template <class Finish>
 struct FinishRows {
@@ -391,19 +398,29 @@ struct FinishRows {
   }
 };
 
-// Second pass of a split product: each row's segment sums added in order (an empty row has
-// none: 0), handed to finish as in FinishRows.
-template <class Finish>
-struct FinishSegmentedRows {
-  Kokkos::View<const int*, RidgeDevice> row_work;
-  Kokkos::View<const double*, RidgeDevice> item_sums;
-  Finish finish;
+// Between the passes of a split product: each long row's segment sums (its first at item
+// row, the further ones past the rows) added by a team of fixed size (a warp on GPUs, one
+// thread on host back ends) in Kokkos' fixed order, into item_sums(row), where FinishRows
+// reads it. One thread adding a dense row's 2048 segments in turn was most of the 215 µs
+// that finishing power-law rows took an iteration at 2^27 nonzeros (one H200).
+struct LongRowSums {
+  using Member = Kokkos::TeamPolicy<RidgeExec>::member_type;
+  static int team_size() { return kLanesAreWarpThreads ? 32 : 1; }
+
+  Kokkos::View<const int*, RidgeDevice> long_rows, further_first;
+  Kokkos::View<double*, RidgeDevice> item_sums;
+  int rows;
   const int* skip;
-  KOKKOS_INLINE_FUNCTION void operator()(const int row, double& sum) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     if (skip && *skip) return;
-    double product = 0;
-    for (int k = row_work(row); k < row_work(row + 1); ++k) product += item_sums(k);
-    sum += finish(row, product);
+    const int j = team.league_rank();
+    const int row = long_rows(j), first = rows + further_first(j), count = further_first(j + 1) - further_first(j);
+    double total = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, count + 1),
+        [&](const int k, double& sum) { sum += item_sums(k == 0 ? row : first + k - 1); }, total);
+    team.team_barrier();  // every thread has read item_sums(row) before it is replaced
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { item_sums(row) = total; });
   }
 };
 
@@ -448,18 +465,19 @@ void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& 
       0, m.work_items * threads_per_item));
   if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
-                         LaneProducts<M, std::uint16_t, XView>{m.work_ptr, m.narrow, m.values, x,
+                         LaneProducts<M, std::uint16_t, XView>{m.work_begin, m.work_end, m.narrow, m.values, x,
                                                                scratch.item_sums, m.lanes, skip});
   else
     Kokkos::parallel_for(label, threads,
-                         LaneProducts<M, int, XView>{m.work_ptr, m.wide, m.values, x, scratch.item_sums,
+                         LaneProducts<M, int, XView>{m.work_begin, m.work_end, m.wide, m.values, x, scratch.item_sums,
                                                      m.lanes, skip});
-  if (!m.split())
-    Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
-                            FinishRows<Finish>{scratch.item_sums, finish, skip}, result);
-  else
-    Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
-                            FinishSegmentedRows<Finish>{m.row_work, scratch.item_sums, finish, skip}, result);
+  if (m.split())
+    Kokkos::parallel_for(label,
+                         light(Kokkos::TeamPolicy<RidgeExec>(static_cast<int>(m.long_rows.extent(0)),
+                                                             LongRowSums::team_size())),
+                         LongRowSums{m.long_rows, m.further_first, scratch.item_sums, m.rows, skip});
+  Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
+                          FinishRows<Finish>{scratch.item_sums, finish, skip}, result);
 }
 
 // The same, waiting for the sum of finish's returns on the host.

@@ -89,12 +89,13 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
   const std::int64_t a_index = columns <= 65536 ? 2 : 4, at_index = rows <= 65536 ? 2 : 4;
   const std::int64_t matrices = nonzeros * (2 * m + a_index + at_index) + offsets;
   const std::int64_t vectors = rows * (2 * s + 8) + 3 * columns * s;  // b (also in double), u; two v, w
-  // A sum in double per work item: a row of the longer side, or a segment. Rows cut into
-  // segments (row_schedule.hpp) add at most one segment per 16 lanes' packs of a row, so
-  // at most nonzeros / 16, each with an offset, and per row its first segment (A and A^T).
-  const std::int64_t item_sums = (rows > columns ? rows : columns) * 8;
-  const std::int64_t segments = nonzeros / 16;
-  const std::int64_t split = segments * (8 + 2 * 4) + offsets;
+  // Per work item (a row of the longer side, or a further segment of a long row) a sum in
+  // double and, when split, its start and end. Rows cut into segments (row_schedule.hpp)
+  // add at most one segment per 16 lanes' packs of a row, so at most nonzeros / 16; the
+  // long rows' lists take at most the row offsets again.
+  const std::int64_t items = (rows > columns ? rows : columns) + nonzeros / 16;
+  const std::int64_t item_sums = items * 8;
+  const std::int64_t split = items * 2 * 4 + offsets;
   const std::int64_t chunk_norms = (columns + 255) / 256 * 8;  // per λ, one per update team of 256 columns
   return matrices + vectors + item_sums + split + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
 }

@@ -102,25 +102,36 @@ RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int 
   }
   if (segment > 0 && s.longest_packs > segment) {
     s.segment_packs = static_cast<int>(std::min<std::int64_t>(segment, 1 << 30));
-    for (const std::int64_t p : row_packs) s.segments += (p + s.segment_packs - 1) / s.segment_packs;
+    s.segments = s.rows;
+    for (const std::int64_t p : row_packs)
+      if (p > s.segment_packs) s.segments += (p + s.segment_packs - 1) / s.segment_packs - 1;
   } else {
     s.segments = s.rows;
   }
   return s;
 }
 
-void cut_segments(const std::vector<std::int64_t>& row_packs, int segment_packs,
-                  std::vector<std::int64_t>& segment_start, std::vector<std::int64_t>& row_first_segment) {
-  segment_start.clear();
-  row_first_segment.assign(row_packs.size() + 1, 0);
+RowSegments cut_segments(const std::vector<std::int64_t>& row_packs, int segment_packs) {
+  RowSegments out;
+  const std::size_t rows = row_packs.size();
+  out.begin.resize(rows);
+  out.end.resize(rows);
+  out.further_first.push_back(0);
   std::int64_t at = 0;
-  for (std::size_t i = 0; i < row_packs.size(); ++i) {
-    row_first_segment[i] = static_cast<std::int64_t>(segment_start.size());
-    for (std::int64_t k = 0; k < row_packs[i]; k += segment_packs) segment_start.push_back(at + k);
+  for (std::size_t i = 0; i < rows; ++i) {
+    out.begin[i] = at;
+    out.end[i] = at + std::min<std::int64_t>(row_packs[i], segment_packs);
+    if (row_packs[i] > segment_packs) {
+      out.long_rows.push_back(static_cast<std::int64_t>(i));
+      for (std::int64_t k = segment_packs; k < row_packs[i]; k += segment_packs) {
+        out.begin.push_back(at + k);
+        out.end.push_back(at + std::min<std::int64_t>(row_packs[i], k + segment_packs));
+      }
+      out.further_first.push_back(static_cast<std::int64_t>(out.begin.size() - rows));
+    }
     at += row_packs[i];
   }
-  row_first_segment.back() = static_cast<std::int64_t>(segment_start.size());
-  segment_start.push_back(at);
+  return out;
 }
 
 }  // namespace trident::ridge

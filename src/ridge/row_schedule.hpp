@@ -8,8 +8,9 @@
 //    a dense column of A is a dense row of A^T), or when long rows are too few to give the
 //    device enough threads (a tall matrix with few columns: A^T has few, long rows), rows
 //    longer than segment_packs are cut into segments of segment_packs packs, each a work
-//    item of its own, and the segments' sums are added in order. Otherwise (even rows) a
-//    row is one work item: the fast path, one launch fewer.
+//    item of its own, and a pass over those long rows alone adds each one's segment sums
+//    (a team per row, in a fixed order). Otherwise (even rows) a row is one work item: the
+//    fast path, one launch fewer.
 // The schedule depends only on the matrix and the back end, never on the rank count or the
 // λ, and every sum has a fixed order: results stay bitwise the same over rank counts.
 #include <cstdint>
@@ -22,7 +23,7 @@ struct RowSchedule {
   int lanes = 1;          // threads per work item
   int segment_packs = 0;  // 0: one work item per row; otherwise the most packs of a segment
   std::int64_t rows = 0;
-  std::int64_t segments = 0;  // work items (rows when not split; empty rows have none then)
+  std::int64_t segments = 0;  // work items: the rows, and the further segments of long rows
   std::int64_t longest_packs = 0;
   double mean_packs = 0;
   bool split() const { return segment_packs > 0; }
@@ -37,11 +38,17 @@ struct RowSchedule {
 RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int max_lanes,
                                 std::int64_t fill_threads = 0);
 
-// Cuts rows longer than the schedule's segment into segments: the pack offset where each
-// segment starts (segments + 1 entries, the last the total) and, for each row, its first
-// segment (rows + 1 entries). Empty rows have no segment.
-void cut_segments(const std::vector<std::int64_t>& row_packs, int segment_packs,
-                  std::vector<std::int64_t>& segment_start, std::vector<std::int64_t>& row_first_segment);
+// The work items of rows cut at `segment_packs` packs. Item i < rows is row i's first
+// segment: the whole row unless it is longer (an empty item for an empty row), so that the
+// pass that finishes the rows finds row i's sum at item i, as when no row is cut. Each long
+// row's further segments are the items after the rows, in row order.
+struct RowSegments {
+  std::vector<std::int64_t> begin, end;      // each item's first pack and one past its last
+  std::vector<std::int64_t> long_rows;       // the rows longer than a segment, ascending
+  std::vector<std::int64_t> further_first;   // long rows + 1: where each one's further
+                                             // segments start, counted from item `rows`
+};
+RowSegments cut_segments(const std::vector<std::int64_t>& row_packs, int segment_packs);
 
 // Test hook (not a deck key): the segment length for every matrix set up after the call,
 // so that small matrices on the CPU take the split path too. 0: chosen from the rows (the

@@ -147,25 +147,31 @@ TEST(DeviceCsr, SplitRowsMatchAFloat64LoopForAnySegmentLength) {
   }
 }
 
-// Segments: rows of 0, 1, 7 and 3 packs cut at 3 packs give offsets 0, 1, 4, 7, 8 and
-// each row's first segment; the product reads the segment and row offsets too.
+// Segments: rows of 0, 1, 7 and 3 packs cut at 3 packs. Each row's first segment is the
+// item of its number (empty for the empty row); the 7-pack row's further segments follow
+// the rows. The product reads the items' starts and ends and the long rows' lists.
 TEST(DeviceCsr, CutsLongRowsIntoSegmentsOfWholePacks) {
-  std::vector<std::int64_t> starts, first;
-  cut_segments({0, 1, 7, 3}, 3, starts, first);
-  EXPECT_EQ(starts, (std::vector<std::int64_t>{0, 1, 4, 7, 8, 11}));
-  EXPECT_EQ(first, (std::vector<std::int64_t>{0, 0, 1, 4, 5}));
+  const RowSegments cut = cut_segments({0, 1, 7, 3}, 3);
+  EXPECT_EQ(cut.begin, (std::vector<std::int64_t>{0, 0, 1, 8, 4, 7}));
+  EXPECT_EQ(cut.end, (std::vector<std::int64_t>{0, 1, 4, 11, 7, 8}));
+  EXPECT_EQ(cut.long_rows, (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(cut.further_first, (std::vector<std::int64_t>{0, 2}));
   // Row 0: 1 entry (1 pack of 4), row 1: 9 entries (3 packs), row 2: none.
   std::vector<Triplet> t{{0, 5, 1.0}};
   for (int c = 0; c < 9; ++c) t.push_back({1, c, 1.0});
   const DeviceCsr<float> f(csr_from_triplets(3, 100, t), "t", 2, 2);
   ASSERT_TRUE(f.split());
-  EXPECT_EQ(f.work_items, 3);  // 1 + 2 + 0 segments
+  EXPECT_EQ(f.work_items, 4);  // 3 rows + 1 further segment
   EXPECT_EQ(f.stored, 16);
-  EXPECT_EQ(f.product_bytes(), 16 * (4 + 2) + 4 * 4 + 4 * 4);
-  auto wp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.work_ptr);
-  auto rw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.row_work);
-  EXPECT_EQ((std::vector<int>{wp(0), wp(1), wp(2), wp(3)}), (std::vector<int>{0, 4, 12, 16}));
-  EXPECT_EQ((std::vector<int>{rw(0), rw(1), rw(2), rw(3)}), (std::vector<int>{0, 1, 3, 3}));
+  EXPECT_EQ(f.product_bytes(), 16 * (4 + 2) + (2 * 4 + 2 * 1 + 1) * 4);
+  const auto ints = [](const auto& v) {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    return std::vector<int>(h.data(), h.data() + h.extent(0));
+  };
+  EXPECT_EQ(ints(f.work_begin), (std::vector<int>{0, 4, 16, 12}));
+  EXPECT_EQ(ints(f.work_end), (std::vector<int>{4, 12, 16, 16}));
+  EXPECT_EQ(ints(f.long_rows), (std::vector<int>{1}));
+  EXPECT_EQ(ints(f.further_first), (std::vector<int>{0, 1}));
   // A segment as long as the longest row cuts nothing: the fast path.
   EXPECT_FALSE(DeviceCsr<float>(csr_from_triplets(3, 100, t), "t", 2, 3).split());
 }
@@ -305,8 +311,10 @@ void expect_same_device_matrix(const DeviceCsr<M>& got, const DeviceCsr<M>& want
     for (std::size_t k = 0; k < ha.extent(0); ++k) ASSERT_EQ(ha(k), hb(k)) << what << " at " << k;
   };
   same(got.row_ptr, want.row_ptr, "row_ptr");
-  same(got.work_ptr, want.work_ptr, "work_ptr");
-  same(got.row_work, want.row_work, "row_work");
+  same(got.work_begin, want.work_begin, "work_begin");
+  same(got.work_end, want.work_end, "work_end");
+  same(got.long_rows, want.long_rows, "long_rows");
+  same(got.further_first, want.further_first, "further_first");
   same(got.narrow, want.narrow, "narrow indices");
   same(got.wide, want.wide, "wide indices");
   same(got.values, want.values, "values");

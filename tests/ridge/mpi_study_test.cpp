@@ -177,17 +177,17 @@ TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
                                 RidgeKernels::kokkos_kernels),
             2 * 22500000LL * 12 + 30002LL * 4 + 4 * 15000LL * 8 + 10 * 4 * 15000LL * 8);
   // Fused: 2-byte indices up to 65536 columns (A) or rows (A^T), b also in double, v twice,
-  // a row sum in double per row of the longer side, room for rows cut into segments (a
-  // sum in double and two offsets per 16 nonzeros, and the offsets of rows again), per λ h,
+  // per work item (a row of the longer side, or one of at most a segment per 16 nonzeros)
+  // a sum in double and two offsets, the offsets of rows again for the long rows, per λ h,
   // hbar, x and a partial norm per 256 columns, no block.
   EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, RidgePrecision::float32, 10,
                                 RidgeKernels::fused),
-            2 * 22500000LL * 6 + 30002LL * 4 + 15000LL * 16 + 3 * 15000LL * 4 + 15000LL * 8 +
-                22500000LL / 16 * (8 + 8) + 30002LL * 4 + 10 * (3 * 15000LL * 4 + 59 * 8));
+            2 * 22500000LL * 6 + 30002LL * 4 + 15000LL * 16 + 3 * 15000LL * 4 +
+                (15000LL + 22500000LL / 16) * (8 + 8) + 30002LL * 4 + 10 * (3 * 15000LL * 4 + 59 * 8));
   EXPECT_EQ(device_bytes_needed(70000, 15000, 22500000, RidgePrecision::float64, 10,
                                 RidgeKernels::fused),
-            22500000LL * (16 + 2 + 4) + 85002LL * 4 + 70000LL * 24 + 3 * 15000LL * 8 + 70000LL * 8 +
-                22500000LL / 16 * (8 + 8) + 85002LL * 4 + 10 * (3 * 15000LL * 8 + 59 * 8));
+            22500000LL * (16 + 2 + 4) + 85002LL * 4 + 70000LL * 24 + 3 * 15000LL * 8 +
+                (70000LL + 22500000LL / 16) * (8 + 8) + 85002LL * 4 + 10 * (3 * 15000LL * 8 + 59 * 8));
   EXPECT_NO_THROW(check_device_memory(100, 100, "d.yaml:2:11: ridge.matrix", "A", "GPU"));
   EXPECT_NO_THROW(check_device_memory(100, -1, "d.yaml:2:11: ridge.matrix", "A", "GPU"));
   try {
