@@ -140,7 +140,7 @@ struct DeviceCsr {
   // and the back end's fill_threads().
   static DeviceCsr scheduled(const HostCsr& h, const std::string& label, int max_lanes) {
     const std::vector<std::int64_t> lengths = lengths_of(h);
-    const RowSchedule s = choose_row_schedule(packs_of(lengths), max_lanes, fill_threads());
+    const RowSchedule s = choose_row_schedule(packs_of(lengths), max_lanes, fill_threads(), kPack);
     DeviceCsr m(lengths, h.columns, label, s.lanes, s.segment_packs);
     m.fill_rows_of(h, lengths);
     return m;
@@ -154,7 +154,7 @@ struct DeviceCsr {
   static DeviceCsr transpose_of(const HostCsr& a, const std::string& label, int max_lanes) {
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(a.columns), 0);
     for (const int c : a.col_ind) ++lengths[static_cast<std::size_t>(c)];
-    const RowSchedule s = choose_row_schedule(packs_of(lengths), max_lanes, fill_threads());
+    const RowSchedule s = choose_row_schedule(packs_of(lengths), max_lanes, fill_threads(), kPack);
     DeviceCsr t(lengths, a.rows, label, s.lanes, s.segment_packs);
     t.fill_entries(lengths, [&a](auto& c, auto& v, const auto& rp) {
       using Index = typename std::decay_t<decltype(c)>::value_type;

@@ -2,8 +2,8 @@
 // How the fused engine spreads a matrix's rows over GPU threads in a product, chosen once
 // at setup from the row lengths (device_csr.hpp runs it):
 //  - lanes: threads that share a work item, a power of two up to the back end's most
-//    (row_lanes()): about the mean row length in packs, so that short rows do not leave
-//    most of their lanes idle;
+//    (row_lanes()): about a lane per 4 entries of the mean row (a pack of 4 floats, two
+//    packs of 2 doubles), so that short rows do not leave most of their lanes idle;
 //  - segments: when a few rows are far longer than the rest (power-law rows, dense rows;
 //    a dense column of A is a dense row of A^T), or when long rows are too few to give the
 //    device enough threads (a tall matrix with few columns: A^T has few, long rows), rows
@@ -32,11 +32,11 @@ struct RowSchedule {
   std::string describe() const;
 };
 
-// The schedule for rows of `row_packs[i]` packs on a back end that gives a work item at
-// most `max_lanes` lanes (a power of two) and wants at least `fill_threads` threads in a
-// product (0: any number; host back ends).
+// The schedule for rows of `row_packs[i]` packs of `pack_entries` entries on a back end
+// that gives a work item at most `max_lanes` lanes (a power of two) and wants at least
+// `fill_threads` threads in a product (0: any number; host back ends).
 RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int max_lanes,
-                                std::int64_t fill_threads = 0);
+                                std::int64_t fill_threads = 0, int pack_entries = 4);
 
 // The work items of rows cut at `segment_packs` packs. Item i < rows is row i's first
 // segment: the whole row unless it is longer (an empty item for an empty row), so that the

@@ -186,6 +186,10 @@ TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
   EXPECT_EQ(s.segments, 1000);
   EXPECT_EQ(choose_row_schedule(std::vector<std::int64_t>(50, 375), 16).lanes, 16);  // the tutorial's rows
   EXPECT_EQ(choose_row_schedule(std::vector<std::int64_t>(50, 375), 1).lanes, 1);    // host back ends
+  // A lane per 4 entries: packs of 2 doubles get half the lanes of packs of 4 floats.
+  EXPECT_EQ(choose_row_schedule(std::vector<std::int64_t>(1000, 8), 32, 0, 2).lanes, 4);
+  EXPECT_EQ(choose_row_schedule(std::vector<std::int64_t>(1000, 8), 32, 0, 4).lanes, 8);
+  EXPECT_EQ(choose_row_schedule(std::vector<std::int64_t>(1000, 9), 32, 0, 2).lanes, 8);  // 4.5 rounds up
 
   std::vector<std::int64_t> skewed(1000, 4);
   skewed[7] = 32768;  // a dense row of 2^17 floats
