@@ -385,8 +385,9 @@ struct LaneProducts {
 };
 
 // Second pass: each row's sum (item_sums(row): its one work item's, or its segments' added
-// by LongRowSums) handed to finish, whose returns are summed. Finish is a functor `double operator()(int row, double product) const` that stores
-// the row's result and gives its contribution to a squared norm.
+// by LongRowSums) handed to finish, whose returns are summed. Finish is a functor
+// `double operator()(int row, double product) const` that stores the row's result and
+// gives its contribution to a squared norm.
 template <class Finish>
 struct FinishRows {
   Kokkos::View<const double*, RidgeDevice> item_sums;
