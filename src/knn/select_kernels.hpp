@@ -34,11 +34,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "knn/candidate_order.hpp"
 #include "knn/screen_kernels.hpp"
-
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-#include <algorithm>
-#endif
 
 namespace trident::knn {
 
@@ -48,43 +45,6 @@ constexpr int kSelectLanes = std::is_same<Kokkos::DefaultExecutionSpace, Kokkos:
 #else
 constexpr int kSelectLanes = 1;
 #endif
-
-template <class T>
-struct ValueBits;
-template <>
-struct ValueBits<float> {
-  using type = std::uint32_t;
-};
-template <>
-struct ValueBits<double> {
-  using type = std::uint64_t;
-};
-
-// Bit pattern of a non-negative value (+0 to +inf): ordered like the values.
-template <class T>
-KOKKOS_FORCEINLINE_FUNCTION typename ValueBits<T>::type to_bits(T v) {
-  typename ValueBits<T>::type b;
-  std::memcpy(&b, &v, sizeof(T));
-  return b;
-}
-template <class T>
-KOKKOS_FORCEINLINE_FUNCTION T from_bits(typename ValueBits<T>::type b) {
-  T v;
-  std::memcpy(&v, &b, sizeof(T));
-  return v;
-}
-
-template <class T>
-KOKKOS_FORCEINLINE_FUNCTION bool key_less(const Candidate<T>& a, const Candidate<T>& b) {
-  return a.value < b.value || (a.value == b.value && a.index < b.index);
-}
-// The same as a function object (inlined by the host algorithms, unlike a pointer).
-struct KeyLess {
-  template <class T>
-  bool operator()(const Candidate<T>& a, const Candidate<T>& b) const {
-    return key_less(a, b);
-  }
-};
 
 // Lane-group primitives: on CUDA warp intrinsics over the V lanes of a warp; elsewhere a
 // group is one thread and they reduce to the identity.
@@ -189,13 +149,21 @@ struct SelectScreen {
     if (V == 1) {
       // host backends: one thread per team, the tile already in cache; staging it in team
       // scratch for a single observation would cost as much as its chords
+      // Every chord is written at the end of the buffer and counted only when under tau: no
+      // branch on the compare, which is taken at random while tau is loose (in locals, so
+      // that the stores do not make the compiler read the members again).
+      Candidate<T>* const buffer = buffers;
+      const int end_of_buffer = capacity, first_index = ref_offset;
+      T threshold = tau[0];
+      int n = count[0];
       for (int j = 0; j < n_refs; ++j) {
         const T v = squared_chord(p[0], frame.reference(j, centre));
-        if (v < tau[0]) {
-          buffers[count[0]++] = Candidate<T>{v, ref_offset + j};
-          if (count[0] == capacity) count[0] = compact(buffers, count[0], kc, tau[0], lanes);
-        }
+        buffer[n] = Candidate<T>{v, first_index + j};
+        n += v < threshold;
+        if (n == end_of_buffer) n = compact(buffer, n, kc, threshold, lanes);
       }
+      count[0] = n;
+      tau[0] = threshold;
     }
     const int most = most_kept(kc);
     for (int start = 0; V > 1 && start < n_refs; start += stage) {
@@ -348,12 +316,13 @@ struct SelectScreen {
   }
 #else
   KOKKOS_INLINE_FUNCTION int compact(Candidate<T>* buffer, int n, int, T& tau, const LaneGroup&) const {
-    std::nth_element(buffer, buffer + (kc - 1), buffer + n, KeyLess{});
+    keep_smallest(buffer, n, kc);
     tau = buffer[kc - 1].value;
     return kc;
   }
+  // (The buffer holds capacity_for(kc) >= 2 kc entries: the second kc are the sort's scratch.)
   KOKKOS_INLINE_FUNCTION void sort_kept(Candidate<T>* buffer, const LaneGroup&) const {
-    std::sort(buffer, buffer + kc, KeyLess{});
+    sort_candidates(buffer, kc, buffer + kc);
   }
 #endif
 };
