@@ -105,7 +105,8 @@ void keep_smallest(Candidate<T>* a, int n, int kc) {
 }
 
 // Sorts a[0, n) by (S, index), with temp[0, n) as scratch: a stable least-significant-digit
-// radix sort of the bit patterns, 11 bits a pass, then each run of equal values by index.
+// radix sort of the bit patterns, 8 or 11 bits a pass, then each run of equal values by
+// index.
 template <class T>
 void sort_candidates(Candidate<T>* a, int n, Candidate<T>* temp) {
   using Bits = typename ValueBits<T>::type;
@@ -116,13 +117,18 @@ void sort_candidates(Candidate<T>* a, int n, Candidate<T>* temp) {
   Bits all = 0;  // the bits that vary decide the passes
   const Bits first = to_bits(a[0].value);
   for (int i = 1; i < n; ++i) all |= to_bits(a[i].value) ^ first;
+  // Digits of 8 bits for short lists (a pass costs its bins as much as its entries), 11
+  // for longer ones (fewer passes).
+  const int digit = n < 1024 ? 8 : 11;
+  const int radix = 1 << digit;
   Candidate<T>* from = a;
   Candidate<T>* to = temp;
-  for (int shift = 0; shift < static_cast<int>(8 * sizeof(Bits)) && (all >> shift) != 0; shift += 11) {
-    int start[2049] = {};
-    for (int i = 0; i < n; ++i) ++start[((to_bits(from[i].value) >> shift) & 2047) + 1];
-    for (int d = 0; d < 2048; ++d) start[d + 1] += start[d];
-    for (int i = 0; i < n; ++i) to[start[(to_bits(from[i].value) >> shift) & 2047]++] = from[i];
+  for (int shift = 0; shift < static_cast<int>(8 * sizeof(Bits)) && (all >> shift) != 0; shift += digit) {
+    int start[2049];
+    std::fill(start, start + radix + 1, 0);
+    for (int i = 0; i < n; ++i) ++start[((to_bits(from[i].value) >> shift) & (radix - 1)) + 1];
+    for (int d = 0; d < radix; ++d) start[d + 1] += start[d];
+    for (int i = 0; i < n; ++i) to[start[(to_bits(from[i].value) >> shift) & (radix - 1)]++] = from[i];
     std::swap(from, to);
   }
   if (from != a) std::copy(from, from + n, a);

@@ -40,7 +40,7 @@ bool same(const Candidate<T>& a, const Candidate<T>& b) {
 
 template <class T>
 void check_all() {
-  for (const int n : {5, 127, 128, 200, 322, 511, 512, 700, 1282, 5000}) {
+  for (const int n : {5, 127, 128, 191, 192, 200, 322, 511, 512, 700, 1023, 1024, 1282, 5000}) {
     for (const int distinct : {3, 50, 1 << 20}) {
       for (const int infinite : {0, n / 3}) {
         SCOPED_TRACE("n " + std::to_string(n) + ", levels " + std::to_string(distinct) + ", inf " +
