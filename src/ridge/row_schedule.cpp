@@ -1,10 +1,11 @@
 #include "ridge/row_schedule.hpp"
 
 #include "core/error.hpp"
+#include "io/plain_numbers.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
+#include <climits>
 #include <cstdlib>
 #include <cstdio>
 
@@ -20,9 +21,24 @@ constexpr std::int64_t kPacksPerLane = 16;
 // A row is long when it holds more than this many times the mean: then the threads of
 // its work item would run long after the rest of the product has finished.
 constexpr double kSkew = 8;
-// Most segments of one row: their sums are added by one thread in order, a dependent
-// chain; longer rows get longer segments instead.
+// Most segments of one row: a warp adds their sums (LongRowSums in device_csr.hpp), each
+// thread a run of them in turn; longer rows get longer segments instead.
 constexpr std::int64_t kMostSegmentsPerRow = 4096;
+
+// The environment variable's text ("" when unset).
+std::string environment_text(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+// The whole of `text` as an int (digits, an optional '-'), or false.
+bool whole_int(const std::string& text, int& out) {
+  long long value = 0;
+  if (!io::plain_integer(text.data(), text.data() + text.size(), value) || value < INT_MIN || value > INT_MAX)
+    return false;
+  out = static_cast<int>(value);
+  return true;
+}
 
 }  // namespace
 
@@ -31,26 +47,21 @@ int forced_row_segments() { return forced_segments; }
 
 int requested_row_segments() {
   if (forced_segments != 0) return forced_segments;
-  const char* value = std::getenv("TRIDENT_RIDGE_ROW_SEGMENTS");
-  const std::string text = value == nullptr ? "" : value;
+  const std::string text = environment_text("TRIDENT_RIDGE_ROW_SEGMENTS");
   if (text.empty() || text == "auto") return 0;
   if (text == "off") return -1;
   int packs = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), packs);
-  if (error != std::errc() || end != text.data() + text.size() || packs <= 0)
+  if (!whole_int(text, packs) || packs <= 0)
     throw InputError("TRIDENT_RIDGE_ROW_SEGMENTS: expected auto, off or a segment length in packs (a positive "
                      "integer), got '" + text + "'");
   return packs;
 }
 
 int requested_row_lanes() {
-  const char* value = std::getenv("TRIDENT_RIDGE_ROW_LANES");
-  const std::string text = value == nullptr ? "" : value;
+  const std::string text = environment_text("TRIDENT_RIDGE_ROW_LANES");
   if (text.empty() || text == "auto") return 0;
   int lanes = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), lanes);
-  if (error != std::errc() || end != text.data() + text.size() || lanes <= 0 || lanes > 32 ||
-      (lanes & (lanes - 1)) != 0)
+  if (!whole_int(text, lanes) || lanes <= 0 || lanes > 32 || (lanes & (lanes - 1)) != 0)
     throw InputError("TRIDENT_RIDGE_ROW_LANES: expected auto or lanes per row (1, 2, 4, 8, 16 or 32), got '" +
                      text + "'");
   return lanes;

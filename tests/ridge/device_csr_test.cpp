@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -176,8 +177,25 @@ TEST(DeviceCsr, CutsLongRowsIntoSegmentsOfWholePacks) {
   EXPECT_FALSE(DeviceCsr<float>(csr_from_triplets(3, 100, t), "t", 2, 3).split());
 }
 
-// The schedule from row statistics: lanes near the mean row length, up to the back end's
-// most; rows cut only when the longest is far past the mean and past 16 packs per lane.
+// Each of `bad` in the environment variable makes the schedule of `rows` one InputError,
+// "VARIABLE: EXPECTED, got 'BAD'"; the variable is unset after.
+void expect_refused(const char* variable, std::initializer_list<const char*> bad, const std::string& expected,
+                    const std::vector<std::int64_t>& rows) {
+  for (const char* value : bad) {
+    setenv(variable, value, 1);
+    try {
+      choose_row_schedule(rows, 16);
+      ADD_FAILURE() << variable << "=" << value << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string(variable) + ": " + expected + ", got '" + value + "'");
+    }
+  }
+  unsetenv(variable);
+}
+
+// The schedule from row statistics: a lane per 4 entries of the mean row, up to the back
+// end's most; rows cut only when the longest is far past the mean and past 16 packs per
+// lane.
 TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
   const std::vector<std::int64_t> even(1000, 4);
   RowSchedule s = choose_row_schedule(even, 16);
@@ -232,18 +250,8 @@ TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
   force_row_segments(0);
   setenv("TRIDENT_RIDGE_ROW_SEGMENTS", "auto", 1);
   EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
-  for (const char* bad : {"0", "-2", "12x", "many"}) {
-    setenv("TRIDENT_RIDGE_ROW_SEGMENTS", bad, 1);
-    try {
-      choose_row_schedule(skewed, 16);
-      ADD_FAILURE() << bad << " accepted";
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                "TRIDENT_RIDGE_ROW_SEGMENTS: expected auto, off or a segment length in packs (a positive integer), "
-                "got '" + std::string(bad) + "'");
-    }
-  }
-  unsetenv("TRIDENT_RIDGE_ROW_SEGMENTS");
+  expect_refused("TRIDENT_RIDGE_ROW_SEGMENTS", {"0", "-2", "12x", "many", "99999999999"},
+                 "expected auto, off or a segment length in packs (a positive integer)", skewed);
   EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
 
   // Lanes from the environment, at most the back end's most.
@@ -253,18 +261,8 @@ TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
   EXPECT_EQ(choose_row_schedule(even, 1).lanes, 1);
   setenv("TRIDENT_RIDGE_ROW_LANES", "auto", 1);
   EXPECT_EQ(choose_row_schedule(even, 16).lanes, chosen);
-  for (const char* bad : {"0", "3", "64", "4x", "many"}) {
-    setenv("TRIDENT_RIDGE_ROW_LANES", bad, 1);
-    try {
-      choose_row_schedule(even, 16);
-      ADD_FAILURE() << bad << " accepted";
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                "TRIDENT_RIDGE_ROW_LANES: expected auto or lanes per row (1, 2, 4, 8, 16 or 32), got '" +
-                    std::string(bad) + "'");
-    }
-  }
-  unsetenv("TRIDENT_RIDGE_ROW_LANES");
+  expect_refused("TRIDENT_RIDGE_ROW_LANES", {"0", "3", "64", "4x", "many", "4294967300"},
+                 "expected auto or lanes per row (1, 2, 4, 8, 16 or 32)", even);
 }
 
 // Rows pad to whole packs of 16 bytes with zeros; the bytes a product reads count them.
