@@ -8,7 +8,6 @@
 
 #include "core/device_comm.hpp"
 #include "core/error.hpp"
-#include "ridge/device_csr.hpp"
 #include "ridge/sweep_engine.hpp"
 
 namespace trident::ridge {
