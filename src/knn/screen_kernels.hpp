@@ -153,13 +153,16 @@ struct ScreenFrame {
   }
 };
 
-// Copies references [start, start + count) of the tile into team scratch memory.
+// Copies references [start, start + count) of the tile into team scratch memory, then NaN
+// points up to `padded` (at least count): their chords are NaN, which no compare takes.
 template <class T>
 KOKKOS_INLINE_FUNCTION void stage_references(const TeamMember& team, const ScratchPoints<T>& shared,
                                              const ScreenFrame<T>& frame, const Vec4<double>& centre, int start,
-                                             int count) {
+                                             int count, int padded = 0) {
   team.team_barrier();
-  for (int j = team.team_rank(); j < count; j += team.team_size()) shared(j) = frame.reference(start + j, centre);
+  const T nan = Kokkos::Experimental::infinity<T>::value * T(0);  // inf x 0: a NaN (no quiet_NaN in every Kokkos)
+  for (int j = team.team_rank(); j < (padded > count ? padded : count); j += team.team_size())
+    shared(j) = j < count ? frame.reference(start + j, centre) : Vec4<T>{nan, nan, nan, nan};
   team.team_barrier();
 }
 

@@ -168,7 +168,8 @@ struct SelectScreen {
     const int most = most_kept(kc);
     for (int start = 0; V > 1 && start < n_refs; start += stage) {
       const int m = n_refs - start < stage ? n_refs - start : stage;
-      stage_padded(team, shared, centre, start, m);
+      // padded to a multiple of V: no lane needs a bounds test
+      stage_references(team, shared, frame, centre, start, m, (m + V - 1) / V * V);
       const int index = ref_offset + start + lanes.lane;
       for (int j0 = 0; j0 < m; j0 += V) {
         // each lane one staged reference, its chords to the group's M observations (the
@@ -210,20 +211,6 @@ struct SelectScreen {
         best_index(o, i) = buffer[i].index;
       }
     }
-  }
-
-  // Stages references [start, start + count) of the tile and pads the stage to a multiple
-  // of V with NaN points (their chords are NaN: no compare takes them, no lane needs a
-  // bounds test).
-  KOKKOS_INLINE_FUNCTION void stage_padded(const TeamMember& team, const ScratchPoints<T>& shared,
-                                           const Vec4<double>& centre, int start, int count) const {
-    team.team_barrier();
-    const int padded = (count + V - 1) / V * V;
-    const T nan = from_bits<T>(~typename ValueBits<T>::type(0) >> 1);  // all exponent and mantissa bits: a NaN
-    for (int j = team.team_rank(); j < padded; j += team.team_size()) {
-      shared(j) = j < count ? frame.reference(start + j, centre) : Vec4<T>{nan, nan, nan, nan};
-    }
-    team.team_barrier();
   }
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
