@@ -449,13 +449,12 @@ struct RowProductScratch {
   }
 };
 
-// y(row) <- finish(row, (M x)(row)) for every row of `m`, reducing finish's returns into
-// the device scalar `result` (no pass waits). Every pass does nothing while *skip is set
-// (skip may be null: never).
-template <class M, class XView, class Finish>
-void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& x,
-                         const Finish& finish, const RowProductScratch& scratch,
-                         const Kokkos::View<double, RidgeDevice>& result, const int* skip = nullptr) {
+// item_sums(row) <- (M x)(row) for every row of `m` (items past the rows hold the further
+// segments of long rows: item_sums has m.work_items entries), in double. Every pass does
+// nothing while *skip is set (skip may be null: never).
+template <class M, class XView>
+void launch_row_sums(const char* label, const DeviceCsr<M>& m, const XView& x,
+                     const Kokkos::View<double*, RidgeDevice>& item_sums, const int* skip = nullptr) {
   const std::int64_t threads_per_item = kLanesAreWarpThreads ? m.lanes : 1;
   // Float sums fit 32 registers, a GPU's full occupancy, which the gathers of x need to
   // hide their latency; without the bound nvcc took 40 for 32-bit indices. Double sums
@@ -467,16 +466,26 @@ void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& 
   if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
                          LaneProducts<M, std::uint16_t, XView>{m.work_begin, m.work_end, m.narrow, m.values, x,
-                                                               scratch.item_sums, m.lanes, skip});
+                                                               item_sums, m.lanes, skip});
   else
     Kokkos::parallel_for(label, threads,
-                         LaneProducts<M, int, XView>{m.work_begin, m.work_end, m.wide, m.values, x, scratch.item_sums,
+                         LaneProducts<M, int, XView>{m.work_begin, m.work_end, m.wide, m.values, x, item_sums,
                                                      m.lanes, skip});
   if (m.split())
     Kokkos::parallel_for(label,
                          light(Kokkos::TeamPolicy<RidgeExec>(static_cast<int>(m.long_rows.extent(0)),
                                                              LongRowSums::team_size())),
-                         LongRowSums{m.long_rows, m.further_first, scratch.item_sums, m.rows, skip});
+                         LongRowSums{m.long_rows, m.further_first, item_sums, m.rows, skip});
+}
+
+// y(row) <- finish(row, (M x)(row)) for every row of `m`, reducing finish's returns into
+// the device scalar `result` (no pass waits). Every pass does nothing while *skip is set
+// (skip may be null: never).
+template <class M, class XView, class Finish, class Result>
+void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& x,
+                         const Finish& finish, const RowProductScratch& scratch,
+                         const Result& result, const int* skip = nullptr) {
+  launch_row_sums(label, m, x, scratch.item_sums, skip);
   Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
                           FinishRows<Finish>{scratch.item_sums, finish, skip}, result);
 }

@@ -16,9 +16,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
+#include "core/error.hpp"
 #include "core/pinned_host_space.hpp"
+#include "core/queue_recording.hpp"
 #include "ridge/device_csr.hpp"
 #include "ridge/sweep_engine.hpp"
 
@@ -31,6 +35,26 @@ using StatusSpace = PinnedHostSpace;  // the device writes it, the host reads it
 // trip. 32 against 8 took the tutorial's float32 sweep from 0.1006 to 0.0996 s on an H200;
 // the at most 31 iterations queued after the last λ stopped skip their products.
 constexpr int kChecksEvery = 32;
+
+// Whether the iterations are recorded once and replayed (CUDA graphs, core::QueueRecording),
+// from TRIDENT_RIDGE_GRAPHS: auto (the default) on CUDA builds when this rank holds every
+// row; on also when the sums over row ranks go through NCCL (NCCL's collectives can be
+// recorded, but that path has not yet been measured on several GPUs); off never. An MPI
+// transport waits on the host, which a recording cannot hold: never recorded.
+bool iteration_graphs_wanted(const core::DeviceComm* rows_comm) {
+  const char* text = std::getenv("TRIDENT_RIDGE_GRAPHS");
+  const std::string value = text == nullptr ? "auto" : text;
+  if (value != "auto" && value != "on" && value != "off")
+    throw InputError("TRIDENT_RIDGE_GRAPHS: expected auto, on or off, got '" + value + "'");
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (value == "off") return false;
+  if (rows_comm == nullptr) return true;
+  return value == "on" && rows_comm->transport() == core::Transport::nccl;
+#else
+  (void)rows_comm;
+  return false;
+#endif
+}
 
 // The bidiagonalization's scalars, kept on the device between launches. u holds
 // u_scale * u_true; the update forms v' = (w - beta2 * v) * v_scale.
@@ -81,37 +105,25 @@ struct NextW {
   }
 };
 
-// Row finish of A_i^T u_i on one rank of several: stores this rank's share of w, in double,
-// into the all-reduce's buffer, and (row 0) this rank's ||u_i||^2 into the buffer's tail;
-// the norm waits for the sum (ReducedW). Summed in double, w is rounded to S once, as on
-// one rank: float32 shares rounded and summed again made the tutorial's sweep stop 6 %
-// later on 2 ranks (968 iterations against 915).
-struct StoreShare {
-  Kokkos::View<double*, RidgeDevice> buffer;
-  Kokkos::View<const double, RidgeDevice> beta2_share;
-  int columns;
-  KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
-    buffer(row) = product;
-    if (row == 0) buffer(columns) = beta2_share();
-    return 0;
-  }
-};
-
-// After the all-reduce: beta^2 = ||u||^2 from the buffer's tail (stored for the
-// recurrences), w = the buffer's head rounded to S, and the sum of (w - beta^2 v)^2, as
-// NextW gives them on one rank.
+// On one rank of several, A_i^T u_i's row sums (this rank's share of w, in double) go
+// straight into the all-reduce's buffer, after its head, where the finish of A_i v left
+// ||u_i||^2: one all-reduce sums both. Summed in double, w is rounded to S once, as on one
+// rank: float32 shares rounded and summed again made the tutorial's sweep stop 6 % later
+// on 2 ranks (968 iterations against 915).
+// After the all-reduce: beta^2 = ||u||^2 from the buffer's head (stored for the
+// recurrences), w = the rest rounded to S, and the sum of (w - beta^2 v)^2, as NextW gives
+// them on one rank.
 template <class S>
 struct ReducedW {
-  Kokkos::View<const double*, RidgeDevice> buffer;
+  Kokkos::View<const double*, RidgeDevice> buffer;  // ||u||^2, then w in double
   Vector<S> w, v;
   Kokkos::View<double, RidgeDevice> beta2;
-  int columns;
   const int* skip;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
     if (skip && *skip) return;
-    const double b2 = buffer(columns);
+    const double b2 = buffer(0);
     if (i == 0) beta2() = b2;
-    const S wi = static_cast<S>(buffer(i));
+    const S wi = static_cast<S>(buffer(1 + i));
     w(i) = wi;
     const double d = static_cast<double>(wi) - b2 * static_cast<double>(v(i));
     sum += d * d;
@@ -282,9 +294,14 @@ class FusedEngine final : public SweepSolver::Engine {
         columns_(p.a.columns),
         rows_comm_(rows_comm),
         a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)))),
-        at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)))) {
-    if (rows_comm_ != nullptr)
-      buffer_ = Kokkos::View<double*, RidgeDevice>("trident::ridge::reduced", static_cast<std::size_t>(columns_) + 1);
+        at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)))),
+        graphs_wanted_(iteration_graphs_wanted(rows_comm)) {
+    if (rows_comm_ != nullptr) {
+      // the head, then an item sum for every work item of A^T (its rows first)
+      buffer_ = Kokkos::View<double*, RidgeDevice>("trident::ridge::reduced", 1 + at_.work_items);
+      shares_ = Kokkos::subview(buffer_, Kokkos::make_pair(std::int64_t(1), 1 + at_.work_items));
+      beta2_share_ = ShareHead(buffer_.data());
+    }
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
     b64_ = Kokkos::View<double*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b64"), rows_);
@@ -304,7 +321,8 @@ class FusedEngine final : public SweepSolver::Engine {
   }
 
   std::string product_layout() const override {
-    return "A: " + a_.schedule.describe() + "; A^T: " + at_.schedule.describe();
+    return "A: " + a_.schedule.describe() + "; A^T: " + at_.schedule.describe() +
+           (graphs_wanted_ ? "; iterations recorded once and replayed (CUDA graphs)" : "");
   }
 
   void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,
@@ -312,32 +330,34 @@ class FusedEngine final : public SweepSolver::Engine {
 
  private:
   // Queues w <- A^T u summed over the row ranks (in double, then rounded to S), beta^2 <-
-  // ||u||^2 (this rank's share in beta2_share) likewise, and (alpha beta)^2 <- ||w - beta^2 v||^2
+  // ||u||^2 (this rank's share in beta2_share_) likewise, and (alpha beta)^2 <- ||w - beta^2 v||^2
   // into alpha_beta2.
   void queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
-                       const Kokkos::View<double, RidgeDevice>& beta2_share,
                        const Kokkos::View<double, RidgeDevice>& beta2,
                        const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done);
 
   int rows_, columns_;  // this rank's rows
   core::DeviceComm* rows_comm_;  // null when this rank holds every row
   DeviceCsr<M> a_, at_;
-  Kokkos::View<double*, RidgeDevice> buffer_;  // with rows_comm_: the all-reduce's buffer, columns + 1 (the tail)
+  // With rows_comm_: the all-reduce's buffer, 1 + A^T's work items: this rank's ||u_i||^2
+  // (beta2_share_), then A_i^T u_i's item sums (shares_), of which the first columns_ are summed.
+  using ShareHead = Kokkos::View<double, RidgeDevice, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::View<double*, RidgeDevice> buffer_, shares_;
+  ShareHead beta2_share_;
   Vector<S> b_;
   Kokkos::View<double*, RidgeDevice> b64_;
   RowProductScratch products_;
+  bool graphs_wanted_;
 };
 
 template <class M, class S>
 void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
-                                        const Kokkos::View<double, RidgeDevice>& beta2_share,
                                         const Kokkos::View<double, RidgeDevice>& beta2,
                                         const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done) {
-  launch_row_products("trident::ridge::next_w_share", at_, u, StoreShare{buffer_, beta2_share, columns_}, products_,
-                      alpha_beta2, done);
-  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), buffer_.extent(0));
+  launch_row_sums("trident::ridge::next_w_share", at_, u, shares_, done);
+  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + static_cast<std::size_t>(columns_));
   Kokkos::parallel_reduce("trident::ridge::next_w_reduced", light(Kokkos::RangePolicy<RidgeExec>(0, columns_)),
-                          ReducedW<S>{buffer_, w, v_old, beta2, columns_, done}, alpha_beta2);
+                          ReducedW<S>{buffer_, w, v_old, beta2, done}, alpha_beta2);
 }
 
 template <class M, class S>
@@ -352,7 +372,6 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   const Vector<S> v[2] = {Vector<S>("trident::ridge::v0", columns_),
                           Vector<S>("trident::ridge::v1", columns_)};
   Vector<S> w("trident::ridge::w", columns_);  // A^T u before it becomes the next v
-  Kokkos::View<double, RidgeDevice> beta2_share("trident::ridge::beta2_share");  // this rank's ||u_i||^2
   Block<S> h("trident::ridge::h", columns_, count);
   Block<S> hbar("trident::ridge::hbar", columns_, count);
   Block<S> x("trident::ridge::x", columns_, count);
@@ -376,8 +395,8 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2}, products_,
                           alpha_beta2, done);
     } else {
-      launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share, done);
-      queue_reduced_w(u, v_old, w, beta2_share, beta2, alpha_beta2, done);
+      launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share_, done);
+      queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done);
     }
     Kokkos::parallel_for("trident::ridge::advance_recurrences",
                          light(Kokkos::TeamPolicy<RidgeExec>(1, Kokkos::AUTO)), advance);
@@ -432,8 +451,8 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     if (rows_comm_ == nullptr) {
       alpha_beta_squared = row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v[0], beta2}, products_);
     } else {  // v is zero: the sum is ||w||^2
-      Kokkos::deep_copy(beta2_share, beta_squared);  // any number: the tail is not read here
-      queue_reduced_w(u, v[0], w, beta2_share, beta2, alpha_beta2, nullptr);
+      Kokkos::deep_copy(beta2_share_, beta_squared);  // any finite number: only multiplies v = 0 here
+      queue_reduced_w(u, v[0], w, beta2, alpha_beta2, nullptr);
       Kokkos::deep_copy(alpha_beta_squared, alpha_beta2);
       Kokkos::deep_copy(beta2, beta_squared);
     }
@@ -466,9 +485,26 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     status(1) = 0;  // the warm-up's advance left it set
     const AdvanceRecurrences advance{state, beta2, alpha_beta2, recurrences, coefficients, normx2,
                                      status, beta, rules};
+    // An iteration depends on the iteration count only through v's parity: two recordings
+    // (CUDA graphs) replayed in turn launch every kernel of the sweep. On an H200 the
+    // tutorial's float32 sweep took ... s so against ... s queued kernel by kernel.
+    core::QueueRecording recorded[2];
+    bool replay = graphs_wanted_;
+    for (int parity = 0; replay && parity < 2; ++parity) {
+      std::string why_not;
+      replay = recorded[parity].record([&]() { queue_iteration(advance, parity); }, why_not);
+      if (!replay)
+        std::fprintf(stderr, "trident: warning: ridge: the iterations are queued kernel by kernel: %s\n",
+                     why_not.c_str());
+    }
     std::int64_t queued = 0;
     while (true) {
-      for (int k = 0; k < kChecksEvery; ++k) queue_iteration(advance, queued++);
+      for (int k = 0; k < kChecksEvery; ++k, ++queued) {
+        if (replay)
+          recorded[queued % 2].replay();
+        else
+          queue_iteration(advance, queued);
+      }
       RidgeExec().fence();
       // The row ranks form the same state from the same sums; agreeing costs one small
       // MPI_Allreduce per block and rules out a rank leaving the all-reduces early.

@@ -74,9 +74,14 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
                                  deck::RidgePrecision precision, std::size_t lambdas_on_rank,
                                  deck::RidgeKernels kernels, bool distributed) {
   const std::int64_t m = matrix_scalar_bytes(precision), s = vector_scalar_bytes(precision);
-  if (distributed)  // the all-reduce's buffer: columns + 2 numbers (in double for the fused engine)
-    return device_bytes_needed(rows, columns, nonzeros, precision, lambdas_on_rank, kernels, false) +
-           (columns + 2) * 8;
+  if (distributed) {
+    // The all-reduce's buffer, in double: Kokkos Kernels columns + 2 numbers; the fused
+    // engine a head and a sum for every work item of A^T (its rows, the columns, and at
+    // most a further segment per 16 nonzeros).
+    const std::int64_t buffer =
+        kernels == deck::RidgeKernels::kokkos_kernels ? columns + 2 : 1 + columns + nonzeros / 16;
+    return device_bytes_needed(rows, columns, nonzeros, precision, lambdas_on_rank, kernels, false) + buffer * 8;
+  }
   const std::int64_t offsets = (rows + 1 + columns + 1) * 4;
   const auto lambdas = static_cast<std::int64_t>(lambdas_on_rank);
   if (kernels == deck::RidgeKernels::kokkos_kernels) {

@@ -110,7 +110,7 @@ class SweepSolver {
 // u, v, w and three vectors of columns per λ held by this rank, plus for the fused engine
 // 32 lane sums per row of the row products (and the segments of rows cut for balance),
 // for Kokkos Kernels the rows x λ block of products A x. `rows` and `nonzeros` are this
-// rank's (its block of rows); `distributed` adds the all-reduce's buffer of columns + 2 numbers.
+// rank's (its block of rows); `distributed` adds the all-reduce's buffer (about a number a column).
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  deck::RidgePrecision precision, std::size_t lambdas_on_rank,
                                  deck::RidgeKernels kernels, bool distributed = false);

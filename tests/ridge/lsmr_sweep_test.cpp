@@ -3,10 +3,14 @@
 // done separately.
 #include <gtest/gtest.h>
 
+#include <Kokkos_Core.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
+#include "core/error.hpp"
 #include "reference.hpp"
 #include "ridge/lsmr_sweep.hpp"
 #include "ridge/problem.hpp"
@@ -265,6 +269,47 @@ TEST(RidgeSweep, IterationLimitIsReportedAsStopReasonSeven) {
     EXPECT_EQ(out.shared_iterations, 3);
     EXPECT_TRUE(out.solutions.empty());
   }
+}
+
+// The fused engine records an iteration once and replays it on CUDA builds (CUDA graphs;
+// TRIDENT_RIDGE_GRAPHS=off queues it kernel by kernel): the same kernels in the same order,
+// so the same sweep bit for bit. On other builds both take the queued path. A bad value
+// is refused by name.
+TEST(RidgeSweep, RecordedIterationsGiveTheQueuedSweepBitForBit) {
+  const Problem p = random_problem({300, 200, "tall"}, 12);
+  LsmrOptions options;
+  options.atol = options.btol = 1e-9;
+  const std::vector<double> lambdas = {0.05, 0.5, 5.0};
+  const bool cuda = std::string(Kokkos::DefaultExecutionSpace::name()) == "Cuda";
+  for (const bool float64 : {true, false}) {
+    setenv("TRIDENT_RIDGE_GRAPHS", "off", 1);
+    SweepSolver queued(p, float64);
+    EXPECT_EQ(queued.product_layout().find("CUDA graphs"), std::string::npos);
+    const SweepOutcome a = queued.solve(lambdas, options, true);
+    unsetenv("TRIDENT_RIDGE_GRAPHS");
+    SweepSolver recorded(p, float64);
+    EXPECT_EQ(recorded.product_layout().find("CUDA graphs") != std::string::npos, cuda) << recorded.product_layout();
+    const SweepOutcome b = recorded.solve(lambdas, options, true);
+    EXPECT_GT(a.shared_iterations, 64);  // several blocks of 32 recorded iterations
+    EXPECT_EQ(a.shared_iterations, b.shared_iterations);
+    for (std::size_t j = 0; j < lambdas.size(); ++j) {
+      EXPECT_EQ(a.lambdas[j].iterations, b.lambdas[j].iterations);
+      EXPECT_EQ(a.lambdas[j].stop_reason, b.lambdas[j].stop_reason);
+      EXPECT_EQ(a.lambdas[j].residual_norm, b.lambdas[j].residual_norm);
+      EXPECT_EQ(a.lambdas[j].solution_norm, b.lambdas[j].solution_norm);
+    }
+    EXPECT_EQ(a.solutions, b.solutions);
+  }
+  for (const char* bad : {"yes", "1", ""}) {
+    setenv("TRIDENT_RIDGE_GRAPHS", bad, 1);
+    try {
+      SweepSolver solver(p, true);
+      ADD_FAILURE() << "TRIDENT_RIDGE_GRAPHS=" << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("TRIDENT_RIDGE_GRAPHS: expected auto, on or off, got '") + bad + "'");
+    }
+  }
+  unsetenv("TRIDENT_RIDGE_GRAPHS");
 }
 
 }  // namespace

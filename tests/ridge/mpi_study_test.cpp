@@ -188,6 +188,16 @@ TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
                                 RidgeKernels::fused),
             22500000LL * (16 + 2 + 4) + 85002LL * 4 + 70000LL * 24 + 3 * 15000LL * 8 +
                 (70000LL + 22500000LL / 16) * (8 + 8) + 85002LL * 4 + 10 * (3 * 15000LL * 8 + 59 * 8));
+  // Rows over ranks add the all-reduce's buffer in double: columns + 2 numbers for Kokkos
+  // Kernels; for the fused engine a head and a sum per work item of A^T.
+  EXPECT_EQ(device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10, RidgeKernels::kokkos_kernels,
+                                true) -
+                device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10,
+                                    RidgeKernels::kokkos_kernels),
+            15002LL * 8);
+  EXPECT_EQ(device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10, RidgeKernels::fused, true) -
+                device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10, RidgeKernels::fused),
+            (1 + 15000LL + 11250000LL / 16) * 8);
   EXPECT_NO_THROW(check_device_memory(100, 100, "d.yaml:2:11: ridge.matrix", "A", "GPU"));
   EXPECT_NO_THROW(check_device_memory(100, -1, "d.yaml:2:11: ridge.matrix", "A", "GPU"));
   try {
