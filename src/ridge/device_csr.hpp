@@ -94,6 +94,20 @@ inline std::int64_t fill_threads() {
   return std::int64_t(1) << 17;
 }
 
+// Bytes of the device cache that gathers of a vector hit (the L2 on CUDA devices): the
+// column bands' budget (choose_column_bands). 0 on host back ends: no bands.
+inline std::int64_t gather_cache_bytes() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<RidgeExec, Kokkos::Cuda>) {
+    int device = 0, bytes = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess)
+      return 0;
+    return bytes;
+  }
+#endif
+  return 0;
+}
+
 // A host view to fill and copy into `v`: `v` itself where the host can reach it, else a
 // new one without the zero fill (create_mirror_view's would write it all once more).
 template <class V>
@@ -111,12 +125,17 @@ struct DeviceCsr {
 
   int rows = 0, columns = 0;
   int lanes = 1;            // threads that share a work item in a product
+  int bands = 1;            // column bands (RowSchedule): rows stored as their pieces, band by band
+  int band_columns = 0;     // with bands: the columns of a band
   std::int64_t stored = 0;  // entries including the padding
   RowSchedule schedule;     // lanes, segments and the row statistics they came from
   std::int64_t work_items = 0;  // rows, and when split the further segments of long rows
-  Kokkos::View<int*, RidgeDevice> row_ptr;           // padded offsets, multiples of kPack
+  // Padded offsets, multiples of kPack, of the rows, or with bands of the rows' pieces
+  // (row i's piece of band b is piece i * bands + b).
+  Kokkos::View<int*, RidgeDevice> row_ptr;
   // Entry offsets where each work item starts and ends: row_ptr and row_ptr + 1 unless
-  // split (RowSegments: item i < rows is row i's first segment).
+  // split (RowSegments: item i < rows is row i's first segment) or banded (item
+  // b * rows + i is row i's piece of band b: all of band 0 first).
   Kokkos::View<const int*, RidgeDevice> work_begin, work_end;
   Kokkos::View<int*, RidgeDevice> long_rows;      // split: rows longer than a segment
   Kokkos::View<int*, RidgeDevice> further_first;  // split: long rows + 1 (RowSegments)
@@ -130,19 +149,30 @@ struct DeviceCsr {
   // Bytes one product reads from the matrix: values, column indices (padding included)
   // and the offsets of rows, or of work items and long rows.
   std::int64_t product_bytes() const {
-    const std::int64_t offsets =
-        split() ? 2 * work_items + 2 * static_cast<std::int64_t>(long_rows.extent(0)) + 1 : work_items + 1;
+    const std::int64_t offsets = split()     ? 2 * work_items + 2 * static_cast<std::int64_t>(long_rows.extent(0)) + 1
+                                 : bands > 1 ? 2 * work_items
+                                             : work_items + 1;
     return stored * static_cast<std::int64_t>(sizeof(M) + index_bytes()) +
            offsets * static_cast<std::int64_t>(sizeof(int));
   }
 
   // The schedule chosen from the row lengths for at most `max_lanes` lanes (row_lanes())
-  // and the back end's fill_threads().
-  static DeviceCsr scheduled(const HostCsr& h, const std::string& label, int max_lanes) {
+  // and the back end's fill_threads(), with column bands when the vector a product gathers
+  // (h.columns scalars of `vector_bytes`; 0: unknown, only bands asked for by the test hook
+  // or the environment) is larger than the device's cache can hold (choose_column_bands).
+  static DeviceCsr scheduled(const HostCsr& h, const std::string& label, int max_lanes,
+                             std::size_t vector_bytes = 0) {
     const std::vector<std::int64_t> lengths = lengths_of(h);
-    const RowSchedule s = choose_row_schedule(packs_of(lengths), max_lanes, fill_threads(), kPack);
-    DeviceCsr m(lengths, h.columns, label, s.lanes, s.segment_packs);
-    m.fill_rows_of(h, lengths);
+    const RowSchedule s = plan(lengths, h.columns, max_lanes, vector_bytes);
+    std::vector<std::int64_t> pieces = lengths;
+    if (s.bands > 1) {
+      pieces.assign(lengths.size() * s.bands, 0);
+      for (int i = 0; i < h.rows; ++i)
+        for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k)
+          ++pieces[static_cast<std::size_t>(i) * s.bands + h.col_ind[k] / s.band_columns];
+    }
+    DeviceCsr m(pieces, h.columns, label, s);
+    m.fill_rows_of(h, pieces);
     return m;
   }
 
@@ -151,22 +181,34 @@ struct DeviceCsr {
   // double, zero-filled, first. With this and huge pages for the scattered stores (see
   // fill_entries), the set-up of the fused engine on a 2^20 x 2^17 matrix of 2^24 nonzeros
   // took 1.2-1.5 s instead of 3.6-3.8 s on the CPU build (2-core development machine).
-  static DeviceCsr transpose_of(const HostCsr& a, const std::string& label, int max_lanes) {
+  static DeviceCsr transpose_of(const HostCsr& a, const std::string& label, int max_lanes,
+                                std::size_t vector_bytes = 0) {
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(a.columns), 0);
     for (const int c : a.col_ind) ++lengths[static_cast<std::size_t>(c)];
-    const RowSchedule s = choose_row_schedule(packs_of(lengths), max_lanes, fill_threads(), kPack);
-    DeviceCsr t(lengths, a.rows, label, s.lanes, s.segment_packs);
-    t.fill_entries(lengths, [&a](auto& c, auto& v, const auto& rp) {
-      using Index = typename std::decay_t<decltype(c)>::value_type;
-      std::vector<std::int64_t> next(static_cast<std::size_t>(a.columns));
-      for (int j = 0; j < a.columns; ++j) next[j] = rp(j);
-      // Rows of A in ascending order make the columns of each row of A^T ascending.
+    const RowSchedule s = plan(lengths, a.rows, max_lanes, vector_bytes);
+    const int bands = s.bands;
+    const std::int64_t width = s.bands > 1 ? s.band_columns : std::int64_t(a.rows) + 1;
+    std::vector<std::int64_t> pieces = lengths;
+    if (bands > 1) {
+      pieces.assign(lengths.size() * bands, 0);
       for (int i = 0; i < a.rows; ++i)
+        for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+          ++pieces[static_cast<std::size_t>(a.col_ind[k]) * bands + i / width];
+    }
+    DeviceCsr t(pieces, a.rows, label, s);
+    t.fill_entries(pieces, [&](auto& c, auto& v, const auto& rp) {
+      using Index = typename std::decay_t<decltype(c)>::value_type;
+      std::vector<std::int64_t> next(pieces.size());
+      for (std::size_t j = 0; j < pieces.size(); ++j) next[j] = rp(j);
+      // Rows of A in ascending order make the columns of each row (or piece) of A^T ascending.
+      for (int i = 0; i < a.rows; ++i) {
+        const std::int64_t band = i / width;
         for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-          const std::int64_t slot = next[static_cast<std::size_t>(a.col_ind[k])]++;
+          const std::int64_t slot = next[static_cast<std::size_t>(a.col_ind[k]) * bands + band]++;
           c(slot) = static_cast<Index>(i);
           v(slot) = static_cast<M>(a.values[k]);
         }
+      }
     });
     return t;
   }
@@ -175,7 +217,7 @@ struct DeviceCsr {
   // `row_lanes` lanes per work item; rows longer than `segment_packs` packs cut into
   // segments (0: never).
   DeviceCsr(const HostCsr& h, const std::string& label, int row_lanes, int segment_packs = 0)
-      : DeviceCsr(lengths_of(h), h.columns, label, row_lanes, segment_packs) {
+      : DeviceCsr(lengths_of(h), h.columns, label, unbanded(row_lanes, segment_packs)) {
     fill_rows_of(h, lengths_of(h));
   }
 
@@ -192,24 +234,60 @@ struct DeviceCsr {
     return packs;
   }
 
-  // The layout for rows of `lengths` entries: padded offsets, the schedule's work items,
-  // and the arrays of entries allocated (filled by fill_entries).
-  DeviceCsr(const std::vector<std::int64_t>& lengths, int column_count, const std::string& label, int row_lanes,
-            int segment_packs)
-      : rows(static_cast<int>(lengths.size())), columns(column_count), lanes(row_lanes) {
+  static RowSchedule unbanded(int row_lanes, int segment_packs) {
+    RowSchedule s;
+    s.lanes = row_lanes;
+    s.segment_packs = segment_packs;
+    return s;
+  }
+
+  // The schedule of rows of `lengths` entries that gather from a vector of `x_length`
+  // scalars of `vector_bytes`: segments, column bands, or neither. With bands the lanes
+  // fit the mean piece rather than the mean row.
+  static RowSchedule plan(const std::vector<std::int64_t>& lengths, std::int64_t x_length, int max_lanes,
+                          std::size_t vector_bytes) {
+    RowSchedule s = choose_row_schedule(packs_of(lengths), max_lanes, fill_threads(), kPack);
+    if (s.split()) return s;
+    double total = 0;
+    for (const std::int64_t l : lengths) total += static_cast<double>(l);
+    const double mean = lengths.empty() ? 0.0 : total / static_cast<double>(lengths.size());
+    const int bands = choose_column_bands(x_length, vector_bytes, mean, gather_cache_bytes());
+    if (bands < 2) return s;
+    s.bands = bands;
+    s.band_columns = (x_length + bands - 1) / bands;
+    std::vector<std::int64_t> piece_packs(lengths.size());
+    for (std::size_t i = 0; i < lengths.size(); ++i)
+      piece_packs[i] = static_cast<std::int64_t>(static_cast<double>(lengths[i]) / bands / kPack + 1);
+    s.lanes = choose_row_schedule(piece_packs, max_lanes, 0, kPack).lanes;
+    return s;
+  }
+
+  // The layout for rows of `lengths` entries (with bands: the rows' pieces, row by row):
+  // padded offsets, the schedule's work items, and the arrays of entries allocated (filled
+  // by fill_entries). `plan` gives the lanes, the segment length and the bands.
+  DeviceCsr(const std::vector<std::int64_t>& lengths, int column_count, const std::string& label,
+            const RowSchedule& plan)
+      : rows(static_cast<int>(lengths.size() / static_cast<std::size_t>(plan.bands))),
+        columns(column_count),
+        lanes(plan.lanes),
+        bands(plan.bands),
+        band_columns(static_cast<int>(plan.band_columns)) {
+    const int segment_packs = bands > 1 ? 0 : plan.segment_packs;
     if (lanes < 1 || (kLanesAreWarpThreads && (lanes > 32 || (lanes & (lanes - 1)) != 0)))
       throw std::invalid_argument(label + ": " + std::to_string(lanes) +
                                   " lanes a row; expected 1 or more (on CUDA a power of two up to 32)");
     const std::vector<std::int64_t> packs = packs_of(lengths);
-    std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows) + 1, 0);
-    for (int i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + packs[i] * kPack;
+    std::vector<std::int64_t> offsets(lengths.size() + 1, 0);
+    for (std::size_t i = 0; i < lengths.size(); ++i) offsets[i + 1] = offsets[i] + packs[i] * kPack;
     if (offsets.back() > std::numeric_limits<int>::max())
       throw std::length_error(label + ": more than 2^31 entries once padded");
     stored = offsets.back();
     schedule.lanes = lanes;
     schedule.rows = rows;
     for (const std::int64_t p : packs) schedule.longest_packs = std::max(schedule.longest_packs, p);
-    schedule.mean_packs = rows > 0 ? static_cast<double>(stored / kPack) / rows : 0.0;
+    schedule.mean_packs = lengths.empty() ? 0.0 : static_cast<double>(stored / kPack) / static_cast<double>(lengths.size());
+    schedule.bands = bands;
+    schedule.band_columns = band_columns;
     if (segment_packs > 0 && schedule.longest_packs > segment_packs) schedule.segment_packs = segment_packs;
     row_ptr = Kokkos::View<int*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::row_ptr"), offsets.size());
@@ -233,6 +311,24 @@ struct DeviceCsr {
       work_end = device_ints("::item_end", cut.end, kPack);
       long_rows = device_ints("::long_rows", cut.long_rows, 1);
       further_first = device_ints("::further_first", cut.further_first, 1);
+    } else if (bands > 1) {
+      // band-major: item b * rows + i is piece i * bands + b
+      work_items = static_cast<std::int64_t>(lengths.size());
+      Kokkos::View<int*, RidgeDevice> begin(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::item_begin"),
+                                            work_items);
+      Kokkos::View<int*, RidgeDevice> end(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::item_end"),
+                                          work_items);
+      auto hb = Kokkos::create_mirror_view(begin);
+      auto he = Kokkos::create_mirror_view(end);
+      for (std::int64_t b = 0; b < bands; ++b)
+        for (std::int64_t i = 0; i < rows; ++i) {
+          hb(b * rows + i) = static_cast<int>(offsets[i * bands + b]);
+          he(b * rows + i) = static_cast<int>(offsets[i * bands + b + 1]);
+        }
+      Kokkos::deep_copy(begin, hb);
+      Kokkos::deep_copy(end, he);
+      work_begin = begin;
+      work_end = end;
     } else {
       work_items = rows;
       work_begin = Kokkos::subview(row_ptr, std::make_pair(0, rows));
@@ -261,7 +357,7 @@ struct DeviceCsr {
       advise_huge_pages(c.data(), c.span() * sizeof(*c.data()));  // the transpose's scattered stores
       advise_huge_pages(v.data(), v.span() * sizeof(*v.data()));
       place(c, v, rp);
-      for (int i = 0; i < rows; ++i)
+      for (std::size_t i = 0; i < lengths.size(); ++i)
         for (std::int64_t out = rp(i) + lengths[i]; out < rp(i + 1); ++out) {
           c(out) = c(out - 1);
           v(out) = M(0);
@@ -273,13 +369,20 @@ struct DeviceCsr {
     else fill(wide);
   }
 
-  // The entries of h's rows, in their order.
+  // The entries of h's rows, in their order (with bands, each into its piece: the columns
+  // ascend, so a row's pieces come one after the other). `lengths`: the rows' or pieces'.
   void fill_rows_of(const HostCsr& h, const std::vector<std::int64_t>& lengths) {
-    fill_entries(lengths, [&h](auto& c, auto& v, const auto& rp) {
+    fill_entries(lengths, [&h, this](auto& c, auto& v, const auto& rp) {
       using Index = typename std::decay_t<decltype(c)>::value_type;
       for (int i = 0; i < h.rows; ++i) {
-        std::int64_t out = rp(i);
+        int band = -1;
+        std::int64_t out = 0;
         for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k, ++out) {
+          const int b = bands > 1 ? h.col_ind[k] / band_columns : 0;
+          if (b != band) {
+            band = b;
+            out = rp(static_cast<std::int64_t>(i) * bands + b);
+          }
           c(out) = static_cast<Index>(h.col_ind[k]);
           v(out) = static_cast<M>(h.values[k]);
         }
@@ -425,6 +528,20 @@ struct LongRowSums {
   }
 };
 
+// Between the passes of a banded product: each row's sum is its pieces' sums added in
+// band order, into item_sums(row), where FinishRows (or the all-reduce) reads it.
+struct BandSums {
+  Kokkos::View<double*, RidgeDevice> item_sums;
+  int rows, bands;
+  const int* skip;
+  KOKKOS_INLINE_FUNCTION void operator()(const int row) const {
+    if (skip && *skip) return;
+    double total = item_sums(row);
+    for (int b = 1; b < bands; ++b) total += item_sums(static_cast<std::int64_t>(b) * rows + row);
+    item_sums(row) = total;
+  }
+};
+
 // Device scratch of the row products: a sum for each work item of the largest matrix
 // (DeviceCsr::work_items), and a scalar for results the host waits for.
 struct RowProductScratch {
@@ -476,6 +593,9 @@ void launch_row_sums(const char* label, const DeviceCsr<M>& m, const XView& x,
                          light(Kokkos::TeamPolicy<RidgeExec>(static_cast<int>(m.long_rows.extent(0)),
                                                              LongRowSums::team_size())),
                          LongRowSums{m.long_rows, m.further_first, item_sums, m.rows, skip});
+  if (m.bands > 1)
+    Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
+                         BandSums{item_sums, m.rows, m.bands, skip});
 }
 
 // y(row) <- finish(row, (M x)(row)) for every row of `m`, reducing finish's returns into

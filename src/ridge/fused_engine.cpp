@@ -293,8 +293,8 @@ class FusedEngine final : public SweepSolver::Engine {
       : rows_(p.a.rows),
         columns_(p.a.columns),
         rows_comm_(rows_comm),
-        a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)))),
-        at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)))),
+        a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)), sizeof(S))),
+        at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)), sizeof(S))),
         graphs_wanted_(iteration_graphs_wanted(rows_comm)) {
     if (rows_comm_ != nullptr) {
       // the head, then an item sum for every work item of A^T (its rows first)

@@ -97,11 +97,14 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
   // double and, when split, its start and end. Rows cut into segments (row_schedule.hpp)
   // add at most one segment per 16 lanes' packs of a row, so at most nonzeros / 16; the
   // long rows' lists take at most the row offsets again.
+  // Column bands (at most one per 16 entries of the mean row) pad each row's pieces to
+  // whole packs too: at most pack - 1 entries a work item, in both matrices.
   const std::int64_t items = (rows > columns ? rows : columns) + nonzeros / 16;
   const std::int64_t item_sums = items * 8;
   const std::int64_t split = items * 2 * 4 + offsets;
+  const std::int64_t band_padding = items * (16 / m - 1) * (m + 4);
   const std::int64_t chunk_norms = (columns + 255) / 256 * 8;  // per λ, one per update team of 256 columns
-  return matrices + vectors + item_sums + split + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
+  return matrices + band_padding + vectors + item_sums + split + (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x
 }
 
 

@@ -14,6 +14,7 @@ namespace trident::ridge {
 namespace {
 
 std::atomic<int> forced_segments{0};
+std::atomic<int> forced_bands{0};
 
 // Packs that one lane of a segment reads: long enough that a segment's fixed costs (its
 // share of the launch, its partial sum written and read back) are small against its reads.
@@ -67,9 +68,43 @@ int requested_row_lanes() {
   return lanes;
 }
 
+void force_column_bands(int bands) { forced_bands = bands; }
+
+int requested_column_bands() {
+  if (forced_bands != 0) return forced_bands;
+  const std::string text = environment_text("TRIDENT_RIDGE_COLUMN_BANDS");
+  if (text.empty() || text == "auto") return 0;
+  if (text == "off") return -1;
+  int bands = 0;
+  if (!whole_int(text, bands) || bands <= 0)
+    throw InputError("TRIDENT_RIDGE_COLUMN_BANDS: expected auto, off or a number of column bands (a positive "
+                     "integer), got '" + text + "'");
+  return bands;
+}
+
+int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double mean_entries,
+                        std::int64_t cache_bytes) {
+  const int asked = requested_column_bands();
+  if (asked < 0 || columns < 2) return 1;
+  if (asked > 0) return static_cast<int>(std::min<std::int64_t>(asked, columns));
+  const std::int64_t gathered = columns * static_cast<std::int64_t>(vector_bytes);
+  if (cache_bytes <= 0 || gathered <= cache_bytes / 2) return 1;
+  const std::int64_t quarter = cache_bytes / 4;
+  const std::int64_t wanted = (gathered + quarter - 1) / quarter;
+  const std::int64_t most = static_cast<std::int64_t>(mean_entries / 16);
+  const std::int64_t bands = std::min(wanted, most);
+  return bands >= 2 ? static_cast<int>(bands) : 1;
+}
+
 std::string RowSchedule::describe() const {
-  char text[256];
-  if (split())
+  char text[320];
+  if (bands > 1)
+    std::snprintf(text, sizeof text,
+                  "%d lanes, columns in %d bands of %lld, a work item per row and band (longest piece %lld "
+                  "packs, mean %.1f)",
+                  lanes, bands, static_cast<long long>(band_columns), static_cast<long long>(longest_packs),
+                  mean_packs);
+  else if (split())
     std::snprintf(text, sizeof text,
                   "%d lanes, rows longer than %d packs cut into segments (%lld work items for %lld rows; "
                   "longest row %lld packs, mean %.1f)",

@@ -22,6 +22,8 @@ namespace trident::ridge {
 struct RowSchedule {
   int lanes = 1;          // threads per work item
   int segment_packs = 0;  // 0: one work item per row; otherwise the most packs of a segment
+  int bands = 1;                     // column bands (choose_column_bands); 1: none
+  std::int64_t band_columns = 0;     // columns a band holds (the last may hold fewer)
   std::int64_t rows = 0;
   std::int64_t segments = 0;  // work items: the rows, and the further segments of long rows
   std::int64_t longest_packs = 0;
@@ -37,6 +39,24 @@ struct RowSchedule {
 // `fill_threads` threads in a product (0: any number; host back ends).
 RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int max_lanes,
                                 std::int64_t fill_threads = 0, int pack_entries = 4);
+
+// Column bands, for a product whose gathered vector x is larger than the device's cache
+// can hold beside the matrix's stream (on an H200, A^T u of a 2^23 x 2^20 matrix gathers
+// from 32 MB of u): the columns are split into `bands` ranges, each row into the pieces
+// that fall in each range (each padded to whole packs), and the products run band after
+// band, every row's piece of band 0 first, so that the gathers in flight hit one range of
+// x. Each row's sum adds its pieces in band order. Returns 1 (no bands) when x fits half
+// of `cache_bytes` (0: a host back end, never banded), else about one band per quarter of
+// the cache, at most one per 16 entries of the mean row (a piece of fewer would be mostly
+// padding and launch). Rows cut into segments are never banded.
+int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double mean_entries,
+                        std::int64_t cache_bytes);
+// The number of bands asked for: the test hook's when set (force_column_bands), else the
+// environment's TRIDENT_RIDGE_COLUMN_BANDS (auto: 0, off: -1, or a number of bands).
+int requested_column_bands();
+// Test hook: bands for every matrix set up after the call whose rows are not cut (0: the
+// rule above; -1: none; n > 1: n bands).
+void force_column_bands(int bands);
 
 // The work items of rows cut at `segment_packs` packs. Item i < rows is row i's first
 // segment: the whole row unless it is longer (an empty item for an empty row), so that the

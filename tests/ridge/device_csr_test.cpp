@@ -75,16 +75,16 @@ void expect_rows_match(const HostCsr& h, const XHost& xh, const YHost& yh, doubl
   EXPECT_NEAR(sum_of_squares, sum_of_stored_squares, 1e-12 * sum_of_stored_squares);
 }
 
-template <class M, class S>
-void expect_products_match(const HostCsr& h, int lanes, int segment_packs = 0) {
-  SCOPED_TRACE("lanes " + std::to_string(lanes) + ", segments of " + std::to_string(segment_packs) +
-               " packs, " + std::to_string(h.rows) + " x " +
-               std::to_string(h.columns) + ", " + (sizeof(M) == 4 ? "float" : "double") + " matrix, " +
-               (sizeof(S) == 4 ? "float" : "double") + " vector");
-  const DeviceCsr<M> m(h, "test::A", lanes, segment_packs);
-  ASSERT_EQ(m.narrow_indices(), h.columns <= 65536);
-  ASSERT_EQ(m.split(), segment_packs > 0);  // every test matrix has rows longer than 5 packs
+// Lane counts to try: on CUDA a row's lanes are threads of one warp (powers of two up to
+// 32); host back ends run any count in turn, 3 among them to catch a sum that skips lanes.
+std::vector<int> lane_counts() {
+  if (kLanesAreWarpThreads) return {1, 4, 32};
+  return {1, 3, 32};
+}
 
+// The products of the device matrix `m` of `h` against the float64 loop.
+template <class M, class S>
+void expect_device_products_match(const HostCsr& h, const DeviceCsr<M>& m) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> value(-2.0, 2.0);
   Kokkos::View<S*, RidgeDevice> x("x", h.columns);
@@ -97,11 +97,69 @@ void expect_products_match(const HostCsr& h, int lanes, int segment_packs = 0) {
   expect_rows_match<M>(h, xh, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y), sum_of_squares);
 }
 
-// Lane counts to try: on CUDA a row's lanes are threads of one warp (powers of two up to
-// 32); host back ends run any count in turn, 3 among them to catch a sum that skips lanes.
-std::vector<int> lane_counts() {
-  if (kLanesAreWarpThreads) return {1, 4, 32};
-  return {1, 3, 32};
+template <class M, class S>
+void expect_products_match(const HostCsr& h, int lanes, int segment_packs = 0) {
+  SCOPED_TRACE("lanes " + std::to_string(lanes) + ", segments of " + std::to_string(segment_packs) +
+               " packs, " + std::to_string(h.rows) + " x " +
+               std::to_string(h.columns) + ", " + (sizeof(M) == 4 ? "float" : "double") + " matrix, " +
+               (sizeof(S) == 4 ? "float" : "double") + " vector");
+  const DeviceCsr<M> m(h, "test::A", lanes, segment_packs);
+  ASSERT_EQ(m.narrow_indices(), h.columns <= 65536);
+  ASSERT_EQ(m.split(), segment_packs > 0);  // every test matrix has rows longer than 5 packs
+  expect_device_products_match<M, S>(h, m);
+}
+
+// Sets the column bands for the matrices made in its scope (force_column_bands).
+struct ForcedBands {
+  explicit ForcedBands(int bands) { force_column_bands(bands); }
+  ~ForcedBands() { force_column_bands(0); }
+};
+
+// Columns in 2, 3 or 7 bands (each row stored as its pieces, one work item per row and
+// band, band 0 of every row first, the pieces' sums added in band order) give every row as
+// the plain loop does, empty rows and empty pieces included.
+TEST(DeviceCsr, BandedRowsMatchAFloat64LoopForAnyBandCount) {
+  const HostCsr narrow = awkward_matrix(41, 3000, 8);
+  const HostCsr wide = awkward_matrix(13, 70000, 9);
+  for (const int bands : {2, 3, 7}) {
+    const ForcedBands forced(bands);
+    for (const int lanes : lane_counts()) {
+      SCOPED_TRACE(std::to_string(bands) + " bands, " + std::to_string(lanes) + " lanes");
+      const auto f = DeviceCsr<float>::scheduled(narrow, "test::A", lanes);
+      ASSERT_EQ(f.bands, bands);
+      EXPECT_EQ(f.work_items, 41 * bands);
+      EXPECT_FALSE(f.split());
+      expect_device_products_match<float, float>(narrow, f);
+      expect_device_products_match<float, double>(narrow, f);
+      expect_device_products_match<double, double>(narrow, DeviceCsr<double>::scheduled(narrow, "test::A", lanes));
+      expect_device_products_match<float, float>(wide, DeviceCsr<float>::scheduled(wide, "test::A", lanes));
+    }
+  }
+}
+
+// Two bands of 5 columns: each row's pieces padded to packs of 4 floats, in row order;
+// the work items run band-major; the product reads the items' starts and ends.
+TEST(DeviceCsr, BandsStoreEachRowAsItsPiecesAndRunBandByBand) {
+  // Row 0: columns 0, 1, 7; row 1: none; row 2: columns 5..9.
+  const HostCsr h = csr_from_triplets(3, 10, {{0, 0, 1.0}, {0, 1, 2.0}, {0, 7, 3.0}, {2, 5, 1.0}, {2, 6, 1.0},
+                                              {2, 7, 1.0}, {2, 8, 1.0}, {2, 9, 1.0}});
+  const ForcedBands forced(2);
+  const auto m = DeviceCsr<float>::scheduled(h, "test::A", 1);
+  ASSERT_EQ(m.bands, 2);
+  EXPECT_EQ(m.band_columns, 5);
+  EXPECT_EQ(m.rows, 3);
+  EXPECT_EQ(m.work_items, 6);
+  EXPECT_EQ(m.stored, 4 + 4 + 0 + 0 + 0 + 8);
+  const auto ints = [](const auto& v) {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    return std::vector<int>(h.data(), h.data() + h.extent(0));
+  };
+  EXPECT_EQ(ints(m.row_ptr), (std::vector<int>{0, 4, 8, 8, 8, 8, 16}));  // pieces (0,0) (0,1) (1,0) (1,1) (2,0) (2,1)
+  EXPECT_EQ(ints(m.work_begin), (std::vector<int>{0, 8, 8, 4, 8, 8}));    // band 0 of rows 0-2, then band 1
+  EXPECT_EQ(ints(m.work_end), (std::vector<int>{4, 8, 8, 8, 8, 16}));
+  EXPECT_EQ(ints(m.narrow), (std::vector<int>{0, 1, 1, 1, 7, 7, 7, 7, 5, 6, 7, 8, 9, 9, 9, 9}));
+  EXPECT_EQ(m.product_bytes(), 16 * (4 + 2) + 2 * 6 * 4);
+  EXPECT_NE(m.schedule.describe().find("columns in 2 bands of 5"), std::string::npos) << m.schedule.describe();
 }
 
 TEST(DeviceCsr, ProductsMatchAFloat64LoopForAnyLaneCount) {
@@ -265,6 +323,40 @@ TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
                  "expected auto or lanes per row (1, 2, 4, 8, 16 or 32)", even);
 }
 
+// Column bands: none while the gathered vector fits half the cache (or on a host back end,
+// cache 0); else a band per quarter of the cache, at most one per 16 entries of the mean row.
+TEST(RowSchedule, BandsColumnsOnlyWhenTheGatheredVectorOutgrowsTheCache) {
+  const std::int64_t l2 = 50 << 20;  // an H200's
+  EXPECT_EQ(choose_column_bands(1 << 20, 4, 128, l2), 1);    // 4 MB of float
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 3);    // 32 MB: 2.6 quarters
+  EXPECT_EQ(choose_column_bands(1 << 23, 8, 128, l2), 6);    // 64 MB of double
+  EXPECT_EQ(choose_column_bands(1 << 23, 8, 40, l2), 2);     // rows of 40: at most 2
+  EXPECT_EQ(choose_column_bands(1 << 23, 8, 20, l2), 1);     // rows of 20: pieces too short
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, 0), 1);     // host back ends
+  EXPECT_EQ(choose_column_bands(1 << 23, 0, 128, l2), 1);    // vector unknown
+  setenv("TRIDENT_RIDGE_COLUMN_BANDS", "off", 1);
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 1);
+  setenv("TRIDENT_RIDGE_COLUMN_BANDS", "5", 1);
+  EXPECT_EQ(choose_column_bands(1 << 20, 4, 128, l2), 5);
+  EXPECT_EQ(choose_column_bands(3, 4, 128, 0), 3);  // never more bands than columns
+  force_column_bands(-1);                            // the test hook before the environment
+  EXPECT_EQ(choose_column_bands(1 << 20, 4, 128, l2), 1);
+  force_column_bands(0);
+  setenv("TRIDENT_RIDGE_COLUMN_BANDS", "auto", 1);
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 3);
+  for (const char* bad : {"0", "-3", "2x", "many", "99999999999"}) {
+    setenv("TRIDENT_RIDGE_COLUMN_BANDS", bad, 1);
+    try {
+      choose_column_bands(1 << 23, 4, 128, l2);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("TRIDENT_RIDGE_COLUMN_BANDS: expected auto, off or a number of "
+                                                   "column bands (a positive integer), got '") + bad + "'");
+    }
+  }
+  unsetenv("TRIDENT_RIDGE_COLUMN_BANDS");
+}
+
 // Rows pad to whole packs of 16 bytes with zeros; the bytes a product reads count them.
 TEST(DeviceCsr, PadsRowsToPacksAndCountsTheBytesAProductReads) {
   // Row 0: one entry, row 1: five, row 2: none.
@@ -315,6 +407,8 @@ void expect_same_device_matrix(const DeviceCsr<M>& got, const DeviceCsr<M>& want
   same(got.row_ptr, want.row_ptr, "row_ptr");
   same(got.work_begin, want.work_begin, "work_begin");
   same(got.work_end, want.work_end, "work_end");
+  EXPECT_EQ(got.bands, want.bands);
+  EXPECT_EQ(got.band_columns, want.band_columns);
   same(got.long_rows, want.long_rows, "long_rows");
   same(got.further_first, want.further_first, "further_first");
   same(got.narrow, want.narrow, "narrow indices");
@@ -337,12 +431,14 @@ HostCsr dense_columns(int rows, int columns, std::uint64_t seed) {
 TEST(DeviceCsr, TransposeBuiltDirectlyEqualsTheTransposedHostMatrix) {
   const std::vector<HostCsr> matrices{awkward_matrix(300, 1000, 5), awkward_matrix(70001, 30, 6),
                                       dense_columns(5000, 200, 7)};
-  for (const int segments : {-1, 2}) {
+  for (const auto [segments, bands] : {std::pair{-1, -1}, std::pair{2, -1}, std::pair{-1, 3}}) {
     force_row_segments(segments);
+    const ForcedBands forced(bands);
     for (const HostCsr& a : matrices) {
       for (const int lanes : {1, 4}) {
         SCOPED_TRACE(std::to_string(a.rows) + " x " + std::to_string(a.columns) + ", " + std::to_string(lanes) +
-                     " lanes, segments " + std::to_string(segments));
+                     " lanes, segments " + std::to_string(segments) + ", bands " + std::to_string(bands));
+        EXPECT_EQ(DeviceCsr<float>::transpose_of(a, "t", lanes).bands, bands > 0 ? bands : 1);
         expect_same_device_matrix(DeviceCsr<float>::transpose_of(a, "t", lanes),
                                   DeviceCsr<float>::scheduled(transpose(a), "t", lanes));
         expect_same_device_matrix(DeviceCsr<double>::transpose_of(a, "t", lanes),

@@ -18,6 +18,7 @@
 #include "ridge/lcurve.hpp"
 #include "ridge/matrix_market.hpp"
 #include "ridge/problem.hpp"
+#include "ridge/row_schedule.hpp"
 #include "ridge/study.hpp"
 #include "ridge/sweep.hpp"
 #include "io/exact_text.hpp"
@@ -158,6 +159,18 @@ TEST(MpiRidgeRowSplit, BalancedBlocksGiveOneRanksCurve) {
   const auto bounds = nonzero_balanced_rows(300, mpi::size(MPI_COMM_WORLD),
                                             [&](std::int64_t r) { return std::int64_t(whole.a.row_ptr[r]); });
   expect_all_engines(whole, bounds, {0.01, 0.1, 1.0, 10.0, 100.0});
+}
+
+// Column bands (forced on this small matrix): A_i^T u_i's rows are added from their pieces
+// before the all-reduce; the curve is one rank's, as with whole rows.
+TEST(MpiRidgeRowSplit, ColumnBandsGiveOneRanksCurve) {
+  const Problem whole = generated(300, 120, 0.1, 53);
+  const auto bounds = nonzero_balanced_rows(300, mpi::size(MPI_COMM_WORLD),
+                                            [&](std::int64_t r) { return std::int64_t(whole.a.row_ptr[r]); });
+  force_column_bands(3);
+  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, RidgePrecision::float64, RidgeKernels::fused);
+  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, RidgePrecision::float32, RidgeKernels::fused);
+  force_column_bands(0);
 }
 
 TEST(MpiRidgeRowSplit, UnevenBlocksARankWithoutNonzerosAndOneWithoutRows) {

@@ -1,7 +1,8 @@
 // Matrices with dense rows, dense columns (dense rows of A^T), empty rows and an empty
-// column, swept with the fused engine's rows cut into segments (forced on these small
-// matrices through the test hook) and with whole rows: both give the dense reference's
-// L-curve, each other's to rounding, and on any rank count the same bits as one rank.
+// column, swept with the fused engine's rows cut into segments or stored in column bands
+// (forced on these small matrices through the test hooks) and with whole rows: all give
+// the dense reference's L-curve, each other's to rounding, and on any rank count the same
+// bits as one rank.
 #include <gtest/gtest.h>
 
 #include <mpi.h>
@@ -25,10 +26,25 @@ using deck::RidgePrecision;
 using test::relative_difference;
 using test::solution_row;
 
-// Sets the segment length for the solvers made in its scope (force_row_segments).
-struct ForcedSegments {
-  explicit ForcedSegments(int packs) { force_row_segments(packs); }
-  ~ForcedSegments() { force_row_segments(0); }
+// How the solvers made in its scope lay out the rows: whole, cut into segments of some
+// packs, or stored as their pieces in column bands (force_row_segments, force_column_bands).
+struct Layout {
+  int segments;  // -1: never cut
+  int bands;     // -1: none
+  std::string name() const {
+    return bands > 0 ? std::to_string(bands) + " column bands"
+                     : segments > 0 ? "segments of " + std::to_string(segments) + " packs" : "whole rows";
+  }
+};
+struct ForcedLayout {
+  explicit ForcedLayout(const Layout& l) {
+    force_row_segments(l.segments);
+    force_column_bands(l.bands);
+  }
+  ~ForcedLayout() {
+    force_row_segments(0);
+    force_column_bands(0);
+  }
 };
 
 // rows x columns, about 15 % random signed entries, plus: `dense_rows` rows holding every
@@ -70,8 +86,8 @@ LsmrOptions options_for(RidgePrecision precision) {
   return o;
 }
 
-// Whole rows (-1), and segments of 1 and 3 packs: every row longer is cut.
-const int kSegmentings[] = {-1, 1, 3};
+// Whole rows, segments of 1 and 3 packs (every row longer is cut), and 3 column bands.
+const Layout kLayouts[] = {{-1, -1}, {1, -1}, {3, -1}, {-1, 3}};
 
 TEST(SkewedRows, SplitAndWholeRowsGiveTheDenseReferenceCurve) {
   for (const RidgePrecision precision :
@@ -86,12 +102,14 @@ TEST(SkewedRows, SplitAndWholeRowsGiveTheDenseReferenceCurve) {
       const test::Dense a = test::dense(reference_a);
       const double tolerance = single ? 2e-4 : 1e-8;
       std::vector<SweepOutcome> curves;
-      for (const int segments : kSegmentings) {
-        SCOPED_TRACE("segments " + std::to_string(segments));
-        const ForcedSegments forced(segments);
+      for (const Layout& layout : kLayouts) {
+        SCOPED_TRACE(layout.name());
+        const ForcedLayout forced(layout);
         SweepSolver solver(p, precision);
         // A^T always has rows past 3 packs here; the log line says so.
-        EXPECT_EQ(solver.product_layout().find("cut into segments") != std::string::npos, segments > 0)
+        EXPECT_EQ(solver.product_layout().find("cut into segments") != std::string::npos, layout.segments > 0)
+            << solver.product_layout();
+        EXPECT_EQ(solver.product_layout().find("columns in 3 bands") != std::string::npos, layout.bands > 0)
             << solver.product_layout();
         curves.push_back(solver.solve(kLambdas, options_for(precision), true));
         const SweepOutcome& out = curves.back();
@@ -124,10 +142,9 @@ TEST(SkewedRows, SplitAndWholeRowsGiveTheDenseReferenceCurve) {
 TEST(MpiSkewedRows, SplitSweepIsBitwiseTheSameOnAnyRankCount) {
   for (const RidgePrecision precision : {RidgePrecision::float64, RidgePrecision::float32}) {
     for (const Case& c : skewed_cases()) {
-      for (const int segments : kSegmentings) {
-        SCOPED_TRACE(std::string(c.name) + ", " + deck::precision_name(precision) + ", segments " +
-                     std::to_string(segments));
-        const ForcedSegments forced(segments);
+      for (const Layout& layout : kLayouts) {
+        SCOPED_TRACE(std::string(c.name) + ", " + deck::precision_name(precision) + ", " + layout.name());
+        const ForcedLayout forced(layout);
         SweepSolver solver(c.problem, precision);
         const GatheredSweep spread =
             sweep_over_ranks(MPI_COMM_WORLD, solver, kLambdas, options_for(precision), true);
