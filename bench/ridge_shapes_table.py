@@ -26,12 +26,14 @@ def parse(path):
 
 
 def short_layout(layout):
-    """'A 8 lanes split 128; A^T 16 lanes whole' from the two schedule texts."""
+    """'A 8 lanes segments of 128 packs; A^T 16 lanes 3 column bands' from the two schedule texts."""
     out = []
     for name, text in zip(("A", "A^T"), layout):
         lanes = re.match(r"(\d+) lanes", text).group(1)
         m = re.search(r"longer than (\d+) packs", text)
-        out.append(f"{name} {lanes} lanes " + (f"segments of {m.group(1)} packs" if m else "whole rows"))
+        b = re.search(r"columns in (\d+) bands", text)
+        out.append(f"{name} {lanes} lanes " + (f"segments of {m.group(1)} packs" if m else
+                                               f"{b.group(1)} column bands" if b else "whole rows"))
     return "; ".join(out)
 
 

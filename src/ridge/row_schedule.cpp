@@ -71,7 +71,6 @@ int requested_row_lanes() {
 void force_column_bands(int bands) { forced_bands = bands; }
 
 int requested_column_bands() {
-  if (forced_bands != 0) return forced_bands;
   const std::string text = environment_text("TRIDENT_RIDGE_COLUMN_BANDS");
   if (text.empty() || text == "auto") return 0;
   if (text == "off") return -1;
@@ -84,16 +83,15 @@ int requested_column_bands() {
 
 int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double mean_entries,
                         std::int64_t cache_bytes) {
+  if (forced_bands != 0) return forced_bands < 0 ? 1 : static_cast<int>(std::min<std::int64_t>(forced_bands, columns));
   const int asked = requested_column_bands();
-  if (asked < 0 || columns < 2) return 1;
-  if (asked > 0) return static_cast<int>(std::min<std::int64_t>(asked, columns));
+  if (asked < 0) return 1;
   const std::int64_t gathered = columns * static_cast<std::int64_t>(vector_bytes);
-  if (cache_bytes <= 0 || gathered <= cache_bytes / 2) return 1;
-  const std::int64_t quarter = cache_bytes / 4;
-  const std::int64_t wanted = (gathered + quarter - 1) / quarter;
   const std::int64_t most = static_cast<std::int64_t>(mean_entries / 16);
-  const std::int64_t bands = std::min(wanted, most);
-  return bands >= 2 ? static_cast<int>(bands) : 1;
+  if (cache_bytes <= 0 || gathered <= cache_bytes / 2 || most < 2) return 1;
+  if (asked > 0) return static_cast<int>(std::min<std::int64_t>(asked, columns));
+  const std::int64_t quarter = cache_bytes / 4;
+  return static_cast<int>(std::min((gathered + quarter - 1) / quarter, most));
 }
 
 std::string RowSchedule::describe() const {

@@ -45,17 +45,18 @@ RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int 
 // from 32 MB of u): the columns are split into `bands` ranges, each row into the pieces
 // that fall in each range (each padded to whole packs), and the products run band after
 // band, every row's piece of band 0 first, so that the gathers in flight hit one range of
-// x. Each row's sum adds its pieces in band order. Returns 1 (no bands) when x fits half
-// of `cache_bytes` (0: a host back end, never banded), else about one band per quarter of
-// the cache, at most one per 16 entries of the mean row (a piece of fewer would be mostly
-// padding and launch). Rows cut into segments are never banded.
+// x. Each row's sum adds its pieces in band order. Bands are used when x is larger than
+// half of `cache_bytes` (0: a host back end, never) and the mean row holds at least 32
+// entries: about one band per quarter of the cache, at most one per 16 entries of the mean
+// row (a piece of fewer would be mostly padding). Rows cut into segments are never banded.
+// TRIDENT_RIDGE_COLUMN_BANDS: auto (the default), off, or N (N bands where bands are used).
 int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double mean_entries,
                         std::int64_t cache_bytes);
-// The number of bands asked for: the test hook's when set (force_column_bands), else the
-// environment's TRIDENT_RIDGE_COLUMN_BANDS (auto: 0, off: -1, or a number of bands).
+// The environment's TRIDENT_RIDGE_COLUMN_BANDS: auto 0, off -1, or a number of bands; a bad
+// value is an InputError naming the variable.
 int requested_column_bands();
-// Test hook: bands for every matrix set up after the call whose rows are not cut (0: the
-// rule above; -1: none; n > 1: n bands).
+// Test hook: bands for every matrix set up after the call whose rows are not cut, whatever
+// its size (0: as chosen above; -1: none; n > 1: n bands), before the environment's choice.
 void force_column_bands(int bands);
 
 // The work items of rows cut at `segment_packs` packs. Item i < rows is row i's first

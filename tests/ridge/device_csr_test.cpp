@@ -109,10 +109,18 @@ void expect_products_match(const HostCsr& h, int lanes, int segment_packs = 0) {
   expect_device_products_match<M, S>(h, m);
 }
 
-// Sets the column bands for the matrices made in its scope (force_column_bands).
+// Sets the column bands for the matrices made in its scope (force_column_bands), with
+// rows never cut into segments (a GPU would cut these few rows to fill itself, and cut
+// rows are never banded) unless bands are off.
 struct ForcedBands {
-  explicit ForcedBands(int bands) { force_column_bands(bands); }
-  ~ForcedBands() { force_column_bands(0); }
+  explicit ForcedBands(int bands) {
+    force_column_bands(bands);
+    if (bands > 0) force_row_segments(-1);
+  }
+  ~ForcedBands() {
+    force_column_bands(0);
+    force_row_segments(0);
+  }
 };
 
 // Columns in 2, 3 or 7 bands (each row stored as its pieces, one work item per row and
@@ -336,11 +344,15 @@ TEST(RowSchedule, BandsColumnsOnlyWhenTheGatheredVectorOutgrowsTheCache) {
   EXPECT_EQ(choose_column_bands(1 << 23, 0, 128, l2), 1);    // vector unknown
   setenv("TRIDENT_RIDGE_COLUMN_BANDS", "off", 1);
   EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 1);
-  setenv("TRIDENT_RIDGE_COLUMN_BANDS", "5", 1);
-  EXPECT_EQ(choose_column_bands(1 << 20, 4, 128, l2), 5);
-  EXPECT_EQ(choose_column_bands(3, 4, 128, 0), 3);  // never more bands than columns
-  force_column_bands(-1);                            // the test hook before the environment
+  setenv("TRIDENT_RIDGE_COLUMN_BANDS", "5", 1);  // the count where bands are used
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 5);
   EXPECT_EQ(choose_column_bands(1 << 20, 4, 128, l2), 1);
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 20, l2), 1);
+  force_column_bands(-1);  // the test hook before the environment
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 1);
+  force_column_bands(4);   // and on any matrix, never more bands than columns
+  EXPECT_EQ(choose_column_bands(1 << 10, 4, 2, 0), 4);
+  EXPECT_EQ(choose_column_bands(3, 4, 2, 0), 3);
   force_column_bands(0);
   setenv("TRIDENT_RIDGE_COLUMN_BANDS", "auto", 1);
   EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 3);
