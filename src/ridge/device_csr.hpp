@@ -163,13 +163,17 @@ struct DeviceCsr {
   static DeviceCsr scheduled(const HostCsr& h, const std::string& label, int max_lanes,
                              std::size_t vector_bytes = 0) {
     const std::vector<std::int64_t> lengths = lengths_of(h);
-    const RowSchedule s = plan(lengths, h.columns, max_lanes, vector_bytes);
+    RowSchedule s = plan(lengths, h.columns, max_lanes, vector_bytes);
     std::vector<std::int64_t> pieces = lengths;
     if (s.bands > 1) {
       pieces.assign(lengths.size() * s.bands, 0);
       for (int i = 0; i < h.rows; ++i)
         for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k)
           ++pieces[static_cast<std::size_t>(i) * s.bands + h.col_ind[k] / s.band_columns];
+      if (!rows_spread_over_bands(pieces, s.bands)) {
+        s = whole_rows(lengths, max_lanes);
+        pieces = lengths;
+      }
     }
     DeviceCsr m(pieces, h.columns, label, s);
     m.fill_rows_of(h, pieces);
@@ -185,16 +189,20 @@ struct DeviceCsr {
                                 std::size_t vector_bytes = 0) {
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(a.columns), 0);
     for (const int c : a.col_ind) ++lengths[static_cast<std::size_t>(c)];
-    const RowSchedule s = plan(lengths, a.rows, max_lanes, vector_bytes);
-    const int bands = s.bands;
-    const std::int64_t width = s.bands > 1 ? s.band_columns : std::int64_t(a.rows) + 1;
+    RowSchedule s = plan(lengths, a.rows, max_lanes, vector_bytes);
     std::vector<std::int64_t> pieces = lengths;
-    if (bands > 1) {
-      pieces.assign(lengths.size() * bands, 0);
+    if (s.bands > 1) {
+      pieces.assign(lengths.size() * s.bands, 0);
       for (int i = 0; i < a.rows; ++i)
         for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-          ++pieces[static_cast<std::size_t>(a.col_ind[k]) * bands + i / width];
+          ++pieces[static_cast<std::size_t>(a.col_ind[k]) * s.bands + i / s.band_columns];
+      if (!rows_spread_over_bands(pieces, s.bands)) {
+        s = whole_rows(lengths, max_lanes);
+        pieces = lengths;
+      }
     }
+    const int bands = s.bands;
+    const std::int64_t width = s.bands > 1 ? s.band_columns : std::int64_t(a.rows) + 1;
     DeviceCsr t(pieces, a.rows, label, s);
     t.fill_entries(pieces, [&](auto& c, auto& v, const auto& rp) {
       using Index = typename std::decay_t<decltype(c)>::value_type;
@@ -242,11 +250,16 @@ struct DeviceCsr {
   }
 
   // The schedule of rows of `lengths` entries that gather from a vector of `x_length`
-  // scalars of `vector_bytes`: segments, column bands, or neither. With bands the lanes
-  // fit the mean piece rather than the mean row.
+  // scalars of `vector_bytes`: segments, column bands, or neither (whole_rows: segments
+  // or neither). With bands the lanes fit the mean piece rather than the mean row; the
+  // callers drop the bands when the rows do not spread over them (rows_spread_over_bands).
+  static RowSchedule whole_rows(const std::vector<std::int64_t>& lengths, int max_lanes) {
+    return choose_row_schedule(packs_of(lengths), max_lanes, fill_threads(), kPack);
+  }
+
   static RowSchedule plan(const std::vector<std::int64_t>& lengths, std::int64_t x_length, int max_lanes,
                           std::size_t vector_bytes) {
-    RowSchedule s = choose_row_schedule(packs_of(lengths), max_lanes, fill_threads(), kPack);
+    RowSchedule s = whole_rows(lengths, max_lanes);
     if (s.split()) return s;
     double total = 0;
     for (const std::int64_t l : lengths) total += static_cast<double>(l);

@@ -94,6 +94,18 @@ int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double m
   return static_cast<int>(std::min((gathered + quarter - 1) / quarter, most));
 }
 
+bool rows_spread_over_bands(const std::vector<std::int64_t>& pieces, int bands) {
+  if (forced_bands > 0) return true;
+  std::int64_t rows_with_entries = 0, nonempty = 0;
+  for (std::size_t i = 0; i + static_cast<std::size_t>(bands) <= pieces.size(); i += static_cast<std::size_t>(bands)) {
+    std::int64_t here = 0;
+    for (int b = 0; b < bands; ++b) here += pieces[i + static_cast<std::size_t>(b)] > 0;
+    rows_with_entries += here > 0;
+    nonempty += here;
+  }
+  return 4 * nonempty >= 3 * rows_with_entries * bands;
+}
+
 std::string RowSchedule::describe() const {
   char text[320];
   if (bands > 1)

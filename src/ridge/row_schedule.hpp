@@ -52,6 +52,12 @@ RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int 
 // TRIDENT_RIDGE_COLUMN_BANDS: auto (the default), off, or N (N bands where bands are used).
 int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double mean_entries,
                         std::int64_t cache_bytes);
+// Whether rows cut into `bands` pieces (`pieces[i * bands + b]` entries) spread over the
+// bands: at least 3/4 of the pieces of rows that hold entries are nonempty. Banded or
+// block-diagonal rows, whose columns are close together, already gather from a small range
+// of x each; cut, most of their pieces would be empty work items. Always true while the
+// test hook forces bands.
+bool rows_spread_over_bands(const std::vector<std::int64_t>& pieces, int bands);
 // The environment's TRIDENT_RIDGE_COLUMN_BANDS: auto 0, off -1, or a number of bands; a bad
 // value is an InputError naming the variable.
 int requested_column_bands();

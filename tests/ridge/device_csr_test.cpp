@@ -367,6 +367,15 @@ TEST(RowSchedule, BandsColumnsOnlyWhenTheGatheredVectorOutgrowsTheCache) {
     }
   }
   unsetenv("TRIDENT_RIDGE_COLUMN_BANDS");
+
+  // Rows whose columns lie close together (banded, block diagonal) would leave most pieces
+  // empty: no bands. Rows over all of them (uniform, or most pieces full): bands.
+  EXPECT_TRUE(rows_spread_over_bands({5, 4, 6, 3, 3, 2, 0, 0, 0}, 3));     // an empty row does not count
+  EXPECT_TRUE(rows_spread_over_bands({5, 4, 0, 3, 3, 2, 1, 1, 1}, 3));     // 8 of 9: 3/4 or more
+  EXPECT_FALSE(rows_spread_over_bands({9, 0, 0, 0, 8, 1, 0, 0, 7}, 3));    // 4 of 9
+  force_column_bands(3);  // the hook's bands are kept on any matrix
+  EXPECT_TRUE(rows_spread_over_bands({9, 0, 0, 0, 8, 1, 0, 0, 7}, 3));
+  force_column_bands(0);
 }
 
 // Rows pad to whole packs of 16 bytes with zeros; the bytes a product reads count them.
