@@ -159,6 +159,16 @@ RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int 
       // Segments of a whole number of the lanes' strides, at most kMostSegmentsPerRow a row.
       const std::int64_t fewest = (s.longest_packs + kMostSegmentsPerRow - 1) / kMostSegmentsPerRow;
       segment = std::max(base, (fewest + s.lanes - 1) / s.lanes * s.lanes);
+      if (!skewed) {
+        // Even rows too few to fill the device: segments as long as still give it twice its
+        // fill in threads. Shorter ones, more of them at once, each gathering from its own
+        // stretch of x, thrash the cache: A^T of a 2^24 x 1024 matrix (1024 rows of 2^15
+        // packs) took 2670 us a product pair with segments of 256 packs, 2021 with 2048
+        // (cuSPARSE 2543; one H200).
+        const std::int64_t items = std::max<std::int64_t>(1, 2 * fill_threads / s.lanes);
+        const std::int64_t even = (total / items + s.lanes - 1) / s.lanes * s.lanes;
+        segment = std::max(segment, even);
+      }
     }
   }
   if (segment > 0 && s.longest_packs > segment) {

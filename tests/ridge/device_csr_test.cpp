@@ -291,6 +291,11 @@ TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
   EXPECT_TRUE(s.split());
   EXPECT_EQ(s.segments, 100 * 10);
   EXPECT_FALSE(choose_row_schedule(std::vector<std::int64_t>(100, 2560), 16, 1600).split());
+  // Many more packs than that: segments as long as still give twice the fill in threads
+  // (1024 rows of 2^15 packs, 16 lanes, 2^17 threads: 2^14 items of 2048 packs).
+  s = choose_row_schedule(std::vector<std::int64_t>(1024, 1 << 15), 16, 1 << 17);
+  EXPECT_EQ(s.segment_packs, 2048);
+  EXPECT_EQ(s.segments, 1024 * 16);
   // A row past 4096 segments' worth gets longer segments, whole strides of the lanes.
   std::vector<std::int64_t> huge(100000, 1);
   huge[0] = std::int64_t(1) << 24;
