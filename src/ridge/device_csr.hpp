@@ -15,7 +15,9 @@
 // lengths: a row is one work item of `lanes` threads (even rows), or rows longer than a
 // segment are cut into segments that are work items of their own, and a pass over those
 // long rows adds each one's segment sums, a warp per row (skewed rows: power-law, dense
-// rows, dense columns).
+// rows, dense columns); or, when the gathered vector outgrows the device's cache, each
+// row is stored as its pieces in bands of columns and the work items run band after band
+// (column bands; a pass adds each row's pieces in band order).
 // Measured on one H200 (tutorial matrix, 135 MB per product, 33 microseconds at the
 // measured bandwidth): one team per row took 250 microseconds per product, a warp per row
 // with Kokkos' team reduction 60 to 65, the two flat passes below 45 (timed over 920

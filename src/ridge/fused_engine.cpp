@@ -8,7 +8,8 @@
 // per iteration; a λ that stops freezes at once (its later updates are skipped), and once
 // every λ has stopped the iterations still queued skip their products and change nothing.
 // Each product is two launches, or three for a matrix whose long rows are cut into
-// segments (row_schedule.hpp).
+// segments or whose columns are in bands (row_schedule.hpp). On CUDA the iteration's
+// launches are recorded once as a graph and replayed (core::QueueRecording).
 // Measured on one H200 with ncu at the GPU's own clocks, tutorial sweep (32 lanes per row):
 // the two products take 47 + 8 microseconds each, the recurrences 8 and the update 7.
 #include <Kokkos_Core.hpp>
@@ -487,7 +488,8 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
                                      status, beta, rules};
     // An iteration depends on the iteration count only through v's parity: two recordings
     // (CUDA graphs) replayed in turn launch every kernel of the sweep. On an H200 the
-    // tutorial's float32 sweep took ... s so against ... s queued kernel by kernel.
+    // tutorial's float32 sweep took 0.0919 s so against 0.0942 s queued kernel by kernel
+    // (1.56 and 1.60 times its bandwidth floor, the same call).
     core::QueueRecording recorded[2];
     bool replay = graphs_wanted_;
     for (int parity = 0; replay && parity < 2; ++parity) {
