@@ -505,7 +505,8 @@ struct LaneProducts {
 // Second pass: each row's sum (item_sums(row): its one work item's, or its segments' added
 // by LongRowSums) handed to finish, whose returns are summed. Finish is a functor
 // `double operator()(int row, double product) const` that stores the row's result and
-// gives its contribution to a squared norm.
+// gives its contribution to a squared norm. (A team reduction of 256 threads per 256 rows
+// instead was far slower on an H200: 2966 against 2366 µs an iteration at 2^27 uniform.)
 template <class Finish>
 struct FinishRows {
   Kokkos::View<const double*, RidgeDevice> item_sums;
