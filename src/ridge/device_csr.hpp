@@ -166,17 +166,10 @@ struct DeviceCsr {
                              std::size_t vector_bytes = 0) {
     const std::vector<std::int64_t> lengths = lengths_of(h);
     RowSchedule s = plan(lengths, h.columns, max_lanes, vector_bytes);
-    std::vector<std::int64_t> pieces = lengths;
-    if (s.bands > 1) {
-      pieces.assign(lengths.size() * s.bands, 0);
+    const std::vector<std::int64_t> pieces = banded_lengths(s, lengths, max_lanes, [&](auto& piece) {
       for (int i = 0; i < h.rows; ++i)
-        for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k)
-          ++pieces[static_cast<std::size_t>(i) * s.bands + h.col_ind[k] / s.band_columns];
-      if (!rows_spread_over_bands(pieces, s.bands)) {
-        s = whole_rows(lengths, max_lanes);
-        pieces = lengths;
-      }
-    }
+        for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k) ++piece(i, h.col_ind[k]);
+    });
     DeviceCsr m(pieces, h.columns, label, s);
     m.fill_rows_of(h, pieces);
     return m;
@@ -192,17 +185,10 @@ struct DeviceCsr {
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(a.columns), 0);
     for (const int c : a.col_ind) ++lengths[static_cast<std::size_t>(c)];
     RowSchedule s = plan(lengths, a.rows, max_lanes, vector_bytes);
-    std::vector<std::int64_t> pieces = lengths;
-    if (s.bands > 1) {
-      pieces.assign(lengths.size() * s.bands, 0);
+    const std::vector<std::int64_t> pieces = banded_lengths(s, lengths, max_lanes, [&](auto& piece) {
       for (int i = 0; i < a.rows; ++i)
-        for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-          ++pieces[static_cast<std::size_t>(a.col_ind[k]) * s.bands + i / s.band_columns];
-      if (!rows_spread_over_bands(pieces, s.bands)) {
-        s = whole_rows(lengths, max_lanes);
-        pieces = lengths;
-      }
-    }
+        for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) ++piece(a.col_ind[k], i);  // row of A^T, its column
+    });
     const int bands = s.bands;
     const std::int64_t width = s.bands > 1 ? s.band_columns : std::int64_t(a.rows) + 1;
     DeviceCsr t(pieces, a.rows, label, s);
@@ -275,6 +261,25 @@ struct DeviceCsr {
       piece_packs[i] = static_cast<std::int64_t>(static_cast<double>(lengths[i]) / bands / kPack + 1);
     s.lanes = choose_row_schedule(piece_packs, max_lanes, 0, kPack).lanes;
     return s;
+  }
+
+  // The entry counts the layout stores: `lengths` (the rows') when `s` has no bands, else
+  // each row's pieces, row by row, counted by count(piece), which adds the entries through
+  // piece(row, column) (a reference to that row's count in the column's band). Rows that do
+  // not spread over the bands (rows_spread_over_bands) drop them: `s` becomes whole_rows'.
+  template <class Count>
+  static std::vector<std::int64_t> banded_lengths(RowSchedule& s, const std::vector<std::int64_t>& lengths,
+                                                  int max_lanes, Count count) {
+    if (s.bands < 2) return lengths;
+    std::vector<std::int64_t> pieces(lengths.size() * static_cast<std::size_t>(s.bands), 0);
+    const std::int64_t bands = s.bands, width = s.band_columns;
+    auto piece = [&](std::int64_t row, std::int64_t column) -> std::int64_t& {
+      return pieces[static_cast<std::size_t>(row * bands + column / width)];
+    };
+    count(piece);
+    if (rows_spread_over_bands(pieces, s.bands)) return pieces;
+    s = whole_rows(lengths, max_lanes);
+    return lengths;
   }
 
   // The layout for rows of `lengths` entries (with bands: the rows' pieces, row by row):

@@ -41,6 +41,20 @@ bool whole_int(const std::string& text, int& out) {
   return true;
 }
 
+// An environment variable that holds auto (0, also when unset), off (-1) or a positive
+// integer; anything else is one InputError: "VARIABLE: expected auto, off or WHAT (a
+// positive integer), got 'TEXT'".
+int auto_off_or_count(const char* variable, const char* what) {
+  const std::string text = environment_text(variable);
+  if (text.empty() || text == "auto") return 0;
+  if (text == "off") return -1;
+  int count = 0;
+  if (!whole_int(text, count) || count <= 0)
+    throw InputError(std::string(variable) + ": expected auto, off or " + what + " (a positive integer), got '" +
+                     text + "'");
+  return count;
+}
+
 }  // namespace
 
 void force_row_segments(int packs) { forced_segments = packs; }
@@ -48,14 +62,7 @@ int forced_row_segments() { return forced_segments; }
 
 int requested_row_segments() {
   if (forced_segments != 0) return forced_segments;
-  const std::string text = environment_text("TRIDENT_RIDGE_ROW_SEGMENTS");
-  if (text.empty() || text == "auto") return 0;
-  if (text == "off") return -1;
-  int packs = 0;
-  if (!whole_int(text, packs) || packs <= 0)
-    throw InputError("TRIDENT_RIDGE_ROW_SEGMENTS: expected auto, off or a segment length in packs (a positive "
-                     "integer), got '" + text + "'");
-  return packs;
+  return auto_off_or_count("TRIDENT_RIDGE_ROW_SEGMENTS", "a segment length in packs");
 }
 
 int requested_row_lanes() {
@@ -71,14 +78,7 @@ int requested_row_lanes() {
 void force_column_bands(int bands) { forced_bands = bands; }
 
 int requested_column_bands() {
-  const std::string text = environment_text("TRIDENT_RIDGE_COLUMN_BANDS");
-  if (text.empty() || text == "auto") return 0;
-  if (text == "off") return -1;
-  int bands = 0;
-  if (!whole_int(text, bands) || bands <= 0)
-    throw InputError("TRIDENT_RIDGE_COLUMN_BANDS: expected auto, off or a number of column bands (a positive "
-                     "integer), got '" + text + "'");
-  return bands;
+  return auto_off_or_count("TRIDENT_RIDGE_COLUMN_BANDS", "a number of column bands");
 }
 
 int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double mean_entries,
