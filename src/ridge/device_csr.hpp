@@ -13,11 +13,11 @@
 // lanes in double; any double operand makes the whole sum double.
 // Rows are spread over threads by a RowSchedule (row_schedule.hpp) chosen from the row
 // lengths: a row is one work item of `lanes` threads (even rows), or rows longer than a
-// segment are cut into segments that are work items of their own, and a pass over those
-// long rows adds each one's segment sums, a warp per row (skewed rows: power-law, dense
-// rows, dense columns); or, when the gathered vector outgrows the device's cache, each
-// row is stored as its pieces in bands of columns and the work items run band after band
-// (column bands; a pass adds each row's pieces in band order).
+// segment are cut into segments that are work items of their own, whose sums the
+// finishing pass adds, a warp per long row (skewed rows: power-law, dense rows, dense
+// columns); or, when the gathered vector outgrows the device's cache, each row is stored
+// as its pieces in bands of columns and the work items run band after band (column
+// bands; the finishing pass adds each row's pieces in band order).
 // Measured on one H200 (tutorial matrix, 135 MB per product, 33 microseconds at the
 // measured bandwidth): one team per row took 250 microseconds per product, a warp per row
 // with Kokkos' team reduction 60 to 65, the two flat passes below 45 (timed over 920
@@ -40,25 +40,16 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/huge_pages.hpp"
 #include "ridge/csr.hpp"
+#include "ridge/execution.hpp"
+#include "ridge/ordered_sum.hpp"
 #include "ridge/row_schedule.hpp"
 
 namespace trident::ridge {
-
-using RidgeExec = Kokkos::DefaultExecutionSpace;
-using RidgeDevice = Kokkos::Device<RidgeExec, RidgeExec::memory_space>;
-
-// Whether the lanes of a work item are threads of one warp that add their sums with
-// shuffles (CUDA), or one thread that runs them in turn (host back ends, where lanes is 1
-// unless a test asks for more, and other devices).
-#if defined(KOKKOS_ENABLE_CUDA)
-inline constexpr bool kLanesAreWarpThreads = std::is_same_v<RidgeExec, Kokkos::Cuda>;
-#else
-inline constexpr bool kLanesAreWarpThreads = false;
-#endif
 
 // N consecutive entries, aligned so that one load reads them all.
 template <class T, int N>
@@ -141,6 +132,7 @@ struct DeviceCsr {
   Kokkos::View<const int*, RidgeDevice> work_begin, work_end;
   Kokkos::View<int*, RidgeDevice> long_rows;      // split: rows longer than a segment
   Kokkos::View<int*, RidgeDevice> further_first;  // split: long rows + 1 (RowSegments)
+  Kokkos::View<std::uint32_t*, RidgeDevice> long_row_bits;  // split: bit i % 32 of word i / 32 for long row i
   Kokkos::View<std::uint16_t*, RidgeDevice> narrow;  // column indices, when columns <= 65536
   Kokkos::View<int*, RidgeDevice> wide;              // column indices otherwise
   Kokkos::View<M*, RidgeDevice> values;
@@ -151,7 +143,8 @@ struct DeviceCsr {
   // Bytes one product reads from the matrix: values, column indices (padding included)
   // and the offsets of rows, or of work items and long rows.
   std::int64_t product_bytes() const {
-    const std::int64_t offsets = split()     ? 2 * work_items + 2 * static_cast<std::int64_t>(long_rows.extent(0)) + 1
+    const std::int64_t offsets = split()     ? 2 * work_items + 2 * static_cast<std::int64_t>(long_rows.extent(0)) + 1 +
+                                                   static_cast<std::int64_t>(long_row_bits.extent(0))
                                  : bands > 1 ? 2 * work_items
                                              : work_items + 1;
     return stored * static_cast<std::int64_t>(sizeof(M) + index_bytes()) +
@@ -331,6 +324,10 @@ struct DeviceCsr {
       work_end = device_ints("::item_end", cut.end, kPack);
       long_rows = device_ints("::long_rows", cut.long_rows, 1);
       further_first = device_ints("::further_first", cut.further_first, 1);
+      long_row_bits = Kokkos::View<std::uint32_t*, RidgeDevice>(label + "::long_row_bits", (rows + 31) / 32);
+      auto bits = Kokkos::create_mirror_view(long_row_bits);
+      for (const std::int64_t r : cut.long_rows) bits(r / 32) |= std::uint32_t(1) << (r % 32);
+      Kokkos::deep_copy(long_row_bits, bits);
     } else if (bands > 1) {
       // band-major: item b * rows + i is piece i * bands + b
       work_items = static_cast<std::int64_t>(lengths.size());
@@ -426,14 +423,6 @@ inline int row_lanes(std::size_t vector_bytes) {
 template <class M, class X>
 using LaneSum = std::conditional_t<std::is_same_v<M, float> && std::is_same_v<X, float>, float, double>;
 
-// Launches that the host queues many of: their arguments travel with the launch rather
-// than through constant memory, whose reuse makes the host wait for the previous such
-// kernel to end (Kokkos passes functors over 512 bytes that way by default).
-template <class Policy>
-auto light(const Policy& policy) {
-  return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
-}
-
 // First pass of a row product: each work item's (a row, or a segment of one) sum in double
 // into item_sums. Lane l of an item sums its packs l, l + lanes, ...; on CUDA the lanes are
 // consecutive threads of a warp that add their sums in double by a butterfly of shuffles
@@ -507,50 +496,139 @@ struct LaneProducts {
   }
 };
 
-// Second pass: each row's sum (item_sums(row): its one work item's, or its segments' added
-// by LongRowSums) handed to finish, whose returns are summed. Finish is a functor
-// `double operator()(int row, double product) const` that stores the row's result and
-// gives its contribution to a squared norm. (A team reduction of 256 threads per 256 rows
-// instead was far slower on an H200: 2966 against 2366 µs an iteration at 2^27 uniform.)
-template <class Finish>
-struct FinishRows {
-  Kokkos::View<const double*, RidgeDevice> item_sums;
-  Finish finish;
-  const int* skip;
-  KOKKOS_INLINE_FUNCTION void operator()(const int row, double& sum) const {
-    if (skip && *skip) return;
-    sum += finish(row, item_sums(row));
-  }
-};
-
-// Between the passes of a split product: each long row's segment sums (its first at item
-// row, the further ones past the rows) added by a team of fixed size (a warp on GPUs, one
-// thread on host back ends) in Kokkos' fixed order, into item_sums(row), where FinishRows
-// reads it. One thread adding a dense row's 2048 segments in turn was most of the 215 µs
-// that finishing power-law rows took an iteration at 2^27 nonzeros (one H200).
+// Each long row's segment sums (its first at item row, the further ones past the rows)
+// added: on CUDA by a warp of range threads (lane l adds segments l, l + 32, ..., then a
+// butterfly of shuffles: a fixed order), elsewhere by one thread in turn. FinishRows does
+// this for the products it finishes; as a pass of its own (operator()) it stores the sums
+// into item_sums(row) for launch_row_sums. One thread adding a dense row's 2048 segments in
+// turn was most of the 215 µs that finishing power-law rows took an iteration at 2^27
+// nonzeros (one H200); a Kokkos team of 32 per row took 11.2 µs for 3152 long rows at 2^24
+// (float64 power-law), a warp of range threads 5.0.
 struct LongRowSums {
-  using Member = Kokkos::TeamPolicy<RidgeExec>::member_type;
-  static int team_size() { return kLanesAreWarpThreads ? 32 : 1; }
+  static constexpr int kThreadsPerRow = kWarpLanes;
 
   Kokkos::View<const int*, RidgeDevice> long_rows, further_first;
   Kokkos::View<double*, RidgeDevice> item_sums;
   int rows;
   const int* skip;
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    if (skip && *skip) return;
-    const int j = team.league_rank();
+
+  int threads() const { return static_cast<int>(long_rows.extent(0)) * kThreadsPerRow; }
+
+  // Long row j's sum, in every lane; threads t and t ^ 1, ..., of a warp call it together.
+  KOKKOS_INLINE_FUNCTION double row_total(const int j, const int lane) const {
     const int row = long_rows(j), first = rows + further_first(j), count = further_first(j + 1) - further_first(j);
     double total = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, count + 1),
-        [&](const int k, double& sum) { sum += item_sums(k == 0 ? row : first + k - 1); }, total);
-    team.team_barrier();  // every thread has read item_sums(row) before it is replaced
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { item_sums(row) = total; });
+    for (int k = lane; k <= count; k += kThreadsPerRow) total += item_sums(k == 0 ? row : first + k - 1);
+    return warp_sum(total);  // a warp a long row: every lane is here
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    if (skip && *skip) return;
+    const int j = t / kThreadsPerRow, lane = t % kThreadsPerRow;
+    const double total = row_total(j, lane);
+    if (lane == 0) item_sums(long_rows(j)) = total;  // only lane 0 read it, before
   }
 };
 
-// Between the passes of a banded product: each row's sum is its pieces' sums added in
-// band order, into item_sums(row), where FinishRows (or the all-reduce) reads it.
+// A finish's inputs for `row` (Finish::load), read before any row's result is stored, so
+// that a thread's rows have their loads in flight together; finishes without inputs
+// (no load member) get an empty one.
+template <class Finish, class = void>
+struct has_finish_load : std::false_type {};
+template <class Finish>
+struct has_finish_load<Finish, std::void_t<decltype(std::declval<const Finish&>().load(0))>> : std::true_type {};
+struct NoFinishInputs {};
+template <class Finish>
+KOKKOS_INLINE_FUNCTION auto finish_inputs(const Finish& finish, const int row) {
+  if constexpr (has_finish_load<Finish>::value) return finish.load(row);
+  else return NoFinishInputs{};
+}
+template <class Finish, class Inputs>
+KOKKOS_INLINE_FUNCTION double finish_row(const Finish& finish, const int row, const double product,
+                                         const Inputs& inputs) {
+  if constexpr (has_finish_load<Finish>::value) return finish(row, product, inputs);
+  else return finish(row, product);
+}
+
+// What the warp that ends a finish does with the total: nothing (FinishRows' After), or
+// work that needs it, such as the ridge recurrences: `void operator()(int lane, double
+// total) const`, called by every lane of that warp.
+struct NothingAfter {
+  KOKKOS_INLINE_FUNCTION void operator()(int, double) const {}
+};
+
+// Second pass: each row's sum handed to finish, whose returns are summed (OrderedSum) into
+// result(), after which the last warp runs `after`. Finish is a functor
+// `double operator()(int row, double product) const` that stores the row's result and
+// gives its contribution to a squared norm, or, when it reads something of the row,
+// `load(row)` and `operator()(row, product, loaded)`. A row's sum is item_sums(row), or
+// with bands its pieces' item_sums(b * rows + row) added in band order; long rows of a
+// split matrix come first, a warp each (LongRowSums::row_total), and the other threads
+// pass over them (long_row_bits): the segments are added in this pass, not one of their own.
+// A thread finishes kRows rows, `stride` apart (coalesced), with every load issued before
+// the first store. On an H200, 4 rows a thread against 1 (under Kokkos' range reduction,
+// whose capped grid gave each thread many rows in turn): 2336 against 2370 µs an iteration
+// at 2^27 float32 uniform, 2375 against 2401 power-law. (A team reduction of 256 threads
+// per 256 rows instead was far slower: 2966 against 2366 µs at 2^27 uniform.)
+template <class Finish, int kRows, class Result, class After = NothingAfter>
+struct FinishRows {
+  Kokkos::View<const double*, RidgeDevice> item_sums;
+  Finish finish;
+  int rows, bands, stride;
+  LongRowSums long_sums;  // split only: its threads come first
+  Kokkos::View<const std::uint32_t*, RidgeDevice> long_row_bits;
+  int long_threads, threads;  // threads: all of the launch, whole warps
+  OrderedSum sum;
+  Result result;
+  After after;
+  const int* skip;
+
+  KOKKOS_INLINE_FUNCTION bool is_long(const int row) const {
+    return long_row_bits.extent(0) > 0 && ((long_row_bits(row >> 5) >> (row & 31)) & 1u);
+  }
+
+  KOKKOS_INLINE_FUNCTION double finish_rows(const int t) const {
+    if (t < long_threads) {
+      const int j = t / LongRowSums::kThreadsPerRow, lane = t % LongRowSums::kThreadsPerRow;
+      const double total = long_sums.row_total(j, lane);
+      if (lane != 0) return 0;
+      const int row = long_sums.long_rows(j);
+      return finish_row(finish, row, total, finish_inputs(finish, row));
+    }
+    const int first = t - long_threads;  // past stride: padding, no rows
+    double product[kRows];
+    decltype(finish_inputs(finish, 0)) inputs[kRows];
+    bool mine[kRows];
+    // The loads of a long row's sum and inputs are wasted, but they go out with the
+    // others rather than after the test.
+    for (int j = 0; j < kRows; ++j) {
+      const int row = first + j * stride;
+      mine[j] = first < stride && row < rows;
+      if (!mine[j]) continue;
+      double s = item_sums(row);
+      for (int b = 1; b < bands; ++b) s += item_sums(static_cast<std::int64_t>(b) * rows + row);
+      product[j] = s;
+      inputs[j] = finish_inputs(finish, row);
+    }
+    double contribution = 0;
+    for (int j = 0; j < kRows; ++j)
+      if (mine[j] && !is_long(first + j * stride))
+        contribution += finish_row(finish, first + j * stride, product[j], inputs[j]);
+    return contribution;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    if (skip && *skip) return;
+    double total = 0;
+    if (!sum.add(t, threads, finish_rows(t), total)) return;
+    const int lane = warp_lane(t);
+    if (lane == 0) result() = total;
+    after(lane, total);
+  }
+};
+
+// Between the passes of a banded product whose sums go elsewhere than to a finish
+// (launch_row_sums): each row's pieces' sums added in band order into item_sums(row).
 struct BandSums {
   Kokkos::View<double*, RidgeDevice> item_sums;
   int rows, bands;
@@ -563,36 +641,51 @@ struct BandSums {
   }
 };
 
+// Rows a thread of FinishRows finishes.
+inline constexpr int kFinishRows = 4;
+
+// Threads of the finishing pass of a product with `m`: a warp per long row, a thread per
+// kFinishRows rows, in whole warps; at least one, so that a matrix without rows (a rank's
+// empty block) still stores its sum, 0, and runs what comes after it.
+template <class M>
+std::int64_t finish_threads(const DeviceCsr<M>& m) {
+  const std::int64_t long_threads = m.split() ? static_cast<std::int64_t>(m.long_rows.extent(0)) * kWarpLanes : 0;
+  return OrderedSum::padded(std::max<std::int64_t>(1, long_threads + (m.rows + kFinishRows - 1) / kFinishRows));
+}
+
 // Device scratch of the row products: a sum for each work item of the largest matrix
-// (DeviceCsr::work_items), and a scalar for results the host waits for.
+// (DeviceCsr::work_items), the finishing passes' ordered sum, and a scalar for results the
+// host waits for.
 struct RowProductScratch {
   Kokkos::View<double*, RidgeDevice> item_sums;
+  OrderedSum finish_sum;
   Kokkos::View<double, RidgeDevice> result;
 
   RowProductScratch() = default;
-  explicit RowProductScratch(std::int64_t item_count)
+  RowProductScratch(std::int64_t item_count, std::int64_t finish_thread_count)
       : item_sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::item_sums"), item_count),
+        finish_sum(finish_thread_count),
         result("trident::ridge::product_result") {}
   // For products with any of `matrices`.
   template <class M>
   explicit RowProductScratch(std::initializer_list<const DeviceCsr<M>*> matrices)
-      : RowProductScratch(most_work_items(matrices)) {}
+      : RowProductScratch(most(matrices, [](const DeviceCsr<M>& m) { return m.work_items; }),
+                          most(matrices, [](const DeviceCsr<M>& m) { return finish_threads(m); })) {}
 
  private:
-  template <class M>
-  static std::int64_t most_work_items(std::initializer_list<const DeviceCsr<M>*> matrices) {
+  template <class M, class Count>
+  static std::int64_t most(std::initializer_list<const DeviceCsr<M>*> matrices, Count count) {
     std::int64_t n = 0;
-    for (const DeviceCsr<M>* m : matrices) n = std::max(n, m->work_items);
+    for (const DeviceCsr<M>* m : matrices) n = std::max(n, count(*m));
     return n;
   }
 };
 
-// item_sums(row) <- (M x)(row) for every row of `m` (items past the rows hold the further
-// segments of long rows: item_sums has m.work_items entries), in double. Every pass does
-// nothing while *skip is set (skip may be null: never).
+// The product's first pass: item_sums holds each work item's sum (a row's, a segment's or
+// with bands a piece's).
 template <class M, class XView>
-void launch_row_sums(const char* label, const DeviceCsr<M>& m, const XView& x,
-                     const Kokkos::View<double*, RidgeDevice>& item_sums, const int* skip = nullptr) {
+void launch_item_sums(const char* label, const DeviceCsr<M>& m, const XView& x,
+                      const Kokkos::View<double*, RidgeDevice>& item_sums, const int* skip) {
   const std::int64_t threads_per_item = kLanesAreWarpThreads ? m.lanes : 1;
   // Float sums fit 32 registers, a GPU's full occupancy, which the gathers of x need to
   // hide their latency; without the bound nvcc took 40 for 32-bit indices. Double sums
@@ -609,26 +702,48 @@ void launch_row_sums(const char* label, const DeviceCsr<M>& m, const XView& x,
     Kokkos::parallel_for(label, threads,
                          LaneProducts<M, int, XView>{m.work_begin, m.work_end, m.wide, m.values, x, item_sums,
                                                      m.lanes, skip});
-  if (m.split())
-    Kokkos::parallel_for(label,
-                         light(Kokkos::TeamPolicy<RidgeExec>(static_cast<int>(m.long_rows.extent(0)),
-                                                             LongRowSums::team_size())),
-                         LongRowSums{m.long_rows, m.further_first, item_sums, m.rows, skip});
+}
+
+template <class M>
+LongRowSums long_row_sums(const DeviceCsr<M>& m, const Kokkos::View<double*, RidgeDevice>& item_sums,
+                          const int* skip) {
+  return LongRowSums{m.long_rows, m.further_first, item_sums, m.rows, skip};
+}
+
+// item_sums(row) <- (M x)(row) for every row of `m` (items past the rows hold the further
+// segments of long rows or the pieces of further bands: item_sums has m.work_items
+// entries), in double. Every pass does nothing while *skip is set (skip may be null: never).
+template <class M, class XView>
+void launch_row_sums(const char* label, const DeviceCsr<M>& m, const XView& x,
+                     const Kokkos::View<double*, RidgeDevice>& item_sums, const int* skip = nullptr) {
+  launch_item_sums(label, m, x, item_sums, skip);
+  if (m.split()) {
+    const LongRowSums sums = long_row_sums(m, item_sums, skip);
+    Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, sums.threads())), sums);
+  }
   if (m.bands > 1)
     Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
                          BandSums{item_sums, m.rows, m.bands, skip});
 }
 
-// y(row) <- finish(row, (M x)(row)) for every row of `m`, reducing finish's returns into
-// the device scalar `result` (no pass waits). Every pass does nothing while *skip is set
-// (skip may be null: never).
-template <class M, class XView, class Finish, class Result>
+// y(row) <- finish(row, (M x)(row)) for every row of `m`, summing finish's returns into
+// the device scalar `result` (no pass waits), then `after(lane, sum)` in the warp that
+// ends last (FinishRows): two passes, the work items' sums and FinishRows, which adds long
+// rows' segments and bands' pieces. Every pass does nothing while *skip is set (skip may
+// be null: never).
+template <class M, class XView, class Finish, class Result, class After = NothingAfter>
 void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& x,
                          const Finish& finish, const RowProductScratch& scratch,
-                         const Result& result, const int* skip = nullptr) {
-  launch_row_sums(label, m, x, scratch.item_sums, skip);
-  Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
-                          FinishRows<Finish>{scratch.item_sums, finish, skip}, result);
+                         const Result& result, const int* skip = nullptr, const After& after = After{}) {
+  launch_item_sums(label, m, x, scratch.item_sums, skip);
+  const int stride = (m.rows + kFinishRows - 1) / kFinishRows;
+  const LongRowSums long_sums = long_row_sums(m, scratch.item_sums, skip);
+  const int long_threads = m.split() ? long_sums.threads() : 0;
+  const int threads = static_cast<int>(finish_threads(m));
+  Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, threads)),
+                       FinishRows<Finish, kFinishRows, Result, After>{
+                           scratch.item_sums, finish, m.rows, m.bands, stride, long_sums, m.long_row_bits,
+                           long_threads, threads, scratch.finish_sum, result, after, skip});
 }
 
 // The same, waiting for the sum of finish's returns on the host.

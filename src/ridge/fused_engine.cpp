@@ -1,17 +1,20 @@
-// The fused engine of the λ sweep. An iteration is six launches that never wait for the
-// host: A v, whose second pass also stores u and sums ||u||^2 into device memory; A^T u,
-// whose second pass stores w and sums ||A^T u - beta^2 v||^2; one small team that tests
-// and advances every λ's recurrences on the device; and the update of v and of each λ's
-// h, hbar and x, a team per λ and chunk of columns (device_csr.hpp has the products). The
-// host queues kChecksEvery iterations and then looks at a stop flag the device left in
-// pinned memory, so a sweep pays one round trip per kChecksEvery iterations instead of one
-// per iteration; a λ that stops freezes at once (its later updates are skipped), and once
-// every λ has stopped the iterations still queued skip their products and change nothing.
-// Each product is two launches, or three for a matrix whose long rows are cut into
-// segments or whose columns are in bands (row_schedule.hpp). On CUDA the iteration's
-// launches are recorded once as a graph and replayed (core::QueueRecording).
+// The fused engine of the λ sweep. On one rank an iteration is five launches that never
+// wait for the host: A v, whose second pass also stores u and sums ||u||^2 into device
+// memory; A^T u, whose second pass stores w, sums ||A^T u - beta^2 v||^2, and in the warp
+// that ends it tests and advances every λ's recurrences (AdvanceRecurrences); and the
+// update of v and of each λ's h, hbar and x, a team per λ and chunk of columns
+// (device_csr.hpp has the products). On several row ranks the recurrences are a launch of
+// their own, after the all-reduce. The host queues kChecksEvery iterations and then looks
+// at a stop flag the device left in pinned memory, so a sweep pays one round trip per
+// kChecksEvery iterations instead of one per iteration; a λ that stops freezes at once
+// (its later updates are skipped), and once every λ has stopped the iterations still
+// queued skip their products and change nothing. Each product is two launches whatever
+// the schedule (row_schedule.hpp): the second adds long rows' segments and bands' pieces.
+// On CUDA the iteration's launches are recorded once as a graph and replayed
+// (core::QueueRecording).
 // Measured on one H200 with ncu at the GPU's own clocks, tutorial sweep (32 lanes per row):
-// the two products take 47 + 8 microseconds each, the recurrences 8 and the update 7.
+// the two products take 47 + 8 microseconds each, the recurrences 8 and the update 7 (as
+// separate launches, before the recurrences moved into the A^T u finish).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -80,13 +83,19 @@ using Block = Kokkos::View<S**, Kokkos::LayoutLeft, RidgeDevice>;
 using StateView = Kokkos::View<BidiagState, RidgeDevice>;
 
 // Row finish of u <- A v - (alpha / u_scale) u: stores u and gives u^2, whose sum is beta'^2.
+// (The finishes load what they read of a row first: FinishRows issues several rows' loads
+// before their stores.)
 template <class S>
 struct NextU {
   Vector<S> u;
   StateView state;
-  KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
-    const BidiagState& s = state();
-    const S ui = static_cast<S>(product - s.alpha / s.u_scale * static_cast<double>(u(row)));
+  struct Loaded {
+    S u;
+    double alpha, u_scale;  // the state's, read with the row (a store to u would make it read again)
+  };
+  KOKKOS_INLINE_FUNCTION Loaded load(const int row) const { return {u(row), state().alpha, state().u_scale}; }
+  KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product, const Loaded& in) const {
+    const S ui = static_cast<S>(product - in.alpha / in.u_scale * static_cast<double>(in.u));
     u(row) = ui;
     return static_cast<double>(ui) * static_cast<double>(ui);
   }
@@ -98,10 +107,11 @@ template <class S>
 struct NextW {
   Vector<S> w, v;
   Kokkos::View<const double, RidgeDevice> beta2;
-  KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
+  KOKKOS_INLINE_FUNCTION S load(const int row) const { return v(row); }
+  KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product, const S vi) const {
     const S wi = static_cast<S>(product);
     w(row) = wi;
-    const double d = static_cast<double>(wi) - beta2() * static_cast<double>(v(row));
+    const double d = static_cast<double>(wi) - beta2() * static_cast<double>(vi);
     return d * d;
   }
 };
@@ -134,17 +144,20 @@ struct ReducedW {
 // Row finish of the true residual b - A x, summed squared in double.
 struct ResidualSquared {
   Kokkos::View<const double*, RidgeDevice> b;
-  KOKKOS_INLINE_FUNCTION double operator()(const int row, const double product) const {
-    const double d = b(row) - product;
+  KOKKOS_INLINE_FUNCTION double load(const int row) const { return b(row); }
+  KOKKOS_INLINE_FUNCTION double operator()(const int, const double product, const double bi) const {
+    const double d = bi - product;
     return d * d;
   }
 };
 
-// One team: for each λ, the stopping test of its last iteration (its ||x||^2 came from the
-// last update), then, while it runs, its next coefficients from the shared alpha and beta.
-// Leaves the new state, the iteration count and the stop flag (pinned host memory).
+// One warp (a thread on host back ends): for each λ, the stopping test of its last
+// iteration (its ||x||^2 came from the last update), then, while it runs, its next
+// coefficients from the shared alpha and beta; lane l takes λ l, l + 32, .... Leaves the
+// new state, the iteration count and the stop flag (pinned host memory). On one rank it
+// runs in the warp that ends the A^T u finish (its After), with (alpha beta)^2 from that
+// pass: a launch less an iteration. Otherwise a launch of one warp.
 struct AdvanceRecurrences {
-  using Member = Kokkos::TeamPolicy<RidgeExec>::member_type;
   StateView state;
   Kokkos::View<const double, RidgeDevice> beta2, alpha_beta2;
   Kokkos::View<LsmrRecurrence*, RidgeDevice> lambdas;
@@ -154,15 +167,21 @@ struct AdvanceRecurrences {
   double normb;
   StoppingRules rules;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+  static int threads() { return kWarpLanes; }
+  KOKKOS_INLINE_FUNCTION void operator()(const int lane) const { advance(lane, alpha_beta2()); }
+  KOKKOS_INLINE_FUNCTION void operator()(const int lane, const double alpha_beta_squared) const {
+    advance(lane, alpha_beta_squared);
+  }
+
+  KOKKOS_INLINE_FUNCTION void advance(const int lane, const double alpha_beta_squared) const {
     const BidiagState old = state();
-    // Every thread computes the same next state.
+    // Every lane computes the same next state.
     BidiagState next = old;
     next.itn = old.itn + 1;
     next.beta2 = beta2();
     const double beta = ::sqrt(next.beta2);
     if (beta > 0) {
-      next.alpha = ::sqrt(alpha_beta2()) / beta;
+      next.alpha = ::sqrt(alpha_beta_squared) / beta;
       next.v_scale = next.alpha > 0 ? 1.0 / (next.alpha * beta) : 1.0 / beta;
       next.u_scale = beta;
       next.form_v = 1;
@@ -172,39 +191,36 @@ struct AdvanceRecurrences {
     }
     next.norms.update(next.alpha, beta);
     int running = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, static_cast<int>(lambdas.extent(0))),
-        [&](const int j, int& n) {
-          // In registers: worked on in place, each of the recurrence's dependent steps
-          // would be a round trip to device memory.
-          LsmrRecurrence r = lambdas(j);
-          if (!r.stopped() && r.steps() > 0)
-            r.test(::sqrt(normx2(j)), normb, old.norms.normA(), rules.atol, rules.btol,
-                   rules.ctol, old.itn, rules.max_iterations);
-          UpdateCoefficients c;  // inactive once stopped
-          if (!r.stopped()) {
-            const LsmrStep step = r.advance(next.alpha, beta);
-            c.hbar_scale = step.hbar_scale;
-            c.x_scale = step.x_scale;
-            c.h_scale = step.h_scale;
-            c.active = 1;
-            ++n;
-          }
-          lambdas(j) = r;
-          coefficients(j) = c;
-        },
-        running);
+    for (int j = lane; j < static_cast<int>(lambdas.extent(0)); j += kWarpLanes) {
+      // In registers: worked on in place, each of the recurrence's dependent steps would be
+      // a round trip to device memory.
+      LsmrRecurrence r = lambdas(j);
+      if (!r.stopped() && r.steps() > 0)
+        r.test(::sqrt(normx2(j)), normb, old.norms.normA(), rules.atol, rules.btol, rules.ctol, old.itn,
+               rules.max_iterations);
+      UpdateCoefficients c;  // inactive once stopped
+      if (!r.stopped()) {
+        const LsmrStep step = r.advance(next.alpha, beta);
+        c.hbar_scale = step.hbar_scale;
+        c.x_scale = step.x_scale;
+        c.h_scale = step.h_scale;
+        c.active = 1;
+        ++running;
+      }
+      lambdas(j) = r;
+      coefficients(j) = c;
+    }
     // Every λ has stopped: none advanced, and the state keeps its iteration count.
-    if (running == 0) {
+    if (warp_sum(running) == 0) {
       next = old;
       next.form_v = 0;
       next.done = 1;
     }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+    if (lane == 0) {
       state() = next;
       status(0) = next.itn;
       status(1) = next.done;
-    });
+    }
   }
 };
 
@@ -393,14 +409,14 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     const Vector<S>& v_old = v[k % 2];
     if (rows_comm_ == nullptr) {
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2, done);
-      launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2}, products_,
-                          alpha_beta2, done);
+      launch_row_products("trident::ridge::next_w_advance", at_, u, NextW<S>{w, v_old, beta2}, products_,
+                          alpha_beta2, done, advance);
     } else {
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share_, done);
       queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done);
+      Kokkos::parallel_for("trident::ridge::advance_recurrences",
+                           light(Kokkos::RangePolicy<RidgeExec>(0, AdvanceRecurrences::threads())), advance);
     }
-    Kokkos::parallel_for("trident::ridge::advance_recurrences",
-                         light(Kokkos::TeamPolicy<RidgeExec>(1, Kokkos::AUTO)), advance);
     if (count > 0)
       Kokkos::parallel_for("trident::ridge::update_solutions",
                            light(Kokkos::TeamPolicy<RidgeExec>(count * chunks, Kokkos::AUTO)),

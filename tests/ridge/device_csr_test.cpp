@@ -230,7 +230,8 @@ TEST(DeviceCsr, CutsLongRowsIntoSegmentsOfWholePacks) {
   ASSERT_TRUE(f.split());
   EXPECT_EQ(f.work_items, 4);  // 3 rows + 1 further segment
   EXPECT_EQ(f.stored, 16);
-  EXPECT_EQ(f.product_bytes(), 16 * (4 + 2) + (2 * 4 + 2 * 1 + 1) * 4);
+  // entries, item starts and ends, long rows and their segment offsets, one word of bits
+  EXPECT_EQ(f.product_bytes(), 16 * (4 + 2) + (2 * 4 + 2 * 1 + 1 + 1) * 4);
   const auto ints = [](const auto& v) {
     const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
     return std::vector<int>(h.data(), h.data() + h.extent(0));
@@ -239,6 +240,9 @@ TEST(DeviceCsr, CutsLongRowsIntoSegmentsOfWholePacks) {
   EXPECT_EQ(ints(f.work_end), (std::vector<int>{4, 12, 16, 16}));
   EXPECT_EQ(ints(f.long_rows), (std::vector<int>{1}));
   EXPECT_EQ(ints(f.further_first), (std::vector<int>{0, 1}));
+  const auto bits = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.long_row_bits);
+  ASSERT_EQ(bits.extent(0), 1u);
+  EXPECT_EQ(bits(0), 2u);  // row 1
   // A segment as long as the longest row cuts nothing: the fast path.
   EXPECT_FALSE(DeviceCsr<float>(csr_from_triplets(3, 100, t), "t", 2, 3).split());
 }

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/comm.hpp"
@@ -180,15 +181,23 @@ TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
   // per work item (a row of the longer side, or one of at most a segment or band piece per
   // 16 nonzeros) a sum in double, two offsets and the padding of a piece (3 floats or 1
   // double, with a 4-byte index), the offsets of rows again for the long rows, per λ h,
-  // hbar, x and a partial norm per 256 columns, no block.
+  // hbar, x and a partial norm per 256 columns, no block; the finishing passes' partials (a
+  // warp per 128 rows or per further segment, and a partial and a count per 32 warps) and
+  // a bit per row of A and A^T.
+  const auto finish_sums = [](long long rows, long long columns, long long nonzeros) {
+    const long long warps = std::max(rows, columns) / 128 + nonzeros / 16 + 1;
+    return warps * 8 + (warps / 32 + 1) * 12 + (rows + columns) / 8 + 8;
+  };
   EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, RidgePrecision::float32, 10,
                                 RidgeKernels::fused),
             2 * 22500000LL * 6 + 30002LL * 4 + 15000LL * 16 + 3 * 15000LL * 4 +
-                (15000LL + 22500000LL / 16) * (8 + 8 + 3 * 8) + 30002LL * 4 + 10 * (3 * 15000LL * 4 + 59 * 8));
+                (15000LL + 22500000LL / 16) * (8 + 8 + 3 * 8) + 30002LL * 4 + finish_sums(15000, 15000, 22500000) +
+                10 * (3 * 15000LL * 4 + 59 * 8));
   EXPECT_EQ(device_bytes_needed(70000, 15000, 22500000, RidgePrecision::float64, 10,
                                 RidgeKernels::fused),
             22500000LL * (16 + 2 + 4) + 85002LL * 4 + 70000LL * 24 + 3 * 15000LL * 8 +
-                (70000LL + 22500000LL / 16) * (8 + 8 + 1 * 12) + 85002LL * 4 + 10 * (3 * 15000LL * 8 + 59 * 8));
+                (70000LL + 22500000LL / 16) * (8 + 8 + 1 * 12) + 85002LL * 4 + finish_sums(70000, 15000, 22500000) +
+                10 * (3 * 15000LL * 8 + 59 * 8));
   // Rows over ranks add the all-reduce's buffer in double: columns + 2 numbers for Kokkos
   // Kernels; for the fused engine a head and a sum per work item of A^T.
   EXPECT_EQ(device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10, RidgeKernels::kokkos_kernels,
