@@ -726,6 +726,26 @@ void launch_row_sums(const char* label, const DeviceCsr<M>& m, const XView& x,
                          BandSums{item_sums, m.rows, m.bands, skip});
 }
 
+// The finishing pass alone (FinishRows) over `rows` rows whose sums are ready in `sums`
+// (with `bands`, each row's pieces at b * rows + row; with long_sums' threads > 0, long
+// rows whose segments are still to add, marked in long_row_bits): finish's returns summed
+// into the device scalar `result`, then `after(lane, sum)` in the warp that ends last.
+// Nothing is done while *skip is set (skip may be null: never). `scratch` must have been
+// made for at least this many rows (RowProductScratch).
+template <class Finish, class Result, class After = NothingAfter>
+void launch_finish_rows(const char* label, const Kokkos::View<double*, RidgeDevice>& sums, int rows, int bands,
+                        const LongRowSums& long_sums, const Kokkos::View<std::uint32_t*, RidgeDevice>& long_row_bits,
+                        const Finish& finish, const RowProductScratch& scratch, const Result& result,
+                        const int* skip = nullptr, const After& after = After{}) {
+  const int stride = (rows + kFinishRows - 1) / kFinishRows;
+  const int long_threads = long_sums.threads();
+  const int threads = static_cast<int>(OrderedSum::padded(std::max(1, long_threads + stride)));
+  Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, threads)),
+                       FinishRows<Finish, kFinishRows, Result, After>{sums, finish, rows, bands, stride, long_sums,
+                                                                      long_row_bits, long_threads, threads,
+                                                                      scratch.finish_sum, result, after, skip});
+}
+
 // y(row) <- finish(row, (M x)(row)) for every row of `m`, summing finish's returns into
 // the device scalar `result` (no pass waits), then `after(lane, sum)` in the warp that
 // ends last (FinishRows): two passes, the work items' sums and FinishRows, which adds long
@@ -736,14 +756,9 @@ void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& 
                          const Finish& finish, const RowProductScratch& scratch,
                          const Result& result, const int* skip = nullptr, const After& after = After{}) {
   launch_item_sums(label, m, x, scratch.item_sums, skip);
-  const int stride = (m.rows + kFinishRows - 1) / kFinishRows;
-  const LongRowSums long_sums = long_row_sums(m, scratch.item_sums, skip);
-  const int long_threads = m.split() ? long_sums.threads() : 0;
-  const int threads = static_cast<int>(finish_threads(m));
-  Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, threads)),
-                       FinishRows<Finish, kFinishRows, Result, After>{
-                           scratch.item_sums, finish, m.rows, m.bands, stride, long_sums, m.long_row_bits,
-                           long_threads, threads, scratch.finish_sum, result, after, skip});
+  const LongRowSums long_sums = m.split() ? long_row_sums(m, scratch.item_sums, skip) : LongRowSums{};
+  launch_finish_rows(label, scratch.item_sums, m.rows, m.bands, long_sums, m.long_row_bits, finish, scratch, result,
+                     skip, after);
 }
 
 // The same, waiting for the sum of finish's returns on the host.

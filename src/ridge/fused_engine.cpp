@@ -3,12 +3,13 @@
 // memory; A^T u, whose second pass stores w, sums ||A^T u - beta^2 v||^2, and in the warp
 // that ends it tests and advances every λ's recurrences (AdvanceRecurrences); and the
 // update of v and of each λ's h, hbar and x, a team per λ and chunk of columns
-// (device_csr.hpp has the products). On several row ranks the recurrences are a launch of
-// their own, after the all-reduce. The host queues kChecksEvery iterations and then looks
-// at a stop flag the device left in pinned memory, so a sweep pays one round trip per
-// kChecksEvery iterations instead of one per iteration; a λ that stops freezes at once
-// (its later updates are skipped), and once every λ has stopped the iterations still
-// queued skip their products and change nothing. Each product is two launches whatever
+// (device_csr.hpp has the products). On several row ranks A^T u's sums go to an
+// all-reduce, and the pass after it stores w, sums its norm and advances the recurrences:
+// five launches (more when A^T's rows are cut or banded) and the all-reduce. The host
+// queues kChecksEvery iterations and then looks at a stop flag the device left in pinned
+// memory, so a sweep pays one round trip per kChecksEvery iterations instead of one per
+// iteration; a λ that stops freezes at once (its later updates are skipped), and once
+// every λ has stopped the iterations still queued skip their products and change nothing. Each product is two launches whatever
 // the schedule (row_schedule.hpp): the second adds long rows' segments and bands' pieces.
 // On CUDA the iteration's launches are recorded once as a graph and replayed
 // (core::QueueRecording).
@@ -121,23 +122,22 @@ struct NextW {
 // ||u_i||^2: one all-reduce sums both. Summed in double, w is rounded to S once, as on one
 // rank: float32 shares rounded and summed again made the tutorial's sweep stop 6 % later
 // on 2 ranks (968 iterations against 915).
-// After the all-reduce: beta^2 = ||u||^2 from the buffer's head (stored for the
-// recurrences), w = the rest rounded to S, and the sum of (w - beta^2 v)^2, as NextW gives
-// them on one rank.
+// After the all-reduce, the row finish of w (FinishRows over the reduced sums): beta^2 =
+// ||u||^2 from the buffer's head (stored for the update), w = the sum rounded to S, and
+// (w - beta^2 v)^2, as NextW gives them on one rank.
 template <class S>
 struct ReducedW {
   Kokkos::View<const double*, RidgeDevice> buffer;  // ||u||^2, then w in double
   Vector<S> w, v;
   Kokkos::View<double, RidgeDevice> beta2;
-  const int* skip;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
-    if (skip && *skip) return;
+  KOKKOS_INLINE_FUNCTION S load(const int i) const { return v(i); }
+  KOKKOS_INLINE_FUNCTION double operator()(const int i, const double product, const S vi) const {
     const double b2 = buffer(0);
     if (i == 0) beta2() = b2;
-    const S wi = static_cast<S>(buffer(1 + i));
+    const S wi = static_cast<S>(product);
     w(i) = wi;
-    const double d = static_cast<double>(wi) - b2 * static_cast<double>(v(i));
-    sum += d * d;
+    const double d = static_cast<double>(wi) - b2 * static_cast<double>(vi);
+    return d * d;
   }
 };
 
@@ -154,9 +154,11 @@ struct ResidualSquared {
 // One warp (a thread on host back ends): for each λ, the stopping test of its last
 // iteration (its ||x||^2 came from the last update), then, while it runs, its next
 // coefficients from the shared alpha and beta; lane l takes λ l, l + 32, .... Leaves the
-// new state, the iteration count and the stop flag (pinned host memory). On one rank it
-// runs in the warp that ends the A^T u finish (its After), with (alpha beta)^2 from that
-// pass: a launch less an iteration. Otherwise a launch of one warp.
+// new state, the iteration count and the stop flag (pinned host memory). It runs in the
+// warp that ends the pass summing (alpha beta)^2 (FinishRows' After): on one rank the A^T u
+// finish, on several the reduced w's (AdvanceAfterReduction), which saves a launch an
+// iteration (on one H200, 14.7 µs for the A^T u finish with it against 7.3 + 9.2 µs for the
+// finish and a launch of its own, ncu, float64 power-law rows at 2^24).
 struct AdvanceRecurrences {
   StateView state;
   Kokkos::View<const double, RidgeDevice> beta2, alpha_beta2;
@@ -167,18 +169,16 @@ struct AdvanceRecurrences {
   double normb;
   StoppingRules rules;
 
-  static int threads() { return kWarpLanes; }
-  KOKKOS_INLINE_FUNCTION void operator()(const int lane) const { advance(lane, alpha_beta2()); }
   KOKKOS_INLINE_FUNCTION void operator()(const int lane, const double alpha_beta_squared) const {
-    advance(lane, alpha_beta_squared);
+    advance(lane, beta2(), alpha_beta_squared);
   }
 
-  KOKKOS_INLINE_FUNCTION void advance(const int lane, const double alpha_beta_squared) const {
+  KOKKOS_INLINE_FUNCTION void advance(const int lane, const double beta_squared, const double alpha_beta_squared) const {
     const BidiagState old = state();
     // Every lane computes the same next state.
     BidiagState next = old;
     next.itn = old.itn + 1;
-    next.beta2 = beta2();
+    next.beta2 = beta_squared;
     const double beta = ::sqrt(next.beta2);
     if (beta > 0) {
       next.alpha = ::sqrt(alpha_beta_squared) / beta;
@@ -221,6 +221,16 @@ struct AdvanceRecurrences {
       status(0) = next.itn;
       status(1) = next.done;
     }
+  }
+};
+
+// On several row ranks, the recurrences in the warp that ends the reduced w's finish, with
+// beta^2 from the all-reduce's head (the finish stores it for later launches).
+struct AdvanceAfterReduction {
+  AdvanceRecurrences advance;
+  Kokkos::View<const double*, RidgeDevice> buffer;
+  KOKKOS_INLINE_FUNCTION void operator()(const int lane, const double alpha_beta_squared) const {
+    advance.advance(lane, buffer(0), alpha_beta_squared);
   }
 };
 
@@ -348,10 +358,12 @@ class FusedEngine final : public SweepSolver::Engine {
  private:
   // Queues w <- A^T u summed over the row ranks (in double, then rounded to S), beta^2 <-
   // ||u||^2 (this rank's share in beta2_share_) likewise, and (alpha beta)^2 <- ||w - beta^2 v||^2
-  // into alpha_beta2.
+  // into alpha_beta2, then `after` in the warp that ends that sum (FinishRows).
+  template <class After = NothingAfter>
   void queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
                        const Kokkos::View<double, RidgeDevice>& beta2,
-                       const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done);
+                       const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
+                       const After& after = After{});
 
   int rows_, columns_;  // this rank's rows
   core::DeviceComm* rows_comm_;  // null when this rank holds every row
@@ -368,13 +380,15 @@ class FusedEngine final : public SweepSolver::Engine {
 };
 
 template <class M, class S>
+template <class After>
 void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
                                         const Kokkos::View<double, RidgeDevice>& beta2,
-                                        const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done) {
+                                        const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
+                                        const After& after) {
   launch_row_sums("trident::ridge::next_w_share", at_, u, shares_, done);
   rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + static_cast<std::size_t>(columns_));
-  Kokkos::parallel_reduce("trident::ridge::next_w_reduced", light(Kokkos::RangePolicy<RidgeExec>(0, columns_)),
-                          ReducedW<S>{buffer_, w, v_old, beta2, done}, alpha_beta2);
+  launch_finish_rows("trident::ridge::next_w_reduced", shares_, columns_, 1, LongRowSums{}, {},
+                     ReducedW<S>{buffer_, w, v_old, beta2}, products_, alpha_beta2, done, after);
 }
 
 template <class M, class S>
@@ -413,9 +427,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
                           alpha_beta2, done, advance);
     } else {
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share_, done);
-      queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done);
-      Kokkos::parallel_for("trident::ridge::advance_recurrences",
-                           light(Kokkos::RangePolicy<RidgeExec>(0, AdvanceRecurrences::threads())), advance);
+      queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done, AdvanceAfterReduction{advance, buffer_});
     }
     if (count > 0)
       Kokkos::parallel_for("trident::ridge::update_solutions",
