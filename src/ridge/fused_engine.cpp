@@ -9,8 +9,9 @@
 // queues kChecksEvery iterations and then looks at a stop flag the device left in pinned
 // memory, so a sweep pays one round trip per kChecksEvery iterations instead of one per
 // iteration; a λ that stops freezes at once (its later updates are skipped), and once
-// every λ has stopped the iterations still queued skip their products and change nothing. Each product is two launches whatever
-// the schedule (row_schedule.hpp): the second adds long rows' segments and bands' pieces.
+// every λ has stopped the iterations still queued skip their products and change nothing.
+// Each product is two launches whatever the schedule (row_schedule.hpp): the second adds
+// long rows' segments and bands' pieces.
 // On CUDA the iteration's launches are recorded once as a graph and replayed
 // (core::QueueRecording).
 // Measured on one H200 with ncu at the GPU's own clocks, tutorial sweep (32 lanes per row):
