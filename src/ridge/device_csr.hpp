@@ -514,11 +514,22 @@ struct LongRowSums {
 
   int threads() const { return static_cast<int>(long_rows.extent(0)) * kThreadsPerRow; }
 
-  // Long row j's sum, in every lane; threads t and t ^ 1, ..., of a warp call it together.
+  // Long row j's sum, in every lane; the lanes of a warp call it together. Lane l adds
+  // segments l, l + 32, ... in that order, kBatch loads issued before their additions (a
+  // dense row of 2^20 float32 entries has 2048 segments, 64 a lane).
   KOKKOS_INLINE_FUNCTION double row_total(const int j, const int lane) const {
+    constexpr int kBatch = 8;
     const int row = long_rows(j), first = rows + further_first(j), count = further_first(j + 1) - further_first(j);
     double total = 0;
-    for (int k = lane; k <= count; k += kThreadsPerRow) total += item_sums(k == 0 ? row : first + k - 1);
+    for (int base = lane; base <= count; base += kBatch * kThreadsPerRow) {
+      double batch[kBatch];
+      for (int b = 0; b < kBatch; ++b) {
+        const int k = base + b * kThreadsPerRow;
+        batch[b] = k <= count ? item_sums(k == 0 ? row : first + k - 1) : 0.0;
+      }
+      for (int b = 0; b < kBatch; ++b)
+        if (base + b * kThreadsPerRow <= count) total += batch[b];
+    }
     return warp_sum(total);  // a warp a long row: every lane is here
   }
 
@@ -566,18 +577,22 @@ struct NothingAfter {
 // split matrix come first, a warp each (LongRowSums::row_total), and the other threads
 // pass over them (long_row_bits): the segments are added in this pass, not one of their own.
 // A thread finishes kRows rows, `stride` apart (coalesced), with every load issued before
-// the first store. On an H200, 4 rows a thread against 1 (under Kokkos' range reduction,
-// whose capped grid gave each thread many rows in turn): 2336 against 2370 µs an iteration
-// at 2^27 float32 uniform, 2375 against 2401 power-law. (A team reduction of 256 threads
-// per 256 rows instead was far slower: 2966 against 2366 µs at 2^27 uniform.)
+// the first store, and again `row_threads` further on while rows remain; a warp of
+// long_threads takes long rows long_warps apart. The threads are capped (kMostFinishThreads)
+// because each warp pays a fence and an atomic to add its partial (OrderedSum): at 2^27
+// float32 power-law rows (8 Mi of them) a warp per 128 rows took 104-109 µs an iteration
+// on an H200. On the same GPU 4 rows a thread against 1 (then under Kokkos' range
+// reduction): 2336 against 2370 µs an iteration at 2^27 float32 uniform, 2375 against 2401
+// power-law. (A team reduction of 256 threads per 256 rows instead was far slower: 2966
+// against 2366 µs at 2^27 uniform.)
 template <class Finish, int kRows, class Result, class After = NothingAfter>
 struct FinishRows {
   Kokkos::View<const double*, RidgeDevice> item_sums;
   Finish finish;
-  int rows, bands, stride;
-  LongRowSums long_sums;  // split only: its threads come first
+  int rows, bands, stride, row_threads;
+  LongRowSums long_sums;  // split only: its warps come first
   Kokkos::View<const std::uint32_t*, RidgeDevice> long_row_bits;
-  int long_threads, threads;  // threads: all of the launch, whole warps
+  int long_warps, threads;  // threads: all of the launch, whole warps
   OrderedSum sum;
   Result result;
   After after;
@@ -587,23 +602,16 @@ struct FinishRows {
     return long_row_bits.extent(0) > 0 && ((long_row_bits(row >> 5) >> (row & 31)) & 1u);
   }
 
-  KOKKOS_INLINE_FUNCTION double finish_rows(const int t) const {
-    if (t < long_threads) {
-      const int j = t / LongRowSums::kThreadsPerRow, lane = t % LongRowSums::kThreadsPerRow;
-      const double total = long_sums.row_total(j, lane);
-      if (lane != 0) return 0;
-      const int row = long_sums.long_rows(j);
-      return finish_row(finish, row, total, finish_inputs(finish, row));
-    }
-    const int first = t - long_threads;  // past stride: padding, no rows
+  // Rows unit, unit + stride, ... (kRows of them, those that exist and are not long).
+  KOKKOS_INLINE_FUNCTION double finish_unit(const int unit) const {
     double product[kRows];
     decltype(finish_inputs(finish, 0)) inputs[kRows];
     bool mine[kRows];
     // The loads of a long row's sum and inputs are wasted, but they go out with the
     // others rather than after the test.
     for (int j = 0; j < kRows; ++j) {
-      const int row = first + j * stride;
-      mine[j] = first < stride && row < rows;
+      const int row = unit + j * stride;
+      mine[j] = row < rows;
       if (!mine[j]) continue;
       double s = item_sums(row);
       for (int b = 1; b < bands; ++b) s += item_sums(static_cast<std::int64_t>(b) * rows + row);
@@ -612,8 +620,25 @@ struct FinishRows {
     }
     double contribution = 0;
     for (int j = 0; j < kRows; ++j)
-      if (mine[j] && !is_long(first + j * stride))
-        contribution += finish_row(finish, first + j * stride, product[j], inputs[j]);
+      if (mine[j] && !is_long(unit + j * stride))
+        contribution += finish_row(finish, unit + j * stride, product[j], inputs[j]);
+    return contribution;
+  }
+
+  KOKKOS_INLINE_FUNCTION double finish_rows(const int t) const {
+    const int long_threads = long_warps * LongRowSums::kThreadsPerRow;
+    double contribution = 0;
+    if (t < long_threads) {
+      const int lane = t % LongRowSums::kThreadsPerRow;
+      const int long_rows = static_cast<int>(long_sums.long_rows.extent(0));
+      for (int j = t / LongRowSums::kThreadsPerRow; j < long_rows; j += long_warps) {
+        const double total = long_sums.row_total(j, lane);
+        const int row = long_sums.long_rows(j);
+        if (lane == 0) contribution += finish_row(finish, row, total, finish_inputs(finish, row));
+      }
+      return contribution;
+    }
+    for (int unit = t - long_threads; unit < stride; unit += row_threads) contribution += finish_unit(unit);
     return contribution;
   }
 
@@ -641,16 +666,32 @@ struct BandSums {
   }
 };
 
-// Rows a thread of FinishRows finishes.
+// Rows a thread of FinishRows finishes at a time, and the most threads and long-row warps
+// it has: on GPUs a device's worth; on host back ends few, so that the tests' small
+// matrices take the loops too (a host thread runs its rows in turn anyway).
 inline constexpr int kFinishRows = 4;
+inline constexpr int kMostFinishThreads = kLanesAreWarpThreads ? 1 << 18 : 64;
+inline constexpr int kMostLongRowWarps = kLanesAreWarpThreads ? 1 << 12 : 4;
 
-// Threads of the finishing pass of a product with `m`: a warp per long row, a thread per
-// kFinishRows rows, in whole warps; at least one, so that a matrix without rows (a rank's
-// empty block) still stores its sum, 0, and runs what comes after it.
+// The shape of a FinishRows launch over `rows` rows (`long_rows` of them long): row threads,
+// long-row warps, and all its threads in whole warps, at least one, so that a matrix without
+// rows (a rank's empty block) still stores its sum, 0, and runs what comes after it.
+struct FinishShape {
+  int stride, row_threads, long_warps, threads;
+  static FinishShape of(std::int64_t rows, std::int64_t long_rows) {
+    FinishShape f{};
+    f.stride = static_cast<int>((rows + kFinishRows - 1) / kFinishRows);
+    f.row_threads = std::min(f.stride, kMostFinishThreads);
+    f.long_warps = static_cast<int>(std::min<std::int64_t>(long_rows, kMostLongRowWarps));
+    f.threads = static_cast<int>(OrderedSum::padded(std::max<std::int64_t>(
+        1, std::int64_t(f.long_warps) * LongRowSums::kThreadsPerRow + f.row_threads)));
+    return f;
+  }
+};
+
 template <class M>
 std::int64_t finish_threads(const DeviceCsr<M>& m) {
-  const std::int64_t long_threads = m.split() ? static_cast<std::int64_t>(m.long_rows.extent(0)) * kWarpLanes : 0;
-  return OrderedSum::padded(std::max<std::int64_t>(1, long_threads + (m.rows + kFinishRows - 1) / kFinishRows));
+  return FinishShape::of(m.rows, m.split() ? static_cast<std::int64_t>(m.long_rows.extent(0)) : 0).threads;
 }
 
 // Device scratch of the row products: a sum for each work item of the largest matrix
@@ -737,13 +778,11 @@ void launch_finish_rows(const char* label, const Kokkos::View<double*, RidgeDevi
                         const LongRowSums& long_sums, const Kokkos::View<std::uint32_t*, RidgeDevice>& long_row_bits,
                         const Finish& finish, const RowProductScratch& scratch, const Result& result,
                         const int* skip = nullptr, const After& after = After{}) {
-  const int stride = (rows + kFinishRows - 1) / kFinishRows;
-  const int long_threads = long_sums.threads();
-  const int threads = static_cast<int>(OrderedSum::padded(std::max(1, long_threads + stride)));
-  Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, threads)),
-                       FinishRows<Finish, kFinishRows, Result, After>{sums, finish, rows, bands, stride, long_sums,
-                                                                      long_row_bits, long_threads, threads,
-                                                                      scratch.finish_sum, result, after, skip});
+  const FinishShape shape = FinishShape::of(rows, long_sums.long_rows.extent(0));
+  Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, shape.threads)),
+                       FinishRows<Finish, kFinishRows, Result, After>{
+                           sums, finish, rows, bands, shape.stride, shape.row_threads, long_sums, long_row_bits,
+                           shape.long_warps, shape.threads, scratch.finish_sum, result, after, skip});
 }
 
 // y(row) <- finish(row, (M x)(row)) for every row of `m`, summing finish's returns into

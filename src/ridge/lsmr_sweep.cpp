@@ -104,10 +104,10 @@ std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::i
   const std::int64_t split = items * 2 * 4 + offsets;
   const std::int64_t band_padding = items * (16 / m - 1) * (m + 4);
   // The finishing passes' ordered sum: a partial per warp (of a thread per 4 rows, or a
-  // warp per long row: at most one per further segment), a partial and a count per 32
+  // warp per long row: at most one per further segment), a partial and a count per 64
   // warps; and a bit per row of each matrix marking its long rows.
   const std::int64_t warps = (rows > columns ? rows : columns) / 128 + nonzeros / 16 + 1;
-  const std::int64_t finish_sums = warps * 8 + (warps / 32 + 1) * 12 + (rows + columns) / 8 + 8;
+  const std::int64_t finish_sums = warps * 8 + (warps / 64 + 1) * 12 + (rows + columns) / 8 + 8;
   const std::int64_t chunk_norms = (columns + 255) / 256 * 8;  // per λ, one per update team of 256 columns
   return matrices + band_padding + vectors + item_sums + split + finish_sums +
          (3 * columns * s + chunk_norms) * lambdas;  // h, hbar, x

@@ -2,7 +2,7 @@
 // A sum over the threads of one range launch, finished inside that launch by the warp that
 // ends last, in an order fixed by the thread indices alone: the same bits whichever warps
 // run first. Each warp adds its lanes (warp_sum) and stores the partial; the last warp of
-// each group of 32 warps (an atomic count) adds the group's partials in index order; the
+// each group of 64 warps (an atomic count) adds the group's partials in index order; the
 // last group's warp adds the groups' partials, lane l those of groups l, l + 32, ...,
 // and the lanes by warp_sum. That warp can then go on with work that needs the total (the
 // ridge recurrences after ||A^T u||), which saves a launch: Kokkos' parallel_reduce gives
@@ -26,7 +26,7 @@ KOKKOS_INLINE_FUNCTION double fresh_load(const double* p) {
 }
 
 struct OrderedSum {
-  static constexpr int kGroup = 32;  // warps whose partials one warp adds
+  static constexpr int kGroup = 64;  // warps whose partials one warp adds
 
   Kokkos::View<double*, RidgeDevice> warp_partials, group_partials;
   // Warps (groups) of the current launch that have stored their partial: the last resets
@@ -85,7 +85,7 @@ struct OrderedSum {
     // The groups' partials in batches of kBatch a lane, all loads of a batch issued before
     // its additions: this sum is the launch's last work, and loads one after the other (as
     // volatile ones are) would make it a round trip to memory per group and lane.
-    constexpr int kBatch = 8;
+    constexpr int kBatch = 16;
     double sum = 0;
     for (std::int64_t base = lane; base < group_count; base += std::int64_t(kBatch) * kWarpLanes) {
       double batch[kBatch];

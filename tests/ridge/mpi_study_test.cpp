@@ -182,11 +182,11 @@ TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
   // 16 nonzeros) a sum in double, two offsets and the padding of a piece (3 floats or 1
   // double, with a 4-byte index), the offsets of rows again for the long rows, per λ h,
   // hbar, x and a partial norm per 256 columns, no block; the finishing passes' partials (a
-  // warp per 128 rows or per further segment, and a partial and a count per 32 warps) and
+  // warp per 128 rows or per further segment, and a partial and a count per 64 warps) and
   // a bit per row of A and A^T.
   const auto finish_sums = [](long long rows, long long columns, long long nonzeros) {
     const long long warps = std::max(rows, columns) / 128 + nonzeros / 16 + 1;
-    return warps * 8 + (warps / 32 + 1) * 12 + (rows + columns) / 8 + 8;
+    return warps * 8 + (warps / 64 + 1) * 12 + (rows + columns) / 8 + 8;
   };
   EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, RidgePrecision::float32, 10,
                                 RidgeKernels::fused),

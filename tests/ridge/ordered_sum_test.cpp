@@ -54,8 +54,10 @@ Launched add_all(const std::vector<double>& host_values, const OrderedSum& sum) 
   return out;
 }
 
-// Counts that leave no group, one group, a partial last warp and group, and many groups.
-const std::int64_t kCounts[] = {1, 31, 32, 33, 1024, 1025, 32 * 32 * 32 + 7, 3 * 32 * 32 * 32 * 32 + 100};
+// Counts that fill part of a warp, one warp, one group (64 warps of 32 on CUDA, 64 threads
+// elsewhere) and a little more, many groups with a partial last one, and more groups than
+// a warp's lanes can add in one batch.
+const std::int64_t kCounts[] = {1, 31, 32, 33, 64, 65, 2048, 2049, 64 * 64 * 32 + 7, 3 * 64 * 64 * 32 * 32 + 100};
 
 TEST(OrderedSum, IntegersAddUpExactlyAndOneWarpEndsEachLaunch) {
   const OrderedSum sum(kCounts[std::size(kCounts) - 1]);
@@ -90,9 +92,9 @@ TEST(OrderedSum, RandomValuesMatchAFloat64LoopAndRepeatBitForBit) {
       expected = t;
       magnitude += std::abs(v);
     }
-    // A value passes through at most 32 + 32 additions in its warp and group, and one per
-    // group in the last sum (on host back ends, where a warp is one thread).
-    const double additions = 64.0 + static_cast<double>(n) / 1024.0;
+    // A value passes through at most 5 + 64 + 5 additions in its warp and group, and one
+    // per group in the last sum (on host back ends, where a warp is one thread: 64 and n / 64).
+    const double additions = 128.0 + static_cast<double>(n) / 64.0;
     const Launched first = add_all(values, sum);
     EXPECT_NEAR(first.total, static_cast<double>(expected), additions * 2.3e-16 * magnitude);
     // The counts went back to zero: the next launches finish once each, with the same bits.
