@@ -225,6 +225,22 @@ struct AdvanceRecurrences {
   }
 };
 
+// The recurrences as a launch of one warp, after the pass that summed (alpha beta)^2. On
+// one rank when A^T u's finishing pass has more threads than kMostThreadsWithRecurrences:
+// the recurrences' code takes that pass to 168 registers (12 warps a multiprocessor on an
+// H200), which costs more than a launch once the pass is more than one wave (at 2^27
+// nonzeros, 2^18 threads: 46-47 µs for the pass with them, ncu).
+struct AdvanceAlone {
+  AdvanceRecurrences advance;
+  KOKKOS_INLINE_FUNCTION void operator()(const int lane) const {
+    advance.advance(lane, advance.beta2(), advance.alpha_beta2());
+  }
+};
+// On GPUs one wave at 168 registers (132 multiprocessors x 12 warps, rounded down); on
+// host back ends few, so that the tests' larger matrices take this path and small ones
+// the other.
+inline constexpr std::int64_t kMostThreadsWithRecurrences = kLanesAreWarpThreads ? 1 << 16 : 32;
+
 // On several row ranks, the recurrences in the warp that ends the reduced w's finish, with
 // beta^2 from the all-reduce's head (the finish stores it for later launches).
 struct AdvanceAfterReduction {
@@ -323,7 +339,8 @@ class FusedEngine final : public SweepSolver::Engine {
         rows_comm_(rows_comm),
         a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)), sizeof(S))),
         at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)), sizeof(S))),
-        graphs_wanted_(iteration_graphs_wanted(rows_comm)) {
+        graphs_wanted_(iteration_graphs_wanted(rows_comm)),
+        recurrences_apart_(rows_comm == nullptr && finish_threads(at_) > kMostThreadsWithRecurrences) {
     if (rows_comm_ != nullptr) {
       // the head, then an item sum for every work item of A^T (its rows first)
       buffer_ = Kokkos::View<double*, RidgeDevice>("trident::ridge::reduced", 1 + at_.work_items);
@@ -350,7 +367,8 @@ class FusedEngine final : public SweepSolver::Engine {
 
   std::string product_layout() const override {
     return "A: " + a_.schedule.describe() + "; A^T: " + at_.schedule.describe() +
-           (graphs_wanted_ ? "; iterations recorded once and replayed (CUDA graphs)" : "");
+           (graphs_wanted_ ? "; iterations recorded once and replayed (CUDA graphs)" : "") +
+           (recurrences_apart_ ? "; recurrences in a launch of their own" : "");
   }
 
   void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,
@@ -378,6 +396,7 @@ class FusedEngine final : public SweepSolver::Engine {
   Kokkos::View<double*, RidgeDevice> b64_;
   RowProductScratch products_;
   bool graphs_wanted_;
+  bool recurrences_apart_;  // one rank: the recurrences after A^T u's pass, not in its last warp
 };
 
 template <class M, class S>
@@ -424,8 +443,15 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     const Vector<S>& v_old = v[k % 2];
     if (rows_comm_ == nullptr) {
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2, done);
-      launch_row_products("trident::ridge::next_w_advance", at_, u, NextW<S>{w, v_old, beta2}, products_,
-                          alpha_beta2, done, advance);
+      if (recurrences_apart_) {
+        launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2}, products_, alpha_beta2,
+                            done);
+        Kokkos::parallel_for("trident::ridge::advance_recurrences",
+                             light(Kokkos::RangePolicy<RidgeExec>(0, kWarpLanes)), AdvanceAlone{advance});
+      } else {
+        launch_row_products("trident::ridge::next_w_advance", at_, u, NextW<S>{w, v_old, beta2}, products_,
+                            alpha_beta2, done, advance);
+      }
     } else {
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share_, done);
       queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done, AdvanceAfterReduction{advance, buffer_});
