@@ -1,7 +1,8 @@
 // The fused engine of the λ sweep. On one rank an iteration is five launches that never
 // wait for the host: A v, whose second pass also stores u and sums ||u||^2 into device
 // memory; A^T u, whose second pass stores w, sums ||A^T u - beta^2 v||^2, and in the warp
-// that ends it tests and advances every λ's recurrences (AdvanceRecurrences); and the
+// that ends it tests and advances every λ's recurrences (AdvanceRecurrences; a launch of
+// their own after it when A^T has many rows: AdvanceAlone); and the
 // update of v and of each λ's h, hbar and x, a team per λ and chunk of columns
 // (device_csr.hpp has the products). On several row ranks A^T u's sums go to an
 // all-reduce, and the pass after it stores w, sums its norm and advances the recurrences:
