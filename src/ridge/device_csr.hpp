@@ -561,6 +561,15 @@ KOKKOS_INLINE_FUNCTION double finish_row(const Finish& finish, const int row, co
   else return finish(row, product);
 }
 
+// Row `row`'s sum from its pieces' sums (item b * rows + row is its piece of band b),
+// added in band order; item_sums(row) itself when there are no bands.
+template <class Sums>
+KOKKOS_INLINE_FUNCTION double band_total(const Sums& item_sums, const int rows, const int bands, const int row) {
+  double total = item_sums(row);
+  for (int b = 1; b < bands; ++b) total += item_sums(static_cast<std::int64_t>(b) * rows + row);
+  return total;
+}
+
 // What the warp that ends a finish does with the total: nothing (FinishRows' After), or
 // work that needs it, such as the ridge recurrences: `void operator()(int lane, double
 // total) const`, called by every lane of that warp.
@@ -613,9 +622,7 @@ struct FinishRows {
       const int row = unit + j * stride;
       mine[j] = row < rows;
       if (!mine[j]) continue;
-      double s = item_sums(row);
-      for (int b = 1; b < bands; ++b) s += item_sums(static_cast<std::int64_t>(b) * rows + row);
-      product[j] = s;
+      product[j] = band_total(item_sums, rows, bands, row);
       inputs[j] = finish_inputs(finish, row);
     }
     double contribution = 0;
@@ -660,9 +667,7 @@ struct BandSums {
   const int* skip;
   KOKKOS_INLINE_FUNCTION void operator()(const int row) const {
     if (skip && *skip) return;
-    double total = item_sums(row);
-    for (int b = 1; b < bands; ++b) total += item_sums(static_cast<std::int64_t>(b) * rows + row);
-    item_sums(row) = total;
+    item_sums(row) = band_total(item_sums, rows, bands, row);
   }
 };
 
@@ -691,7 +696,7 @@ struct FinishShape {
 
 template <class M>
 std::int64_t finish_threads(const DeviceCsr<M>& m) {
-  return FinishShape::of(m.rows, m.split() ? static_cast<std::int64_t>(m.long_rows.extent(0)) : 0).threads;
+  return FinishShape::of(m.rows, static_cast<std::int64_t>(m.long_rows.extent(0))).threads;  // none unless split
 }
 
 // Device scratch of the row products: a sum for each work item of the largest matrix
@@ -795,9 +800,8 @@ void launch_row_products(const char* label, const DeviceCsr<M>& m, const XView& 
                          const Finish& finish, const RowProductScratch& scratch,
                          const Result& result, const int* skip = nullptr, const After& after = After{}) {
   launch_item_sums(label, m, x, scratch.item_sums, skip);
-  const LongRowSums long_sums = m.split() ? long_row_sums(m, scratch.item_sums, skip) : LongRowSums{};
-  launch_finish_rows(label, scratch.item_sums, m.rows, m.bands, long_sums, m.long_row_bits, finish, scratch, result,
-                     skip, after);
+  launch_finish_rows(label, scratch.item_sums, m.rows, m.bands, long_row_sums(m, scratch.item_sums, skip),
+                     m.long_row_bits, finish, scratch, result, skip, after);  // no long rows unless split
 }
 
 // The same, waiting for the sum of finish's returns on the host.
