@@ -497,22 +497,29 @@ struct LaneProducts {
 };
 
 // Each long row's segment sums (its first at item row, the further ones past the rows)
-// added: on CUDA by a warp of range threads (lane l adds segments l, l + 32, ..., then a
-// butterfly of shuffles: a fixed order), elsewhere by one thread in turn. FinishRows does
-// this for the products it finishes; as a pass of its own (operator()) it stores the sums
-// into item_sums(row) for launch_row_sums. One thread adding a dense row's 2048 segments in
-// turn was most of the 215 µs that finishing power-law rows took an iteration at 2^27
-// nonzeros (one H200); a Kokkos team of 32 per row took 11.2 µs for 3152 long rows at 2^24
-// (float64 power-law), a warp of range threads 5.0.
+// added, the long rows taken in groups of a warp's lanes (32 on CUDA, 1 on host back ends):
+// a lane adds a row of at most kLaneSegments segments alone, in segment order; a row of
+// more takes the whole warp (row_total: lane l adds segments l, l + 32, ..., then a
+// butterfly of shuffles). Either way a row's order depends only on its length: results
+// stay fixed. FinishRows does this for the products it finishes; as a pass of its own
+// (operator()) it stores the sums into item_sums(row) for launch_row_sums. One thread
+// adding a dense row's 2048 segments in turn was most of the 215 µs that finishing
+// power-law rows took an iteration at 2^27 nonzeros (one H200); a Kokkos team of 32 per
+// row took 11.2 µs for 3152 long rows at 2^24 (float64 power-law), a warp of range
+// threads 5.0. But a warp for each of the 8854 long rows at 2^27 (most of 2 or 3
+// segments) filled a wave of the finishing pass with latency: 28 µs of its 80.
 struct LongRowSums {
-  static constexpr int kThreadsPerRow = kWarpLanes;
+  static constexpr int kLaneSegments = 8;
 
   Kokkos::View<const int*, RidgeDevice> long_rows, further_first;
   Kokkos::View<double*, RidgeDevice> item_sums;
   int rows;
   const int* skip;
 
-  int threads() const { return static_cast<int>(long_rows.extent(0)) * kThreadsPerRow; }
+  KOKKOS_INLINE_FUNCTION int warps() const {
+    return static_cast<int>((long_rows.extent(0) + kWarpLanes - 1) / kWarpLanes);
+  }
+  int threads() const { return warps() * kWarpLanes; }
 
   // Long row j's sum, in every lane; the lanes of a warp call it together. Lane l adds
   // segments l, l + 32, ... in that order, kBatch loads issued before their additions (a
@@ -521,23 +528,49 @@ struct LongRowSums {
     constexpr int kBatch = 8;
     const int row = long_rows(j), first = rows + further_first(j), count = further_first(j + 1) - further_first(j);
     double total = 0;
-    for (int base = lane; base <= count; base += kBatch * kThreadsPerRow) {
+    for (int base = lane; base <= count; base += kBatch * kWarpLanes) {
       double batch[kBatch];
       for (int b = 0; b < kBatch; ++b) {
-        const int k = base + b * kThreadsPerRow;
+        const int k = base + b * kWarpLanes;
         batch[b] = k <= count ? item_sums(k == 0 ? row : first + k - 1) : 0.0;
       }
       for (int b = 0; b < kBatch; ++b)
-        if (base + b * kThreadsPerRow <= count) total += batch[b];
+        if (base + b * kWarpLanes <= count) total += batch[b];
     }
     return warp_sum(total);  // a warp a long row: every lane is here
   }
 
+  // The sums of long rows group * kWarpLanes + lane for every lane: `done(row, total)` is
+  // called in the lane of the row's position in the group. The lanes of a warp call it
+  // together.
+  template <class Done>
+  KOKKOS_INLINE_FUNCTION void group_totals(const int group, const int lane, const Done& done) const {
+    const int j = group * kWarpLanes + lane;
+    const bool have = j < static_cast<int>(long_rows.extent(0));
+    const int row = have ? long_rows(j) : 0;
+    const int first = have ? rows + further_first(j) : 0;
+    const int count = have ? further_first(j + 1) - further_first(j) : 0;  // segments after the first
+    const bool alone = have && count < kLaneSegments;
+    if (alone) {
+      double part[kLaneSegments];
+      for (int k = 0; k < kLaneSegments; ++k) part[k] = k <= count ? item_sums(k == 0 ? row : first + k - 1) : 0.0;
+      double total = part[0];
+      for (int k = 1; k < kLaneSegments; ++k)
+        if (k <= count) total += part[k];
+      done(row, total);
+    }
+    for (unsigned shared = warp_ballot(have && !alone); shared != 0; shared &= shared - 1) {
+      const int owner = lowest_lane(shared);
+      const double total = row_total(group * kWarpLanes + owner, lane);
+      if (lane == owner) done(row, total);
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
     if (skip && *skip) return;
-    const int j = t / kThreadsPerRow, lane = t % kThreadsPerRow;
-    const double total = row_total(j, lane);
-    if (lane == 0) item_sums(long_rows(j)) = total;  // only lane 0 read it, before
+    // A row's sum is stored by the lane that read its first segment (alone), or after
+    // the warp's shuffles, when every lane has read its segments.
+    group_totals(t / kWarpLanes, t % kWarpLanes, [&](const int row, const double total) { item_sums(row) = total; });
   }
 };
 
@@ -583,12 +616,12 @@ struct NothingAfter {
 // gives its contribution to a squared norm, or, when it reads something of the row,
 // `load(row)` and `operator()(row, product, loaded)`. A row's sum is item_sums(row), or
 // with bands its pieces' item_sums(b * rows + row) added in band order; long rows of a
-// split matrix come first, a warp each (LongRowSums::row_total), and the other threads
-// pass over them (long_row_bits): the segments are added in this pass, not one of their own.
-// A thread finishes kRows rows, `stride` apart (coalesced), with every load issued before
-// the first store, and again `row_threads` further on while rows remain; a warp of
-// long_threads takes long rows long_warps apart. The threads are capped (kMostFinishThreads)
-// because each warp pays a fence and an atomic to add its partial (OrderedSum): at 2^27
+// split matrix come first, a warp for a group of them (LongRowSums::group_totals), and the
+// other threads pass over them (long_row_bits): the segments are added in this pass, not
+// one of their own. A thread finishes kRows rows, `stride` apart (coalesced), with every
+// load issued before the first store, and again `row_threads` further on while rows
+// remain; a warp of long_threads takes groups of long rows long_warps apart. The threads
+// are capped (kMostFinishThreads) because each warp pays a fence and an atomic to add its partial (OrderedSum): at 2^27
 // float32 power-law rows (8 Mi of them) a warp per 128 rows took 104-109 µs an iteration
 // on an H200. On the same GPU 4 rows a thread against 1 (then under Kokkos' range
 // reduction): 2336 against 2370 µs an iteration at 2^27 float32 uniform, 2375 against 2401
@@ -633,16 +666,14 @@ struct FinishRows {
   }
 
   KOKKOS_INLINE_FUNCTION double finish_rows(const int t) const {
-    const int long_threads = long_warps * LongRowSums::kThreadsPerRow;
+    const int long_threads = long_warps * kWarpLanes;
     double contribution = 0;
     if (t < long_threads) {
-      const int lane = t % LongRowSums::kThreadsPerRow;
-      const int long_rows = static_cast<int>(long_sums.long_rows.extent(0));
-      for (int j = t / LongRowSums::kThreadsPerRow; j < long_rows; j += long_warps) {
-        const double total = long_sums.row_total(j, lane);
-        const int row = long_sums.long_rows(j);
-        if (lane == 0) contribution += finish_row(finish, row, total, finish_inputs(finish, row));
-      }
+      const auto add = [&](const int row, const double total) {
+        contribution += finish_row(finish, row, total, finish_inputs(finish, row));
+      };
+      for (int group = t / kWarpLanes; group < long_sums.warps(); group += long_warps)
+        long_sums.group_totals(group, t % kWarpLanes, add);
       return contribution;
     }
     for (int unit = t - long_threads; unit < stride; unit += row_threads) contribution += finish_unit(unit);
@@ -679,7 +710,7 @@ inline constexpr int kMostFinishThreads = kLanesAreWarpThreads ? 1 << 18 : 64;
 inline constexpr int kMostLongRowWarps = kLanesAreWarpThreads ? 1 << 12 : 4;
 
 // The shape of a FinishRows launch over `rows` rows (`long_rows` of them long): row threads,
-// long-row warps, and all its threads in whole warps, at least one, so that a matrix without
+// long-row warps (one for each group of kWarpLanes long rows, at most kMostLongRowWarps), and all its threads in whole warps, at least one, so that a matrix without
 // rows (a rank's empty block) still stores its sum, 0, and runs what comes after it.
 struct FinishShape {
   int stride, row_threads, long_warps, threads;
@@ -687,9 +718,9 @@ struct FinishShape {
     FinishShape f{};
     f.stride = static_cast<int>((rows + kFinishRows - 1) / kFinishRows);
     f.row_threads = std::min(f.stride, kMostFinishThreads);
-    f.long_warps = static_cast<int>(std::min<std::int64_t>(long_rows, kMostLongRowWarps));
+    f.long_warps = static_cast<int>(std::min<std::int64_t>((long_rows + kWarpLanes - 1) / kWarpLanes, kMostLongRowWarps));
     f.threads = static_cast<int>(OrderedSum::padded(std::max<std::int64_t>(
-        1, std::int64_t(f.long_warps) * LongRowSums::kThreadsPerRow + f.row_threads)));
+        1, std::int64_t(f.long_warps) * kWarpLanes + f.row_threads)));
     return f;
   }
 };

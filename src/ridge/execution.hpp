@@ -43,6 +43,27 @@ KOKKOS_INLINE_FUNCTION T from_lane0(T value) {
   return value;
 }
 
+// A bit for each lane of the warp whose `predicate` holds (bit i: lane i); on host back
+// ends bit 0 for the one thread. Every lane of the warp must call it.
+KOKKOS_INLINE_FUNCTION unsigned warp_ballot(const bool predicate) {
+#if defined(__CUDA_ARCH__)
+  return __ballot_sync(0xffffffffu, predicate);
+#else
+  return predicate ? 1u : 0u;
+#endif
+}
+
+// The lowest lane whose bit is set in a nonzero ballot.
+KOKKOS_INLINE_FUNCTION int lowest_lane(const unsigned ballot) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(ballot) - 1;
+#else
+  int lane = 0;
+  while (!((ballot >> lane) & 1u)) ++lane;
+  return lane;
+#endif
+}
+
 // Range index t's lane in its warp, checked on CUDA against the hardware's (a launch whose
 // threads were not laid out along warps would make warp_sum add the wrong values: trap).
 KOKKOS_INLINE_FUNCTION int warp_lane(const long long t) {

@@ -38,10 +38,18 @@ namespace {
 
 using StatusSpace = PinnedHostSpace;  // the device writes it, the host reads it
 
-// Iterations queued between looks at the stop flag: each look idles the device for a round
-// trip. 32 against 8 took the tutorial's float32 sweep from 0.1006 to 0.0996 s on an H200;
-// the at most 31 iterations queued after the last λ stopped skip their products.
+// Iterations queued between looks at the stop flag (iterations_per_check): each look idles
+// the device for a round trip, so at most kChecksEvery; 32 against 8 took the tutorial's
+// float32 sweep from 0.1006 to 0.0996 s on an H200. But the iterations queued after the
+// last λ stopped, which skip their products, still schedule their grids: at 2^27 nonzeros
+// (10^5 blocks a product) one took 0.55 ms on an H200, so 31 of them added 17 ms to a sweep
+// of 128 iterations (0.305 s, against 0.288 s queueing no more than the iteration limit
+// needs). A block is cut to about kCheckSeconds of the last block's iterations: then a
+// look costs well under 1 % of the block and at most a block's worth is skipped.
 constexpr int kChecksEvery = 32;
+constexpr double kCheckSeconds = 4e-3;
+// The first block, before any has been timed.
+constexpr int kFirstCheck = 8;
 
 // Whether the iterations are recorded once and replayed (CUDA graphs, core::QueueRecording),
 // from TRIDENT_RIDGE_GRAPHS: auto (the default) on CUDA builds when this rank holds every
@@ -256,11 +264,17 @@ struct AdvanceAfterReduction {
 // chunk's share of ||x||^2. The teams of λ 0 also store the next v; v is double-buffered
 // (v_old is this iteration's, v_new the next's) because the other λ's teams form the same
 // entries from v_old at the same time. The last of a λ's chunks to finish sums the chunks'
-// shares in order, so ||x||^2 does not depend on which team finishes first.
+// shares in order, so ||x||^2 does not depend on which team finishes first. A thread takes
+// kBatch columns at a time, team_size apart, with all their loads issued before the first
+// store: on GPUs one batch (teams of 128 threads, 512 columns), on host back ends (a team
+// is one thread) 256 columns in batches. Two columns a thread, each loaded, updated and
+// stored in turn, took 15.8 µs an iteration at 2^17 columns and 4 λ in float64 (H200).
 template <class S>
 struct UpdateSolutions {
   using Member = Kokkos::TeamPolicy<RidgeExec>::member_type;
-  static constexpr int kChunk = 256;  // columns per team
+  static constexpr int kBatch = 4;
+  static constexpr int kTeamSize = kLanesAreWarpThreads ? 128 : 1;
+  static constexpr int kChunk = kLanesAreWarpThreads ? kBatch * kTeamSize : 256;  // columns per team
 
   Vector<S> v_old, v_new, w;
   Block<S> h, hbar, x;
@@ -272,32 +286,47 @@ struct UpdateSolutions {
   int columns, chunks;
 
   static int chunk_count(int columns) { return (columns + kChunk - 1) / kChunk; }
+  static Kokkos::TeamPolicy<RidgeExec> policy(int lambdas, int chunks) {
+    return Kokkos::TeamPolicy<RidgeExec>(lambdas * chunks, kTeamSize);
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const BidiagState& s = state();
     if (s.done) return;
     const int j = team.league_rank() / chunks, chunk = team.league_rank() % chunks;
     const int first = chunk * kChunk, last = first + kChunk < columns ? first + kChunk : columns;
-    auto next_v = [&](const int i) -> S {
-      if (!s.form_v) return v_old(i);
-      return static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) * s.v_scale);
-    };
-    if (j == 0)
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const int i) { v_new(i) = next_v(i); });
     const UpdateCoefficients c = coefficients(j);
-    if (!c.active) return;
+    if (j != 0 && !c.active) return;
+    double partial = 0;
+    for (int base = first + team.team_rank(); base < last; base += kBatch * kTeamSize) {
+      S v_next[kBatch] = {}, h_old[kBatch] = {}, hbar_old[kBatch] = {}, x_old[kBatch] = {};
+      for (int b = 0; b < kBatch; ++b) {
+        const int i = base + b * kTeamSize;
+        if (i >= last) continue;
+        v_next[b] = s.form_v ? static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) *
+                                              s.v_scale)
+                             : v_old(i);
+        if (!c.active) continue;
+        h_old[b] = h(i, j);
+        hbar_old[b] = hbar(i, j);
+        x_old[b] = x(i, j);
+      }
+      for (int b = 0; b < kBatch; ++b) {
+        const int i = base + b * kTeamSize;
+        if (i >= last) continue;
+        if (j == 0) v_new(i) = v_next[b];
+        if (!c.active) continue;
+        const S hb = h_old[b] + static_cast<S>(c.hbar_scale) * hbar_old[b];
+        const S xn = x_old[b] + static_cast<S>(c.x_scale) * hb;
+        hbar(i, j) = hb;
+        x(i, j) = xn;
+        h(i, j) = v_next[b] + static_cast<S>(c.h_scale) * h_old[b];
+        partial += static_cast<double>(xn) * static_cast<double>(xn);
+      }
+    }
+    if (!c.active) return;  // λ 0's team, which only stored v
     double sum = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, first, last),
-        [&](const int i, double& partial) {
-          const S hb = h(i, j) + static_cast<S>(c.hbar_scale) * hbar(i, j);
-          const S xn = x(i, j) + static_cast<S>(c.x_scale) * hb;
-          hbar(i, j) = hb;
-          x(i, j) = xn;
-          h(i, j) = next_v(i) + static_cast<S>(c.h_scale) * h(i, j);
-          partial += static_cast<double>(xn) * static_cast<double>(xn);
-        },
-        sum);
+    team.team_reduce(Kokkos::Sum<double>(sum), partial);
     int last_chunk = 0;
     Kokkos::single(
         Kokkos::PerTeam(team),
@@ -459,7 +488,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     }
     if (count > 0)
       Kokkos::parallel_for("trident::ridge::update_solutions",
-                           light(Kokkos::TeamPolicy<RidgeExec>(count * chunks, Kokkos::AUTO)),
+                           light(UpdateSolutions<S>::policy(count, chunks)),
                            UpdateSolutions<S>{v_old, v[(k + 1) % 2], w, h, hbar, x, state, coefficients,
                                               chunk_norms, chunks_done, normx2, columns_, chunks});
   };
@@ -518,7 +547,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   std::vector<LsmrRecurrence> lam;
   for (int j = 0; j < count; ++j) lam.emplace_back(lambdas[j], alpha, beta);
 
-  std::int64_t itn = 0;
+  std::int64_t itn = 0, queued = 0;
   if (alpha * beta == 0) {
     for (auto& l : lam) l.stop_now(kStopZeroSolution, 0);
   } else {
@@ -555,9 +584,14 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
         std::fprintf(stderr, "trident: warning: ridge: the iterations are queued kernel by kernel: %s\n",
                      why_not.c_str());
     }
-    std::int64_t queued = 0;
+    // Iteration q tests iteration q - 1 (its ||x|| comes from q - 1's update) before it
+    // advances: iteration max_iterations stops every λ, and none is queued after it.
+    int per_check = kFirstCheck;
     while (true) {
-      for (int k = 0; k < kChecksEvery; ++k, ++queued) {
+      const std::int64_t block = std::min<std::int64_t>(per_check, rules.max_iterations + 1 - queued);
+      if (block <= 0) throw std::logic_error("ridge: the iteration limit passed without every λ stopping");
+      const auto queued_at = std::chrono::steady_clock::now();
+      for (std::int64_t k = 0; k < block; ++k, ++queued) {
         if (replay)
           recorded[queued % 2].replay();
         else
@@ -565,11 +599,16 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       }
       RidgeExec().fence();
       // The row ranks form the same state from the same sums; agreeing costs one small
-      // MPI_Allreduce per block and rules out a rank leaving the all-reduces early.
-      int all_stopped = static_cast<int>(status(1));
+      // MPI_Allreduce per block and rules out a rank leaving the all-reduces early. They
+      // agree on the next block too (the shortest any rank's clock asks for), so that every
+      // rank's iterations and this all-reduce stay in step.
+      int agreed[2] = {static_cast<int>(status(1)),
+                       iterations_per_check(std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                                          queued_at).count() / block)};
       if (rows_comm_ != nullptr)
-        MPI_Allreduce(MPI_IN_PLACE, &all_stopped, 1, MPI_INT, MPI_MIN, rows_comm_->mpi_comm());
-      if (all_stopped) break;
+        MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, rows_comm_->mpi_comm());
+      per_check = agreed[1];
+      if (agreed[0]) break;
       if (on_iteration && !on_iteration(status(0))) break;  // stopped: unstopped λ report unfinished
     }
     itn = status(0);
@@ -580,6 +619,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   Kokkos::fence();
   const auto iterated = std::chrono::steady_clock::now();
   out.shared_iterations = itn;
+  out.queued_iterations = queued;
   out.iteration_seconds = std::chrono::duration<double>(iterated - start).count();
 
   // The true residuals ||b - A x_j||, in double from the stored x.
@@ -598,6 +638,11 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
 }
 
 }  // namespace
+
+int iterations_per_check(const double seconds_per_iteration) {
+  if (!(seconds_per_iteration > 0)) return kChecksEvery;  // nothing measured (or a clock too coarse)
+  return static_cast<int>(std::clamp(std::ceil(kCheckSeconds / seconds_per_iteration), 1.0, double(kChecksEvery)));
+}
 
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
                                                        deck::RidgePrecision precision,

@@ -336,6 +336,7 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       Kokkos::parallel_reduce("trident::ridge::beta2", Kokkos::RangePolicy<ExecSpace>(0, rows_),
                               SquaredNorm<Vector>{u}, beta2);
       product(1, at_, 1.0, u, 0.0, w);
+      ++out.queued_iterations;
       reduce_rows();
       Kokkos::parallel_reduce("trident::ridge::next_alpha",
                               Kokkos::RangePolicy<ExecSpace>(0, columns_),

@@ -61,6 +61,9 @@ struct SweepOutcome {
   std::vector<LambdaOutcome> lambdas;      // in the order asked
   std::vector<double> solutions;           // row-major lambdas x columns, when kept
   std::int64_t shared_iterations = 0;      // length of the shared bidiagonalization
+  // Iterations whose products ran or were queued: the last one's test stops every λ (its
+  // products are spent), and the fused engine's queued after it skip theirs.
+  std::int64_t queued_iterations = 0;
   double iteration_seconds = 0;            // the LSMR iterations alone (device fenced)
   double residual_seconds = 0;             // recomputing ||b - A x|| and ||x||
 };

@@ -23,6 +23,11 @@ struct StoppingRules {
   std::int64_t max_iterations;  // min(rows, columns) where the options say 0
 };
 
+// Iterations the fused engine queues before it next waits for the device and looks at the
+// stop flag, from the seconds an iteration of the last such block took: a block of about
+// 4 ms, 1 to 32 iterations (32 when nothing was measured).
+int iterations_per_check(double seconds_per_iteration);
+
 struct SweepSolver::Engine {
   virtual ~Engine() = default;
   // Fills `out`, which SweepSolver::solve sized with one outcome per λ (at least one) and

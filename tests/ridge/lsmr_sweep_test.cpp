@@ -14,6 +14,7 @@
 #include "reference.hpp"
 #include "ridge/lsmr_sweep.hpp"
 #include "ridge/problem.hpp"
+#include "ridge/sweep_engine.hpp"
 
 namespace trident::ridge {
 namespace {
@@ -269,6 +270,42 @@ TEST(RidgeSweep, IterationLimitIsReportedAsStopReasonSeven) {
     EXPECT_EQ(out.shared_iterations, 3);
     EXPECT_TRUE(out.solutions.empty());
   }
+}
+
+// Iteration q tests iteration q - 1, so a sweep stopped by its iteration limit N runs the
+// products of N + 1 iterations: no engine queues more (the fused engine once queued whole
+// blocks of 32, whose iterations past the stop skipped their products but still scheduled
+// their grids). A sweep stopped by its tolerances is looked at after blocks of at most 32.
+TEST(RidgeSweep, NothingIsQueuedPastTheIterationLimit) {
+  const Problem p = random_problem({300, 200, "tall"}, 12);
+  LsmrOptions limited;
+  limited.atol = limited.btol = 0;
+  limited.conlim = 0;
+  limited.max_iterations = 41;
+  LsmrOptions converging;
+  converging.atol = converging.btol = 1e-9;
+  for (const RidgeKernels kernels : kBothEngines) {
+    for (const bool float64 : {true, false}) {
+      SweepSolver solver(p, float64, kernels);
+      const SweepOutcome out = solver.solve({0.05, 5.0}, limited, false);
+      EXPECT_EQ(out.shared_iterations, 41);
+      EXPECT_EQ(out.queued_iterations, 42);
+      const SweepOutcome free = solver.solve({0.05, 5.0}, converging, false);
+      EXPECT_GT(free.shared_iterations, 64);
+      EXPECT_GT(free.queued_iterations, free.shared_iterations);
+      EXPECT_LE(free.queued_iterations, free.shared_iterations + (kernels == RidgeKernels::fused ? 32 : 1));
+    }
+  }
+}
+
+TEST(RidgeSweep, ChecksForTheStopAboutEveryFourMilliseconds) {
+  EXPECT_EQ(iterations_per_check(0.0), 32);  // nothing measured
+  EXPECT_EQ(iterations_per_check(std::nan("")), 32);
+  EXPECT_EQ(iterations_per_check(1e-6), 32);
+  EXPECT_EQ(iterations_per_check(100e-6), 32);  // the tutorial's iterations on an H200
+  EXPECT_EQ(iterations_per_check(340e-6), 12);  // 2^24 nonzeros in float64
+  EXPECT_EQ(iterations_per_check(2.2e-3), 2);   // 2^27 in float32
+  EXPECT_EQ(iterations_per_check(1.0), 1);
 }
 
 // The fused engine records an iteration once and replays it on CUDA builds (CUDA graphs;
