@@ -264,17 +264,11 @@ struct AdvanceAfterReduction {
 // chunk's share of ||x||^2. The teams of λ 0 also store the next v; v is double-buffered
 // (v_old is this iteration's, v_new the next's) because the other λ's teams form the same
 // entries from v_old at the same time. The last of a λ's chunks to finish sums the chunks'
-// shares in order, so ||x||^2 does not depend on which team finishes first. A thread takes
-// kBatch columns at a time, team_size apart, with all their loads issued before the first
-// store: on GPUs one batch (teams of 128 threads, 512 columns), on host back ends (a team
-// is one thread) 256 columns in batches. Two columns a thread, each loaded, updated and
-// stored in turn, took 15.8 µs an iteration at 2^17 columns and 4 λ in float64 (H200).
+// shares in order, so ||x||^2 does not depend on which team finishes first.
 template <class S>
 struct UpdateSolutions {
   using Member = Kokkos::TeamPolicy<RidgeExec>::member_type;
-  static constexpr int kBatch = 4;
-  static constexpr int kTeamSize = kLanesAreWarpThreads ? 128 : 1;
-  static constexpr int kChunk = kLanesAreWarpThreads ? kBatch * kTeamSize : 256;  // columns per team
+  static constexpr int kChunk = 256;  // columns per team
 
   Vector<S> v_old, v_new, w;
   Block<S> h, hbar, x;
@@ -286,47 +280,32 @@ struct UpdateSolutions {
   int columns, chunks;
 
   static int chunk_count(int columns) { return (columns + kChunk - 1) / kChunk; }
-  static Kokkos::TeamPolicy<RidgeExec> policy(int lambdas, int chunks) {
-    return Kokkos::TeamPolicy<RidgeExec>(lambdas * chunks, kTeamSize);
-  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const BidiagState& s = state();
     if (s.done) return;
     const int j = team.league_rank() / chunks, chunk = team.league_rank() % chunks;
     const int first = chunk * kChunk, last = first + kChunk < columns ? first + kChunk : columns;
+    auto next_v = [&](const int i) -> S {
+      if (!s.form_v) return v_old(i);
+      return static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) * s.v_scale);
+    };
+    if (j == 0)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const int i) { v_new(i) = next_v(i); });
     const UpdateCoefficients c = coefficients(j);
-    if (j != 0 && !c.active) return;
-    double partial = 0;
-    for (int base = first + team.team_rank(); base < last; base += kBatch * kTeamSize) {
-      S v_next[kBatch] = {}, h_old[kBatch] = {}, hbar_old[kBatch] = {}, x_old[kBatch] = {};
-      for (int b = 0; b < kBatch; ++b) {
-        const int i = base + b * kTeamSize;
-        if (i >= last) continue;
-        v_next[b] = s.form_v ? static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) *
-                                              s.v_scale)
-                             : v_old(i);
-        if (!c.active) continue;
-        h_old[b] = h(i, j);
-        hbar_old[b] = hbar(i, j);
-        x_old[b] = x(i, j);
-      }
-      for (int b = 0; b < kBatch; ++b) {
-        const int i = base + b * kTeamSize;
-        if (i >= last) continue;
-        if (j == 0) v_new(i) = v_next[b];
-        if (!c.active) continue;
-        const S hb = h_old[b] + static_cast<S>(c.hbar_scale) * hbar_old[b];
-        const S xn = x_old[b] + static_cast<S>(c.x_scale) * hb;
-        hbar(i, j) = hb;
-        x(i, j) = xn;
-        h(i, j) = v_next[b] + static_cast<S>(c.h_scale) * h_old[b];
-        partial += static_cast<double>(xn) * static_cast<double>(xn);
-      }
-    }
-    if (!c.active) return;  // λ 0's team, which only stored v
+    if (!c.active) return;
     double sum = 0;
-    team.team_reduce(Kokkos::Sum<double>(sum), partial);
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, first, last),
+        [&](const int i, double& partial) {
+          const S hb = h(i, j) + static_cast<S>(c.hbar_scale) * hbar(i, j);
+          const S xn = x(i, j) + static_cast<S>(c.x_scale) * hb;
+          hbar(i, j) = hb;
+          x(i, j) = xn;
+          h(i, j) = next_v(i) + static_cast<S>(c.h_scale) * h(i, j);
+          partial += static_cast<double>(xn) * static_cast<double>(xn);
+        },
+        sum);
     int last_chunk = 0;
     Kokkos::single(
         Kokkos::PerTeam(team),
@@ -488,7 +467,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     }
     if (count > 0)
       Kokkos::parallel_for("trident::ridge::update_solutions",
-                           light(UpdateSolutions<S>::policy(count, chunks)),
+                           light(Kokkos::TeamPolicy<RidgeExec>(count * chunks, Kokkos::AUTO)),
                            UpdateSolutions<S>{v_old, v[(k + 1) % 2], w, h, hbar, x, state, coefficients,
                                               chunk_norms, chunks_done, normx2, columns_, chunks});
   };
