@@ -68,24 +68,49 @@ HostCsr csr_from_triplets(int rows, int columns, std::vector<Triplet> entries) {
   return out;
 }
 
+std::vector<int> column_bounds(const int columns, const std::int64_t nonzeros,
+                               const std::vector<std::int64_t>& column_entries, const int parts) {
+  constexpr std::int64_t kLeastEntriesPerPart = std::int64_t(1) << 15;
+  const int n = static_cast<int>(std::clamp<std::int64_t>(nonzeros / kLeastEntriesPerPart, 1,
+                                                          std::min<std::int64_t>(parts, std::max(1, columns))));
+  std::vector<int> bounds(static_cast<std::size_t>(n) + 1, columns);
+  bounds[0] = 0;
+  if (column_entries.empty()) {
+    for (int p = 1; p < n; ++p) bounds[p] = static_cast<int>(std::int64_t(columns) * p / n);
+    return bounds;
+  }
+  // the first column at which the running count reaches each share
+  std::int64_t seen = 0;
+  int p = 1;
+  for (int c = 0; c < columns && p < n; ++c) {
+    seen += column_entries[static_cast<std::size_t>(c)];
+    while (p < n && seen * n >= nonzeros * p) bounds[p++] = c + 1;
+  }
+  return bounds;
+}
+
+std::vector<std::int64_t> column_entries(const HostCsr& a) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(a.columns), 0);
+  for_entries_by_columns(a, {}, [&counts](int, int, int c) { ++counts[static_cast<std::size_t>(c)]; });
+  return counts;
+}
+
 HostCsr transpose(const HostCsr& a) {
   HostCsr t;
   t.rows = a.columns;
   t.columns = a.rows;
+  const std::vector<std::int64_t> lengths = column_entries(a);
   t.row_ptr.assign(static_cast<std::size_t>(a.columns) + 1, 0);
-  for (const int c : a.col_ind) ++t.row_ptr[static_cast<std::size_t>(c) + 1];
-  for (int j = 0; j < a.columns; ++j) t.row_ptr[j + 1] += t.row_ptr[j];
+  for (int j = 0; j < a.columns; ++j) t.row_ptr[j + 1] = t.row_ptr[j] + static_cast<int>(lengths[j]);
   t.col_ind.resize(a.col_ind.size());
   t.values.resize(a.values.size());
   std::vector<int> next(t.row_ptr.begin(), t.row_ptr.end() - 1);
   // Rows of A in ascending order make the columns of each row of A^T ascending.
-  for (int i = 0; i < a.rows; ++i) {
-    for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const int slot = next[a.col_ind[k]]++;
-      t.col_ind[slot] = i;
-      t.values[slot] = a.values[k];
-    }
-  }
+  for_entries_by_columns(a, lengths, [&](const int i, const int k, const int c) {
+    const int slot = next[static_cast<std::size_t>(c)]++;
+    t.col_ind[slot] = i;
+    t.values[slot] = a.values[k];
+  });
   return t;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/host_threads.hpp"
+
 namespace trident::ridge {
 
 struct HostCsr {
@@ -28,6 +30,37 @@ HostCsr csr_from_triplets(int rows, int columns, std::vector<Triplet> entries);
 
 // The transpose, columns ascending within each row (so products with it need no atomics).
 HostCsr transpose(const HostCsr& a);
+
+// Column ranges for `parts` threads that pass over a matrix by columns: bounds[p] to
+// bounds[p + 1], each holding about an equal share of the entries counted in
+// `column_entries` (one count a column), or of the columns when it is empty. Fewer parts
+// when the matrix is small (at least 2^15 entries a part): one for the tests' small ones.
+std::vector<int> column_bounds(int columns, std::int64_t nonzeros, const std::vector<std::int64_t>& column_entries,
+                               int parts);
+
+// Calls visit(row, k, column) for every entry k of `a`, on up to core::usable_cpus()
+// threads: each takes a range of columns (column_bounds) and passes over all of A in row
+// order, so one thread visits a column's entries, in ascending rows, whatever the thread
+// count: visit may update what belongs to the column (its count, its next slot in the
+// transpose) without locks, and the transpose it builds is the same as one loop's.
+template <class Visit>
+void for_entries_by_columns(const HostCsr& a, const std::vector<std::int64_t>& column_entries, Visit visit) {
+  const std::vector<int> bounds = column_bounds(a.columns, a.nonzeros(), column_entries, core::usable_cpus());
+  core::host_parallel_ranges(static_cast<std::int64_t>(bounds.size()) - 1, 1,
+                             [&](const std::int64_t first, const std::int64_t last) {
+                               for (std::int64_t part = first; part < last; ++part) {
+                                 const int c0 = bounds[part], c1 = bounds[part + 1];
+                                 for (int i = 0; i < a.rows; ++i)
+                                   for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+                                     const int c = a.col_ind[k];
+                                     if (c >= c0 && c < c1) visit(i, k, c);
+                                   }
+                               }
+                             });
+}
+
+// The entries of each column of `a` (the row lengths of its transpose).
+std::vector<std::int64_t> column_entries(const HostCsr& a);
 
 // Checks the structure and values: offsets non-decreasing and matching the arrays,
 // columns in range, values finite. Throws InputError naming `source` and the first bad

@@ -160,8 +160,9 @@ struct DeviceCsr {
     const std::vector<std::int64_t> lengths = lengths_of(h);
     RowSchedule s = plan(lengths, h.columns, max_lanes, vector_bytes);
     const std::vector<std::int64_t> pieces = banded_lengths(s, lengths, max_lanes, [&](auto& piece) {
-      for (int i = 0; i < h.rows; ++i)
+      for_row_ranges(h.rows, [&](const int i) {
         for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k) ++piece(i, h.col_ind[k]);
+      });
     });
     DeviceCsr m(pieces, h.columns, label, s);
     m.fill_rows_of(h, pieces);
@@ -173,14 +174,15 @@ struct DeviceCsr {
   // double, zero-filled, first. With this and huge pages for the scattered stores (see
   // fill_entries), the set-up of the fused engine on a 2^20 x 2^17 matrix of 2^24 nonzeros
   // took 1.2-1.5 s instead of 3.6-3.8 s on the CPU build (2-core development machine).
+  // The passes over A run on the host's CPUs, each a range of A's columns
+  // (for_entries_by_columns), so the entries of a row of A^T land in the same order.
   static DeviceCsr transpose_of(const HostCsr& a, const std::string& label, int max_lanes,
                                 std::size_t vector_bytes = 0) {
-    std::vector<std::int64_t> lengths(static_cast<std::size_t>(a.columns), 0);
-    for (const int c : a.col_ind) ++lengths[static_cast<std::size_t>(c)];
+    const std::vector<std::int64_t> lengths = column_entries(a);
     RowSchedule s = plan(lengths, a.rows, max_lanes, vector_bytes);
     const std::vector<std::int64_t> pieces = banded_lengths(s, lengths, max_lanes, [&](auto& piece) {
-      for (int i = 0; i < a.rows; ++i)
-        for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) ++piece(a.col_ind[k], i);  // row of A^T, its column
+      // a row of A^T, its column
+      for_entries_by_columns(a, lengths, [&](const int i, int, const int c) { ++piece(c, i); });
     });
     const int bands = s.bands;
     const std::int64_t width = s.bands > 1 ? s.band_columns : std::int64_t(a.rows) + 1;
@@ -190,14 +192,11 @@ struct DeviceCsr {
       std::vector<std::int64_t> next(pieces.size());
       for (std::size_t j = 0; j < pieces.size(); ++j) next[j] = rp(j);
       // Rows of A in ascending order make the columns of each row (or piece) of A^T ascending.
-      for (int i = 0; i < a.rows; ++i) {
-        const std::int64_t band = i / width;
-        for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-          const std::int64_t slot = next[static_cast<std::size_t>(a.col_ind[k]) * bands + band]++;
-          c(slot) = static_cast<Index>(i);
-          v(slot) = static_cast<M>(a.values[k]);
-        }
-      }
+      for_entries_by_columns(a, lengths, [&](const int i, const int k, const int column) {
+        const std::int64_t slot = next[static_cast<std::size_t>(column) * bands + i / width]++;
+        c(slot) = static_cast<Index>(i);
+        v(slot) = static_cast<M>(a.values[k]);
+      });
     });
     return t;
   }
@@ -374,11 +373,12 @@ struct DeviceCsr {
       advise_huge_pages(c.data(), c.span() * sizeof(*c.data()));  // the transpose's scattered stores
       advise_huge_pages(v.data(), v.span() * sizeof(*v.data()));
       place(c, v, rp);
-      for (std::size_t i = 0; i < lengths.size(); ++i)
+      for_row_ranges(static_cast<std::int64_t>(lengths.size()), [&](const std::int64_t i) {
         for (std::int64_t out = rp(i) + lengths[i]; out < rp(i + 1); ++out) {
           c(out) = c(out - 1);
           v(out) = M(0);
         }
+      });
       Kokkos::deep_copy(indices, c);
       Kokkos::deep_copy(values, v);
     };
@@ -391,7 +391,7 @@ struct DeviceCsr {
   void fill_rows_of(const HostCsr& h, const std::vector<std::int64_t>& lengths) {
     fill_entries(lengths, [&h, this](auto& c, auto& v, const auto& rp) {
       using Index = typename std::decay_t<decltype(c)>::value_type;
-      for (int i = 0; i < h.rows; ++i) {
+      for_row_ranges(h.rows, [&](const int i) {
         int band = -1;
         std::int64_t out = 0;
         for (int k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k, ++out) {
@@ -403,7 +403,16 @@ struct DeviceCsr {
           c(out) = static_cast<Index>(h.col_ind[k]);
           v(out) = static_cast<M>(h.values[k]);
         }
-      }
+      });
+    });
+  }
+
+  // row(i) for every row i, on the host's CPUs in ranges of rows (what a row writes is its
+  // own: its counts, its slots).
+  template <class Row>
+  static void for_row_ranges(const std::int64_t rows, Row row) {
+    core::host_parallel_ranges(rows, std::int64_t(1) << 12, [&](const std::int64_t first, const std::int64_t last) {
+      for (std::int64_t i = first; i < last; ++i) row(static_cast<int>(i));
     });
   }
 };

@@ -81,6 +81,53 @@ TEST(RidgeProblem, TransposeIsTheTranspose) {
     for (int p = t.row_ptr[i] + 1; p < t.row_ptr[i + 1]; ++p) EXPECT_LT(t.col_ind[p - 1], t.col_ind[p]);
 }
 
+// Large enough that the passes over A split its columns among the CPUs (2^15 entries a
+// part; on CI's two cores two parts), with four dense columns, one of them the last: the
+// same arrays as a plain loop that sorts the entries by (column, row).
+TEST(RidgeProblem, TransposeOnSeveralCpusIsTheSerialTranspose) {
+  const int rows = 30000, columns = 5000;
+  HostCsr a = generate_matrix(rows, columns, 0.002, 8);
+  std::vector<Triplet> entries;
+  for (int i = 0; i < rows; ++i) {
+    for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) entries.push_back({i, a.col_ind[k], a.values[k]});
+    for (const int dense : {0, 1, 2, columns - 1}) entries.push_back({i, dense, 0.5 + i});
+  }
+  a = csr_from_triplets(rows, columns, entries);  // (duplicates add)
+  ASSERT_GT(a.nonzeros(), 4 << 15);
+  std::vector<Triplet> by_column;
+  for (int i = 0; i < rows; ++i)
+    for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) by_column.push_back({a.col_ind[k], i, a.values[k]});
+  std::stable_sort(by_column.begin(), by_column.end(),
+                   [](const Triplet& x, const Triplet& y) { return x.row < y.row; });  // rows of A^T
+  const HostCsr t = transpose(a);
+  ASSERT_EQ(t.rows, columns);
+  ASSERT_EQ(t.columns, rows);
+  ASSERT_EQ(t.nonzeros(), a.nonzeros());
+  std::vector<int> starts(static_cast<std::size_t>(columns) + 1, 0);
+  for (const Triplet& e : by_column) ++starts[static_cast<std::size_t>(e.row) + 1];
+  for (int j = 0; j < columns; ++j) starts[j + 1] += starts[j];
+  EXPECT_EQ(t.row_ptr, starts);
+  for (std::size_t k = 0; k < by_column.size(); ++k) {
+    ASSERT_EQ(t.col_ind[k], by_column[k].column) << k;
+    ASSERT_EQ(t.values[k], by_column[k].value) << k;
+  }
+  EXPECT_EQ(column_entries(a)[columns - 1], rows);
+}
+
+// Columns go to parts by their entries (a dense column may fill a part alone), or evenly
+// when the counts are not known; small matrices take one part.
+TEST(RidgeProblem, ColumnBoundsShareTheEntries) {
+  const std::int64_t big = std::int64_t(1) << 20;
+  EXPECT_EQ(column_bounds(10, 100, {}, 4), (std::vector<int>{0, 10}));
+  EXPECT_EQ(column_bounds(10, big, {}, 4), (std::vector<int>{0, 2, 5, 7, 10}));
+  EXPECT_EQ(column_bounds(3, big, {}, 8), (std::vector<int>{0, 1, 2, 3}));
+  std::vector<std::int64_t> counts(8, big / 16);
+  counts[2] = big / 2;  // 8 of the 15 sixteenths in column 2: shares end in columns 2, 2, 4
+  const std::int64_t total = big / 16 * 15;
+  EXPECT_EQ(column_bounds(8, total, counts, 4), (std::vector<int>{0, 3, 3, 5, 8}));
+  EXPECT_EQ(column_bounds(8, total, counts, 2), (std::vector<int>{0, 3, 8}));
+}
+
 // Writes a CSR group with raw HDF5 calls (independent of trident's readers).
 void write_csr(const std::string& path, const std::vector<long long>& row_ptr,
                const std::vector<long long>& col_ind, const std::vector<double>& values,
