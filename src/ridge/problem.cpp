@@ -8,6 +8,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/host_threads.hpp"
 #include "io/huge_pages.hpp"
 #include "ridge/matrix_market.hpp"
 
@@ -156,18 +157,29 @@ std::vector<int> index_slab(const H5Reader& in, const std::string& name, std::si
     return InputError(source + ": " + label + "[" + std::to_string(first + k) + "] = " + std::to_string(v) +
                       " lies outside 0.." + std::to_string(high));
   };
+  // Checked (and narrowed) by ranges on the host's CPUs; the lowest range reports first,
+  // so the error names the first bad entry.
+  const auto check = [&](const auto& values) {
+    core::host_parallel_ranges(static_cast<std::int64_t>(values.size()), std::int64_t(1) << 16,
+                               [&](const std::int64_t begin, const std::int64_t end) {
+                                 for (std::int64_t k = begin; k < end; ++k)
+                                   if (values[k] < 0 || values[k] > high) throw bad(std::size_t(k), values[k]);
+                               });
+  };
   if (in.fits_int(name)) {
     std::vector<int> out = in.slab<int>(name, first, count);
-    for (std::size_t k = 0; k < out.size(); ++k)
-      if (out[k] < 0 || out[k] > high) throw bad(k, out[k]);
+    check(out);
     return out;
   }
   const std::vector<long long> wide = in.slab<long long>(name, first, count);
-  for (std::size_t k = 0; k < wide.size(); ++k)
-    if (wide[k] < 0 || wide[k] > high) throw bad(k, wide[k]);
+  check(wide);
   std::vector<int> out;
   io::reserve_huge(out, wide.size());
-  out.assign(wide.begin(), wide.end());
+  out.resize(wide.size());
+  core::host_parallel_ranges(static_cast<std::int64_t>(wide.size()), std::int64_t(1) << 16,
+                             [&](const std::int64_t begin, const std::int64_t end) {
+                               std::copy(wide.begin() + begin, wide.begin() + end, out.begin() + begin);
+                             });
   return out;
 }
 

@@ -114,6 +114,23 @@ TEST(RidgeProblem, TransposeOnSeveralCpusIsTheSerialTranspose) {
   EXPECT_EQ(column_entries(a)[columns - 1], rows);
 }
 
+// Large enough that the checks run by ranges of rows on CI's two cores: the error is the
+// lowest bad row's, as one loop would report it.
+TEST(RidgeProblem, ValidationOnSeveralCpusReportsTheFirstBadRow) {
+  const HostCsr good = generate_matrix(20000, 50, 0.1, 5);
+  validate(good, "m");
+  HostCsr a = good;
+  a.values[static_cast<std::size_t>(a.row_ptr[15000])] = std::nan("");
+  EXPECT_EQ(trident::test::input_error_message([&] { validate(a, "m"); }),
+            "m: row 15001, column " + std::to_string(a.col_ind[a.row_ptr[15000]]) + " holds a non-finite value (nan)");
+  a.col_ind[static_cast<std::size_t>(a.row_ptr[12000])] = 50;
+  EXPECT_EQ(trident::test::input_error_message([&] { validate(a, "m"); }),
+            "m: row 12001 has column index 50 outside 0..49 (0-based)");
+  a.col_ind[static_cast<std::size_t>(a.row_ptr[3])] = -1;
+  EXPECT_EQ(trident::test::input_error_message([&] { validate(a, "m"); }),
+            "m: row 4 has column index -1 outside 0..49 (0-based)");
+}
+
 // Columns go to parts by their entries (a dense column may fill a part alone), or evenly
 // when the counts are not known; small matrices take one part.
 TEST(RidgeProblem, ColumnBoundsShareTheEntries) {
@@ -169,6 +186,21 @@ TEST(RidgeProblem, ReadsHdf5CsrWithShapeAttributeOrDataset) {
     EXPECT_EQ(test::dense(a), (test::Dense{{1.5, 0, 0, -2}, {0, 0, 0, 0}, {0, 4, 0, 0}}));
     EXPECT_EQ(read_hdf5_vector(path, "/b"), (std::vector<double>{1, 2, 3}));
   }
+}
+
+// A column array long enough to be checked by ranges on CI's two cores: the first bad
+// entry is named, as one loop would.
+TEST(RidgeProblem, FirstBadColumnOfALongArrayIsNamed) {
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_SELF, "ridge_h5_long");
+  const std::string path = folder + "/a.h5";
+  const long long n = 200000;
+  std::vector<long long> col_ind(static_cast<std::size_t>(n));
+  for (long long k = 0; k < n; ++k) col_ind[k] = k % 4;
+  col_ind[150000] = 7;
+  col_ind[70001] = 9;
+  write_csr(path, {0, n}, col_ind, std::vector<double>(static_cast<std::size_t>(n), 1.0), {1, 4}, false, {});
+  EXPECT_EQ(trident::test::input_error_message([&] { read_hdf5_csr(path, "/A"); }),
+            path + ":/A: col_ind[70001] = 9 lies outside 0..3");
 }
 
 TEST(RidgeProblem, BadHdf5DataIsNamed) {
