@@ -1,6 +1,7 @@
 #pragma once
 // A sparse matrix in compressed sparse row form on the host, as read or generated,
 // before it is copied to the device in the working precision.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,20 +44,30 @@ std::vector<int> column_bounds(int columns, std::int64_t nonzeros, const std::ve
 // order, so one thread visits a column's entries, in ascending rows, whatever the thread
 // count: visit may update what belongs to the column (its count, its next slot in the
 // transpose) without locks, and the transpose it builds is the same as one loop's.
+// A thread picks its entries out of each row without a branch (a branch taken at random
+// for 1 entry in `parts` costs more than the visits), a block at a time.
 template <class Visit>
 void for_entries_by_columns(const HostCsr& a, const std::vector<std::int64_t>& column_entries, Visit visit) {
   const std::vector<int> bounds = column_bounds(a.columns, a.nonzeros(), column_entries, core::usable_cpus());
-  core::host_parallel_ranges(static_cast<std::int64_t>(bounds.size()) - 1, 1,
-                             [&](const std::int64_t first, const std::int64_t last) {
-                               for (std::int64_t part = first; part < last; ++part) {
-                                 const int c0 = bounds[part], c1 = bounds[part + 1];
-                                 for (int i = 0; i < a.rows; ++i)
-                                   for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-                                     const int c = a.col_ind[k];
-                                     if (c >= c0 && c < c1) visit(i, k, c);
-                                   }
-                               }
-                             });
+  core::host_parallel_ranges(
+      static_cast<std::int64_t>(bounds.size()) - 1, 1, [&](const std::int64_t first, const std::int64_t last) {
+        constexpr int kBlock = 64;
+        int mine[kBlock];
+        for (std::int64_t part = first; part < last; ++part) {
+          const int c0 = bounds[part];
+          const auto span = static_cast<unsigned>(bounds[part + 1] - c0);
+          for (int i = 0; i < a.rows; ++i)
+            for (int k0 = a.row_ptr[i]; k0 < a.row_ptr[i + 1]; k0 += kBlock) {
+              const int k1 = std::min(a.row_ptr[i + 1], k0 + kBlock);
+              int n = 0;
+              for (int k = k0; k < k1; ++k) {
+                mine[n] = k;
+                n += static_cast<unsigned>(a.col_ind[k] - c0) < span;
+              }
+              for (int j = 0; j < n; ++j) visit(i, mine[j], a.col_ind[mine[j]]);
+            }
+        }
+      });
 }
 
 // The entries of each column of `a` (the row lengths of its transpose).
