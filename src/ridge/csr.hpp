@@ -49,6 +49,11 @@ std::vector<int> column_bounds(int columns, std::int64_t nonzeros, const std::ve
 template <class Visit>
 void for_entries_by_columns(const HostCsr& a, const std::vector<std::int64_t>& column_entries, Visit visit) {
   const std::vector<int> bounds = column_bounds(a.columns, a.nonzeros(), column_entries, core::usable_cpus());
+  if (bounds.size() == 2) {  // one thread (one CPU, or a small matrix): every entry is its own
+    for (int i = 0; i < a.rows; ++i)
+      for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) visit(i, k, a.col_ind[k]);
+    return;
+  }
   core::host_parallel_ranges(
       static_cast<std::int64_t>(bounds.size()) - 1, 1, [&](const std::int64_t first, const std::int64_t last) {
         constexpr int kBlock = 64;
