@@ -69,13 +69,13 @@ HostCsr csr_from_triplets(int rows, int columns, std::vector<Triplet> entries) {
 }
 
 std::vector<int> column_bounds(const int columns, const std::int64_t nonzeros,
-                               const std::vector<std::int64_t>& column_entries, const int parts) {
+                               const std::vector<std::int64_t>& entries_per_column, const int parts) {
   constexpr std::int64_t kLeastEntriesPerPart = std::int64_t(1) << 15;
   const int n = static_cast<int>(std::clamp<std::int64_t>(nonzeros / kLeastEntriesPerPart, 1,
                                                           std::min<std::int64_t>(parts, std::max(1, columns))));
   std::vector<int> bounds(static_cast<std::size_t>(n) + 1, columns);
   bounds[0] = 0;
-  if (column_entries.empty()) {
+  if (entries_per_column.empty()) {
     for (int p = 1; p < n; ++p) bounds[p] = static_cast<int>(std::int64_t(columns) * p / n);
     return bounds;
   }
@@ -83,7 +83,7 @@ std::vector<int> column_bounds(const int columns, const std::int64_t nonzeros,
   std::int64_t seen = 0;
   int p = 1;
   for (int c = 0; c < columns && p < n; ++c) {
-    seen += column_entries[static_cast<std::size_t>(c)];
+    seen += entries_per_column[static_cast<std::size_t>(c)];
     while (p < n && seen * n >= nonzeros * p) bounds[p++] = c + 1;
   }
   return bounds;

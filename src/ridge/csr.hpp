@@ -34,21 +34,22 @@ HostCsr transpose(const HostCsr& a);
 
 // Column ranges for `parts` threads that pass over a matrix by columns: bounds[p] to
 // bounds[p + 1], each holding about an equal share of the entries counted in
-// `column_entries` (one count a column), or of the columns when it is empty. Fewer parts
+// `entries_per_column`, or of the columns when it is empty. Fewer parts
 // when the matrix is small (at least 2^15 entries a part): one for the tests' small ones.
-std::vector<int> column_bounds(int columns, std::int64_t nonzeros, const std::vector<std::int64_t>& column_entries,
+std::vector<int> column_bounds(int columns, std::int64_t nonzeros, const std::vector<std::int64_t>& entries_per_column,
                                int parts);
 
 // Calls visit(row, k, column) for every entry k of `a`, on up to core::usable_cpus()
-// threads: each takes a range of columns (column_bounds) and passes over all of A in row
+// threads: each takes a range of columns (column_bounds, balanced by entries_per_column
+// when given) and passes over all of A in row
 // order, so one thread visits a column's entries, in ascending rows, whatever the thread
 // count: visit may update what belongs to the column (its count, its next slot in the
 // transpose) without locks, and the transpose it builds is the same as one loop's.
 // A thread picks its entries out of each row without a branch (a branch taken at random
 // for 1 entry in `parts` costs more than the visits), a block at a time.
 template <class Visit>
-void for_entries_by_columns(const HostCsr& a, const std::vector<std::int64_t>& column_entries, Visit visit) {
-  const std::vector<int> bounds = column_bounds(a.columns, a.nonzeros(), column_entries, core::usable_cpus());
+void for_entries_by_columns(const HostCsr& a, const std::vector<std::int64_t>& entries_per_column, Visit visit) {
+  const std::vector<int> bounds = column_bounds(a.columns, a.nonzeros(), entries_per_column, core::usable_cpus());
   if (bounds.size() == 2) {  // one thread (one CPU, or a small matrix): every entry is its own
     for (int i = 0; i < a.rows; ++i)
       for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) visit(i, k, a.col_ind[k]);

@@ -515,8 +515,9 @@ struct LaneProducts {
 // adding a dense row's 2048 segments in turn was most of the 215 µs that finishing
 // power-law rows took an iteration at 2^27 nonzeros (one H200); a Kokkos team of 32 per
 // row took 11.2 µs for 3152 long rows at 2^24 (float64 power-law), a warp of range
-// threads 5.0. But a warp for each of the 8854 long rows at 2^27 (most of 2 or 3
-// segments) filled a wave of the finishing pass with latency: 28 µs of its 80.
+// threads 5.0. A warp for each of the 8854 long rows at 2^27 (most of them of a few
+// segments) left most of its lanes idle: a lane a row took A's finishing pass there from
+// 79.8 to 74.3 µs (ncu, one H200).
 struct LongRowSums {
   static constexpr int kLaneSegments = 8;
 
@@ -630,11 +631,11 @@ struct NothingAfter {
 // one of their own. A thread finishes kRows rows, `stride` apart (coalesced), with every
 // load issued before the first store, and again `row_threads` further on while rows
 // remain; a warp of long_threads takes groups of long rows long_warps apart. The threads
-// are capped (kMostFinishThreads) because each warp pays a fence and an atomic to add its partial (OrderedSum): at 2^27
-// float32 power-law rows (8 Mi of them) a warp per 128 rows took 104-109 µs an iteration
-// on an H200. On the same GPU 4 rows a thread against 1 (then under Kokkos' range
-// reduction): 2336 against 2370 µs an iteration at 2^27 float32 uniform, 2375 against 2401
-// power-law. (A team reduction of 256 threads per 256 rows instead was far slower: 2966
+// are capped (kMostFinishThreads) because each warp pays a fence and an atomic to add its
+// partial (OrderedSum): at 2^27 float32 power-law rows (8 Mi of them) a warp per 128 rows
+// took 104-109 µs an iteration on an H200. On the same GPU 4 rows a thread against 1
+// (then under Kokkos' range reduction): 2336 against 2370 µs an iteration at 2^27 float32
+// uniform, 2375 against 2401 power-law. (A team reduction of 256 threads per 256 rows instead was far slower: 2966
 // against 2366 µs at 2^27 uniform.)
 template <class Finish, int kRows, class Result, class After = NothingAfter>
 struct FinishRows {
@@ -719,15 +720,17 @@ inline constexpr int kMostFinishThreads = kLanesAreWarpThreads ? 1 << 18 : 64;
 inline constexpr int kMostLongRowWarps = kLanesAreWarpThreads ? 1 << 12 : 4;
 
 // The shape of a FinishRows launch over `rows` rows (`long_rows` of them long): row threads,
-// long-row warps (one for each group of kWarpLanes long rows, at most kMostLongRowWarps), and all its threads in whole warps, at least one, so that a matrix without
-// rows (a rank's empty block) still stores its sum, 0, and runs what comes after it.
+// long-row warps (one for each group of kWarpLanes long rows, at most kMostLongRowWarps),
+// and all its threads in whole warps, at least one, so that a matrix without rows (a
+// rank's empty block) still stores its sum, 0, and runs what comes after it.
 struct FinishShape {
   int stride, row_threads, long_warps, threads;
   static FinishShape of(std::int64_t rows, std::int64_t long_rows) {
     FinishShape f{};
     f.stride = static_cast<int>((rows + kFinishRows - 1) / kFinishRows);
     f.row_threads = std::min(f.stride, kMostFinishThreads);
-    f.long_warps = static_cast<int>(std::min<std::int64_t>((long_rows + kWarpLanes - 1) / kWarpLanes, kMostLongRowWarps));
+    f.long_warps =
+        static_cast<int>(std::min<std::int64_t>((long_rows + kWarpLanes - 1) / kWarpLanes, kMostLongRowWarps));
     f.threads = static_cast<int>(OrderedSum::padded(std::max<std::int64_t>(
         1, std::int64_t(f.long_warps) * kWarpLanes + f.row_threads)));
     return f;

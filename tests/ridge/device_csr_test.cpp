@@ -477,6 +477,13 @@ TEST(DeviceCsr, TransposeBuiltDirectlyEqualsTheTransposedHostMatrix) {
     }
   }
   force_row_segments(0);
+  // Large enough that the passes over A split its columns among the CPUs (on 2 or more).
+  const HostCsr big = dense_columns(40000, 300, 8);
+  for (const int bands : {-1, 3}) {
+    const ForcedBands forced(bands);
+    expect_same_device_matrix(DeviceCsr<float>::transpose_of(big, "t", 4),
+                              DeviceCsr<float>::scheduled(transpose(big), "t", 4));
+  }
   ASSERT_TRUE(DeviceCsr<float>::transpose_of(matrices[2], "t", 1).wide.extent(0) == 0);  // narrow: 5000 rows of A
   ASSERT_TRUE(DeviceCsr<float>::transpose_of(matrices[1], "t", 1).narrow.extent(0) == 0);  // wide: 70001
 }
