@@ -635,8 +635,8 @@ struct NothingAfter {
 // partial (OrderedSum): at 2^27 float32 power-law rows (8 Mi of them) a warp per 128 rows
 // took 104-109 µs an iteration on an H200. On the same GPU 4 rows a thread against 1
 // (then under Kokkos' range reduction): 2336 against 2370 µs an iteration at 2^27 float32
-// uniform, 2375 against 2401 power-law. (A team reduction of 256 threads per 256 rows instead was far slower: 2966
-// against 2366 µs at 2^27 uniform.)
+// uniform, 2375 against 2401 power-law. (A team reduction of 256 threads per 256 rows
+// instead was far slower: 2966 against 2366 µs at 2^27 uniform.)
 template <class Finish, int kRows, class Result, class After = NothingAfter>
 struct FinishRows {
   Kokkos::View<const double*, RidgeDevice> item_sums;

@@ -7,8 +7,9 @@
 // (device_csr.hpp has the products). On several row ranks A^T u's sums go to an
 // all-reduce, and the pass after it stores w, sums its norm and advances the recurrences:
 // five launches (more when A^T's rows are cut or banded) and the all-reduce. The host
-// queues kChecksEvery iterations and then looks at a stop flag the device left in pinned
-// memory, so a sweep pays one round trip per kChecksEvery iterations instead of one per
+// queues a block of iterations (iterations_per_check: about 4 ms of them, at most
+// kChecksEvery, never past the iteration limit) and then looks at a stop flag the device
+// left in pinned memory, so a sweep pays one round trip per block instead of one per
 // iteration; a λ that stops freezes at once (its later updates are skipped), and once
 // every λ has stopped the iterations still queued skip their products and change nothing.
 // Each product is two launches whatever the schedule (row_schedule.hpp): the second adds
@@ -241,9 +242,7 @@ struct AdvanceRecurrences {
 // nonzeros, 2^18 threads: 46-47 µs for the pass with them, ncu).
 struct AdvanceAlone {
   AdvanceRecurrences advance;
-  KOKKOS_INLINE_FUNCTION void operator()(const int lane) const {
-    advance.advance(lane, advance.beta2(), advance.alpha_beta2());
-  }
+  KOKKOS_INLINE_FUNCTION void operator()(const int lane) const { advance(lane, advance.alpha_beta2()); }
 };
 // On GPUs one wave at 168 registers (132 multiprocessors x 12 warps, rounded down); on
 // host back ends few, so that the tests' larger matrices take this path and small ones

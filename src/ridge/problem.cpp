@@ -157,8 +157,8 @@ std::vector<int> index_slab(const H5Reader& in, const std::string& name, std::si
     return InputError(source + ": " + label + "[" + std::to_string(first + k) + "] = " + std::to_string(v) +
                       " lies outside 0.." + std::to_string(high));
   };
-  // Checked (and narrowed) by ranges on the host's CPUs; the lowest range reports first,
-  // so the error names the first bad entry.
+  // Checked by ranges on the host's CPUs; the lowest range reports first, so the error
+  // names the first bad entry.
   const auto check = [&](const auto& values) {
     core::host_parallel_ranges(static_cast<std::int64_t>(values.size()), std::int64_t(1) << 16,
                                [&](const std::int64_t begin, const std::int64_t end) {
@@ -175,11 +175,7 @@ std::vector<int> index_slab(const H5Reader& in, const std::string& name, std::si
   check(wide);
   std::vector<int> out;
   io::reserve_huge(out, wide.size());
-  out.resize(wide.size());
-  core::host_parallel_ranges(static_cast<std::int64_t>(wide.size()), std::int64_t(1) << 16,
-                             [&](const std::int64_t begin, const std::int64_t end) {
-                               std::copy(wide.begin() + begin, wide.begin() + end, out.begin() + begin);
-                             });
+  out.assign(wide.begin(), wide.end());
   return out;
 }
 
