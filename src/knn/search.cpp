@@ -3,12 +3,15 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
 #include "core/error.hpp"
 #include "core/timers.hpp"
 #include "io/huge_pages.hpp"
+#include "knn/buffer_kernels.hpp"
 #include "knn/screen_kernels.hpp"
 #include "knn/select_kernels.hpp"
 #include "knn/settle_kernels.hpp"
@@ -23,54 +26,89 @@ namespace {
 
 using HostUnmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
-// Register-list lengths K (see screen() for the observations per thread). Lists up to 80
-// stay in registers: on an H200 k = 32 (K = 40) took 1.9-2.0 times k = 16's time per pair
+// Register-list lengths K (see screen() for the observations per thread). Lists up to 64
+// stay in registers on GPUs (80 with a test hook): on an H200 k = 32 (K = 40) took 1.9-2.0
+// times k = 16's time per pair
 // through them against 4.9 times through the any-k screen, k = 48 (K = 64) 3.4 against 5.4
 // (float64 k = 32: 1.7 against 4.9).
 constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32, 40, 48, 64, 80};
 
-// The longest register list of screening precision T. On GPUs 80 in float32 and 64 in
-// float64 (ptxas, CUDA 13 for sm_90: the float32 screens take 104 to 246 registers a
-// thread for K = 32 to 80 and the float64 ones 164 to 250 for K = 32 to 64, none
-// spilling; float64 lists of 80 spill). On host back ends 32: there the any-k screen is
+// The longest register list of screening precision T: on GPUs 64 (ptxas, CUDA 13 for
+// sm_90: the float32 screens take 104 to 246 registers a thread for K = 32 to 80 and the
+// float64 ones 164 to 250 for K = 32 to 64, none spilling; float64 lists of 80 spill),
+// longer lists going to the buffer screen (float32 k = 64 on an H200: 0.0679 s against
+// 0.0726-0.0761 s through lists of 80). On host back ends 32: there the any-k screen is
 // faster beyond (CPU build, 2^16 x 2^12: k = 32 1.19 s against 1.41 s through lists of 40,
-// k = 64 1.86 s against 2.51 s through lists of 80); `long_lists` (a test hook) lifts it.
+// k = 64 1.86 s against 2.51 s through lists of 80). `long_lists` (a test hook) lifts it to
+// 80 in float32 and 64 in float64 everywhere.
 template <class T>
 constexpr int longest_register_list(bool long_lists) {
-  return kSelectLanes == 1 && !long_lists ? 32 : std::is_same<T, double>::value ? 64 : 80;
+  constexpr bool f64 = std::is_same<T, double>::value;
+  return long_lists ? (f64 ? 64 : 80) : kSelectLanes == 1 ? 32 : 64;
 }
 
-// First-pass list length: k plus a margin of a quarter of k (at least one), rounded up
-// to a register bucket when one is large enough.
-int first_list_length(int k, std::int64_t n_refs, bool select_only, int longest, bool& registers) {
-  const int wanted = k + std::max(1, k / 4);
-  registers = false;
-  if (!select_only) {
-    for (int b : kBuckets) {
-      if (b >= wanted && b <= longest) {
-        registers = true;
-        return b;
-      }
-    }
-  }
-  return static_cast<int>(std::min<std::int64_t>(wanted, n_refs));
+// The longest list that the automatic choice keeps in buffers (buffer_kernels.hpp) where
+// no register bucket holds it. On GPUs 80 (k up to 64): on an H200, 2^20 x 2^14, k = 64
+// took 0.0679 s in float32 (lists of 80 in registers 0.0726-0.0761 s over four calls) and
+// 0.0894-0.0897 s in float64 (the any-k screen 0.0957-0.0983 s), but k = 256 0.062 s
+// against the any-k screen's 0.041-0.046 s. None on host back ends: the any-k screen,
+// one thread a list, is the same scheme without staging.
+template <class T>
+constexpr int longest_buffer_list() {
+  return kSelectLanes == 1 ? 0 : 80;
 }
 
-// List length of a wider pass: four times longer, in registers while a bucket is long
-// enough (a handful of observations then spreads over many reference segments, where the
-// any-k screen keeps one observation per lane group), else the any-k screen.
-int wider_list_length(int kc, std::int64_t n_refs, bool select_only, int longest, bool& registers) {
-  const int wanted = 4 * kc;
-  registers = false;
-  if (!select_only) {
-    for (int b : kBuckets) {
-      if (b >= wanted && b <= longest) {
-        registers = true;
-        return b;
-      }
-    }
+// Which screen keeps a pass's lists (see Searcher::screen): sorted lists in registers
+// (kBuckets), per-observation candidate buffers in shared memory (buffer_kernels.hpp) or
+// the any-k screen's lane groups (select_kernels.hpp).
+enum class ListKind { registers, buffers, select };
+
+struct ListChoice {
+  int kc = 0;  // entries kept per observation
+  ListKind kind = ListKind::select;
+};
+
+// The screen a search asks for: the tests' hooks (SearchOptions), else TRIDENT_KNN_LISTS
+// (auto, registers, buffers or select; for benchmarks), else auto (nullopt). A kind that
+// cannot hold a list falls back to the automatic choice (registers beyond the longest
+// bucket, buffers that would not fit in shared memory).
+std::optional<ListKind> forced_list_kind(const SearchOptions& options) {
+  if (options.select_only) return ListKind::select;
+  if (options.buffers_only) return ListKind::buffers;
+  const char* text = std::getenv("TRIDENT_KNN_LISTS");
+  const std::string value = text == nullptr ? "auto" : text;
+  if (value == "auto" || value.empty()) return std::nullopt;
+  if (value == "registers") return ListKind::registers;
+  if (value == "buffers") return ListKind::buffers;
+  if (value == "select") return ListKind::select;
+  throw InputError("TRIDENT_KNN_LISTS: expected auto, registers, buffers or select, got '" + value + "'");
+}
+
+// The shortest register bucket that holds `wanted` entries, if one up to `longest` does.
+std::optional<int> register_bucket(int wanted, int longest) {
+  for (int b : kBuckets) {
+    if (b >= wanted && b <= longest) return b;
   }
-  return static_cast<int>(std::min<std::int64_t>(n_refs, std::max<std::int64_t>(wanted, 64)));
+  return std::nullopt;
+}
+
+// A pass that keeps `wanted` entries: in registers while a bucket up to
+// `longest_registers` holds them, else max(wanted, least) but at most n_refs entries, in
+// buffers up to `longest_buffers` entries where `buffers_fit`, else in the any-k screen;
+// a forced kind first where it can hold them.
+template <class BuffersFit>
+ListChoice choose_lists(int wanted, int least, std::int64_t n_refs, std::optional<ListKind> forced,
+                        int longest_registers, int longest_buffers, BuffersFit buffers_fit) {
+  const int whole = static_cast<int>(std::min<std::int64_t>(std::max(wanted, least), n_refs));
+  if (forced == ListKind::select) return {whole, ListKind::select};
+  if (forced == ListKind::buffers && buffers_fit(whole)) return {whole, ListKind::buffers};
+  if (const std::optional<int> bucket = register_bucket(wanted, longest_registers)) {
+    return {*bucket, ListKind::registers};
+  }
+  if (forced != ListKind::registers && whole <= longest_buffers && buffers_fit(whole)) {
+    return {whole, ListKind::buffers};
+  }
+  return {whole, ListKind::select};
 }
 
 template <class T>
@@ -215,11 +253,22 @@ class Searcher {
     if (tiles_ == 1) upload_tile(0);  // replicated: stays for the whole search
   }
 
-  // Searches observations `which` with lists of `kc` entries; finished rows go to `out`,
+  // Whether the buffer screen can hold lists of kc: in shared memory, or in global memory
+  // (scratch level 1, one buffer for every thread the device runs at once) within 2 GiB.
+  static bool buffers_fit(int kc) {
+    using Screen = BufferScreen<T, kSelectLanes>;
+    if (kSelectLanes == 1) return true;
+    const auto threads = static_cast<std::size_t>(ExecSpace().concurrency());
+    return buffer_placement(kc).level == 0 ||
+           threads * Screen::capacity_for(kc) * sizeof(Candidate<T>) <= (std::size_t(2) << 30);
+  }
+
+  // Searches observations `which` with lists of `lists.kc` entries; finished rows go to `out`,
   // the observations whose lists were too short are returned.
   std::vector<std::int64_t> run(const Vec4<double>* observations,
-                                const std::vector<std::int64_t>& which, int kc, bool registers,
+                                const std::vector<std::int64_t>& which, ListChoice lists,
                                 bool first_pass, ResultRows out) {
+    const int kc = lists.kc;
     const int k = options_.k;
     const std::size_t resident = static_cast<std::size_t>(tile_) * (sizeof(Vec4<T>) + sizeof(Vec4<double>));
     const std::size_t per_obs = sizeof(Vec4<T>) + sizeof(Vec4<double>) + sizeof(double) +
@@ -242,7 +291,7 @@ class Searcher {
     Kokkos::View<double*, DeviceMemory> offset(no_init("trident::knn::offsets"), nb);
     const ScreenFrame<T> frame{obs_screen, tile_screen_, obs64, tile64_, offset, per_team_};
     // register lists get extra columns for the reference segments of small batches
-    const int columns = kc * (registers ? max_segments(nb) : 1);
+    const int columns = kc * (lists.kind == ListKind::registers ? max_segments(nb) : 1);
     ListValues<T> best(no_init("trident::knn::list_values"), nb, columns);
     ListIndices best_index(no_init("trident::knn::list_indices"), nb, columns);
     Distances angle(no_init("trident::knn::list_angles"), nb, kc);
@@ -284,7 +333,7 @@ class Searcher {
       ++stats_.batches;
       // chunks: transfers of one overlap the kernels of the next (contiguous batches with
       // resident references only: tiles would be uploaded again for every chunk)
-      const int chunks = chunk_count(n, screen_threads(n, kc, registers), contiguous && tiles_ == 1);
+      const int chunks = chunk_count(n, screen_threads(n, lists), contiguous && tiles_ == 1);
       const int per_chunk = (n + chunks - 1) / chunks;
       Transfers transfers(chunks > 1);
       if (chunks > 1) stats_.pipelined_chunks += chunks;
@@ -320,7 +369,7 @@ class Searcher {
         for (std::int64_t tile = 0; tile < tiles_; ++tile) {
           if (tiles_ > 1) upload_tile(tile);
           if (!per_team_) screen_copy(tile);
-          const int segments = screen(frame, best, best_index, c0, cn, tile, kc, registers);
+          const int segments = screen(frame, best, best_index, c0, cn, tile, lists);
           if (segments > 1) {
             Kokkos::parallel_for("trident::knn::merge_segments", range,
                                  MergeSegments<T>{best, best_index, kc, segments});
@@ -412,14 +461,16 @@ class Searcher {
   // Observations per thread of the register screen for lists of kc (see screen()).
   static int observations_per_thread(int kc) { return kc <= 4 ? 4 : kc <= 12 ? 2 : 1; }
 
-  // Threads of the screen of n observations with lists of kc: the register screen runs
-  // observations_per_thread(kc) a thread, the any-k screen a lane group of kSelectLanes
-  // threads per select_group_observations(kc) observations.
-  static std::int64_t screen_threads(int n, int kc, bool registers) {
-    if (registers) {
+  // Threads of the screen of n observations: the register screen runs
+  // observations_per_thread(kc) a thread, the buffer screen one, the any-k screen a lane
+  // group of kSelectLanes threads per select_group_observations(kc) observations.
+  static std::int64_t screen_threads(int n, ListChoice lists) {
+    const int kc = lists.kc;
+    if (lists.kind == ListKind::registers) {
       const int per_thread = observations_per_thread(kc);
       return (static_cast<std::int64_t>(n) + per_thread - 1) / per_thread;
     }
+    if (lists.kind == ListKind::buffers) return n;
     const int per_group = select_group_observations(kc);
     return (static_cast<std::int64_t>(n) + per_group - 1) / per_group * kSelectLanes;
   }
@@ -476,11 +527,16 @@ class Searcher {
 
   // Runs the screen of one tile; returns the number of reference segments it used.
   int screen(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
-             int first_obs, int n, std::int64_t tile, int kc, bool registers) {
+             int first_obs, int n, std::int64_t tile, ListChoice lists) {
+    const int kc = lists.kc;
     const int stage = static_cast<int>(scratch_points<T>());
     const int offset = static_cast<int>(tile * tile_), m = static_cast<int>(tile_count(tile));
-    if (!registers) {
+    if (lists.kind == ListKind::select) {
       launch_select(frame, best, best_index, first_obs, n, offset, m, stage, kc);
+      return 1;
+    }
+    if (lists.kind == ListKind::buffers) {
+      launch_buffers(frame, best, best_index, first_obs, n, offset, m, kc);
       return 1;
     }
     const int limit = static_cast<int>(best.extent(1)) / kc;
@@ -547,6 +603,42 @@ class Searcher {
     Kokkos::parallel_for("trident::knn::screen_select", policy, f);
   }
 
+  // The buffer screen (buffer_kernels.hpp): a thread per observation. Its buffers go to
+  // shared memory in the largest team (128 threads down to a warp) whose scratch fits,
+  // else to global memory (scratch level 1, cached) in teams of 128.
+  static constexpr int kBufferStage = 256;  // staged references: the buffers need the room
+  struct BufferPlacement {
+    int team = 1, level = 0;
+  };
+  static BufferPlacement buffer_placement(int kc) {
+    using Screen = BufferScreen<T, kSelectLanes>;
+    if (kSelectLanes == 1) return {1, 0};
+    Kokkos::TeamPolicy<ExecSpace> probe(1, Kokkos::AUTO);
+    const std::size_t level0 = static_cast<std::size_t>(probe.scratch_size_max(0));
+    const int capacity = Screen::capacity_for(kc);
+    for (int team = 128; team >= 32; team /= 2) {
+      if (Screen::scratch_bytes(team, kBufferStage, capacity) + 256 <= level0) return {team, 0};
+    }
+    return {128, 1};
+  }
+  void launch_buffers(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
+                      int first_obs, int n, int offset, int m, int kc) {
+    using Screen = BufferScreen<T, kSelectLanes>;
+    const int capacity = Screen::capacity_for(kc);
+    const BufferPlacement place = buffer_placement(kc);
+    Screen f{frame, best, best_index, n, m, offset, kBufferStage, kc, capacity, first_obs, place.level};
+    Kokkos::TeamPolicy<ExecSpace> policy((n + place.team - 1) / place.team, place.team);
+    const std::size_t staged = ScratchPoints<T>::shmem_size(kBufferStage);
+    const std::size_t buffers = Screen::scratch_bytes(place.team, kBufferStage, capacity) - staged;
+    if (place.level == 0) {
+      policy.set_scratch_size(0, Kokkos::PerTeam(staged + buffers + 256));
+    } else {
+      policy.set_scratch_size(0, Kokkos::PerTeam(staged + 256));
+      policy.set_scratch_size(1, Kokkos::PerTeam(buffers + 256));
+    }
+    Kokkos::parallel_for("trident::knn::screen_buffers", policy, f);
+  }
+
   template <int K, int P, int F>
   int launch_registers(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
                        int first_obs, int n, int offset, int m, int stage, int limit) {
@@ -581,24 +673,26 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Searcher<T> searcher(references, options, stats);
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
-  bool registers = false;
-  int kc = first_list_length(options.k, n_refs, options.select_only,
-                             longest_register_list<T>(options.long_register_lists), registers);
-  stats.list_length = kc;
-  todo = searcher.run(observations, todo, kc, registers, true, out);
+  const std::optional<ListKind> forced = forced_list_kind(options);
+  ListChoice lists = choose_lists(options.k + std::max(1, options.k / 4), 0, n_refs, forced,
+                                  longest_register_list<T>(options.long_register_lists), longest_buffer_list<T>(),
+                                  Searcher<T>::buffers_fit);
+  stats.list_length = lists.kc;
+  todo = searcher.run(observations, todo, lists, true, out);
   if (todo.empty()) return;
   // Lists too short to prove the answer: references within the screening window of the
   // k-th that the list could not hold (points closer than the screening precision resolves
   // around the chunk's centre, e.g. several dense clusters in one batch, or duplicates).
   // They are searched again in float64 (whose window is about 1e-11 of the radius: only
-  // duplicates and near-ties within it need more) with lists four times longer, until the
-  // window closes or every reference is kept.
+  // duplicates and near-ties within it need more) with lists four times longer (at least
+  // 64 off the registers), until the window closes or every reference is kept.
   Searcher<double> searcher64(references, options, stats);
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
-    kc = wider_list_length(kc, n_refs, options.select_only, longest_register_list<double>(options.long_register_lists),
-                           registers);
-    todo = searcher64.run(observations, todo, kc, registers, false, out);
+    lists = choose_lists(4 * lists.kc, 64, n_refs, forced,
+                         longest_register_list<double>(options.long_register_lists), longest_buffer_list<double>(),
+                         Searcher<double>::buffers_fit);
+    todo = searcher64.run(observations, todo, lists, false, out);
   }
 }
 

@@ -20,6 +20,7 @@ struct SearchOptions {
   std::int64_t batch_size = 0;        // observations per device batch; 0: from free memory
   std::int64_t tile_size = 0;         // references per device tile; 0: all when they fit
   bool select_only = false;           // tests: use the any-k (select) screen for every k
+  bool buffers_only = false;          // tests: use the buffer screen for every k (where it fits)
   bool centre_per_team = false;       // tests: per-team screening centres on host back ends too
   bool long_register_lists = false;   // tests: register lists longer than 32 on host back ends too
   int segments = 0;                   // tests: reference segments per tile (0: enough to fill the device)

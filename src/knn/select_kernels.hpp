@@ -22,76 +22,19 @@
 // - At the end of the tile exactly the Kc smallest are kept and sorted by (S, index) into
 //   `best`.
 //
-// Compaction on a GPU: a bisection over the bit patterns of the (non-negative) values
-// finds t with counting passes (each lane counts capacity / V entries; the slack above Kc
-// ends it after a few), then a stable pass keeps every S < t and the S = t in buffer
-// order (only the first ones when too many values equal t). The buffer holds equal values
-// in index order (the running list arrives sorted by (S, index), appends come in index
-// order, compaction is stable), so that keeps the lowest indices. On host backends (one
-// thread per list) nth_element and sort on (S, index) keep exactly Kc.
+// Compaction and the final sort (lane_compaction.hpp): on a GPU a bisection over the bit
+// patterns of the values finds t with counting passes (each lane counts capacity / V
+// entries), then a stable pass keeps every S < t and the first S = t; on host backends
+// (one thread per list) a radix selection keeps exactly Kc.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <cstring>
 
-#include "knn/candidate_order.hpp"
+#include "knn/lane_compaction.hpp"
 #include "knn/screen_kernels.hpp"
 
 namespace trident::knn {
-
-// Lanes per observation of the any-k screen: a warp on CUDA, one thread elsewhere.
-#if defined(KOKKOS_ENABLE_CUDA)
-constexpr int kSelectLanes = std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value ? 32 : 1;
-#else
-constexpr int kSelectLanes = 1;
-#endif
-
-// Lane-group primitives: on CUDA warp intrinsics over the V lanes of a warp; elsewhere a
-// group is one thread and they reduce to the identity.
-struct LaneGroup {
-  int lane = 0;
-#if defined(__CUDA_ARCH__)
-  KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return __ballot_sync(0xffffffffu, p); }
-  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return __any_sync(0xffffffffu, p); }
-  // lanes below this one whose predicate holds
-  KOKKOS_FORCEINLINE_FUNCTION int below(unsigned mask) const { return __popc(mask & ((1u << lane) - 1u)); }
-  KOKKOS_FORCEINLINE_FUNCTION static int count(unsigned mask) { return __popc(mask); }
-  KOKKOS_FORCEINLINE_FUNCTION static void sync() { __syncwarp(); }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U sum(U v) {
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-  }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U min(U v) {
-    for (int d = 16; d > 0; d >>= 1) {
-      const U w = __shfl_xor_sync(0xffffffffu, v, d);
-      v = w < v ? w : v;
-    }
-    return v;
-  }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U max(U v) {
-    for (int d = 16; d > 0; d >>= 1) {
-      const U w = __shfl_xor_sync(0xffffffffu, v, d);
-      v = w > v ? w : v;
-    }
-    return v;
-  }
-#else
-  KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return p ? 1u : 0u; }
-  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return p; }
-  KOKKOS_FORCEINLINE_FUNCTION int below(unsigned) const { return 0; }
-  KOKKOS_FORCEINLINE_FUNCTION static int count(unsigned mask) { return static_cast<int>(mask); }
-  KOKKOS_FORCEINLINE_FUNCTION static void sync() {}
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U sum(U v) { return v; }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U min(U v) { return v; }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U max(U v) { return v; }
-#endif
-};
 
 template <class T, int V, int M>
 struct SelectScreen {
@@ -213,105 +156,12 @@ struct SelectScreen {
     }
   }
 
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  // Keeps, of the n entries, every one up to a cut value t, between kc and `most` of them
-  // (so among them the kc smallest by (S, index)), in buffer order, in [0, kept); returns
-  // kept, and sets tau to t: a later reference (a higher index) enters only with S < t,
-  // and one with S >= t has at least kc kept entries ahead of it. With most == kc exactly
-  // the kc smallest stay. A bisection over the bit patterns of the (non-negative) values
-  // finds t with counting passes; the slack above kc ends it after a few.
   KOKKOS_INLINE_FUNCTION int compact(Candidate<T>* buffer, int n, int most, T& tau, const LaneGroup& lanes) const {
-    using Bits = typename ValueBits<T>::type;
-    Bits lo = ~Bits(0), hi = 0;
-    for (int i = lanes.lane; i < n; i += V) {
-      const Bits b = to_bits(buffer[i].value);
-      lo = b < lo ? b : lo;
-      hi = b > hi ? b : hi;
-    }
-    lo = LaneGroup::min(lo);
-    hi = LaneGroup::max(hi);
-    // invariant: at least kc values <= hi, fewer than kc values < lo
-    while (lo < hi) {
-      const Bits mid = lo + (hi - lo) / 2;
-      int c = 0;
-      for (int i = lanes.lane; i < n; i += V) c += to_bits(buffer[i].value) <= mid;
-      c = LaneGroup::sum(c);
-      if (c >= kc && c <= most) {
-        hi = mid;
-        break;
-      }
-      if (c > most) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    const Bits cut = hi;
-    int under = 0, at = 0;
-    for (int i = lanes.lane; i < n; i += V) {
-      const Bits b = to_bits(buffer[i].value);
-      under += b < cut;
-      at += b == cut;
-    }
-    under = LaneGroup::sum(under);
-    at = LaneGroup::sum(at);
-    // entries equal to the cut that stay: all, unless more than `most` would (many equal
-    // values): then the first ones, the lowest indices, up to kc in all
-    const int quota = under + at <= most ? at : kc - under;
-    int written = 0, equal_seen = 0;
-    for (int base = 0; base < n; base += V) {
-      const int i = base + lanes.lane;
-      const Candidate<T> c = i < n ? buffer[i] : Candidate<T>{0, kNoIndex};
-      const Bits b = to_bits(c.value);
-      const bool equal = i < n && b == cut;
-      const unsigned equal_mask = lanes.ballot(equal);
-      const bool keep = i < n && (b < cut || (equal && equal_seen + lanes.below(equal_mask) < quota));
-      const unsigned keep_mask = lanes.ballot(keep);
-      LaneGroup::sync();  // every lane has read its entry before any is overwritten
-      if (keep) buffer[written + lanes.below(keep_mask)] = c;
-      written += LaneGroup::count(keep_mask);
-      equal_seen += LaneGroup::count(equal_mask);
-    }
-    LaneGroup::sync();
-    tau = from_bits<T>(cut);
-    return written;
+    return compact_candidates<T, V>(buffer, n, kc, most, tau, lanes);
   }
-
-  // Sorts entries [0, kc) by (S, index): a bitonic sort over the next power of two
-  // (padded with empty entries, which sort last), each stage's pairs shared by the lanes.
   KOKKOS_INLINE_FUNCTION void sort_kept(Candidate<T>* buffer, const LaneGroup& lanes) const {
-    int n2 = 1;
-    while (n2 < kc) n2 <<= 1;
-    const T infinity = Kokkos::Experimental::infinity<T>::value;
-    for (int i = kc + lanes.lane; i < n2; i += V) buffer[i] = Candidate<T>{infinity, kNoIndex};
-    LaneGroup::sync();
-    for (int size = 2; size <= n2; size <<= 1) {
-      for (int stride = size / 2; stride > 0; stride >>= 1) {
-        for (int pair = lanes.lane; pair < n2 / 2; pair += V) {
-          const int i = 2 * pair - (pair & (stride - 1));  // pair's lower entry: bit `stride` clear
-          const int partner = i + stride;
-          const bool ascending = (i & size) == 0;
-          const Candidate<T> a = buffer[i], b = buffer[partner];
-          if (key_less(b, a) == ascending) {
-            buffer[i] = b;
-            buffer[partner] = a;
-          }
-        }
-        LaneGroup::sync();
-      }
-    }
+    sort_candidates_in_lanes<T, V>(buffer, kc, lanes);
   }
-#else
-  KOKKOS_INLINE_FUNCTION int compact(Candidate<T>* buffer, int n, int, T& tau, const LaneGroup&) const {
-    keep_smallest(buffer, n, kc);
-    tau = buffer[kc - 1].value;
-    return kc;
-  }
-  // (The buffer holds capacity_for(kc) >= 2 kc entries: the second kc are the sort's scratch.)
-  KOKKOS_INLINE_FUNCTION void sort_kept(Candidate<T>* buffer, const LaneGroup&) const {
-    sort_candidates(buffer, kc, buffer + kc);
-  }
-#endif
 };
 
 }  // namespace trident::knn

@@ -1,6 +1,7 @@
-// Long register lists and k beyond them (the any-k select screen) against the brute force:
-// k = 17 to 1024 and all references, with ties (duplicated references, observations on them),
-// both precisions, forced small batches, tiles and pipeline chunks.
+// Long register lists, the buffer screen and k beyond them (the any-k select screen)
+// against the brute force:
+// k = 17 to 1024 and all references, with ties (duplicated references, observations on
+// them), both precisions, forced small batches, tiles and pipeline chunks.
 #include <gtest/gtest.h>
 
 #include "search_cases.hpp"
@@ -16,7 +17,9 @@ void check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k)
   test::check_cases(obs, refs, k, kEarth,
                     {{"float32"}, {"float64"}, {"float32", true}, {"float32", false, 7, 97},
                      {"float64", false, 5, 300}, {"float32", false, 0, 0, 0, 3},
-                     {"float32", true, 11, 130, 0, 0, true}},
+                     {"float32", true, 11, 130, 0, 0, true},
+                     {"float32", false, 0, 0, 0, 0, false, false, true},
+                     {"float64", false, 9, 230, 0, 0, true, false, true}},
                     true);
 }
 

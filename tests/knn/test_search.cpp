@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+
+#include "core/error.hpp"
 
 #include "search_cases.hpp"
 
@@ -17,7 +20,8 @@ const std::vector<test::SearchCase> kCases = {
     {"float32", false, 0, 0, 0},    {"float32", true, 0, 0, 0},    {"float64", false, 0, 0, 0},
     {"float32", false, 7, 13, 0},   {"float32", true, 5, 11, 0},   {"float64", true, 9, 17, 0},
     {"float32", false, 0, 0, 5},    {"float32", false, 6, 40, 3},  {"float64", false, 0, 0, 4},
-    {"float32", false, 0, 0, 0, 3}, {"float32", true, 0, 0, 0, 4}, {"float32", false, 23, 0, 3, 2}};
+    {"float32", false, 0, 0, 0, 3}, {"float32", true, 0, 0, 0, 4}, {"float32", false, 23, 0, 3, 2},
+    {"float32", false, 7, 13, 0, 0, false, false, true}, {"float64", false, 0, 0, 0, 0, false, false, true}};
 
 // Checks every case of kCases against the brute force; returns the widened count of the first.
 std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k,
@@ -128,6 +132,29 @@ TEST(KnnSearch, RandomDataRarelyWidens) {
   EXPECT_LT(stats.widened, 4);  // the margin of one entry almost always proves the answer
   EXPECT_EQ(stats.list_length, 2);
   test::expect_same(test::brute_force(obs, refs, 1, 1.0), got.indices, got.distances, 1, 1.0);
+}
+
+// TRIDENT_KNN_LISTS picks the screen for benchmarks: every kind gives the same answer,
+// and anything else is one error naming the variable.
+TEST(KnnSearch, ListKindFromTheEnvironment) {
+  const auto obs = test::random_points(30, 17), refs = test::random_points(300, 18);
+  SearchOptions options;
+  options.k = 40;
+  const test::Answer want = test::brute_force(obs, refs, options.k, 1.0);
+  for (const char* kind : {"auto", "registers", "buffers", "select"}) {
+    SCOPED_TRACE(kind);
+    ASSERT_EQ(setenv("TRIDENT_KNN_LISTS", kind, 1), 0);
+    const auto got = nearest(vectors(obs), vectors(refs), options);
+    test::expect_same(want, got.indices, got.distances, options.k, 1.0);
+  }
+  ASSERT_EQ(setenv("TRIDENT_KNN_LISTS", "heap", 1), 0);
+  try {
+    nearest(vectors(obs), vectors(refs), options);
+    ADD_FAILURE() << "no error for TRIDENT_KNN_LISTS=heap";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "TRIDENT_KNN_LISTS: expected auto, registers, buffers or select, got 'heap'");
+  }
+  unsetenv("TRIDENT_KNN_LISTS");
 }
 
 }  // namespace

@@ -1,0 +1,156 @@
+#pragma once
+// The buffer screen: one observation a thread, as in the register screen (all threads of
+// a team read the same staged reference, a broadcast), with the Kc smallest (S, index)
+// kept as in the any-k screen: a threshold tau and a candidate buffer in team scratch
+// memory instead of a sorted list in registers.
+//
+// Why: a register list pays about 5 Kc instructions for each insertion, and a warp pays
+// for the lane with the most (k = 64, lists of 80: 5.3 times k = 16's time per pair on an
+// H200, against a target of 2). Here a candidate costs an append; when a buffer could
+// overflow at the next step, the whole warp compacts it (lane_compaction.hpp: all up to a
+// cut value stay, between Kc and most_kept(Kc) of them, and tau becomes the cut), one full
+// buffer after another, so no lane waits on another's list. Measured on an H200 the
+// compactions still cost about as much as the chords (ncu, k = 64: 37 instructions a pair
+// against about 10 for the chord and its compare), so this screen beats the register
+// lists only at their longest (Kc = 80: 8 % faster) and the any-k screen only up to about
+// that length (search.cpp's longest_buffer_list).
+//
+// - The running list (sorted; empty slots +inf) is loaded as the buffer's first entries,
+//   its +inf slots left out; tau is its last value (+inf until it holds Kc).
+// - References are appended in index order and compaction is stable, so equal values stay
+//   in index order and a later reference enters only with S < tau: ties keep the lower
+//   index, as in every screen.
+// - At the end of the tile each buffer is cut to exactly Kc (padded with empty slots when
+//   fewer came), sorted by (S, index) and written back.
+#include <Kokkos_Core.hpp>
+
+#include "knn/lane_compaction.hpp"
+#include "knn/screen_kernels.hpp"
+
+namespace trident::knn {
+
+template <class T, int V>
+struct BufferScreen {
+  ScreenFrame<T> frame;
+  ListValues<T> best;  // in: the running list (sorted, kc entries); out: the new one
+  ListIndices best_index;
+  int n_obs = 0, n_refs = 0, ref_offset = 0, stage = 0, kc = 0, capacity = 0;
+  int first_obs = 0;     // the launch covers list rows [first_obs, first_obs + n_obs)
+  int buffer_level = 0;  // team scratch level of the buffers (1 when too large for 0)
+
+  static constexpr int G = 8;  // references per step of the hot loop
+
+  // Buffer entries per observation: two lists and two steps (a compaction keeps at most
+  // most_kept(kc), so it frees about 3/4 of a list), at least the final sort's power of
+  // two; odd, so that the lanes' buffers start in different shared-memory banks.
+  static int capacity_for(int kc) {
+    int n2 = 1;
+    while (n2 < kc) n2 <<= 1;
+    const int c = 2 * kc + 2 * G;
+    return (c > n2 ? c : n2) | 1;
+  }
+  KOKKOS_INLINE_FUNCTION static int most_kept(int kc) { return kc + (kc / 4 > 4 ? kc / 4 : 4); }
+
+  static std::size_t scratch_bytes(int team, int stage, int capacity) {
+    return ScratchPoints<T>::shmem_size(stage) +
+           ScratchCandidates<T>::shmem_size(static_cast<std::size_t>(team) * capacity);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+    const int ts = team.team_size(), t = team.team_rank();
+    LaneGroup lanes;
+    lanes.lane = t % V;
+    const int base = first_obs + team.league_rank() * ts;
+    const int end = first_obs + n_obs;
+    const int o = base + t;
+    const bool valid = o < end;
+    const ScratchPoints<T> shared(team.team_scratch(0), stage);
+    const ScratchCandidates<T> all(team.team_scratch(buffer_level), ts * capacity);
+    Candidate<T>* const own = all.data() + t * capacity;
+    Candidate<T>* const group = all.data() + (t - lanes.lane) * capacity;  // lane 0's buffer
+    const T infinity = Kokkos::Experimental::infinity<T>::value;
+    const Vec4<double> centre = frame.centre(base, (base + ts < end ? base + ts : end) - 1);
+    const Vec4<T> p = valid ? frame.observation(o, centre, true) : Vec4<T>{0, 0, 0, 0};
+    int count = 0;
+    T tau = -infinity;  // padding threads never take a candidate
+    if (valid) {
+      for (int i = 0; i < kc; ++i) {
+        const T v = best(o, i);
+        own[count] = Candidate<T>{v, best_index(o, i)};
+        count += v < infinity;
+      }
+      tau = best(o, kc - 1);
+    }
+    const int limit = capacity - G;  // a buffer over it could overflow at the next step
+    for (int start = 0; start < n_refs; start += stage) {
+      const int m = n_refs - start < stage ? n_refs - start : stage;
+      stage_references(team, shared, frame, centre, start, m);
+      const int index = ref_offset + start;  // global index of staged reference 0
+      int j = 0;
+      for (; j + G <= m; j += G) {
+        append<G>(shared, j, index + j, p, tau, own, count);
+        if (LaneGroup::any(count > limit)) compact_full(group, count, tau, limit, lanes);
+      }
+      for (; j < m; ++j) {
+        append<1>(shared, j, index + j, p, tau, own, count);
+        if (LaneGroup::any(count > limit)) compact_full(group, count, tau, limit, lanes);
+      }
+    }
+    for (int i = count; i < kc; ++i) own[i] = Candidate<T>{infinity, kNoIndex};
+    count = count > kc ? count : kc;
+    LaneGroup::sync();
+    for (int i = 0; i < V; ++i) {  // each lane's buffer, by the whole group
+      if (LaneGroup::broadcast(valid ? 1 : 0, i) == 0) continue;
+      Candidate<T>* const buffer = group + i * capacity;
+      const int n = LaneGroup::broadcast(count, i);
+      T cut = tau;
+      if (n > kc) compact_candidates<T, V>(buffer, n, kc, kc, cut, lanes);
+      sort_candidates_in_lanes<T, V>(buffer, kc, lanes);
+    }
+    LaneGroup::sync();
+    if (!valid) return;
+    for (int i = 0; i < kc; ++i) {
+      best(o, i) = own[i].value;
+      best_index(o, i) = own[i].index;
+    }
+  }
+
+  // G references' chords, one branch on whether any is under tau (rare once the buffer
+  // has tightened it); then the candidates are appended in index order.
+  template <int Group>
+  KOKKOS_FORCEINLINE_FUNCTION static void append(const ScratchPoints<T>& shared, int j, int index, const Vec4<T>& p,
+                                                 T tau, Candidate<T>* own, int& count) {
+    T v[Group];
+    bool hit = false;
+    TRIDENT_UNROLL
+    for (int g = 0; g < Group; ++g) {
+      v[g] = squared_chord(p, shared(j + g));
+      hit = hit | (v[g] < tau);
+    }
+    if (__builtin_expect(hit, 0)) {
+      TRIDENT_UNROLL
+      for (int g = 0; g < Group; ++g) {
+        if (v[g] < tau) own[count++] = Candidate<T>{v[g], index + g};
+      }
+    }
+  }
+
+  // Compacts every buffer of the group that holds more than `limit` entries, the whole
+  // group on one buffer at a time; its lane takes the new count and tau.
+  KOKKOS_INLINE_FUNCTION void compact_full(Candidate<T>* group, int& count, T& tau, int limit,
+                                           const LaneGroup& lanes) const {
+    const int most = most_kept(kc);
+    for (unsigned full = lanes.ballot(count > limit); full != 0u; full &= full - 1u) {
+      const int i = LaneGroup::lowest(full);
+      const int n = LaneGroup::broadcast(count, i);
+      T cut = tau;
+      const int kept = compact_candidates<T, V>(group + i * capacity, n, kc, most, cut, lanes);
+      if (lanes.lane == i) {
+        count = kept;
+        tau = cut;
+      }
+    }
+  }
+};
+
+}  // namespace trident::knn
