@@ -674,8 +674,10 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
   const std::optional<ListKind> forced = forced_list_kind(options);
+  // forced registers: as long as they go (the test hook's length)
+  const bool long_lists = options.long_register_lists || forced == ListKind::registers;
   ListChoice lists = choose_lists(options.k + std::max(1, options.k / 4), 0, n_refs, forced,
-                                  longest_register_list<T>(options.long_register_lists), longest_buffer_list<T>(),
+                                  longest_register_list<T>(long_lists), longest_buffer_list<T>(),
                                   Searcher<T>::buffers_fit);
   stats.list_length = lists.kc;
   todo = searcher.run(observations, todo, lists, true, out);
@@ -690,7 +692,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
     lists = choose_lists(4 * lists.kc, 64, n_refs, forced,
-                         longest_register_list<double>(options.long_register_lists), longest_buffer_list<double>(),
+                         longest_register_list<double>(long_lists), longest_buffer_list<double>(),
                          Searcher<double>::buffers_fit);
     todo = searcher64.run(observations, todo, lists, false, out);
   }
