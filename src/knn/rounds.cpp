@@ -42,6 +42,25 @@ std::int64_t next_round(std::int64_t last, std::int64_t searched, double seconds
   return std::max<std::int64_t>(unit, capped / unit * unit);
 }
 
+// A unit vector's place along a Morton (Z-order) curve through the cube around the sphere,
+// 21 bits per axis (about 3 m): points near each other on the sphere are mostly near each
+// other on the curve, so consecutive rows in this order cover one place.
+std::uint64_t morton_key(const Vec4<double>& v) {
+  const auto spread = [](std::uint64_t x) {  // bit i of 21 to bit 3i
+    x &= 0x1fffff;
+    x = (x | x << 32) & 0x1f00000000ffffULL;
+    x = (x | x << 16) & 0x1f0000ff0000ffULL;
+    x = (x | x << 8) & 0x100f00f00f00f00fULL;
+    x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
+    x = (x | x << 2) & 0x1249249249249249ULL;
+    return x;
+  };
+  const auto cell = [](double c) {
+    return static_cast<std::uint64_t>(std::min(std::max((c + 1.0) * 0.5, 0.0), 1.0) * 2097151.0);
+  };
+  return spread(cell(v.x)) | spread(cell(v.y)) << 1 | spread(cell(v.z)) << 2;
+}
+
 // Orders rows[from..] by the top 32 bits of their observations' Morton keys (cells of
 // about 12 km: a chunk of one place is compact enough for the screen), keeping the rows'
 // order within a cell, so the order is the same on every run. A stable radix sort in two

@@ -12,7 +12,6 @@
 #include "core/timers.hpp"
 #include "io/huge_pages.hpp"
 #include "knn/buffer_kernels.hpp"
-#include "knn/list_bound.hpp"
 #include "knn/screen_kernels.hpp"
 #include "knn/select_kernels.hpp"
 #include "knn/settle_kernels.hpp"
@@ -251,10 +250,6 @@ class Searcher {
     tile_screen_ = PointsView<T>("trident::knn::reference_tile", per_team_ ? 0 : tile_);
     tile64_ = PointsView<double>("trident::knn::reference_tile64", tile_);
     centre_.point = decltype(centre_.point)("trident::knn::centre");
-    const char* bound_env = std::getenv("TRIDENT_KNN_LIST_BOUND");  // (measurement only)
-    if (!options.no_list_bound && !(bound_env != nullptr && std::string(bound_env) == "off")) {
-      bound_ = ListBound::of(references);
-    }
     if (tiles_ == 1) upload_tile(0);  // replicated: stays for the whole search
   }
 
@@ -330,6 +325,7 @@ class Searcher {
       mark = now;
     };
     const int kept = static_cast<int>(std::min<std::int64_t>(kc, n_refs_));
+    const T infinity = Kokkos::Experimental::infinity<T>::value;
     std::vector<std::int64_t> failed;
     const std::int64_t total = static_cast<std::int64_t>(which.size());
     for (std::int64_t first = 0; first < total; first += batch) {
@@ -359,18 +355,14 @@ class Searcher {
         }
         const Centre centre = centre_;
         const bool per_team = per_team_;
-        const ListBound bound = bound_;
-        // each list starts full of (t+, kNoIndex) entries, t a bound on its kc-th value
-        // (list_bound.hpp), or empty (+inf) without one
         Kokkos::parallel_for(
             "trident::knn::init_lists", range, KOKKOS_LAMBDA(int o) {
               if (!per_team) {  // the screening copy, made once per chunk
                 obs_screen(o) = centre.relative<T>(obs64(o));
                 offset(o) = centre.offset(obs64(o));
               }
-              const T start = bound.template start_value<T>(obs64(o), kc);
               for (int i = 0; i < kc; ++i) {
-                best(o, i) = start;
+                best(o, i) = infinity;
                 best_index(o, i) = kNoIndex;
               }
             });
@@ -663,7 +655,6 @@ class Searcher {
   const std::vector<Vec4<double>>& refs64_;
   const bool per_team_;  // screening coordinates per team, else per chunk (ScreenFrame)
   Centre centre_;
-  ListBound bound_;  // where the lists start (no places: empty)
   std::int64_t n_refs_ = 0, tile_ = 0, tiles_ = 0;
   std::size_t budget_ = 0;
   PointsView<T> tile_screen_;

@@ -21,7 +21,6 @@ struct SearchOptions {
   std::int64_t tile_size = 0;         // references per device tile; 0: all when they fit
   bool select_only = false;           // tests: use the any-k (select) screen for every k
   bool buffers_only = false;          // tests: use the buffer screen for every k (where it fits)
-  bool no_list_bound = false;         // tests: lists start empty, not at a bound (list_bound.hpp)
   bool centre_per_team = false;       // tests: per-team screening centres on host back ends too
   bool long_register_lists = false;   // tests: register lists longer than 32 on host back ends too
   int segments = 0;                   // tests: reference segments per tile (0: enough to fill the device)

@@ -26,7 +26,6 @@ struct SearchCase {
   bool centre_per_team = false;  // per-team screening centres (always so on GPUs)
   bool long_register_lists = false;  // register lists up to 80 (always so on GPUs)
   bool buffers_only = false;  // the buffer screen for every k
-  bool no_list_bound = false;  // lists start empty (list_bound.hpp)
 };
 
 // Runs every case; each must equal the brute force and, with `same_across_cases`, every
@@ -42,7 +41,7 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
                  ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) + ", segments " +
                  std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
                  (c.centre_per_team ? ", centre per team" : "") +
-                 (c.long_register_lists ? ", long register lists" : "") + (c.buffers_only ? ", buffers" : "") + (c.no_list_bound ? ", no bound" : ""));
+                 (c.long_register_lists ? ", long register lists" : "") + (c.buffers_only ? ", buffers" : ""));
     SearchOptions options;
     options.k = k;
     options.radius = radius;
@@ -55,7 +54,6 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
     options.centre_per_team = c.centre_per_team;
     options.long_register_lists = c.long_register_lists;
     options.buffers_only = c.buffers_only;
-    options.no_list_bound = c.no_list_bound;
     SearchStats stats;
     const Neighbours got = nearest(o, r, options, &stats);
     expect_same(want, got.indices, got.distances, k, radius);
