@@ -490,17 +490,21 @@ class Searcher {
   // (fewer would leave the device idle in each chunk's last wave), at most 16; but at least
   // 4 while each still gets twice the concurrency, so that a rank's smaller batch on 4
   // ranks (2^22 observations at k = 16: one chunk by the first rule, its 0.021 s of
-  // results downloaded after the screen) still overlaps most of its download; 1 when
-  // `allowed` is false or elsewhere but for observations ordered by place
-  // (options.chunks forces a count, for the tests).
+  // results downloaded after the screen) still overlaps most of its download, and while
+  // each gets half the concurrency when the batch's result rows take 128 MiB or more
+  // (k = 64 over 2^19 observations, a thread each: 0.020 s of a 0.073 s search went to
+  // downloading its rows after the screen); 1 when `allowed` is false or elsewhere but for
+  // observations ordered by place (options.chunks forces a count, for the tests).
   int chunk_count(int n, std::int64_t threads, bool allowed) const {
     if (!allowed) return 1;
     if (options_.chunks > 0) return std::max(1, std::min(options_.chunks, n));
 #if defined(KOKKOS_ENABLE_CUDA)
     if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       const auto concurrency = static_cast<std::int64_t>(ExecSpace().concurrency());
+      const std::int64_t result_bytes = static_cast<std::int64_t>(n) * options_.k * 16;
+      const std::int64_t least = result_bytes >= (std::int64_t(128) << 20) ? concurrency / 2 : 2 * concurrency;
       const std::int64_t wanted =
-          std::max(threads / (8 * concurrency), std::min<std::int64_t>(4, threads / (2 * concurrency)));
+          std::max(threads / (8 * concurrency), std::min<std::int64_t>(4, threads / least));
       return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(16, wanted)));
     }
 #endif
