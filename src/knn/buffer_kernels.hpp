@@ -12,8 +12,8 @@
 // buffer after another, so no lane waits on another's list. Measured on an H200 the
 // compactions still cost about as much as the chords (ncu, k = 64: 37 instructions a pair
 // against about 10 for the chord and its compare), so this screen beats the register
-// lists only at their longest (Kc = 80: 8 % faster) and the any-k screen only up to about
-// that length (search.cpp's longest_buffer_list).
+// lists only at their longest (Kc = 80: 1 to 8 % faster over three calls) and the any-k
+// screen only up to about that length (search.cpp's longest_buffer_list).
 //
 // - The running list (sorted; empty slots +inf) is loaded as the buffer's first entries,
 //   its +inf slots left out; tau is its last value (+inf until it holds Kc).

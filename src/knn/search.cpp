@@ -28,9 +28,8 @@ using HostUnmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
 // Register-list lengths K (see screen() for the observations per thread). Lists up to 64
 // stay in registers on GPUs (80 with a test hook): on an H200 k = 32 (K = 40) took 1.9-2.0
-// times k = 16's time per pair
-// through them against 4.9 times through the any-k screen, k = 48 (K = 64) 3.4 against 5.4
-// (float64 k = 32: 1.7 against 4.9).
+// times k = 16's time per pair through them against 4.9 times through the any-k screen,
+// k = 48 (K = 64) 3.4 against 5.4 (float64 k = 32: 1.7 against 4.9).
 constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32, 40, 48, 64, 80};
 
 // The longest register list of screening precision T: on GPUs 64 (ptxas, CUDA 13 for
@@ -59,8 +58,8 @@ constexpr int longest_buffer_list() {
 }
 
 // Which screen keeps a pass's lists (see Searcher::screen): sorted lists in registers
-// (kBuckets), per-observation candidate buffers in shared memory (buffer_kernels.hpp) or
-// the any-k screen's lane groups (select_kernels.hpp).
+// (kBuckets), per-observation candidate buffers in team scratch memory
+// (buffer_kernels.hpp) or the any-k screen's lane groups (select_kernels.hpp).
 enum class ListKind { registers, buffers, select };
 
 struct ListChoice {
@@ -70,8 +69,8 @@ struct ListChoice {
 
 // The screen a search asks for: the tests' hooks (SearchOptions), else TRIDENT_KNN_LISTS
 // (auto, registers, buffers or select; for benchmarks), else auto (nullopt). A kind that
-// cannot hold a list falls back to the automatic choice (registers beyond the longest
-// bucket, buffers that would not fit in shared memory).
+// cannot hold a list gives way (see choose_lists): registers beyond the longest bucket to
+// the any-k screen, buffers beyond what buffers_fit allows to the automatic choice.
 std::optional<ListKind> forced_list_kind(const SearchOptions& options) {
   if (options.select_only) return ListKind::select;
   if (options.buffers_only) return ListKind::buffers;
