@@ -597,13 +597,21 @@ class Searcher {
     Screen f{frame, best, best_index, n, m, offset, stage, kc, capacity, first_obs, level};
     const int per_team = groups * M;
     Kokkos::TeamPolicy<ExecSpace> policy((n + per_team - 1) / per_team, groups * V);
+    set_screen_scratch(policy, level, staged, groups * per_group);
+    Kokkos::parallel_for("trident::knn::screen_select", policy, f);
+  }
+
+  // Team scratch of the threshold screens: `staged` bytes of references in shared memory,
+  // and `buffers` bytes of candidate buffers beside them (level 0) or in global memory
+  // (level 1); 256 bytes each for the alignment of the parts.
+  static void set_screen_scratch(Kokkos::TeamPolicy<ExecSpace>& policy, int level, std::size_t staged,
+                                 std::size_t buffers) {
     if (level == 0) {
-      policy.set_scratch_size(0, Kokkos::PerTeam(staged + groups * per_group + 256));
+      policy.set_scratch_size(0, Kokkos::PerTeam(staged + buffers + 256));
     } else {
       policy.set_scratch_size(0, Kokkos::PerTeam(staged + 256));
-      policy.set_scratch_size(1, Kokkos::PerTeam(groups * per_group + 256));
+      policy.set_scratch_size(1, Kokkos::PerTeam(buffers + 256));
     }
-    Kokkos::parallel_for("trident::knn::screen_select", policy, f);
   }
 
   // The buffer screen (buffer_kernels.hpp): a thread per observation. Its buffers go to
@@ -631,14 +639,8 @@ class Searcher {
     const BufferPlacement place = buffer_placement(kc);
     Screen f{frame, best, best_index, n, m, offset, kBufferStage, kc, capacity, first_obs, place.level};
     Kokkos::TeamPolicy<ExecSpace> policy((n + place.team - 1) / place.team, place.team);
-    const std::size_t staged = ScratchPoints<T>::shmem_size(kBufferStage);
-    const std::size_t buffers = Screen::scratch_bytes(place.team, kBufferStage, capacity) - staged;
-    if (place.level == 0) {
-      policy.set_scratch_size(0, Kokkos::PerTeam(staged + buffers + 256));
-    } else {
-      policy.set_scratch_size(0, Kokkos::PerTeam(staged + 256));
-      policy.set_scratch_size(1, Kokkos::PerTeam(buffers + 256));
-    }
+    set_screen_scratch(policy, place.level, ScratchPoints<T>::shmem_size(kBufferStage),
+                       ScratchCandidates<T>::shmem_size(static_cast<std::size_t>(place.team) * capacity));
     Kokkos::parallel_for("trident::knn::screen_buffers", policy, f);
   }
 

@@ -22,10 +22,10 @@
 // - At the end of the tile exactly the Kc smallest are kept and sorted by (S, index) into
 //   `best`.
 //
-// Compaction and the final sort (lane_compaction.hpp): on a GPU a bisection over the bit
-// patterns of the values finds t with counting passes (each lane counts capacity / V
-// entries), then a stable pass keeps every S < t and the first S = t; on host backends
-// (one thread per list) a radix selection keeps exactly Kc.
+// Compaction and the final sort (lane_compaction.hpp): on a GPU counting passes shared by
+// the lanes (each counts capacity / V entries) narrow a range of bit patterns that holds t,
+// then a stable pass keeps every S < t and the first S = t; on host backends (one thread
+// per list) a radix selection keeps exactly Kc.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
