@@ -103,8 +103,7 @@ struct BufferScreen {
       if (LaneGroup::broadcast(valid ? 1 : 0, i) == 0) continue;
       Candidate<T>* const buffer = group + i * capacity;
       const int n = LaneGroup::broadcast(count, i);
-      T cut = tau;
-      if (n > kc) compact_candidates<T, V>(buffer, n, kc, kc, cut, lanes);
+      if (n > kc) compact_candidates<T, V>(buffer, n, kc, kc, lanes);
       sort_candidates_in_lanes<T, V>(buffer, kc, lanes);
     }
     LaneGroup::sync();
@@ -143,11 +142,10 @@ struct BufferScreen {
     for (unsigned full = lanes.ballot(count > limit); full != 0u; full &= full - 1u) {
       const int i = LaneGroup::lowest(full);
       const int n = LaneGroup::broadcast(count, i);
-      T cut = tau;
-      const int kept = compact_candidates<T, V>(group + i * capacity, n, kc, most, cut, lanes);
+      const Compaction<T> done = compact_candidates<T, V>(group + i * capacity, n, kc, most, lanes);
       if (lanes.lane == i) {
-        count = kept;
-        tau = cut;
+        count = done.kept;
+        tau = done.tau;
       }
     }
   }

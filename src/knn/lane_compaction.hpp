@@ -15,6 +15,14 @@
 
 namespace trident::knn {
 
+// What a compaction leaves: the entries kept, at the front of the buffer, and the
+// threshold that later references must beat.
+template <class T>
+struct Compaction {
+  int kept;
+  T tau;
+};
+
 // Lanes of a lane group: a warp on CUDA, one thread elsewhere.
 #if defined(KOKKOS_ENABLE_CUDA)
 constexpr int kSelectLanes = std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value ? 32 : 1;
@@ -49,13 +57,26 @@ struct LaneGroup {
   KOKKOS_FORCEINLINE_FUNCTION static U broadcast(U v, int from) {
     return __shfl_sync(0xffffffffu, v, from);
   }
+  // Sums, minima and maxima of 32-bit integers are one warp-reduce instruction on sm_80
+  // and later (the counting passes of a compaction are mostly these); other types take
+  // five shuffles.
   template <class U>
   KOKKOS_FORCEINLINE_FUNCTION static U sum(U v) {
+#if __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
+      return __reduce_add_sync(0xffffffffu, v);
+    }
+#endif
     for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
     return v;
   }
   template <class U>
   KOKKOS_FORCEINLINE_FUNCTION static U min(U v) {
+#if __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
+      return __reduce_min_sync(0xffffffffu, v);
+    }
+#endif
     for (int d = 16; d > 0; d >>= 1) {
       const U w = __shfl_xor_sync(0xffffffffu, v, d);
       v = w < v ? w : v;
@@ -64,6 +85,11 @@ struct LaneGroup {
   }
   template <class U>
   KOKKOS_FORCEINLINE_FUNCTION static U max(U v) {
+#if __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
+      return __reduce_max_sync(0xffffffffu, v);
+    }
+#endif
     for (int d = 16; d > 0; d >>= 1) {
       const U w = __shfl_xor_sync(0xffffffffu, v, d);
       v = w > v ? w : v;
@@ -126,15 +152,15 @@ KOKKOS_INLINE_FUNCTION typename ValueBits<T>::type rank_in_range(const Candidate
 
 // Keeps, of the n entries (n >= kc), every one up to a cut value t, between kc and `most`
 // of them (so among them the kc smallest by (S, index)), in buffer order, in [0, kept);
-// returns kept, and sets tau to t: a later reference (a higher index) enters only with
+// returns kept and tau = t: a later reference (a higher index) enters only with
 // S < t, and one with S >= t has at least kc kept entries ahead of it. With most == kc
 // exactly the kc smallest stay. Counting passes narrow a range of bit patterns [lo, hi]
 // that holds t (interpolating, then halving) until a count lands within [kc, most] or
 // at most V values are left in the range, which rank_in_range orders. Every lane of the
 // group calls it with the same arguments.
 template <class T, int V>
-KOKKOS_INLINE_FUNCTION int compact_candidates(Candidate<T>* buffer, int n, int kc, int most, T& tau,
-                                              const LaneGroup& lanes) {
+KOKKOS_INLINE_FUNCTION Compaction<T> compact_candidates(Candidate<T>* buffer, int n, int kc, int most,
+                                                     LaneGroup lanes) {
   using Bits = typename ValueBits<T>::type;
   Bits lo = ~Bits(0), hi = 0;
   for (int i = lanes.lane; i < n; i += V) {
@@ -208,15 +234,14 @@ KOKKOS_INLINE_FUNCTION int compact_candidates(Candidate<T>* buffer, int n, int k
     equal_seen += LaneGroup::count(equal_mask);
   }
   LaneGroup::sync();
-  tau = from_bits<T>(cut);
-  return written;
+  return {written, from_bits<T>(cut)};
 }
 
 // Sorts entries [0, kc) by (S, index): a bitonic sort over the next power of two (padded
 // with empty entries, which sort last; the buffer must hold that many), each stage's
 // pairs shared by the lanes.
 template <class T, int V>
-KOKKOS_INLINE_FUNCTION void sort_candidates_in_lanes(Candidate<T>* buffer, int kc, const LaneGroup& lanes) {
+KOKKOS_INLINE_FUNCTION void sort_candidates_in_lanes(Candidate<T>* buffer, int kc, LaneGroup lanes) {
   int n2 = 1;
   while (n2 < kc) n2 <<= 1;
   const T infinity = Kokkos::Experimental::infinity<T>::value;
@@ -242,14 +267,13 @@ KOKKOS_INLINE_FUNCTION void sort_candidates_in_lanes(Candidate<T>* buffer, int k
 // Host back ends (a group is one thread): exactly the kc smallest stay, by a radix
 // selection (candidate_order.hpp); `most` is not used.
 template <class T, int V>
-KOKKOS_INLINE_FUNCTION int compact_candidates(Candidate<T>* buffer, int n, int kc, int, T& tau, const LaneGroup&) {
+KOKKOS_INLINE_FUNCTION Compaction<T> compact_candidates(Candidate<T>* buffer, int n, int kc, int, LaneGroup) {
   keep_smallest(buffer, n, kc);
-  tau = buffer[kc - 1].value;
-  return kc;
+  return {kc, buffer[kc - 1].value};
 }
 // (The buffer must hold 2 kc entries: the second kc are the sort's scratch.)
 template <class T, int V>
-KOKKOS_INLINE_FUNCTION void sort_candidates_in_lanes(Candidate<T>* buffer, int kc, const LaneGroup&) {
+KOKKOS_INLINE_FUNCTION void sort_candidates_in_lanes(Candidate<T>* buffer, int kc, LaneGroup) {
   sort_candidates(buffer, kc, buffer + kc);
 }
 #endif

@@ -16,8 +16,10 @@
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define TRIDENT_UNROLL _Pragma("unroll")
+#define TRIDENT_NO_UNROLL _Pragma("unroll 1")
 #else
 #define TRIDENT_UNROLL
+#define TRIDENT_NO_UNROLL
 #endif
 
 namespace trident::knn {

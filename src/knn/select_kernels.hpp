@@ -103,7 +103,11 @@ struct SelectScreen {
         const T v = squared_chord(p[0], frame.reference(j, centre));
         buffer[n] = Candidate<T>{v, first_index + j};
         n += v < threshold;
-        if (n == end_of_buffer) n = compact(buffer, n, kc, threshold, lanes);
+        if (n == end_of_buffer) {
+          const Compaction<T> done = compact(buffer, n, kc, lanes);
+          n = done.kept;
+          threshold = done.tau;
+        }
       }
       count[0] = n;
       tau[0] = threshold;
@@ -126,28 +130,44 @@ struct SelectScreen {
           hit = hit | (v[a] < tau[a]);
         }
         if (!lanes.any(hit)) continue;
+        bool full = false;
         TRIDENT_UNROLL
         for (int a = 0; a < M; ++a) {
           const bool take = v[a] < tau[a];
           const unsigned mask = lanes.ballot(take);
-          if (mask == 0u) continue;
-          Candidate<T>* buffer = buffers + a * capacity;
-          if (take) buffer[count[a] + lanes.below(mask)] = Candidate<T>{v[a], index + j0};
+          if (take) buffers[a * capacity + count[a] + lanes.below(mask)] = Candidate<T>{v[a], index + j0};
           count[a] += LaneGroup::count(mask);
-          if (count[a] > capacity - V) {
-            LaneGroup::sync();
-            count[a] = compact(buffer, count[a], most, tau[a], lanes);
+          full = full | (count[a] > capacity - V);
+        }
+        // Buffers that could overflow at the next step are compacted one at a time, through
+        // one inlined copy of the compaction: a copy per observation (unrolled) made the
+        // kernel's code about 300 KB, and instruction-cache misses were its largest stall
+        // (ncu, k = 32: 35 % of the samples).
+        while (full) {
+          int a_full = 0;
+          TRIDENT_UNROLL
+          for (int a = M - 1; a >= 0; --a) a_full = count[a] > capacity - V ? a : a_full;
+          LaneGroup::sync();
+          const Compaction<T> done = compact(buffers + a_full * capacity, pick(count, a_full), most, lanes);
+          full = false;
+          TRIDENT_UNROLL
+          for (int a = 0; a < M; ++a) {
+            count[a] = a == a_full ? done.kept : count[a];
+            tau[a] = a == a_full ? done.tau : tau[a];
+            full = full | (count[a] > capacity - V);
           }
         }
       }
     }
     LaneGroup::sync();
-    TRIDENT_UNROLL
+    // one observation after another, again through one copy of the compaction and the sort
+    TRIDENT_NO_UNROLL
     for (int a = 0; a < M; ++a) {
       const int o = o0 + a;
       if (g >= groups || o >= end) continue;
       Candidate<T>* buffer = buffers + a * capacity;
-      if (count[a] > kc) compact(buffer, count[a], kc, tau[a], lanes);
+      const int n = pick(count, a);
+      if (n > kc) compact(buffer, n, kc, lanes);
       sort_kept(buffer, lanes);
       for (int i = lanes.lane; i < kc; i += V) {
         best(o, i) = buffer[i].value;
@@ -156,8 +176,18 @@ struct SelectScreen {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION int compact(Candidate<T>* buffer, int n, int most, T& tau, const LaneGroup& lanes) const {
-    return compact_candidates<T, V>(buffer, n, kc, most, tau, lanes);
+  // x[a] for a known only at run time, without indexing the array (which would move it from
+  // registers to local memory)
+  template <class U>
+  KOKKOS_FORCEINLINE_FUNCTION static U pick(const U (&x)[M], int a) {
+    U r = x[0];
+    TRIDENT_UNROLL
+    for (int b = 1; b < M; ++b) r = b == a ? x[b] : r;
+    return r;
+  }
+
+  KOKKOS_INLINE_FUNCTION Compaction<T> compact(Candidate<T>* buffer, int n, int most, const LaneGroup& lanes) const {
+    return compact_candidates<T, V>(buffer, n, kc, most, lanes);
   }
   KOKKOS_INLINE_FUNCTION void sort_kept(Candidate<T>* buffer, const LaneGroup& lanes) const {
     sort_candidates_in_lanes<T, V>(buffer, kc, lanes);
