@@ -115,17 +115,32 @@ std::size_t scratch_points() {
   return std::is_same<T, float>::value ? 1024 : 512;  // 16 KiB of staged references
 }
 
+// Teams of 128 an SM that the register screen of lists of K is compiled for (0: as many
+// as its registers allow). Unbounded, float32 lists of 32 to 64 take 106 to 176 registers
+// a thread, 4 to 2 teams an SM; held one team more (96 to 168 registers, 32 to 56 bytes
+// spilled), they screened faster on an H200: lists of 32 (k = 24) by 8 %, 40 (k = 32) by
+// 6 %, 48 (k = 36) by 13 %, 64 (k = 48) by 21 %. Lists of 20 and less fit 5 or 6 teams
+// already; float64 lists were not measured bounded.
+template <class T, int K>
+constexpr int register_screen_blocks() {
+  if (!std::is_same<T, float>::value) return 0;
+  return K == 32 ? 5 : K == 40 || K == 48 ? 4 : K == 64 ? 3 : 0;
+}
+
 // Launches a team screen: `obs_per_thread` observations per thread and `segments` teams
 // per block of observations (one per reference segment), with `scratch(team_size)` bytes
 // of team scratch memory. On GPUs teams of 128 threads, or fewer where their scratch would
 // not fit: Kokkos' team_size_max answered 1 for the float64 register screens (100 and
 // more registers a thread), which then ran one thread per block, 1/32 of each warp busy
 // (float64 k = 16 took 9.7 s instead of about 0.1 s on an H200). Elsewhere the largest
-// team the back end allows, capped at 128 (1 on Serial).
-template <class Functor, class ScratchBytes>
+// team the back end allows, capped at 128 (1 on Serial). MinBlocks > 0 compiles the
+// kernel for that many teams of 128 an SM (Kokkos::LaunchBounds: a register cap).
+template <int MinBlocks = 0, class Functor, class ScratchBytes>
 void launch_team(const std::string& label, Functor f, int n_obs, int obs_per_thread, int segments,
                  ScratchBytes scratch) {
-  Kokkos::TeamPolicy<ExecSpace> probe(1, Kokkos::AUTO);
+  using Policy = std::conditional_t<MinBlocks == 0, Kokkos::TeamPolicy<ExecSpace>,
+                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MinBlocks>>>;
+  Policy probe(1, Kokkos::AUTO);  // (the same policy: a probe of another would compile another kernel)
   int team = 1;
   if (kSelectLanes > 1) {
     const std::size_t level0 = static_cast<std::size_t>(probe.scratch_size_max(0));
@@ -137,7 +152,7 @@ void launch_team(const std::string& label, Functor f, int n_obs, int obs_per_thr
   }
   const int per_team = team * obs_per_thread;
   const int league = (n_obs + per_team - 1) / per_team * segments;
-  Kokkos::TeamPolicy<ExecSpace> policy(league, team);
+  Policy policy(league, team);
   policy.set_scratch_size(0, Kokkos::PerTeam(scratch(team) + 256));  // 256: alignment of the parts
   Kokkos::parallel_for(label, policy, f);
 }
@@ -650,8 +665,9 @@ class Searcher {
     using Screen = RegisterScreen<T, K, P, F>;
     const int segments = segment_count(n, P, m, limit);
     Screen f{frame, best, best_index, n, m, offset, stage, segments, first_obs};
-    launch_team("trident::knn::screen_registers_k" + std::to_string(K), f, n, P, segments,
-                [stage](int team) { return Screen::scratch_bytes(team, stage); });
+    launch_team<register_screen_blocks<T, K>()>("trident::knn::screen_registers_k" + std::to_string(K), f, n, P,
+                                                 segments,
+                                                 [stage](int team) { return Screen::scratch_bytes(team, stage); });
     return segments;
   }
 
