@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "knn/candidate_order.hpp"
+#include "knn/lane_group.hpp"
 #include "knn/screen_kernels.hpp"
 
 namespace trident::knn {
@@ -21,100 +22,6 @@ template <class T>
 struct Compaction {
   int kept;
   T tau;
-};
-
-// Lanes of a lane group: a warp on CUDA, one thread elsewhere.
-#if defined(KOKKOS_ENABLE_CUDA)
-constexpr int kSelectLanes = std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value ? 32 : 1;
-#else
-constexpr int kSelectLanes = 1;
-#endif
-
-// Lane-group primitives: on CUDA warp intrinsics over the V lanes of a warp; elsewhere a
-// group is one thread and they reduce to the identity.
-struct LaneGroup {
-  int lane = 0;
-#if defined(__CUDA_ARCH__)
-  KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return __ballot_sync(0xffffffffu, p); }
-  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return __any_sync(0xffffffffu, p); }
-  // lanes below this one whose predicate holds
-  KOKKOS_FORCEINLINE_FUNCTION int below(unsigned mask) const { return __popc(mask & ((1u << lane) - 1u)); }
-  KOKKOS_FORCEINLINE_FUNCTION static int count(unsigned mask) { return __popc(mask); }
-  // the lowest lane of a non-empty mask
-  KOKKOS_FORCEINLINE_FUNCTION static int lowest(unsigned mask) { return __ffs(mask) - 1; }
-  // the lane of the mask's set bit number k (0-based; k < count(mask)): the largest p
-  // with at most k set bits below it
-  KOKKOS_FORCEINLINE_FUNCTION static int nth(unsigned mask, int k) {
-    int p = 0;
-    for (int step = 16; step > 0; step >>= 1) {
-      if (__popc(mask & ((1u << (p + step)) - 1u)) <= k) p += step;
-    }
-    return p;
-  }
-  KOKKOS_FORCEINLINE_FUNCTION static void sync() { __syncwarp(); }
-  // lane `from`'s v, in every lane
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U broadcast(U v, int from) {
-    return __shfl_sync(0xffffffffu, v, from);
-  }
-  // Sums, minima and maxima of 32-bit integers are one warp-reduce instruction on sm_80
-  // and later (the counting passes of a compaction are mostly these); other types take
-  // five shuffles.
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U sum(U v) {
-#if __CUDA_ARCH__ >= 800
-    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
-      return __reduce_add_sync(0xffffffffu, v);
-    }
-#endif
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-  }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U min(U v) {
-#if __CUDA_ARCH__ >= 800
-    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
-      return __reduce_min_sync(0xffffffffu, v);
-    }
-#endif
-    for (int d = 16; d > 0; d >>= 1) {
-      const U w = __shfl_xor_sync(0xffffffffu, v, d);
-      v = w < v ? w : v;
-    }
-    return v;
-  }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U max(U v) {
-#if __CUDA_ARCH__ >= 800
-    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
-      return __reduce_max_sync(0xffffffffu, v);
-    }
-#endif
-    for (int d = 16; d > 0; d >>= 1) {
-      const U w = __shfl_xor_sync(0xffffffffu, v, d);
-      v = w > v ? w : v;
-    }
-    return v;
-  }
-#else
-  KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return p ? 1u : 0u; }
-  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return p; }
-  KOKKOS_FORCEINLINE_FUNCTION int below(unsigned) const { return 0; }
-  KOKKOS_FORCEINLINE_FUNCTION static int count(unsigned mask) { return static_cast<int>(mask); }
-  KOKKOS_FORCEINLINE_FUNCTION static int lowest(unsigned) { return 0; }
-  KOKKOS_FORCEINLINE_FUNCTION static int nth(unsigned, int) { return 0; }
-  KOKKOS_FORCEINLINE_FUNCTION static void sync() {}
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U broadcast(U v, int) {
-    return v;
-  }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U sum(U v) { return v; }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U min(U v) { return v; }
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U max(U v) { return v; }
-#endif
 };
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)

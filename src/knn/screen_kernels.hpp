@@ -13,6 +13,7 @@
 #include <climits>
 
 #include "knn/geometry.hpp"
+#include "knn/lane_group.hpp"
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define TRIDENT_UNROLL _Pragma("unroll")
@@ -99,34 +100,6 @@ struct FindCentre {
     centre.point() = Vec4<double>{x / samples, y / samples, z / samples, 0.0};
   }
 };
-
-// Whether `pred` holds on any active lane of the calling warp (on GPUs; elsewhere a team
-// thread is alone). Only a performance hint: callers also act on their own `pred`.
-KOKKOS_FORCEINLINE_FUNCTION bool warp_any(bool pred) {
-#if defined(__CUDA_ARCH__)
-  return __any_sync(__activemask(), pred);
-#elif defined(__HIP_DEVICE_COMPILE__)
-  return __any(pred);
-#else
-  return pred;
-#endif
-}
-
-// The largest `v` of the calling warp (on CUDA, every lane active; elsewhere `v`). Only a
-// performance hint, like warp_any: a caller's result must not depend on it.
-KOKKOS_FORCEINLINE_FUNCTION int warp_max(int v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_max_sync(0xffffffffu, v);
-#elif defined(__CUDA_ARCH__)
-  for (int d = 16; d > 0; d >>= 1) {
-    const int w = __shfl_xor_sync(0xffffffffu, v, d);
-    v = w > v ? w : v;
-  }
-  return v;
-#else
-  return v;
-#endif
-}
 
 template <class T>
 KOKKOS_INLINE_FUNCTION T squared_chord(const Vec4<T>& p, const Vec4<T>& q) {
@@ -287,11 +260,11 @@ struct RegisterScreen {
         int j = 0;
         for (; j + G <= m; j += G) {
           buffered<G>(shared, j, index + j, p, s, buffer, head, count, ts, t);
-          if (warp_any(nearly_full(count))) flush(s, id, buffer, head, count, ts, t, kLowWater);
+          if (LaneGroup::any(nearly_full(count))) flush(s, id, buffer, head, count, ts, t, kLowWater);
         }
         for (; j < m; ++j) {
           buffered<1>(shared, j, index + j, p, s, buffer, head, count, ts, t);
-          if (warp_any(nearly_full(count))) flush(s, id, buffer, head, count, ts, t, kLowWater);
+          if (LaneGroup::any(nearly_full(count))) flush(s, id, buffer, head, count, ts, t, kLowWater);
         }
       }
     }
@@ -369,7 +342,7 @@ struct RegisterScreen {
       int fullest = 0;
       TRIDENT_UNROLL
       for (int a = 0; a < P; ++a) fullest = count[a] > fullest ? count[a] : fullest;
-      const int rounds = warp_max(fullest) - low;
+      const int rounds = LaneGroup::max(fullest) - low;
       TRIDENT_NO_UNROLL  // (unrolled copies of the insertion raise the kernel's registers)
       for (int round = 0; round < rounds; ++round) {
         TRIDENT_UNROLL
@@ -386,7 +359,7 @@ struct RegisterScreen {
 
   // The same with the candidates appended to the thread's buffer of F per list. The
   // buffers are flushed when one of the warp's could overflow at the next step, all lanes
-  // together (warp_any), so a warp runs insertions at about the rate of its lanes'
+  // together (a warp vote), so a warp runs insertions at about the rate of its lanes'
   // candidates instead of paying for each lane's insertions separately. The worst entries
   // do not change in between: the buffers may hold candidates that no longer qualify,
   // which the flush skips.
