@@ -120,7 +120,8 @@ std::size_t scratch_points() {
 // a thread, 4 to 2 teams an SM; held one team more (96 to 168 registers, 32 to 56 bytes
 // spilled), they screened faster on an H200: lists of 32 (k = 24) by 8 %, 40 (k = 32) by
 // 6 %, 48 (k = 36) by 13 %, 64 (k = 48) by 21 %. Lists of 20 and less fit 5 or 6 teams
-// already; float64 lists were not measured bounded.
+// already. Float64 lists bounded the same way screened slower (k = 16: 7.7e11 against
+// 1.06e12 pairs/s): their hot loop waits on float64 arithmetic, and the spills cost.
 template <class T, int K>
 constexpr int register_screen_blocks() {
   if (!std::is_same<T, float>::value) return 0;
