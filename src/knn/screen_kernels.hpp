@@ -199,7 +199,7 @@ struct RegisterScreen {
   // Lists of 32 and more keep their candidates in rings and flush them down to a low-water
   // mark, half of what a flush is triggered above (see flush); shorter lists empty plain
   // buffers, as the rings' bookkeeping cost them more than it saved (H200, float32: k = 32
-  // screened 3 to 4 % faster, k = 16 2 to 6 % slower).
+  // screened about 3 % faster, k = 16 2 to 6 % slower).
   static constexpr bool kRing = F > 0 && K >= 32;
   static_assert(!kRing || (F & (F - 1)) == 0, "a ring's length is a power of two");
   static constexpr int kLowWater = kRing ? (F - G) / 2 : 0;
