@@ -46,41 +46,34 @@ struct LaneGroup {
   }
   // Sums, minima and maxima of 32-bit integers are one warp-reduce instruction on sm_80
   // and later (the counting passes of a compaction are mostly these); other types take
-  // five shuffles.
+  // five shuffles (reduce).
+  template <class U>
+  static constexpr bool kReduceInstruction = std::is_same<U, int>::value || std::is_same<U, unsigned>::value;
   template <class U>
   KOKKOS_FORCEINLINE_FUNCTION static U sum(U v) {
 #if __CUDA_ARCH__ >= 800
-    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
-      return __reduce_add_sync(0xffffffffu, v);
-    }
+    if constexpr (kReduceInstruction<U>) return __reduce_add_sync(0xffffffffu, v);
 #endif
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
+    return reduce(v, [](U a, U b) { return a + b; });
   }
   template <class U>
   KOKKOS_FORCEINLINE_FUNCTION static U min(U v) {
 #if __CUDA_ARCH__ >= 800
-    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
-      return __reduce_min_sync(0xffffffffu, v);
-    }
+    if constexpr (kReduceInstruction<U>) return __reduce_min_sync(0xffffffffu, v);
 #endif
-    for (int d = 16; d > 0; d >>= 1) {
-      const U w = __shfl_xor_sync(0xffffffffu, v, d);
-      v = w < v ? w : v;
-    }
-    return v;
+    return reduce(v, [](U a, U b) { return b < a ? b : a; });
   }
   template <class U>
   KOKKOS_FORCEINLINE_FUNCTION static U max(U v) {
 #if __CUDA_ARCH__ >= 800
-    if constexpr (std::is_same<U, int>::value || std::is_same<U, unsigned>::value) {
-      return __reduce_max_sync(0xffffffffu, v);
-    }
+    if constexpr (kReduceInstruction<U>) return __reduce_max_sync(0xffffffffu, v);
 #endif
-    for (int d = 16; d > 0; d >>= 1) {
-      const U w = __shfl_xor_sync(0xffffffffu, v, d);
-      v = w > v ? w : v;
-    }
+    return reduce(v, [](U a, U b) { return b > a ? b : a; });
+  }
+  // `combine` over the lanes' v, in every lane (a butterfly of five shuffles)
+  template <class U, class Combine>
+  KOKKOS_FORCEINLINE_FUNCTION static U reduce(U v, Combine combine) {
+    for (int d = 16; d > 0; d >>= 1) v = combine(v, __shfl_xor_sync(0xffffffffu, v, d));
     return v;
   }
 #else
