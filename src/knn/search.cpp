@@ -52,7 +52,6 @@ constexpr int longest_register_list(bool long_lists) {
 // 0.0894-0.0897 s in float64 (the any-k screen 0.0957-0.0983 s), but k = 256 0.062 s
 // against the any-k screen's 0.041-0.046 s. None on host back ends: the any-k screen,
 // one thread a list, is the same scheme without staging.
-template <class T>
 constexpr int longest_buffer_list() {
   return kSelectLanes == 1 ? 0 : 80;
 }
@@ -128,6 +127,11 @@ constexpr int register_screen_blocks() {
   return K == 32 ? 5 : K == 40 || K == 48 ? 4 : K == 64 ? 3 : 0;
 }
 
+// The team scratch memory (level 0, shared memory on GPUs) a team may have.
+std::size_t team_scratch_limit() {
+  return static_cast<std::size_t>(Kokkos::TeamPolicy<ExecSpace>(1, Kokkos::AUTO).scratch_size_max(0));
+}
+
 // Launches a team screen: `obs_per_thread` observations per thread and `segments` teams
 // per block of observations (one per reference segment), with `scratch(team_size)` bytes
 // of team scratch memory. On GPUs teams of 128 threads, or fewer where their scratch would
@@ -141,13 +145,13 @@ void launch_team(const std::string& label, Functor f, int n_obs, int obs_per_thr
                  ScratchBytes scratch) {
   using Policy = std::conditional_t<MinBlocks == 0, Kokkos::TeamPolicy<ExecSpace>,
                                     Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MinBlocks>>>;
-  Policy probe(1, Kokkos::AUTO);  // (the same policy: a probe of another would compile another kernel)
   int team = 1;
   if (kSelectLanes > 1) {
-    const std::size_t level0 = static_cast<std::size_t>(probe.scratch_size_max(0));
+    const std::size_t level0 = team_scratch_limit();
     team = 128;
     while (team > 32 && scratch(team) + 256 > level0) team /= 2;
   } else {
+    Policy probe(1, Kokkos::AUTO);  // (the same policy: a probe of another would compile another kernel)
     probe.set_scratch_size(0, Kokkos::PerTeam(scratch(128)));
     team = std::max(1, std::min(128, probe.team_size_max(f, Kokkos::ParallelForTag())));
   }
@@ -600,8 +604,7 @@ class Searcher {
     const int capacity = Screen::capacity_for(kc);
     const std::size_t per_group = ScratchCandidates<T>::shmem_size(static_cast<std::size_t>(M) * capacity);
     const std::size_t staged = ScratchPoints<T>::shmem_size(stage);
-    Kokkos::TeamPolicy<ExecSpace> probe(1, Kokkos::AUTO);
-    const std::size_t level0 = static_cast<std::size_t>(probe.scratch_size_max(0));
+    const std::size_t level0 = team_scratch_limit();
     int groups = 1, level = staged + per_group + 512 <= level0 ? 0 : 1;
     if (V > 1) {
       const std::size_t budget = std::min<std::size_t>(level0, 80u << 10);
@@ -640,8 +643,7 @@ class Searcher {
   static BufferPlacement buffer_placement(int kc) {
     using Screen = BufferScreen<T, kSelectLanes>;
     if (kSelectLanes == 1) return {1, 0};
-    Kokkos::TeamPolicy<ExecSpace> probe(1, Kokkos::AUTO);
-    const std::size_t level0 = static_cast<std::size_t>(probe.scratch_size_max(0));
+    const std::size_t level0 = team_scratch_limit();
     const int capacity = Screen::capacity_for(kc);
     for (int team = 128; team >= 32; team /= 2) {
       if (Screen::scratch_bytes(team, kBufferStage, capacity) + 256 <= level0) return {team, 0};
@@ -699,7 +701,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   // forced registers: as long as they go (the test hook's length)
   const bool long_lists = options.long_register_lists || forced == ListKind::registers;
   ListChoice lists = choose_lists(options.k + std::max(1, options.k / 4), 0, n_refs, forced,
-                                  longest_register_list<T>(long_lists), longest_buffer_list<T>(),
+                                  longest_register_list<T>(long_lists), longest_buffer_list(),
                                   Searcher<T>::buffers_fit);
   stats.list_length = lists.kc;
   todo = searcher.run(observations, todo, lists, true, out);
@@ -714,7 +716,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
     lists = choose_lists(4 * lists.kc, 64, n_refs, forced,
-                         longest_register_list<double>(long_lists), longest_buffer_list<double>(),
+                         longest_register_list<double>(long_lists), longest_buffer_list(),
                          Searcher<double>::buffers_fit);
     todo = searcher64.run(observations, todo, lists, false, out);
   }
