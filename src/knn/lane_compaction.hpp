@@ -8,8 +8,6 @@
 // compaction is stable), which is what keeps the lower index on ties.
 #include <Kokkos_Core.hpp>
 
-#include <type_traits>
-
 #include "knn/candidate_order.hpp"
 #include "knn/lane_group.hpp"
 #include "knn/screen_kernels.hpp"

@@ -28,9 +28,6 @@
 // per list) a radix selection keeps exactly Kc.
 #include <Kokkos_Core.hpp>
 
-#include <cstdint>
-#include <cstring>
-
 #include "knn/lane_compaction.hpp"
 #include "knn/screen_kernels.hpp"
 
