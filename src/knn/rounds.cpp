@@ -7,6 +7,7 @@
 
 #include "core/signals.hpp"
 #include "core/timers.hpp"
+#include "knn/list_bound.hpp"
 
 namespace trident::knn {
 
@@ -29,6 +30,8 @@ void add(SearchStats& total, const SearchStats& s) {
   total.widened_seconds += s.widened_seconds;
   total.pipelined_chunks += s.pipelined_chunks;
   total.setup_seconds += s.setup_seconds;
+  total.bound_places = std::max(total.bound_places, s.bound_places);
+  total.bounds_made += s.bounds_made;
 }
 
 // The next round's size: about kRoundSeconds at the rate of the last round, in whole
@@ -42,54 +45,13 @@ std::int64_t next_round(std::int64_t last, std::int64_t searched, double seconds
   return std::max<std::int64_t>(unit, capped / unit * unit);
 }
 
-// A unit vector's place along a Morton (Z-order) curve through the cube around the sphere,
-// 21 bits per axis (about 3 m): points near each other on the sphere are mostly near each
-// other on the curve, so consecutive rows in this order cover one place.
-std::uint64_t morton_key(const Vec4<double>& v) {
-  const auto spread = [](std::uint64_t x) {  // bit i of 21 to bit 3i
-    x &= 0x1fffff;
-    x = (x | x << 32) & 0x1f00000000ffffULL;
-    x = (x | x << 16) & 0x1f0000ff0000ffULL;
-    x = (x | x << 8) & 0x100f00f00f00f00fULL;
-    x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
-    x = (x | x << 2) & 0x1249249249249249ULL;
-    return x;
-  };
-  const auto cell = [](double c) {
-    return static_cast<std::uint64_t>(std::min(std::max((c + 1.0) * 0.5, 0.0), 1.0) * 2097151.0);
-  };
-  return spread(cell(v.x)) | spread(cell(v.y)) << 1 | spread(cell(v.z)) << 2;
-}
-
-// Orders rows[from..] by the top 32 bits of their observations' Morton keys (cells of
-// about 12 km: a chunk of one place is compact enough for the screen), keeping the rows'
-// order within a cell, so the order is the same on every run. A stable radix sort in two
-// passes of 16 bits: at 2^24 rows a fraction of a comparison sort's time.
-void order_by_place(const Vec4<double>* observations, std::vector<std::int64_t>& rows, std::size_t from) {
-  const std::size_t n = rows.size() - from;
-  std::vector<std::uint32_t> keys(n), keys_out(n);
-  std::vector<std::int64_t> out(n);
-  for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::uint32_t>(morton_key(observations[rows[from + i]]) >> 31);
-  std::int64_t* in_rows = rows.data() + from;
-  for (const int shift : {0, 16}) {
-    std::vector<std::size_t> start(65537, 0);
-    for (std::size_t i = 0; i < n; ++i) ++start[((keys[i] >> shift) & 0xffff) + 1];
-    for (std::size_t b = 0; b < 65536; ++b) start[b + 1] += start[b];
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t slot = start[(keys[i] >> shift) & 0xffff]++;
-      keys_out[slot] = keys[i];
-      out[slot] = in_rows[i];
-    }
-    keys.swap(keys_out);
-    std::copy(out.begin(), out.end(), in_rows);
-  }
-}
 
 }  // namespace
 
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
                      const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchStats& stats) {
   SearchOptions options = given;
+  options.bound_cache = std::make_shared<ListBoundCache>();  // made by the first round that wants one
   const std::size_t k = static_cast<std::size_t>(options.k);
   std::vector<std::int64_t> todo;
   for (std::int64_t i = 0; i < rows.count; ++i)

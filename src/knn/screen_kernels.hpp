@@ -181,9 +181,10 @@ using ScratchCandidates = Kokkos::View<Candidate<T>*, ExecSpace::scratch_memory_
 //
 // Segments: when a batch has too few observations to fill the device, the tile's
 // references are split into `segments` contiguous parts, one team per (observation block,
-// segment). Segment r keeps its list in columns [r K, (r+1) K) of `best`: segment 0 starts
-// from the running list, the others from empty lists, and MergeSegments folds them back
-// in segment order.
+// segment). Segment r keeps its list in columns [r K, (r+1) K) of `best`: segment 0 holds
+// the running list, the others K equal entries (w, kNoIndex) with w at least the running
+// list's worst value (the lists' start, or what MergeSegments left), and MergeSegments
+// folds them back in segment order.
 template <class T, int K, int P, int F>
 struct RegisterScreen {
   ScreenFrame<T> frame;
@@ -244,9 +245,8 @@ struct RegisterScreen {
       p[a] = valid ? frame.observation(o, centre, segment == 0) : Vec4<T>{0, 0, 0, 0};
       TRIDENT_UNROLL
       for (int i = 0; i < K; ++i) {
-        // -inf: a padding slot never inserts; segments after the first start empty
-        s[a][i] = !valid ? -infinity : segment == 0 ? best(o, i) : infinity;
-        id[a][i] = valid && segment == 0 ? best_index(o, i) : kNoIndex;
+        s[a][i] = valid ? best(o, column + i) : -infinity;  // -inf: a padding slot never inserts
+        id[a][i] = valid ? best_index(o, column + i) : kNoIndex;
       }
     }
     int head[P], count[P];  // each list's buffered candidates (F > 0): the oldest's slot, how many
@@ -419,7 +419,10 @@ struct RegisterScreen {
 };
 
 // Folds the lists of segments 1.. into segment 0's (columns [0, K)), in segment order:
-// later segments hold higher indices, so a strict < keeps the (S, index) order.
+// later segments hold higher indices, so a strict < keeps the (S, index) order. Then each
+// of those segments' lists becomes K entries (w, kNoIndex), w the merged list's worst
+// value: where the segment starts in the next tile, taking only S < w (an equal S there
+// has a higher index than the entry it would tie with).
 template <class T>
 struct MergeSegments {
   ListValues<T> best;
@@ -441,6 +444,11 @@ struct MergeSegments {
         best(o, m) = v;
         best_index(o, m) = j;
       }
+    }
+    const T worst = best(o, k_list - 1);
+    for (int i = k_list; i < segments * k_list; ++i) {
+      best(o, i) = worst;
+      best_index(o, i) = kNoIndex;
     }
   }
 };

@@ -12,6 +12,7 @@
 #include "core/timers.hpp"
 #include "io/huge_pages.hpp"
 #include "knn/buffer_kernels.hpp"
+#include "knn/list_bound.hpp"
 #include "knn/screen_kernels.hpp"
 #include "knn/select_kernels.hpp"
 #include "knn/settle_kernels.hpp"
@@ -282,11 +283,12 @@ class Searcher {
            threads * Screen::capacity_for(kc) * sizeof(Candidate<T>) <= (std::size_t(2) << 30);
   }
 
-  // Searches observations `which` with lists of `lists.kc` entries; finished rows go to `out`,
-  // the observations whose lists were too short are returned.
+  // Searches observations `which` with lists of `lists.kc` entries, each list starting at
+  // `bound` (list_bound.hpp; empty: +inf); finished rows go to `out`, the observations
+  // whose lists were too short are returned.
   std::vector<std::int64_t> run(const Vec4<double>* observations,
                                 const std::vector<std::int64_t>& which, ListChoice lists,
-                                bool first_pass, ResultRows out) {
+                                bool first_pass, ResultRows out, const ListBound& bound = ListBound{}) {
     const int kc = lists.kc;
     const int k = options_.k;
     const std::size_t resident = static_cast<std::size_t>(tile_) * (sizeof(Vec4<T>) + sizeof(Vec4<double>));
@@ -344,7 +346,6 @@ class Searcher {
       mark = now;
     };
     const int kept = static_cast<int>(std::min<std::int64_t>(kc, n_refs_));
-    const T infinity = Kokkos::Experimental::infinity<T>::value;
     std::vector<std::int64_t> failed;
     const std::int64_t total = static_cast<std::int64_t>(which.size());
     for (std::int64_t first = 0; first < total; first += batch) {
@@ -366,34 +367,8 @@ class Searcher {
         transfers.upload(obs64.data() + c0, contiguous ? observations + first + c0 : h_obs64.data() + c0,
                          static_cast<std::size_t>(cn) * sizeof(Vec4<double>));
         if (chunks == 1) charge(stats_.upload_seconds);
-        // per chunk (host back ends): the chunk's screening coordinates, relative to a centre
-        // of its observations; per team the screens make their own (see ScreenFrame)
-        if (!per_team_) {
-          Kokkos::parallel_for("trident::knn::find_centre", Kokkos::RangePolicy<ExecSpace>(0, 1),
-                               FindCentre{obs64, centre_, c0, cn});
-        }
-        const Centre centre = centre_;
-        const bool per_team = per_team_;
-        Kokkos::parallel_for(
-            "trident::knn::init_lists", range, KOKKOS_LAMBDA(int o) {
-              if (!per_team) {  // the screening copy, made once per chunk
-                obs_screen(o) = centre.relative<T>(obs64(o));
-                offset(o) = centre.offset(obs64(o));
-              }
-              for (int i = 0; i < kc; ++i) {
-                best(o, i) = infinity;
-                best_index(o, i) = kNoIndex;
-              }
-            });
-        for (std::int64_t tile = 0; tile < tiles_; ++tile) {
-          if (tiles_ > 1) upload_tile(tile);
-          if (!per_team_) screen_copy(tile);
-          const int segments = screen(frame, best, best_index, c0, cn, tile, lists);
-          if (segments > 1) {
-            Kokkos::parallel_for("trident::knn::merge_segments", range,
-                                 MergeSegments<T>{best, best_index, kc, segments});
-          }
-        }
+        start_lists(frame, best, best_index, c0, cn, bound);
+        screen_tiles(frame, best, best_index, c0, cn, lists);
         if (chunks == 1) charge(stats_.screen_seconds);
         Kokkos::parallel_for("trident::knn::bound", range,
                              Bound<T>{best, count, offset, k, kept, kept == n_refs_});
@@ -456,6 +431,72 @@ class Searcher {
       charge(stats_.download_seconds);
     }
     return failed;
+  }
+
+  // Sets places(j).w to place j's reach (list_bound.hpp): the limit of the screening
+  // window of its lists' last entry, a chord within which at least lists.kc references
+  // lie (geometry.hpp: the true chord of the entry is at most sqrt(S) + B(S)). A screen of
+  // the places as observations, without settling or downloading.
+  void find_reaches(const PointsView<double>& places, ListChoice lists) {
+    const int n = static_cast<int>(places.extent(0)), kc = lists.kc;
+    const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
+    const int columns = kc * (lists.kind == ListKind::registers ? max_segments(n) : 1);
+    PointsView<T> places_screen(no_init("trident::knn::places_screen"), per_team_ ? 0 : n);
+    Kokkos::View<double*, DeviceMemory> offset(no_init("trident::knn::place_offsets"), n);
+    ListValues<T> best(no_init("trident::knn::place_list_values"), n, columns);
+    ListIndices best_index(no_init("trident::knn::place_list_indices"), n, columns);
+    const ScreenFrame<T> frame{places_screen, tile_screen_, places, tile64_, offset, per_team_};
+    start_lists(frame, best, best_index, 0, n, ListBound{});
+    screen_tiles(frame, best, best_index, 0, n, lists);
+    Kokkos::parallel_for(
+        "trident::knn::place_reaches", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(int j) { places(j).w = ScreeningWindow<T>(best(j, kc - 1), offset(j)).limit; });
+  }
+
+  // (public: nvcc takes no extended lambda in a private member function)
+  // The lists of observations [c0, c0 + cn) of a batch: per chunk (host back ends) the
+  // chunk's screening coordinates first, relative to a centre of its observations (per team
+  // the screens make their own: see ScreenFrame); then every column of every list (the
+  // other segments' too: see RegisterScreen) set to (start, kNoIndex), the start from
+  // `bound` (list_bound.hpp; +inf without places).
+  void start_lists(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index, int c0,
+                   int cn, const ListBound& bound) {
+    if (!per_team_) {
+      Kokkos::parallel_for("trident::knn::find_centre", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                           FindCentre{frame.obs64, centre_, c0, cn});
+    }
+    const Centre centre = centre_;
+    const bool per_team = per_team_;
+    const int columns = static_cast<int>(best.extent(1));
+    const PointsView<T> obs_screen = frame.obs;
+    const PointsView<double> obs64 = frame.obs64;
+    const Kokkos::View<double*, DeviceMemory> offset = frame.offset;
+    Kokkos::parallel_for(
+        "trident::knn::init_lists", Kokkos::RangePolicy<ExecSpace>(c0, c0 + cn), KOKKOS_LAMBDA(int o) {
+          if (!per_team) {  // the screening copy, made once per chunk
+            obs_screen(o) = centre.relative<T>(obs64(o));
+            offset(o) = centre.offset(obs64(o));
+          }
+          const T start = bound.template start_value<T>(obs64(o));
+          for (int i = 0; i < columns; ++i) {
+            best(o, i) = start;
+            best_index(o, i) = kNoIndex;
+          }
+        });
+  }
+
+  // Screens every tile into the lists of observations [c0, c0 + cn), merging segments.
+  void screen_tiles(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index, int c0,
+                    int cn, ListChoice lists) {
+    for (std::int64_t tile = 0; tile < tiles_; ++tile) {
+      if (tiles_ > 1) upload_tile(tile);
+      if (!per_team_) screen_copy(tile);
+      const int segments = screen(frame, best, best_index, c0, cn, tile, lists);
+      if (segments > 1) {
+        Kokkos::parallel_for("trident::knn::merge_segments", Kokkos::RangePolicy<ExecSpace>(c0, c0 + cn),
+                             MergeSegments<T>{best, best_index, lists.kc, segments});
+      }
+    }
   }
 
  private:
@@ -685,6 +726,54 @@ class Searcher {
   PointsView<double> tile64_;
 };
 
+// The first pass's lists for `wanted` entries: the tests' hooks and TRIDENT_KNN_LISTS
+// first, forced registers as long as they go (the test hook's length).
+template <class T>
+ListChoice first_lists(int wanted, std::int64_t n_refs, const SearchOptions& options) {
+  const std::optional<ListKind> forced = forced_list_kind(options);
+  const bool long_lists = options.long_register_lists || forced == ListKind::registers;
+  return choose_lists(wanted, 0, n_refs, forced, longest_register_list<T>(long_lists), longest_buffer_list(),
+                      Searcher<T>::buffers_fit);
+}
+
+template <class T>
+ListBound list_bound_in(const std::vector<Vec4<double>>& references, int kc, std::int64_t most_places,
+                        const SearchOptions& options) {
+  const auto n_refs = static_cast<std::int64_t>(references.size());
+  if (kc < 1 || kc > n_refs) return {};
+  SearchStats stats;
+  Searcher<T> searcher(references, options, stats);
+  const ListBound bound = ListBound::places_of(references, most_places);
+  if (bound.places.extent(0) > 0) searcher.find_reaches(bound.places, first_lists<T>(kc, n_refs, options));
+  return bound;
+}
+
+// Places for the first pass's starting bound (list_bound.hpp; 0: lists start empty). Lists
+// of 20 and more (shorter ones insert too seldom to pay for the bound), from at most
+// n_obs / 32 places and at least 4096: making a bound costs 1 to 2 ms on an H200 (a
+// screen of the places, one thread a place over every reference: latency-bound, plus
+// the host's radix sort of their keys), which a search of fewer observations would not
+// win back; and only when every reference or nearly is one (at
+// most Kc / 4 apart in index order): sparser places sit too far from most observations
+// for a bound that helps.
+// TRIDENT_KNN_LIST_BOUND=on|off sets it as the tests' hook does (on: every reference a
+// place, at any size).
+std::int64_t bound_places(std::int64_t n_obs, std::int64_t n_refs, int kc, const SearchOptions& options) {
+  int use = options.list_bound;
+  if (const char* text = std::getenv("TRIDENT_KNN_LIST_BOUND"); use == 0 && text != nullptr) {
+    const std::string value = text;
+    if (value == "on" || value == "off") {
+      use = value == "on" ? 1 : -1;
+    } else if (value != "auto" && !value.empty()) {
+      throw InputError("TRIDENT_KNN_LIST_BOUND: expected auto, on or off, got '" + value + "'");
+    }
+  }
+  if (use != 0) return use > 0 ? n_refs : 0;
+  const std::int64_t most = std::min(n_refs, n_obs / 32);
+  if (kc < 20 || most < 4096) return 0;
+  return (n_refs + most - 1) / most <= kc / 4 ? most : 0;
+}
+
 // `out` holds n_obs x k rows and `todo` = 0, 1, ..., n_obs - 1 (both made by the caller,
 // outside the timed search).
 template <class T>
@@ -693,18 +782,28 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
             ResultRows out) {
   const std::int64_t n_refs = static_cast<std::int64_t>(references.size());
   if (todo.empty()) return;
+  const std::optional<ListKind> forced = forced_list_kind(options);
+  const bool long_lists = options.long_register_lists || forced == ListKind::registers;
+  ListChoice lists = first_lists<T>(options.k + std::max(1, options.k / 4), n_refs, options);
+  stats.list_length = lists.kc;
   const double setup_start = wall_seconds();
   Searcher<T> searcher(references, options, stats);
+  const std::int64_t places = bound_places(static_cast<std::int64_t>(todo.size()), n_refs, lists.kc, options);
+  ListBound bound;
+  ListBoundCache* const cache = options.bound_cache.get();
+  if (places > 0 && cache != nullptr && cache->kc == lists.kc && cache->precision == options.precision &&
+      cache->places >= places) {
+    bound = cache->bound;
+  } else if (places > 0) {
+    bound = ListBound::places_of(references, places);
+    searcher.find_reaches(bound.places, lists);
+    ++stats.bounds_made;
+    if (cache != nullptr) *cache = ListBoundCache{lists.kc, options.precision, places, bound};
+  }
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
-  const std::optional<ListKind> forced = forced_list_kind(options);
-  // forced registers: as long as they go (the test hook's length)
-  const bool long_lists = options.long_register_lists || forced == ListKind::registers;
-  ListChoice lists = choose_lists(options.k + std::max(1, options.k / 4), 0, n_refs, forced,
-                                  longest_register_list<T>(long_lists), longest_buffer_list(),
-                                  Searcher<T>::buffers_fit);
-  stats.list_length = lists.kc;
-  todo = searcher.run(observations, todo, lists, true, out);
+  stats.bound_places = static_cast<std::int64_t>(bound.places.extent(0));
+  todo = searcher.run(observations, todo, lists, true, out, bound);
   if (todo.empty()) return;
   // Lists too short to prove the answer: references within the screening window of the
   // k-th that the list could not hold (points closer than the screening precision resolves
@@ -723,6 +822,12 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
 }
 
 }  // namespace
+
+ListBound list_bound(const std::vector<Vec4<double>>& references, int kc, std::int64_t most_places,
+                     const SearchOptions& options) {
+  return options.precision == "float64" ? list_bound_in<double>(references, kc, most_places, options)
+                                        : list_bound_in<float>(references, kc, most_places, options);
+}
 
 PageLock::PageLock(void* data, std::size_t bytes) {
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -5,6 +5,7 @@
 // k-th, and a wider float64 search for the rare observation whose kept list was too short
 // to prove its answer.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "knn/geometry.hpp"
 
 namespace trident::knn {
+
+struct ListBoundCache;  // list_bound.hpp
 
 struct SearchOptions {
   int k = 1;
@@ -24,6 +27,10 @@ struct SearchOptions {
   bool centre_per_team = false;       // tests: per-team screening centres on host back ends too
   bool long_register_lists = false;   // tests: register lists longer than 32 on host back ends too
   int segments = 0;                   // tests: reference segments per tile (0: enough to fill the device)
+  int list_bound = 0;                 // tests: lists start at a bound (list_bound.hpp) always (1), never (-1); 0: by size
+  // where searches that share their references (the rounds of rounds.hpp) keep the list
+  // bound between them, so that only the first makes it; null: each search makes its own
+  std::shared_ptr<ListBoundCache> bound_cache;
   int chunks = 0;                     // tests: pipeline chunks per batch (0: by size, on GPUs only)
   // the observations come in the order of their places (rounds.hpp): on host back ends a
   // batch is then cut into chunks too, each screened around its own centre
@@ -45,6 +52,8 @@ struct SearchStats {
   // the transfers still running after the last kernel
   std::int64_t pipelined_chunks = 0;
   double setup_seconds = 0.0;  // the references' device copies and the search's setup
+  std::int64_t bound_places = 0;  // places of the first pass's list bound (0: lists started empty)
+  std::int64_t bounds_made = 0;   // list bounds made (a search in rounds reuses one)
   // rows a search in rounds put in the order of their places after a round searched many
   // again (rounds.hpp)
   std::int64_t reordered_rows = 0;

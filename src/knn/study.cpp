@@ -229,7 +229,12 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                       figure(r.stats.settle_seconds, "%.4f") + " s, download " +
                       figure(r.stats.download_seconds, "%.4f") + " s, widened " +
                       figure(r.stats.widened_seconds, "%.4f") + " s, setup " +
-                      figure(r.stats.setup_seconds, "%.4f") + " s, other " +
+                      figure(r.stats.setup_seconds, "%.4f") + " s" +
+                      (r.stats.bounds_made > 0 ? " (lists started at a bound from " +
+                                                     std::to_string(r.stats.bound_places) + " places, made " +
+                                                     std::to_string(r.stats.bounds_made) + " time(s))"
+                                               : std::string()) +
+                      ", other " +
                       figure(r.stats.search_seconds - r.stats.upload_seconds - r.stats.screen_seconds -
                                  r.stats.settle_seconds - r.stats.download_seconds -
                                  r.stats.widened_seconds - r.stats.setup_seconds, "%.4f") + " s" +

@@ -26,12 +26,15 @@ struct SearchCase {
   bool centre_per_team = false;  // per-team screening centres (always so on GPUs)
   bool long_register_lists = false;  // register lists up to 80 (always so on GPUs)
   bool buffers_only = false;  // the buffer screen for every k
+  int list_bound = 0;  // lists start at a bound (list_bound.hpp): 1 always, -1 never, 0 by size
 };
 
 // Runs every case; each must equal the brute force and, with `same_across_cases`, every
-// other case bit for bit. Returns the first case's count of observations searched again.
+// other case bit for bit. Returns the first case's count of observations searched again
+// (and every case's in `widened_each`, when given).
 inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector<Point>& refs, int k,
-                                double radius, const std::vector<SearchCase>& cases, bool same_across_cases) {
+                                double radius, const std::vector<SearchCase>& cases, bool same_across_cases,
+                                std::vector<std::int64_t>* widened_each = nullptr) {
   const Answer want = brute_force(obs, refs, k, radius);
   const auto o = vectors(obs), r = vectors(refs);
   Neighbours first;
@@ -41,7 +44,8 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
                  ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) + ", segments " +
                  std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
                  (c.centre_per_team ? ", centre per team" : "") +
-                 (c.long_register_lists ? ", long register lists" : "") + (c.buffers_only ? ", buffers" : ""));
+                 (c.long_register_lists ? ", long register lists" : "") + (c.buffers_only ? ", buffers" : "") +
+                 ", list bound " + std::to_string(c.list_bound));
     SearchOptions options;
     options.k = k;
     options.radius = radius;
@@ -54,10 +58,12 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
     options.centre_per_team = c.centre_per_team;
     options.long_register_lists = c.long_register_lists;
     options.buffers_only = c.buffers_only;
+    options.list_bound = c.list_bound;
     SearchStats stats;
     const Neighbours got = nearest(o, r, options, &stats);
     expect_same(want, got.indices, got.distances, k, radius);
     if (widened < 0) widened = stats.widened;
+    if (widened_each != nullptr) widened_each->push_back(stats.widened);
     if (!same_across_cases) continue;
     if (first.indices.empty()) {
       first = got;
