@@ -7,9 +7,10 @@
 // Kc (1 + ln c) insertions when c Kc of them lie under t.
 //
 // The bound comes from places: references (all of them, or every m-th) sorted along a
-// Morton curve (by their place keys: cells of about 12 km), each with a reach R, a chord within which at least Kc references lie (from
-// a screen of the places with the search's own lists: the screening window's limit of the
-// Kc-th smallest screened value, which bounds the Kc-th true chord). By the
+// Morton curve (by their place keys: cells of about 12 km), each with a reach R, a chord
+// within which at least Kc references lie (from a screen of the places with the search's
+// own lists: the screening window's limit of the Kc-th smallest screened value, which
+// bounds the Kc-th true chord). By the
 // triangle inequality at least Kc references lie within |p - q| + R of an observation p
 // for any place q; the smallest such sum over the kWindow places around p's position on
 // the curve is the bound's chord d (a place near p: about the spacing of the places

@@ -45,7 +45,6 @@ std::int64_t next_round(std::int64_t last, std::int64_t searched, double seconds
   return std::max<std::int64_t>(unit, capped / unit * unit);
 }
 
-
 }  // namespace
 
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,

@@ -2,7 +2,8 @@
 // The screening kernels: for a batch of observations and a tile of references, keep each
 // observation's Kc smallest squared chords S (in the screening precision T) with their
 // reference indices, ordered by (S, index). Lists live in global memory between tiles
-// (see ListLayout). Empty slots hold (+inf, kNoIndex).
+// (see ListLayout). Empty slots hold (+inf, kNoIndex), or a list's starting entries
+// (t, kNoIndex) when it starts at a bound t (list_bound.hpp).
 //
 // References are processed in increasing index order everywhere (tiles in order, stages
 // in order, one reference at a time within a stage), so a new reference never beats an
