@@ -84,7 +84,12 @@ int violations(const std::vector<Point>& obs, const std::vector<Point>& refs, in
 }
 
 TEST(KnnListBound, AtLeastKcReferencesScreenUnderIt) {
-  const auto random_obs = test::random_points(200, 31), random_refs = test::random_points(3000, 32);
+  auto random_obs = test::random_points(200, 31);
+  const auto random_refs = test::random_points(3000, 32);
+  // the poles and both sides of the dateline, where the Morton curve's cube has edges
+  for (const Point& p : {Point{90.0, 0.0}, Point{-90.0, 0.0}, Point{0.0, 180.0}, Point{0.0, -180.0},
+                         Point{45.0, 179.9999}, Point{45.0, -179.9999}, Point{-89.9999, 37.0}})
+    random_obs.push_back(p);
   const auto clustered_refs = test::cluster(2000, 48.85, 2.35, 1.0, 33);  // a 1 m square
   const auto clustered_obs = test::cluster(100, 48.85, 2.35, 1.0, 34);
   auto duplicated = test::random_points(50, 35);
