@@ -440,7 +440,11 @@ class Searcher {
   void find_reaches(const PointsView<double>& places, ListChoice lists) {
     const int n = static_cast<int>(places.extent(0)), kc = lists.kc;
     const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
-    const int columns = kc * (lists.kind == ListKind::registers ? max_segments(n) : 1);
+    int columns = kc * (lists.kind == ListKind::registers ? max_segments(n) : 1);
+    // (one segment when the segments' lists would take more than a quarter of the budget)
+    if (static_cast<std::size_t>(n) * static_cast<std::size_t>(columns) * (sizeof(T) + sizeof(int)) > budget_ / 4) {
+      columns = kc;
+    }
     PointsView<T> places_screen(no_init("trident::knn::places_screen"), per_team_ ? 0 : n);
     Kokkos::View<double*, DeviceMemory> offset(no_init("trident::knn::place_offsets"), n);
     ListValues<T> best(no_init("trident::knn::place_list_values"), n, columns);
