@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "brute_force.hpp"
+#include "knn/checkpoint.hpp"
 #include "knn/search.hpp"
 
 namespace trident::knn::test {
@@ -15,6 +16,15 @@ inline std::vector<Vec4<double>> vectors(const std::vector<Point>& points) {
   std::vector<double> lat_lon;
   for (const auto& p : points) lat_lon.insert(lat_lon.end(), {p.lat, p.lon});
   return unit_vectors(lat_lon);
+}
+
+// `count` rows of k neighbours for a search in rounds, none done yet (as a run starts them).
+inline ChunkRows rows_to_search(std::size_t count, int k) {
+  ChunkRows rows;
+  rows.count = static_cast<std::int64_t>(count);
+  rows.done.assign(count, 0);
+  allocate_rows(rows.neighbours, count * static_cast<std::size_t>(k));
+  return rows;
 }
 
 struct SearchCase {

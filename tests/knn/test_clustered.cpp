@@ -126,11 +126,7 @@ TEST(KnnClustered, RoundsOrderRowsByPlaceAfterARoundSearchedManyAgain) {
   options.batch_size = 1024;
   SearchStats plain_stats;
   const Neighbours plain = nearest(o, r, options, &plain_stats);  // batches of 1024 in the given order
-  ChunkRows rows;
-  rows.count = static_cast<std::int64_t>(obs.size());
-  rows.done.assign(obs.size(), 0);
-  rows.neighbours.indices.assign(obs.size() * 4, -1);
-  rows.neighbours.distances.assign(obs.size() * 4, 0.0);
+  ChunkRows rows = test::rows_to_search(obs.size(), 4);
   SearchStats stats;
   ASSERT_EQ(search_in_rounds(o.data(), r, options, rows, MPI_COMM_SELF, stats), 0);
   EXPECT_GT(plain_stats.widened, static_cast<std::int64_t>(obs.size()) / 4);

@@ -220,11 +220,7 @@ TEST(KnnListBound, ASearchInRoundsMakesItOnce) {
   options.list_bound = -1;
   const Neighbours plain = nearest(obs, refs, options);
   options.list_bound = 1;
-  ChunkRows rows;
-  rows.count = static_cast<std::int64_t>(obs.size());
-  rows.done.assign(obs.size(), 0);
-  rows.neighbours.indices.assign(obs.size() * 24, -1);
-  rows.neighbours.distances.assign(obs.size() * 24, 0.0);
+  ChunkRows rows = test::rows_to_search(obs.size(), 24);
   SearchStats stats;
   ASSERT_EQ(search_in_rounds(obs.data(), refs, options, rows, MPI_COMM_SELF, stats), 0);
   EXPECT_GE(stats.batches, 7);
