@@ -730,13 +730,14 @@ class Searcher {
   PointsView<double> tile64_;
 };
 
-// The first pass's lists for `wanted` entries: the tests' hooks and TRIDENT_KNN_LISTS
-// first, forced registers as long as they go (the test hook's length).
+// The lists of a pass in precision T that keeps `wanted` entries (at least `least` off
+// the registers; see choose_lists): the tests' hooks and TRIDENT_KNN_LISTS first, forced
+// registers as long as they go (the test hook's length).
 template <class T>
-ListChoice first_lists(int wanted, std::int64_t n_refs, const SearchOptions& options) {
+ListChoice lists_for(int wanted, int least, std::int64_t n_refs, const SearchOptions& options) {
   const std::optional<ListKind> forced = forced_list_kind(options);
   const bool long_lists = options.long_register_lists || forced == ListKind::registers;
-  return choose_lists(wanted, 0, n_refs, forced, longest_register_list<T>(long_lists), longest_buffer_list(),
+  return choose_lists(wanted, least, n_refs, forced, longest_register_list<T>(long_lists), longest_buffer_list(),
                       Searcher<T>::buffers_fit);
 }
 
@@ -748,7 +749,7 @@ ListBound list_bound_in(const std::vector<Vec4<double>>& references, int kc, std
   SearchStats stats;
   Searcher<T> searcher(references, options, stats);
   const ListBound bound = ListBound::places_of(references, most_places);
-  if (bound.places.extent(0) > 0) searcher.find_reaches(bound.places, first_lists<T>(kc, n_refs, options));
+  if (bound.places.extent(0) > 0) searcher.find_reaches(bound.places, lists_for<T>(kc, 0, n_refs, options));
   return bound;
 }
 
@@ -786,9 +787,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
             ResultRows out) {
   const std::int64_t n_refs = static_cast<std::int64_t>(references.size());
   if (todo.empty()) return;
-  const std::optional<ListKind> forced = forced_list_kind(options);
-  const bool long_lists = options.long_register_lists || forced == ListKind::registers;
-  ListChoice lists = first_lists<T>(options.k + std::max(1, options.k / 4), n_refs, options);
+  ListChoice lists = lists_for<T>(options.k + std::max(1, options.k / 4), 0, n_refs, options);
   stats.list_length = lists.kc;
   const double setup_start = wall_seconds();
   Searcher<T> searcher(references, options, stats);
@@ -818,9 +817,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Searcher<double> searcher64(references, options, stats);
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
-    lists = choose_lists(4 * lists.kc, 64, n_refs, forced,
-                         longest_register_list<double>(long_lists), longest_buffer_list(),
-                         Searcher<double>::buffers_fit);
+    lists = lists_for<double>(4 * lists.kc, 64, n_refs, options);
     todo = searcher64.run(observations, todo, lists, false, out);
   }
 }
