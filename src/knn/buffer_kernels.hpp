@@ -9,19 +9,21 @@
 // H200, against a target of 2). Here a candidate costs an append; when a buffer could
 // overflow at the next step, the whole warp compacts it (lane_compaction.hpp: all up to a
 // cut value stay, between Kc and most_kept(Kc) of them, and tau becomes the cut), one full
-// buffer after another, so no lane waits on another's list. Measured on an H200 the
-// compactions still cost about as much as the chords (ncu, k = 64: 37 instructions a pair
-// against about 10 for the chord and its compare), so this screen beats the register
-// lists only at their longest (Kc = 80: 1 to 8 % faster over three calls) and the any-k
-// screen only up to about that length (search.cpp's longest_buffer_list).
+// buffer after another, so no lane waits on another's list. From empty lists the
+// compactions cost about as much as the chords (ncu on an H200, k = 64: 37 instructions a
+// pair against about 10 for the chord and its compare); with lists that start at the
+// places' bound (list_bound.hpp) about 1.25 Kc references enter at all, and with its
+// buffers in global memory (search.cpp's buffer_placement) this screen takes over from
+// the register lists beyond 48 entries in float32 and 20 in float64 (search.cpp's
+// longest_register_list), up to Kc = 80 (longest_buffer_list).
 //
-// - The running list (sorted; empty slots +inf) is loaded as the buffer's first entries,
-//   its +inf slots left out; tau is its last value (+inf until it holds Kc).
+// - The running list (sorted; empty slots (+inf or the bound, kNoIndex) last) is loaded
+//   as the buffer's first entries, its empty slots left out; tau is its last value.
 // - References are appended in index order and compaction is stable, so equal values stay
 //   in index order and a later reference enters only with S < tau: ties keep the lower
 //   index, as in every screen.
-// - At the end of the tile each buffer is cut to exactly Kc (padded with empty slots when
-//   fewer came), sorted by (S, index) and written back.
+// - At the end of the tile each buffer is cut to exactly Kc (padded with the list's empty
+//   slots when fewer came), sorted by (S, index) and written back.
 #include <Kokkos_Core.hpp>
 
 #include "knn/lane_compaction.hpp"
@@ -51,11 +53,6 @@ struct BufferScreen {
   }
   KOKKOS_INLINE_FUNCTION static int most_kept(int kc) { return kc + (kc / 4 > 4 ? kc / 4 : 4); }
 
-  static std::size_t scratch_bytes(int team, int stage, int capacity) {
-    return ScratchPoints<T>::shmem_size(stage) +
-           ScratchCandidates<T>::shmem_size(static_cast<std::size_t>(team) * capacity);
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int ts = team.team_size(), t = team.team_rank();
     LaneGroup lanes;
@@ -73,30 +70,37 @@ struct BufferScreen {
     const Vec4<T> p = valid ? frame.observation(o, centre, true) : Vec4<T>{0, 0, 0, 0};
     int count = 0;
     T tau = -infinity;  // padding threads never take a candidate
+    T pad = infinity;   // the value of the list's empty slots
     if (valid) {
       for (int i = 0; i < kc; ++i) {
-        const T v = best(o, i);
-        own[count] = Candidate<T>{v, best_index(o, i)};
-        count += v < infinity;
+        const int index = best_index(o, i);
+        own[count] = Candidate<T>{best(o, i), index};
+        count += index != kNoIndex;
       }
       tau = best(o, kc - 1);
+      if (best_index(o, kc - 1) == kNoIndex) pad = tau;
     }
-    const int limit = capacity - G;  // a buffer over it could overflow at the next step
+    // the hot loop appends through a pointer to the first free entry: an index into the
+    // buffer cost a 64-bit address sum per candidate (ncu, k = 64: 9 instructions a
+    // candidate, the append block about as long as the chords')
+    Candidate<T>* next = own + count;
+    Candidate<T>* const full = own + (capacity - G);  // past it could overflow at the next step
     for (int start = 0; start < n_refs; start += stage) {
       const int m = n_refs - start < stage ? n_refs - start : stage;
       stage_references(team, shared, frame, centre, start, m);
       const int index = ref_offset + start;  // global index of staged reference 0
       int j = 0;
       for (; j + G <= m; j += G) {
-        append<G>(shared, j, index + j, p, tau, own, count);
-        if (LaneGroup::any(count > limit)) compact_full(group, count, tau, limit, lanes);
+        append<G>(shared, j, index + j, p, tau, next);
+        if (LaneGroup::any(next > full)) compact_full(group, own, next, tau, lanes);
       }
       for (; j < m; ++j) {
-        append<1>(shared, j, index + j, p, tau, own, count);
-        if (LaneGroup::any(count > limit)) compact_full(group, count, tau, limit, lanes);
+        append<1>(shared, j, index + j, p, tau, next);
+        if (LaneGroup::any(next > full)) compact_full(group, own, next, tau, lanes);
       }
     }
-    for (int i = count; i < kc; ++i) own[i] = Candidate<T>{infinity, kNoIndex};
+    count = static_cast<int>(next - own);
+    for (int i = count; i < kc; ++i) own[i] = Candidate<T>{pad, kNoIndex};
     count = count > kc ? count : kc;
     LaneGroup::sync();
     for (int i = 0; i < V; ++i) {  // each lane's buffer, by the whole group
@@ -114,11 +118,13 @@ struct BufferScreen {
     }
   }
 
-  // G references' chords, one branch on whether any is under tau (rare once the buffer
-  // has tightened it); then the candidates are appended in index order.
+  // G references' chords, one branch on whether any is under tau; then the candidates are
+  // appended in index order. (A warp takes the branch when one lane does: with lists
+  // started at the places' bound, k = 64, in 79 % of its steps, one lane active on
+  // average.)
   template <int Group>
   KOKKOS_FORCEINLINE_FUNCTION static void append(const ScratchPoints<T>& shared, int j, int index, const Vec4<T>& p,
-                                                 T tau, Candidate<T>* own, int& count) {
+                                                 T tau, Candidate<T>*& next) {
     T v[Group];
     bool hit = false;
     TRIDENT_UNROLL
@@ -129,22 +135,23 @@ struct BufferScreen {
     if (__builtin_expect(hit, 0)) {
       TRIDENT_UNROLL
       for (int g = 0; g < Group; ++g) {
-        if (v[g] < tau) own[count++] = Candidate<T>{v[g], index + g};
+        if (v[g] < tau) *next++ = Candidate<T>{v[g], index + g};
       }
     }
   }
 
-  // Compacts every buffer of the group that holds more than `limit` entries, the whole
-  // group on one buffer at a time; its lane takes the new count and tau.
-  KOKKOS_INLINE_FUNCTION void compact_full(Candidate<T>* group, int& count, T& tau, int limit,
+  // Compacts every buffer of the group that holds more than capacity - G entries, the
+  // whole group on one buffer at a time; its lane takes the new end and tau.
+  KOKKOS_INLINE_FUNCTION void compact_full(Candidate<T>* group, Candidate<T>* own, Candidate<T>*& next, T& tau,
                                            const LaneGroup& lanes) const {
     const int most = most_kept(kc);
-    for (unsigned full = lanes.ballot(count > limit); full != 0u; full &= full - 1u) {
+    const int count = static_cast<int>(next - own);
+    for (unsigned full = lanes.ballot(count > capacity - G); full != 0u; full &= full - 1u) {
       const int i = LaneGroup::lowest(full);
       const int n = LaneGroup::broadcast(count, i);
       const Compaction<T> done = compact_candidates<T, V>(group + i * capacity, n, kc, most, lanes);
       if (lanes.lane == i) {
-        count = done.kept;
+        next = own + done.kept;
         tau = done.tau;
       }
     }

@@ -27,24 +27,25 @@ namespace {
 
 using HostUnmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
-// Register-list lengths K (see screen() for the observations per thread). Lists up to 64
-// stay in registers on GPUs (80 with a test hook): on an H200 k = 32 (K = 40) took 1.9-2.0
-// times k = 16's time per pair through them against 4.9 times through the any-k screen,
-// k = 48 (K = 64) 3.4 against 5.4 (float64 k = 32: 1.7 against 4.9).
+// Register-list lengths K (see screen() for the observations per thread; which of them
+// the automatic choice uses: longest_register_list).
 constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32, 40, 48, 64, 80};
 
-// The longest register list of screening precision T: on GPUs 64 (ptxas, CUDA 13 for
-// sm_90: the float32 screens take 104 to 246 registers a thread for K = 32 to 80 and the
-// float64 ones 164 to 250 for K = 32 to 64, none spilling; float64 lists of 80 spill),
-// longer lists going to the buffer screen (float32 k = 64 on an H200: 0.0679 s against
-// 0.0726-0.0761 s through lists of 80). On host back ends 32: there the any-k screen is
-// faster beyond (CPU build, 2^16 x 2^12: k = 32 1.19 s against 1.41 s through lists of 40,
-// k = 64 1.86 s against 2.51 s through lists of 80). `long_lists` (a test hook) lifts it to
-// 80 in float32 and 64 in float64 everywhere.
+// The longest register list of screening precision T: on GPUs 48 in float32 and 20 in
+// float64, longer lists going to the buffer screen, whose buffers in global memory beat
+// the register lists beyond (an H200, lists starting at the places' bound, search s:
+// float32 k = 32 (K = 40) 0.0469 in registers against 0.0499, k = 36 (K = 48) 0.0522
+// against 0.0531, k = 48 (K = 64) 0.0500 against 0.0357; float64 k = 16 (K = 20) 0.0720
+// against 0.0788, k = 24 (K = 32) 0.0950 against 0.0884, k = 48 0.0672 against 0.0399).
+// ptxas (CUDA 13, sm_90) keeps the float32 lists up to 64 and the float64 ones up to 32
+// in registers without spilling; float64 lists of 40 and more spill. On host back ends 32:
+// there the any-k screen is faster beyond (CPU build, 2^16 x 2^12: k = 32 1.19 s against
+// 1.41 s through lists of 40, k = 64 1.86 s against 2.51 s through lists of 80).
+// `long_lists` (a test hook) lifts it to 80 in float32 and 64 in float64 everywhere.
 template <class T>
 constexpr int longest_register_list(bool long_lists) {
   constexpr bool f64 = std::is_same<T, double>::value;
-  return long_lists ? (f64 ? 64 : 80) : kSelectLanes == 1 ? 32 : 64;
+  return long_lists ? (f64 ? 64 : 80) : kSelectLanes == 1 ? 32 : f64 ? 20 : 48;
 }
 
 // The longest list that the automatic choice keeps in buffers (buffer_kernels.hpp) where
@@ -273,14 +274,13 @@ class Searcher {
     if (tiles_ == 1) upload_tile(0);  // replicated: stays for the whole search
   }
 
-  // Whether the buffer screen can hold lists of kc: in shared memory, or in global memory
-  // (scratch level 1, one buffer for every thread the device runs at once) within 2 GiB.
+  // Whether the buffer screen can hold lists of kc: on GPUs in global memory (scratch
+  // level 1, one buffer for every thread the device runs at once) within 2 GiB.
   static bool buffers_fit(int kc) {
     using Screen = BufferScreen<T, kSelectLanes>;
     if (kSelectLanes == 1) return true;
     const auto threads = static_cast<std::size_t>(ExecSpace().concurrency());
-    return buffer_placement(kc).level == 0 ||
-           threads * Screen::capacity_for(kc) * sizeof(Candidate<T>) <= (std::size_t(2) << 30);
+    return threads * Screen::capacity_for(kc) * sizeof(Candidate<T>) <= (std::size_t(2) << 30);
   }
 
   // Searches observations `which` with lists of `lists.kc` entries, each list starting at
@@ -379,9 +379,12 @@ class Searcher {
                         static_cast<int>(tile_count(tile))};
           Kokkos::parallel_for("trident::knn::settle", range, settle);
         }
-        Kokkos::parallel_for("trident::knn::order", range,
-                             Order{best_index, count, angle, out_index, out_distance, k, options_.radius,
-                                   kept == n_refs_});
+        Kokkos::parallel_for("trident::knn::order", range, Order{best_index, count, angle, k, kept == n_refs_});
+        const int rows_per_team = WriteRows::rows_for(k);
+        Kokkos::parallel_for("trident::knn::write_rows",
+                             Kokkos::TeamPolicy<ExecSpace>((cn + rows_per_team - 1) / rows_per_team, Kokkos::AUTO),
+                             WriteRows{best_index, angle, out_index, out_distance, k, c0, cn, rows_per_team,
+                                       options_.radius});
         if (chunks == 1) charge(stats_.settle_seconds);
         // results: straight into the caller's rows, or into staging for scattered rows (the
         // rows of unproven observations are overwritten by the wider search)
@@ -438,6 +441,11 @@ class Searcher {
   // lie (geometry.hpp: the true chord of the entry is at most sqrt(S) + B(S)). A screen of
   // the places as observations, without settling or downloading.
   void find_reaches(const PointsView<double>& places, ListChoice lists) {
+    // Places are few (at most 2^14 at the benchmarks' sizes): the buffer screen, a thread
+    // a place walking every reference, would leave most of the device idle; the any-k
+    // screen runs a lane group per 4 places (on an H200, k = 64 over 2^14 references: the
+    // setup 2.6 ms against 3.6).
+    if (lists.kind == ListKind::buffers) lists.kind = ListKind::select;
     const int n = static_cast<int>(places.extent(0)), kc = lists.kc;
     const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
     int columns = kc * (lists.kind == ListKind::registers ? max_segments(n) : 1);
@@ -558,7 +566,11 @@ class Searcher {
   // each gets half the concurrency when the batch's result rows take 128 MiB or more
   // (k = 64 over 2^19 observations, a thread each: 0.020 s of a 0.073 s search went to
   // downloading its rows after the screen); 1 when `allowed` is false or elsewhere but for
-  // observations ordered by place (options.chunks forces a count, for the tests).
+  // observations ordered by place (options.chunks forces a count, for the tests). More
+  // chunks, or a short first and last one, measured slower where the rows outlast the
+  // screen (k = 64 at 2^22 x 2^14 on an H200, rows 86 ms over the link against an 80 ms
+  // screen: 4 equal chunks 0.1145 s, 8 0.1171, 16 0.1276, the first and last a quarter of
+  // the others 0.1248): each chunk's screen ends in a partly filled wave.
   int chunk_count(int n, std::int64_t threads, bool allowed) const {
     if (!allowed) return 1;
     if (options_.chunks > 0) return std::max(1, std::min(options_.chunks, n));
@@ -678,28 +690,24 @@ class Searcher {
     }
   }
 
-  // The buffer screen (buffer_kernels.hpp): a thread per observation. Its buffers go to
-  // shared memory in the largest team (128 threads down to a warp) whose scratch fits,
-  // else to global memory (scratch level 1, cached) in teams of 128.
-  static constexpr int kBufferStage = 256;  // staged references: the buffers need the room
+  // The buffer screen (buffer_kernels.hpp): a thread per observation. On GPUs its buffers
+  // go to global memory (scratch level 1, cached in L1) in teams of 128. Before, they went
+  // to shared memory in the largest team (128 threads down to a warp) whose scratch fit
+  // team_scratch_limit(): teams of 64 or 32 for all but short lists, few warps an SM; on
+  // an H200 the buffers in global memory screened faster at every length measured (float32
+  // Kc = 20: 1.30e12 against 1.02e12 pairs/s, Kc = 40: 9.5e11 against 5.5e11, Kc = 60:
+  // 7.5e11 against 3.7e11; float64 Kc = 20: 1.07e12 against 4.4e11), and the same where
+  // shared memory could not hold a team's buffers anyway (Kc = 80, float64 from 40).
+  static constexpr int kBufferStage = 256;  // staged references
   struct BufferPlacement {
     int team = 1, level = 0;
   };
-  static BufferPlacement buffer_placement(int kc) {
-    using Screen = BufferScreen<T, kSelectLanes>;
-    if (kSelectLanes == 1) return {1, 0};
-    const std::size_t level0 = team_scratch_limit();
-    const int capacity = Screen::capacity_for(kc);
-    for (int team = 128; team >= 32; team /= 2) {
-      if (Screen::scratch_bytes(team, kBufferStage, capacity) + 256 <= level0) return {team, 0};
-    }
-    return {128, 1};
-  }
+  static BufferPlacement buffer_placement() { return kSelectLanes == 1 ? BufferPlacement{1, 0} : BufferPlacement{128, 1}; }
   void launch_buffers(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
                       int first_obs, int n, int offset, int m, int kc) {
     using Screen = BufferScreen<T, kSelectLanes>;
     const int capacity = Screen::capacity_for(kc);
-    const BufferPlacement place = buffer_placement(kc);
+    const BufferPlacement place = buffer_placement();
     Screen f{frame, best, best_index, n, m, offset, kBufferStage, kc, capacity, first_obs, place.level};
     Kokkos::TeamPolicy<ExecSpace> policy((n + place.team - 1) / place.team, place.team);
     set_screen_scratch(policy, place.level, ScratchPoints<T>::shmem_size(kBufferStage),

@@ -1,6 +1,6 @@
 #pragma once
-// The any-k screen: lists longer than the register lists (on GPUs 80 entries in float32
-// and 64 in float64, so k above 64 and 51; on host back ends 32, k above 25). It keeps the
+// The any-k screen: lists longer than the register and buffer screens keep (on GPUs 80
+// entries, so k above 64; on host back ends 32, k above 25). It keeps the
 // Kc smallest (S, index) pairs of every observation with a threshold and a candidate
 // buffer instead of an ordered list, so the cost of a pair is a compare against the
 // threshold whatever Kc is:
