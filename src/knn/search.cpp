@@ -568,7 +568,7 @@ class Searcher {
   // downloading its rows after the screen); 1 when `allowed` is false or elsewhere but for
   // observations ordered by place (options.chunks forces a count, for the tests). More
   // chunks, or a short first and last one, measured slower where the rows outlast the
-  // screen (k = 64 at 2^22 x 2^14 on an H200, rows 86 ms over the link against an 80 ms
+  // screen (k = 64 at 2^22 x 2^14 on an H200, rows 78 ms over the link beside an 80 ms
   // screen: 4 equal chunks 0.1145 s, 8 0.1171, 16 0.1276, the first and last a quarter of
   // the others 0.1248): each chunk's screen ends in a partly filled wave.
   int chunk_count(int n, std::int64_t threads, bool allowed) const {
