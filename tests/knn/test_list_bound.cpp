@@ -157,8 +157,14 @@ TEST(KnnListBound, SameRowsWithAndWithoutIt) {
   configs32[3].buffers_only = true;
   configs32.push_back(configs32[1]);  // the same with one segment
   configs32[4].segments = 1;
-  std::vector<test::SearchCase> configs64{{"float64", false, 9, 250}, {"float64", false, 9, 250, 2}, {"float64"}};
+  // buffers over tiles of 250: a list may leave a tile with fewer than Kc references, the
+  // rest of it the bound's entries, which the next tile starts from
+  configs32.push_back({"float32", false, 30, 250});
+  configs32[5].buffers_only = true;
+  std::vector<test::SearchCase> configs64{{"float64", false, 9, 250}, {"float64", false, 9, 250, 2}, {"float64"},
+                                          {"float64", false, 9, 250}};
   configs64[1].long_register_lists = true;
+  configs64[3].buffers_only = true;
   const auto with_and_without = [](const std::vector<test::SearchCase>& configs) {
     std::vector<test::SearchCase> cases;
     for (test::SearchCase c : configs) {
