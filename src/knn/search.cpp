@@ -36,9 +36,8 @@ constexpr int kBuckets[] = {2, 4, 8, 12, 20, 32, 40, 48, 64, 80};
 // the register lists beyond (an H200, lists starting at the places' bound, search s:
 // float32 k = 32 (K = 40) 0.0469 in registers against 0.0499, k = 36 (K = 48) 0.0522
 // against 0.0531, k = 48 (K = 64) 0.0500 against 0.0357; float64 k = 16 (K = 20) 0.0720
-// against 0.0788, k = 24 (K = 32) 0.0950 against 0.0884, k = 48 0.0672 against 0.0399).
-// ptxas (CUDA 13, sm_90) keeps the float32 lists up to 64 and the float64 ones up to 32
-// in registers without spilling; float64 lists of 40 and more spill. On host back ends 32:
+// against 0.0788, k = 24 (K = 32) 0.0950 against 0.0884, k = 48 0.0672 against 0.0399;
+// float64 lists of 40 and more also spill, ptxas for sm_90). On host back ends 32:
 // there the any-k screen is faster beyond (CPU build, 2^16 x 2^12: k = 32 1.19 s against
 // 1.41 s through lists of 40, k = 64 1.86 s against 2.51 s through lists of 80).
 // `long_lists` (a test hook) lifts it to 80 in float32 and 64 in float64 everywhere.
@@ -702,7 +701,9 @@ class Searcher {
   struct BufferPlacement {
     int team = 1, level = 0;
   };
-  static BufferPlacement buffer_placement() { return kSelectLanes == 1 ? BufferPlacement{1, 0} : BufferPlacement{128, 1}; }
+  static BufferPlacement buffer_placement() {
+    return kSelectLanes == 1 ? BufferPlacement{1, 0} : BufferPlacement{128, 1};
+  }
   void launch_buffers(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index,
                       int first_obs, int n, int offset, int m, int kc) {
     using Screen = BufferScreen<T, kSelectLanes>;

@@ -64,7 +64,8 @@ KOKKOS_INLINE_FUNCTION bool tied(double a, double b) {
 // Sorts the settled entries by angle then index (insertion sort: they arrive nearly sorted,
 // by screened chord), then applies the tie rule: runs of neighbours each within 1e-12
 // relative of the next form one tie group (the transitive closure, so the order is well
-// defined), ordered by reference index; WriteRows then copies out the first k. A tie group that runs from the k-th more than kTieSlack/4 further might continue among
+// defined), ordered by reference index; WriteRows then copies out the first k. A tie
+// group that runs from the k-th more than kTieSlack/4 further might continue among
 // references outside the settled window (those lie at least kTieSlack beyond the k-th):
 // such an observation is searched again with a longer list (count -1).
 struct Order {
