@@ -8,6 +8,8 @@
 
 #include <type_traits>
 
+#include "core/warp.hpp"
+
 namespace trident::knn {
 
 // Lanes of a lane group: a warp on CUDA, one thread elsewhere.
@@ -17,18 +19,29 @@ constexpr int kSelectLanes = std::is_same<Kokkos::DefaultExecutionSpace, Kokkos:
 constexpr int kSelectLanes = 1;
 #endif
 
-// Lane-group primitives: on CUDA warp intrinsics over the V lanes of a warp; elsewhere a
-// group is one thread and they reduce to the identity.
+// Lane-group primitives: on CUDA warp intrinsics over the V lanes of a warp (the shared
+// ones from core/warp.hpp); elsewhere a group is one thread and they reduce to the identity.
 struct LaneGroup {
   int lane = 0;
+  KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return warp::ballot(p); }
+  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return warp::any(p); }
+  // the lowest lane of a non-empty mask
+  KOKKOS_FORCEINLINE_FUNCTION static int lowest(unsigned mask) { return warp::lowest(mask); }
+  KOKKOS_FORCEINLINE_FUNCTION static void sync() { warp::sync(); }
+  // lane `from`'s v, in every lane
+  template <class U>
+  KOKKOS_FORCEINLINE_FUNCTION static U broadcast(U v, int from) {
+    return warp::broadcast(v, from);
+  }
+  // `combine` over the lanes' v, in every lane (a butterfly of five shuffles)
+  template <class U, class Combine>
+  KOKKOS_FORCEINLINE_FUNCTION static U reduce(U v, Combine combine) {
+    return warp::butterfly(v, combine);
+  }
 #if defined(__CUDA_ARCH__)
-  KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return __ballot_sync(0xffffffffu, p); }
-  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return __any_sync(0xffffffffu, p); }
   // lanes below this one whose predicate holds
   KOKKOS_FORCEINLINE_FUNCTION int below(unsigned mask) const { return __popc(mask & ((1u << lane) - 1u)); }
   KOKKOS_FORCEINLINE_FUNCTION static int count(unsigned mask) { return __popc(mask); }
-  // the lowest lane of a non-empty mask
-  KOKKOS_FORCEINLINE_FUNCTION static int lowest(unsigned mask) { return __ffs(mask) - 1; }
   // the lane of the mask's set bit number k (0-based; k < count(mask)): the largest p
   // with at most k set bits below it
   KOKKOS_FORCEINLINE_FUNCTION static int nth(unsigned mask, int k) {
@@ -37,12 +50,6 @@ struct LaneGroup {
       if (__popc(mask & ((1u << (p + step)) - 1u)) <= k) p += step;
     }
     return p;
-  }
-  KOKKOS_FORCEINLINE_FUNCTION static void sync() { __syncwarp(); }
-  // lane `from`'s v, in every lane
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U broadcast(U v, int from) {
-    return __shfl_sync(0xffffffffu, v, from);
   }
   // Sums, minima and maxima of 32-bit integers are one warp-reduce instruction on sm_80
   // and later (the counting passes of a compaction are mostly these); other types take
@@ -54,7 +61,7 @@ struct LaneGroup {
 #if __CUDA_ARCH__ >= 800
     if constexpr (kReduceInstruction<U>) return __reduce_add_sync(0xffffffffu, v);
 #endif
-    return reduce(v, [](U a, U b) { return a + b; });
+    return warp::sum(v);
   }
   template <class U>
   KOKKOS_FORCEINLINE_FUNCTION static U min(U v) {
@@ -70,24 +77,10 @@ struct LaneGroup {
 #endif
     return reduce(v, [](U a, U b) { return b > a ? b : a; });
   }
-  // `combine` over the lanes' v, in every lane (a butterfly of five shuffles)
-  template <class U, class Combine>
-  KOKKOS_FORCEINLINE_FUNCTION static U reduce(U v, Combine combine) {
-    for (int d = 16; d > 0; d >>= 1) v = combine(v, __shfl_xor_sync(0xffffffffu, v, d));
-    return v;
-  }
 #else
-  KOKKOS_FORCEINLINE_FUNCTION unsigned ballot(bool p) const { return p ? 1u : 0u; }
-  KOKKOS_FORCEINLINE_FUNCTION static bool any(bool p) { return p; }
   KOKKOS_FORCEINLINE_FUNCTION int below(unsigned) const { return 0; }
   KOKKOS_FORCEINLINE_FUNCTION static int count(unsigned mask) { return static_cast<int>(mask); }
-  KOKKOS_FORCEINLINE_FUNCTION static int lowest(unsigned) { return 0; }
   KOKKOS_FORCEINLINE_FUNCTION static int nth(unsigned, int) { return 0; }
-  KOKKOS_FORCEINLINE_FUNCTION static void sync() {}
-  template <class U>
-  KOKKOS_FORCEINLINE_FUNCTION static U broadcast(U v, int) {
-    return v;
-  }
   template <class U>
   KOKKOS_FORCEINLINE_FUNCTION static U sum(U v) { return v; }
   template <class U>

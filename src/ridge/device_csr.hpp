@@ -547,7 +547,7 @@ struct LongRowSums {
       for (int b = 0; b < kBatch; ++b)
         if (base + b * kWarpLanes <= count) total += batch[b];
     }
-    return warp_sum(total);  // a warp a long row: every lane is here
+    return warp::sum(total);  // a warp a long row: every lane is here
   }
 
   // The sums of long rows group * kWarpLanes + lane for every lane: `done(row, total)` is
@@ -569,8 +569,8 @@ struct LongRowSums {
         if (k <= count) total += part[k];
       done(row, total);
     }
-    for (unsigned shared = warp_ballot(have && !alone); shared != 0; shared &= shared - 1) {
-      const int owner = lowest_lane(shared);
+    for (unsigned shared = warp::ballot(have && !alone); shared != 0; shared &= shared - 1) {
+      const int owner = warp::lowest(shared);
       const double total = row_total(group * kWarpLanes + owner, lane);
       if (lane == owner) done(row, total);
     }

@@ -1,10 +1,13 @@
 #pragma once
-// Where the ridge kernels run, and the warp-level helpers they share: on CUDA the threads
-// of a range launch are laid out along warps, so 32 consecutive indices are one warp's
-// lanes; on host back ends a "warp" is one thread.
+// Where the ridge kernels run, and how their range launches map onto warps: on CUDA the
+// threads of a range launch are laid out along warps, so 32 consecutive indices are one
+// warp's lanes; on host back ends a "warp" is one thread. The warp primitives themselves
+// (sums, ballots, broadcasts) are core/warp.hpp's.
 #include <Kokkos_Core.hpp>
 
 #include <type_traits>
+
+#include "core/warp.hpp"
 
 namespace trident::ridge {
 
@@ -23,49 +26,8 @@ inline constexpr bool kLanesAreWarpThreads = false;
 // Threads of a warp: 32 on CUDA, 1 on host back ends.
 inline constexpr int kWarpLanes = kLanesAreWarpThreads ? 32 : 1;
 
-// The sum of `value` over the 32 lanes of a warp, the same bits in every lane (a butterfly
-// of shuffles: lane i adds v_i + v_{i^k}, its partner v_{i^k} + v_i, equal); `value` itself
-// on host back ends. Every lane of the warp must call it.
-template <class T>
-KOKKOS_INLINE_FUNCTION T warp_sum(T value) {
-#if defined(__CUDA_ARCH__)
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
-#endif
-  return value;
-}
-
-// The value of lane 0 in every lane (on host back ends, `value`).
-template <class T>
-KOKKOS_INLINE_FUNCTION T from_lane0(T value) {
-#if defined(__CUDA_ARCH__)
-  value = __shfl_sync(0xffffffffu, value, 0);
-#endif
-  return value;
-}
-
-// A bit for each lane of the warp whose `predicate` holds (bit i: lane i); on host back
-// ends bit 0 for the one thread. Every lane of the warp must call it.
-KOKKOS_INLINE_FUNCTION unsigned warp_ballot(const bool predicate) {
-#if defined(__CUDA_ARCH__)
-  return __ballot_sync(0xffffffffu, predicate);
-#else
-  return predicate ? 1u : 0u;
-#endif
-}
-
-// The lowest lane whose bit is set in a nonzero ballot.
-KOKKOS_INLINE_FUNCTION int lowest_lane(const unsigned ballot) {
-#if defined(__CUDA_ARCH__)
-  return __ffs(ballot) - 1;
-#else
-  int lane = 0;
-  while (!((ballot >> lane) & 1u)) ++lane;
-  return lane;
-#endif
-}
-
 // Range index t's lane in its warp, checked on CUDA against the hardware's (a launch whose
-// threads were not laid out along warps would make warp_sum add the wrong values: trap).
+// threads were not laid out along warps would make warp::sum add the wrong values: trap).
 KOKKOS_INLINE_FUNCTION int warp_lane(const long long t) {
 #if defined(__CUDA_ARCH__)
   unsigned lane;

@@ -222,7 +222,7 @@ struct AdvanceRecurrences {
       coefficients(j) = c;
     }
     // Every λ has stopped: none advanced, and the state keeps its iteration count.
-    if (warp_sum(running) == 0) {
+    if (warp::sum(running) == 0) {
       next = old;
       next.form_v = 0;
       next.done = 1;

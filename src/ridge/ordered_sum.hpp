@@ -1,10 +1,10 @@
 #pragma once
 // A sum over the threads of one range launch, finished inside that launch by the warp that
 // ends last, in an order fixed by the thread indices alone: the same bits whichever warps
-// run first. Each warp adds its lanes (warp_sum) and stores the partial; the last warp of
+// run first. Each warp adds its lanes (warp::sum) and stores the partial; the last warp of
 // each group of 64 warps (an atomic count) adds the group's partials in index order; the
 // last group's warp adds the groups' partials, lane l those of groups l, l + 32, ...,
-// and the lanes by warp_sum. That warp can then go on with work that needs the total (the
+// and the lanes by warp::sum. That warp can then go on with work that needs the total (the
 // ridge recurrences after ||A^T u||), which saves a launch: Kokkos' parallel_reduce gives
 // its result only to later launches. On host back ends a warp is one thread.
 #include <Kokkos_Core.hpp>
@@ -57,22 +57,22 @@ struct OrderedSum {
   KOKKOS_INLINE_FUNCTION bool add(const std::int64_t t, const std::int64_t threads, const double value,
                                   double& total) const {
     const int lane = warp_lane(t);
-    const std::int64_t warp = t / kWarpLanes, warp_count = threads / kWarpLanes;
-    const std::int64_t group = warp / kGroup, group_count = groups(warp_count);
+    const std::int64_t warp_index = t / kWarpLanes, warp_count = threads / kWarpLanes;
+    const std::int64_t group = warp_index / kGroup, group_count = groups(warp_count);
     const std::int64_t first = group * kGroup;
     const int members = static_cast<int>(warp_count - first < kGroup ? warp_count - first : kGroup);
-    const double partial = warp_sum(value);
+    const double partial = warp::sum(value);
     int last = 0;
     if (lane == 0) {
-      warp_partials(warp) = partial;
+      warp_partials(warp_index) = partial;
       Kokkos::memory_fence();  // the partial is visible before the count says so
       last = Kokkos::atomic_fetch_add(&group_counts(group), 1u) == static_cast<unsigned>(members - 1);
     }
-    if (!from_lane0(last)) return false;
+    if (!warp::broadcast(last, 0)) return false;
     Kokkos::memory_fence();
     double group_sum = 0;
     for (int k = lane; k < members; k += kWarpLanes) group_sum += fresh_load(warp_partials.data() + first + k);
-    group_sum = warp_sum(group_sum);
+    group_sum = warp::sum(group_sum);
     last = 0;
     if (lane == 0) {
       group_counts(group) = 0;
@@ -80,7 +80,7 @@ struct OrderedSum {
       Kokkos::memory_fence();
       last = Kokkos::atomic_fetch_add(&groups_done(), 1u) == static_cast<unsigned>(group_count - 1);
     }
-    if (!from_lane0(last)) return false;
+    if (!warp::broadcast(last, 0)) return false;
     Kokkos::memory_fence();
     // The groups' partials in batches of kBatch a lane, all loads of a batch issued before
     // its additions: this sum is the launch's last work, and loads one after the other (as
@@ -95,7 +95,7 @@ struct OrderedSum {
       }
       for (int b = 0; b < kBatch; ++b) sum += batch[b];
     }
-    total = warp_sum(sum);
+    total = warp::sum(sum);
     if (lane == 0) groups_done() = 0;
     return true;
   }
