@@ -70,7 +70,6 @@ struct BufferScreen {
     const Vec4<T> p = valid ? frame.observation(o, centre, true) : Vec4<T>{0, 0, 0, 0};
     int count = 0;
     T tau = -infinity;  // padding threads never take a candidate
-    T pad = infinity;   // the value of the list's empty slots
     if (valid) {
       for (int i = 0; i < kc; ++i) {
         const int index = best_index(o, i);
@@ -78,7 +77,6 @@ struct BufferScreen {
         count += index != kNoIndex;
       }
       tau = best(o, kc - 1);
-      if (best_index(o, kc - 1) == kNoIndex) pad = tau;
     }
     // the hot loop appends through a pointer to the first free entry: an index into the
     // buffer cost a 64-bit address sum per candidate (ncu, k = 64: 9 instructions a
@@ -100,7 +98,9 @@ struct BufferScreen {
       }
     }
     count = static_cast<int>(next - own);
-    for (int i = count; i < kc; ++i) own[i] = Candidate<T>{pad, kNoIndex};
+    // Fewer than Kc came only when no compaction ran (one keeps at least Kc) and the list
+    // had empty slots: tau is still its last value, the empty slots' value.
+    for (int i = count; i < kc; ++i) own[i] = Candidate<T>{tau, kNoIndex};
     count = count > kc ? count : kc;
     LaneGroup::sync();
     for (int i = 0; i < V; ++i) {  // each lane's buffer, by the whole group

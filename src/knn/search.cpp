@@ -435,6 +435,14 @@ class Searcher {
     return failed;
   }
 
+  // The list bound (list_bound.hpp) from at most `most_places` places, their reaches found
+  // with lists like `lists`.
+  ListBound bound_from(std::int64_t most_places, ListChoice lists) {
+    const ListBound bound = ListBound::places_of(refs64_, most_places);
+    if (bound.places.extent(0) > 0) find_reaches(bound.places, lists);
+    return bound;
+  }
+
   // Sets places(j).w to place j's reach (list_bound.hpp): the limit of the screening
   // window of its lists' last entry, a chord within which at least lists.kc references
   // lie (geometry.hpp: the true chord of the entry is at most sqrt(S) + B(S)). A screen of
@@ -757,9 +765,7 @@ ListBound list_bound_in(const std::vector<Vec4<double>>& references, int kc, std
   if (kc < 1 || kc > n_refs) return {};
   SearchStats stats;
   Searcher<T> searcher(references, options, stats);
-  const ListBound bound = ListBound::places_of(references, most_places);
-  if (bound.places.extent(0) > 0) searcher.find_reaches(bound.places, lists_for<T>(kc, 0, n_refs, options));
-  return bound;
+  return searcher.bound_from(most_places, lists_for<T>(kc, 0, n_refs, options));
 }
 
 // Places for the first pass's starting bound (list_bound.hpp; 0: lists start empty). Lists
@@ -807,8 +813,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
       cache->places >= places) {
     bound = cache->bound;
   } else if (places > 0) {
-    bound = ListBound::places_of(references, places);
-    searcher.find_reaches(bound.places, lists);
+    bound = searcher.bound_from(places, lists);
     ++stats.bounds_made;
     if (cache != nullptr) *cache = ListBoundCache{lists.kc, options.precision, places, bound};
   }
