@@ -73,8 +73,9 @@ ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, s
   const std::vector<std::int32_t> done = file.read<std::int32_t>("/knn/done", {f}, {c});
   rows.done.assign(done.begin(), done.end());
   for (std::uint8_t& d : rows.done) d = d != 0 ? 1 : 0;
-  rows.neighbours.indices = file.read<std::int64_t>("/knn/indices", {f, 0}, {c, ku});
-  rows.neighbours.distances = file.read<double>("/knn/distances", {f, 0}, {c, ku});
+  allocate_rows(rows.neighbours, static_cast<std::size_t>(c * ku));
+  file.read_into("/knn/indices", {f, 0}, {c, ku}, io::h5_type<std::int64_t>(), rows.neighbours.indices.data());
+  file.read_into("/knn/distances", {f, 0}, {c, ku}, io::h5_type<double>(), rows.neighbours.distances.data());
   return rows;
 }
 

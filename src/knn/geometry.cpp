@@ -20,7 +20,7 @@ void unit_vectors_into(const double* lat_lon, std::int64_t count, Vec4<double>* 
   });
 }
 
-std::vector<std::uint32_t> order_by_place(const Vec4<double>* points, std::vector<std::int64_t>& rows, std::size_t from) {
+std::vector<std::uint32_t> order_by_place(const Vec4<double>* points, RowList& rows, std::size_t from) {
   const std::size_t n = rows.size() - from;
   std::vector<std::uint32_t> keys(n), keys_out(n);
   std::vector<std::int64_t> out(n);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/kokkos_math.hpp"
+#include "knn/row_list.hpp"
 
 namespace trident::knn {
 
@@ -52,7 +53,7 @@ KOKKOS_INLINE_FUNCTION std::uint32_t place_key(const Vec4<double>& v) {
 // enough for the screen), keeping the rows' order within a cell, so the order is the
 // same on every run; returns the keys in that order. A stable radix sort in two passes
 // of 16 bits: at 2^24 rows a fraction of a comparison sort's time.
-std::vector<std::uint32_t> order_by_place(const Vec4<double>* points, std::vector<std::int64_t>& rows,
+std::vector<std::uint32_t> order_by_place(const Vec4<double>* points, RowList& rows,
                                           std::size_t from);
 
 // Below this many points per host thread, the threads' start costs more than they save

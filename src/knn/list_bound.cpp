@@ -6,7 +6,7 @@ ListBound ListBound::places_of(const std::vector<Vec4<double>>& references, std:
   const auto n = static_cast<std::int64_t>(references.size());
   if (n == 0 || most_places < 1) return {};
   const std::int64_t stride = (n + most_places - 1) / most_places;
-  std::vector<std::int64_t> rows;
+  RowList rows;
   rows.reserve(static_cast<std::size_t>((n + stride - 1) / stride));
   for (std::int64_t j = 0; j < n; j += stride) rows.push_back(j);
   const std::vector<std::uint32_t> keys = order_by_place(references.data(), rows, 0);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "core/signals.hpp"
 #include "core/timers.hpp"
@@ -45,6 +46,30 @@ std::int64_t next_round(std::int64_t last, std::int64_t searched, double seconds
   return std::max<std::int64_t>(unit, capped / unit * unit);
 }
 
+// The rows page-locked for the whole search, the time taken to lock and unlock them added
+// to `seconds` (4.3 GB took 0.1 to 0.2 s to lock and 0.06 s to unlock on an H200 host).
+class RowsLock {
+ public:
+  RowsLock(Neighbours& rows, double& seconds) : seconds_(seconds) {
+    const double start = wall_seconds();
+    indices_.emplace(rows.indices.data(), rows.indices.size() * sizeof(std::int64_t));
+    distances_.emplace(rows.distances.data(), rows.distances.size() * sizeof(double));
+    seconds_ += wall_seconds() - start;
+  }
+  ~RowsLock() {
+    const double start = wall_seconds();
+    indices_.reset();
+    distances_.reset();
+    seconds_ += wall_seconds() - start;
+  }
+  RowsLock(const RowsLock&) = delete;
+  RowsLock& operator=(const RowsLock&) = delete;
+
+ private:
+  double& seconds_;
+  std::optional<PageLock> indices_, distances_;
+};
+
 }  // namespace
 
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
@@ -52,9 +77,14 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
   SearchOptions options = given;
   options.bound_cache = std::make_shared<ListBoundCache>();  // made by the first round that wants one
   const std::size_t k = static_cast<std::size_t>(options.k);
-  std::vector<std::int64_t> todo;
-  for (std::int64_t i = 0; i < rows.count; ++i)
-    if (!rows.done[static_cast<std::size_t>(i)]) todo.push_back(i);
+  // every row when none is done (a run that is not a restart), else those not done
+  RowList todo;
+  if (std::find(rows.done.begin(), rows.done.end(), std::uint8_t(1)) == rows.done.end()) {
+    todo = all_rows(rows.count);
+  } else {
+    for (std::int64_t i = 0; i < rows.count; ++i)
+      if (!rows.done[static_cast<std::size_t>(i)]) todo.push_back(i);
+  }
   const std::int64_t unit = options.batch_size > 0 ? options.batch_size : 1;
   std::int64_t round = options.batch_size > 0 ? options.batch_size : kFirstRound;
   // rows left over by a restart on another rank layout, or ordered by place, need not be
@@ -64,8 +94,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
   // rows are ordered by place) search straight into the rows, page-locked once for the
   // whole search: no result arrays per round and no copy (k = 16 on 2^24 observations is
   // 4.3 GB of rows).
-  const PageLock lock_indices(rows.neighbours.indices.data(), rows.neighbours.indices.size() * sizeof(std::int64_t));
-  const PageLock lock_distances(rows.neighbours.distances.data(), rows.neighbours.distances.size() * sizeof(double));
+  const RowsLock lock(rows.neighbours, stats.page_lock_seconds);
   std::size_t next = 0;
   for (;;) {
     const std::int64_t n = std::min<std::int64_t>(round, static_cast<std::int64_t>(todo.size() - next));

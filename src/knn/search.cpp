@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/host_threads.hpp"
 #include "core/timers.hpp"
 #include "io/huge_pages.hpp"
 #include "knn/buffer_kernels.hpp"
@@ -285,9 +286,8 @@ class Searcher {
   // Searches observations `which` with lists of `lists.kc` entries, each list starting at
   // `bound` (list_bound.hpp; empty: +inf); finished rows go to `out`, the observations
   // whose lists were too short are returned.
-  std::vector<std::int64_t> run(const Vec4<double>* observations,
-                                const std::vector<std::int64_t>& which, ListChoice lists,
-                                bool first_pass, ResultRows out, const ListBound& bound = ListBound{}) {
+  RowList run(const Vec4<double>* observations, const RowList& which, ListChoice lists, bool first_pass,
+              ResultRows out, const ListBound& bound = ListBound{}) {
     const int kc = lists.kc;
     const int k = options_.k;
     const std::size_t resident = static_cast<std::size_t>(tile_) * (sizeof(Vec4<T>) + sizeof(Vec4<double>));
@@ -345,7 +345,7 @@ class Searcher {
       mark = now;
     };
     const int kept = static_cast<int>(std::min<std::int64_t>(kc, n_refs_));
-    std::vector<std::int64_t> failed;
+    RowList failed;
     const std::int64_t total = static_cast<std::int64_t>(which.size());
     for (std::int64_t first = 0; first < total; first += batch) {
       const int n = static_cast<int>(std::min<std::int64_t>(batch, total - first));
@@ -798,7 +798,7 @@ std::int64_t bound_places(std::int64_t n_obs, std::int64_t n_refs, int kc, const
 // outside the timed search).
 template <class T>
 void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
-            const SearchOptions& options, SearchStats& stats, std::vector<std::int64_t> todo,
+            const SearchOptions& options, SearchStats& stats, RowList todo,
             ResultRows out) {
   const std::int64_t n_refs = static_cast<std::int64_t>(references.size());
   if (todo.empty()) return;
@@ -870,8 +870,15 @@ void allocate_rows(Neighbours& rows, std::size_t entries) {
   rows.distances.clear();
   io::reserve_huge(rows.indices, entries);
   io::reserve_huge(rows.distances, entries);
-  rows.indices.assign(entries, -1);
-  rows.distances.assign(entries, 0.0);
+  rows.indices.resize(entries);  // not initialized: the threads below touch each page first
+  rows.distances.resize(entries);
+  std::int64_t* const indices = rows.indices.data();
+  double* const distances = rows.distances.data();
+  core::host_parallel_ranges(static_cast<std::int64_t>(entries), std::int64_t(1) << 18,
+                             [&](std::int64_t begin, std::int64_t end) {
+                               std::fill(indices + begin, indices + end, std::int64_t(-1));
+                               std::fill(distances + begin, distances + end, 0.0);
+                             });
 }
 
 std::vector<Vec4<double>> unit_vectors(const std::vector<double>& lat_lon) {
@@ -923,8 +930,7 @@ void nearest_into(const Vec4<double>* observations, std::int64_t n_obs,
   }
   SearchStats local;
   SearchStats& s = stats ? *stats : local;
-  std::vector<std::int64_t> todo(static_cast<std::size_t>(n_obs));
-  for (std::int64_t o = 0; o < n_obs; ++o) todo[o] = o;
+  RowList todo = all_rows(n_obs);
   const double start = wall_seconds();
   if (options.precision == "float64") {
     search<double>(observations, references, options, s, std::move(todo), rows);

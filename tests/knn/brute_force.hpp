@@ -79,9 +79,10 @@ inline Answer brute_force(const std::vector<Point>& obs, const std::vector<Point
   return answer;
 }
 
-// Indices identical, distances within 1e-12 relative.
-inline void expect_same(const Answer& want, const std::vector<std::int64_t>& indices,
-                        const std::vector<double>& distances, int k, double radius) {
+// Indices identical, distances within 1e-12 relative (`indices` and `distances`: vectors of
+// std::int64_t and double, with any allocator).
+template <class Indices, class Distances>
+void expect_same(const Answer& want, const Indices& indices, const Distances& distances, int k, double radius) {
   ASSERT_EQ(want.indices.size(), indices.size());
   int shown = 0;
   for (std::size_t i = 0; i < indices.size(); ++i) {

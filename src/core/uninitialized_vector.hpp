@@ -1,0 +1,37 @@
+#pragma once
+// A std::vector whose resize(n) leaves the new elements uninitialized (default-initialized:
+// nothing happens for numbers). For host arrays of gigabytes that are filled right after on
+// many threads (core::host_parallel_ranges): a plain std::vector value-initializes them on
+// one thread, and that first touch (the kernel zeroing each page) of kNN's 4.3 GB of result
+// rows took 0.6 to 0.9 s of a 4 s run on an H200 host, against 0.1 s on 16 threads.
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace trident::core {
+
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() noexcept = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <class T>
+using UninitializedVector = std::vector<T, DefaultInitAllocator<T>>;
+
+}  // namespace trident::core
