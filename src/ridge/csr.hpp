@@ -7,15 +7,19 @@
 #include <vector>
 
 #include "core/host_threads.hpp"
+#include "core/uninitialized_vector.hpp"
 
 namespace trident::ridge {
 
 struct HostCsr {
   int rows = 0;
   int columns = 0;
-  std::vector<int> row_ptr;     // rows + 1 offsets into col_ind/values
-  std::vector<int> col_ind;     // column of each stored value, ascending within a row
-  std::vector<double> values;
+  // Made without std::vector's serial value-initialization (the arrays of 4e8 nonzeros
+  // take 4.8 GB, whose first touch on one thread took seconds): whoever sizes them fills
+  // them, on every CPU where it can.
+  core::UninitializedVector<int> row_ptr;  // rows + 1 offsets into col_ind/values
+  core::UninitializedVector<int> col_ind;  // column of each stored value, ascending within a row
+  core::UninitializedVector<double> values;
   std::int64_t nonzeros() const { return static_cast<std::int64_t>(col_ind.size()); }
 };
 

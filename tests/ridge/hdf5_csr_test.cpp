@@ -47,7 +47,8 @@ TEST(RidgeHdf5Csr, Int32IndicesReadAsStored) {
   const HostCsr expected = generate_matrix(57, 41, 0.2, 5);
   const std::vector<std::int32_t> row_ptr(expected.row_ptr.begin(), expected.row_ptr.end());
   const std::vector<std::int32_t> col_ind(expected.col_ind.begin(), expected.col_ind.end());
-  write_group(path, H5T_STD_I32LE, H5T_NATIVE_INT32, row_ptr, col_ind, expected.values, 57, 41);
+  const std::vector<double> values(expected.values.begin(), expected.values.end());
+  write_group(path, H5T_STD_I32LE, H5T_NATIVE_INT32, row_ptr, col_ind, values, 57, 41);
   const HostCsr a = read_hdf5_csr(path, "/A");
   EXPECT_EQ(a.row_ptr, expected.row_ptr);
   EXPECT_EQ(a.col_ind, expected.col_ind);
@@ -55,11 +56,11 @@ TEST(RidgeHdf5Csr, Int32IndicesReadAsStored) {
   // The same through uint32 (read wide) and int16 (narrow).
   const std::vector<std::uint32_t> row_u(expected.row_ptr.begin(), expected.row_ptr.end());
   const std::vector<std::uint32_t> col_u(expected.col_ind.begin(), expected.col_ind.end());
-  write_group(path, H5T_STD_U32LE, H5T_NATIVE_UINT32, row_u, col_u, expected.values, 57, 41);
+  write_group(path, H5T_STD_U32LE, H5T_NATIVE_UINT32, row_u, col_u, values, 57, 41);
   EXPECT_EQ(read_hdf5_csr(path, "/A").col_ind, expected.col_ind);
   const std::vector<std::int16_t> row_s(expected.row_ptr.begin(), expected.row_ptr.end());
   const std::vector<std::int16_t> col_s(expected.col_ind.begin(), expected.col_ind.end());
-  write_group(path, H5T_STD_I16LE, H5T_NATIVE_INT16, row_s, col_s, expected.values, 57, 41);
+  write_group(path, H5T_STD_I16LE, H5T_NATIVE_INT16, row_s, col_s, values, 57, 41);
   EXPECT_EQ(read_hdf5_csr(path, "/A").row_ptr, expected.row_ptr);
 }
 

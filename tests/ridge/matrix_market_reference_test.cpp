@@ -117,15 +117,15 @@ TEST(RidgeMatrixMarketReference, IntegerAndPatternFields) {
     std::istringstream in("%%MatrixMarket matrix coordinate integer general\n2 3 4\n1 3 -7\n2 1 +5\n1 3 2\n2 2 000012\n");
     return parse_matrix_market(in, "i.mtx");
   }();
-  EXPECT_EQ(i.row_ptr, (std::vector<int>{0, 1, 3}));
-  EXPECT_EQ(i.col_ind, (std::vector<int>{2, 0, 1}));
-  EXPECT_EQ(i.values, (std::vector<double>{-5, 5, 12}));
+  EXPECT_EQ(i.row_ptr, (core::UninitializedVector<int>{0, 1, 3}));
+  EXPECT_EQ(i.col_ind, (core::UninitializedVector<int>{2, 0, 1}));
+  EXPECT_EQ(i.values, (core::UninitializedVector<double>{-5, 5, 12}));
   const HostCsr p = [] {
     std::istringstream in("%%MatrixMarket matrix coordinate pattern general\n2 2 3\n2 2\n1\t2 \r\n2 1\n");
     return parse_matrix_market(in, "p.mtx");
   }();
-  EXPECT_EQ(p.col_ind, (std::vector<int>{1, 0, 1}));
-  EXPECT_EQ(p.values, (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(p.col_ind, (core::UninitializedVector<int>{1, 0, 1}));
+  EXPECT_EQ(p.values, (core::UninitializedVector<double>{1, 1, 1}));
 }
 
 // The fast path hands every value it does not take to strtod's rule, which refuses out of

@@ -39,7 +39,7 @@ TEST(RidgeMatrixMarket, RealGeneralWithCommentsAndBlankLines) {
   const test::Dense d = test::dense(a);
   const test::Dense expected = {{1.5, 0, 0.25, 0}, {0, 7, 0, 0}, {4, 0, 0, -2e-3}};
   EXPECT_EQ(d, expected);
-  EXPECT_EQ(a.row_ptr, (std::vector<int>{0, 2, 3, 5}));
+  EXPECT_EQ(a.row_ptr, (core::UninitializedVector<int>{0, 2, 3, 5}));
 }
 
 TEST(RidgeMatrixMarket, IntegerPatternAndCaseInsensitiveBanner) {
@@ -68,7 +68,7 @@ TEST(RidgeMatrixMarket, DuplicateEntriesAdd) {
 TEST(RidgeMatrixMarket, EmptyMatrixIsAllowed) {
   const HostCsr a = parse("%%MatrixMarket matrix coordinate real general\n2 2 0\n");
   EXPECT_EQ(a.nonzeros(), 0);
-  EXPECT_EQ(a.row_ptr, (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(a.row_ptr, (core::UninitializedVector<int>{0, 0, 0}));
 }
 
 TEST(RidgeMatrixMarket, MalformedFilesNameTheLineAndTheProblem) {

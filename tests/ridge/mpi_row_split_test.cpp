@@ -241,9 +241,10 @@ TEST(MpiRidgeRowSplit, EachRankReadsOrGeneratesOnlyItsRows) {
   {
     io::OutputFile h5(MPI_COMM_WORLD, folder + "/a.h5", true);
     h5.create_group("/A");
-    h5.write_array<std::int32_t>("/A/row_ptr", whole.row_ptr, {24});
-    h5.write_array<std::int32_t>("/A/col_ind", whole.col_ind, {std::uint64_t(whole.nonzeros())});
-    h5.write_array<double>("/A/values", whole.values, {std::uint64_t(whole.nonzeros())});
+    h5.write_array<std::int32_t>("/A/row_ptr", {whole.row_ptr.begin(), whole.row_ptr.end()}, {24});
+    h5.write_array<std::int32_t>("/A/col_ind", {whole.col_ind.begin(), whole.col_ind.end()},
+                                 {std::uint64_t(whole.nonzeros())});
+    h5.write_array<double>("/A/values", {whole.values.begin(), whole.values.end()}, {std::uint64_t(whole.nonzeros())});
     h5.write_array<std::int64_t>("/A/shape", {23, 17}, {2});
     h5.write_array<double>("/b", b, {23});
     h5.commit();
@@ -302,8 +303,8 @@ TEST(MpiRidgeRowSplit, GeneratedRowsAndRightHandSideMatchTheWholeOnes) {
       const HostCsr part = generate_matrix_rows(31, 45, 0.2, 5, first, count);
       ASSERT_EQ(part.rows, count);
       for (int i = 0; i <= count; ++i) EXPECT_EQ(part.row_ptr[i], whole.row_ptr[first + i] - whole.row_ptr[first]);
-      EXPECT_EQ(part.col_ind, std::vector<int>(whole.col_ind.begin() + whole.row_ptr[first],
-                                               whole.col_ind.begin() + whole.row_ptr[first + count]));
+      EXPECT_EQ(part.col_ind, core::UninitializedVector<int>(whole.col_ind.begin() + whole.row_ptr[first],
+                                                             whole.col_ind.begin() + whole.row_ptr[first + count]));
       EXPECT_EQ(generate_rhs_rows(first, count, 3.0, 1.0, 2),
                 std::vector<double>(b.begin() + first, b.begin() + first + count));
     }

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <hdf5.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/host_threads.hpp"
 #include "reference.hpp"
 #include "ridge/problem.hpp"
 #include "support/test_support.hpp"
@@ -54,6 +56,48 @@ TEST(RidgeProblem, GeneratorHandlesFullAndUnevenRows) {
   const HostCsr sparse = generate_matrix(10, 3, 0.1, 1);  // 3 entries over 10 rows
   EXPECT_EQ(sparse.nonzeros(), 3);
   validate(sparse, "generated");
+}
+
+// The generator makes its rows on every CPU the process may use, a range of rows a
+// thread: the matrix must not depend on the thread count. Made again with the process held
+// to one CPU (one thread), both ways of reading a row's columns out: the bitmap (rows
+// filling a fair part of it) and sorting the drawn columns (a few among many).
+TEST(RidgeProblem, GeneratorGivesTheSameMatrixOnOneThreadAsOnAll) {
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "one CPU: the generator runs on one thread either way";
+  const auto make = [] {
+    return std::vector<HostCsr>{generate_matrix(4000, 300, 0.2, 3),        // 60 a row over 5 words
+                                generate_matrix(4000, 100000, 0.0003, 4),  // 30 a row over 1563 words
+                                generate_matrix_rows(4000, 100000, 0.0003, 4, 700, 2900)};
+  };
+  const std::vector<HostCsr> on_all = make();
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  ASSERT_EQ(core::usable_cpus(), 1);
+  const std::vector<HostCsr> on_one = make();
+  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  for (std::size_t m = 0; m < on_all.size(); ++m) {
+    SCOPED_TRACE("matrix " + std::to_string(m));
+    validate(on_all[m], "generated");
+    EXPECT_EQ(on_all[m].row_ptr, on_one[m].row_ptr);
+    EXPECT_EQ(on_all[m].col_ind, on_one[m].col_ind);
+    EXPECT_EQ(on_all[m].values, on_one[m].values);
+  }
+  // rows 700 to 3599 made alone are those rows of the whole matrix
+  const HostCsr& whole = on_all[1];
+  const HostCsr& part = on_all[2];
+  const int base = whole.row_ptr[700];
+  ASSERT_EQ(part.nonzeros(), whole.row_ptr[3600] - base);
+  for (int i = 0; i <= 2900; ++i) EXPECT_EQ(part.row_ptr[i], whole.row_ptr[700 + i] - base);
+  EXPECT_TRUE(std::equal(part.col_ind.begin(), part.col_ind.end(), whole.col_ind.begin() + base));
+  EXPECT_TRUE(std::equal(part.values.begin(), part.values.end(), whole.values.begin() + base));
 }
 
 TEST(RidgeProblem, RightHandSideIsNormal) {
@@ -103,7 +147,7 @@ TEST(RidgeProblem, TransposeOnSeveralCpusIsTheSerialTranspose) {
   ASSERT_EQ(t.rows, columns);
   ASSERT_EQ(t.columns, rows);
   ASSERT_EQ(t.nonzeros(), a.nonzeros());
-  std::vector<int> starts(static_cast<std::size_t>(columns) + 1, 0);
+  core::UninitializedVector<int> starts(static_cast<std::size_t>(columns) + 1, 0);
   for (const Triplet& e : by_column) ++starts[static_cast<std::size_t>(e.row) + 1];
   for (int j = 0; j < columns; ++j) starts[j + 1] += starts[j];
   EXPECT_EQ(t.row_ptr, starts);
