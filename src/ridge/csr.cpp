@@ -68,31 +68,28 @@ HostCsr csr_from_triplets(int rows, int columns, std::vector<Triplet> entries) {
   return out;
 }
 
-std::vector<int> column_bounds(const int columns, const std::int64_t nonzeros,
-                               const std::vector<std::int64_t>& entries_per_column, const int parts) {
+std::vector<int> row_bounds(const HostCsr& a, const std::int64_t buckets) {
   constexpr std::int64_t kLeastEntriesPerPart = std::int64_t(1) << 15;
-  const int n = static_cast<int>(std::clamp<std::int64_t>(nonzeros / kLeastEntriesPerPart, 1,
-                                                          std::min<std::int64_t>(parts, std::max(1, columns))));
-  std::vector<int> bounds(static_cast<std::size_t>(n) + 1, columns);
+  constexpr std::int64_t kCounterBytes = std::int64_t(256) << 20;
+  const std::int64_t nonzeros = a.nonzeros();
+  const std::int64_t most = std::min<std::int64_t>(
+      {core::usable_cpus(), nonzeros / kLeastEntriesPerPart,
+       kCounterBytes / static_cast<std::int64_t>(sizeof(std::int64_t)) / std::max<std::int64_t>(1, buckets),
+       std::max(1, a.rows)});
+  const int parts = static_cast<int>(std::max<std::int64_t>(1, most));
+  std::vector<int> bounds(static_cast<std::size_t>(parts) + 1, a.rows);
   bounds[0] = 0;
-  if (entries_per_column.empty()) {
-    for (int p = 1; p < n; ++p) bounds[p] = static_cast<int>(std::int64_t(columns) * p / n);
-    return bounds;
-  }
-  // the first column at which the running count reaches each share
-  std::int64_t seen = 0;
-  int p = 1;
-  for (int c = 0; c < columns && p < n; ++c) {
-    seen += entries_per_column[static_cast<std::size_t>(c)];
-    while (p < n && seen * n >= nonzeros * p) bounds[p++] = c + 1;
+  // the first row whose offset reaches each share of the entries
+  for (int p = 1; p < parts; ++p) {
+    const std::int64_t share = (nonzeros * p + parts - 1) / parts;
+    bounds[p] = static_cast<int>(std::lower_bound(a.row_ptr.begin(), a.row_ptr.end() - 1, share) - a.row_ptr.begin());
+    bounds[p] = std::max(bounds[p], bounds[p - 1]);
   }
   return bounds;
 }
 
 std::vector<std::int64_t> column_entries(const HostCsr& a) {
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(a.columns), 0);
-  for_entries_by_columns(a, {}, [&counts](int, int, int c) { ++counts[static_cast<std::size_t>(c)]; });
-  return counts;
+  return count_by_rows(a, a.columns, [](int, const int c) { return c; });
 }
 
 HostCsr transpose(const HostCsr& a) {
@@ -104,13 +101,13 @@ HostCsr transpose(const HostCsr& a) {
   for (int j = 0; j < a.columns; ++j) t.row_ptr[j + 1] = t.row_ptr[j] + static_cast<int>(lengths[j]);
   t.col_ind.resize(a.col_ind.size());
   t.values.resize(a.values.size());
-  std::vector<int> next(t.row_ptr.begin(), t.row_ptr.end() - 1);
   // Rows of A in ascending order make the columns of each row of A^T ascending.
-  for_entries_by_columns(a, lengths, [&](const int i, const int k, const int c) {
-    const int slot = next[static_cast<std::size_t>(c)]++;
-    t.col_ind[slot] = i;
-    t.values[slot] = a.values[k];
-  });
+  const std::vector<std::int64_t> first(t.row_ptr.begin(), t.row_ptr.end() - 1);
+  scatter_by_rows(a, a.columns, first, [](int, const int c) { return c; },
+                  [&](const std::int64_t slot, const int i, const int k) {
+                    t.col_ind[static_cast<std::size_t>(slot)] = i;
+                    t.values[static_cast<std::size_t>(slot)] = a.values[static_cast<std::size_t>(k)];
+                  });
   return t;
 }
 

@@ -477,7 +477,7 @@ TEST(DeviceCsr, TransposeBuiltDirectlyEqualsTheTransposedHostMatrix) {
     }
   }
   force_row_segments(0);
-  // Large enough that the passes over A split its columns among the CPUs (on 2 or more).
+  // Large enough that the passes over A split its rows among the CPUs (on 2 or more).
   const HostCsr big = dense_columns(40000, 300, 8);
   for (const int bands : {-1, 3}) {
     const ForcedBands forced(bands);

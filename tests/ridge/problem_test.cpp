@@ -125,9 +125,9 @@ TEST(RidgeProblem, TransposeIsTheTranspose) {
     for (int p = t.row_ptr[i] + 1; p < t.row_ptr[i + 1]; ++p) EXPECT_LT(t.col_ind[p - 1], t.col_ind[p]);
 }
 
-// Large enough that the passes over A split its columns among the CPUs (2^15 entries a
-// part; on CI's two cores two parts), with four dense columns, one of them the last: the
-// same arrays as a plain loop that sorts the entries by (column, row).
+// Large enough that the passes over A split its rows among the CPUs (2^15 entries a part;
+// on CI's two cores two parts), with four dense columns, one of them the last: the same
+// arrays as a plain loop that sorts the entries by (column, row).
 TEST(RidgeProblem, TransposeOnSeveralCpusIsTheSerialTranspose) {
   const int rows = 30000, columns = 5000;
   HostCsr a = generate_matrix(rows, columns, 0.002, 8);
@@ -175,18 +175,38 @@ TEST(RidgeProblem, ValidationOnSeveralCpusReportsTheFirstBadRow) {
             "m: row 4 has column index -1 outside 0..49 (0-based)");
 }
 
-// Columns go to parts by their entries (a dense column may fill a part alone), or evenly
-// when the counts are not known; small matrices take one part.
-TEST(RidgeProblem, ColumnBoundsShareTheEntries) {
-  const std::int64_t big = std::int64_t(1) << 20;
-  EXPECT_EQ(column_bounds(10, 100, {}, 4), (std::vector<int>{0, 10}));
-  EXPECT_EQ(column_bounds(10, big, {}, 4), (std::vector<int>{0, 2, 5, 7, 10}));
-  EXPECT_EQ(column_bounds(3, big, {}, 8), (std::vector<int>{0, 1, 2, 3}));
-  std::vector<std::int64_t> counts(8, big / 16);
-  counts[2] = big / 2;  // 8 of the 15 sixteenths in column 2: shares end in columns 2, 2, 4
-  const std::int64_t total = big / 16 * 15;
-  EXPECT_EQ(column_bounds(8, total, counts, 4), (std::vector<int>{0, 3, 3, 5, 8}));
-  EXPECT_EQ(column_bounds(8, total, counts, 2), (std::vector<int>{0, 3, 8}));
+// Rows go to parts by their entries (a dense row may fill a part alone); small matrices,
+// and counters that would pass 256 MiB, take fewer parts.
+TEST(RidgeProblem, RowBoundsShareTheEntries) {
+  HostCsr a;
+  a.rows = 8;
+  a.columns = 1;
+  const std::int64_t unit = std::int64_t(1) << 15;
+  // rows of 1, 1, 8, 1, 1, 1, 1, 1 units: 15 units in all
+  const std::vector<std::int64_t> units = {1, 1, 8, 1, 1, 1, 1, 1};
+  a.row_ptr.assign(1, 0);
+  for (const std::int64_t u : units) a.row_ptr.push_back(a.row_ptr.back() + static_cast<int>(u * unit));
+  a.col_ind.assign(static_cast<std::size_t>(a.row_ptr.back()), 0);
+  a.values.assign(a.col_ind.size(), 1.0);
+  const int cpus = core::usable_cpus();
+  const std::vector<int> bounds = row_bounds(a, 1);
+  ASSERT_EQ(static_cast<int>(bounds.size()) - 1, std::min(cpus, 8));
+  EXPECT_EQ(bounds.front(), 0);
+  EXPECT_EQ(bounds.back(), 8);
+  EXPECT_TRUE(std::is_sorted(bounds.begin(), bounds.end()));
+  // part p starts at the first row whose offset reaches p / parts of the entries (a scan)
+  const int parts = static_cast<int>(bounds.size()) - 1;
+  for (int p = 1; p < parts; ++p) {
+    int row = 0;
+    while (std::int64_t(a.row_ptr[row]) * parts < std::int64_t(a.row_ptr.back()) * p) ++row;
+    EXPECT_EQ(bounds[p], row) << "part " << p << " of " << parts;
+  }
+  if (parts == 2) EXPECT_EQ(bounds, (std::vector<int>{0, 3, 8}));  // the dense row ends the first part
+  // 2^25 counters a part reach 256 MiB: one part
+  EXPECT_EQ(row_bounds(a, std::int64_t(1) << 25), (std::vector<int>{0, 8}));
+  // fewer than 2^15 entries a part: one part
+  HostCsr small = generate_matrix(100, 50, 0.1, 1);
+  EXPECT_EQ(row_bounds(small, 50), (std::vector<int>{0, 100}));
 }
 
 // Writes a CSR group with raw HDF5 calls (independent of trident's readers).
