@@ -43,24 +43,37 @@ HostCsr transpose(const HostCsr& a);
 // parts' counters (8 bytes each) within 256 MiB.
 std::vector<int> row_bounds(const HostCsr& a, std::int64_t buckets);
 
+// Calls work(p) for every part p of `bounds` (row_bounds), a thread a part.
+template <class Work>
+void for_row_parts(const std::vector<int>& bounds, Work work) {
+  core::host_parallel_ranges(static_cast<std::int64_t>(bounds.size()) - 1, 1,
+                             [&](const std::int64_t first, const std::int64_t last) {
+                               for (std::int64_t p = first; p < last; ++p) work(static_cast<std::size_t>(p));
+                             });
+}
+
+// Each part's entries per bucket: counts[p][b].
+template <class Bucket>
+std::vector<std::vector<std::int64_t>> part_counts(const HostCsr& a, const std::vector<int>& bounds,
+                                                   std::int64_t buckets, Bucket bucket) {
+  std::vector<std::vector<std::int64_t>> counts(bounds.size() - 1);
+  for_row_parts(bounds, [&](const std::size_t p) {
+    std::vector<std::int64_t>& mine = counts[p];
+    mine.assign(static_cast<std::size_t>(buckets), 0);
+    for (int i = bounds[p]; i < bounds[p + 1]; ++i)
+      for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) ++mine[static_cast<std::size_t>(bucket(i, a.col_ind[k]))];
+  });
+  return counts;
+}
+
 // The entries of `a` in each of `buckets` buckets, bucket(i, c) in [0, buckets) naming the
 // bucket of the entry in row i and column c. Each thread counts a range of rows
 // (row_bounds) into counters of its own; the sums do not depend on the thread count.
 template <class Bucket>
 std::vector<std::int64_t> count_by_rows(const HostCsr& a, std::int64_t buckets, Bucket bucket) {
-  const std::vector<int> bounds = row_bounds(a, buckets);
-  const std::size_t parts = bounds.size() - 1, n = static_cast<std::size_t>(buckets);
-  std::vector<std::vector<std::int64_t>> counts(parts);
-  core::host_parallel_ranges(static_cast<std::int64_t>(parts), 1, [&](const std::int64_t first, const std::int64_t last) {
-    for (std::int64_t p = first; p < last; ++p) {
-      std::vector<std::int64_t>& mine = counts[static_cast<std::size_t>(p)];
-      mine.assign(n, 0);
-      for (int i = bounds[p]; i < bounds[p + 1]; ++i)
-        for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) ++mine[static_cast<std::size_t>(bucket(i, a.col_ind[k]))];
-    }
-  });
-  for (std::size_t p = 1; p < parts; ++p)
-    for (std::size_t b = 0; b < n; ++b) counts[0][b] += counts[p][b];
+  std::vector<std::vector<std::int64_t>> counts = part_counts(a, row_bounds(a, buckets), buckets, bucket);
+  for (std::size_t p = 1; p < counts.size(); ++p)
+    for (std::size_t b = 0; b < counts[p].size(); ++b) counts[0][b] += counts[p][b];
   return std::move(counts[0]);
 }
 
@@ -75,18 +88,9 @@ template <class Bucket, class Store>
 void scatter_by_rows(const HostCsr& a, std::int64_t buckets, const std::vector<std::int64_t>& first, Bucket bucket,
                      Store store) {
   const std::vector<int> bounds = row_bounds(a, buckets);
-  const std::size_t parts = bounds.size() - 1, n = static_cast<std::size_t>(buckets);
-  std::vector<std::vector<std::int64_t>> next(parts);  // a part's counts, then its next slot in each bucket
-  const auto each_part = [&](const auto& work) {
-    core::host_parallel_ranges(static_cast<std::int64_t>(parts), 1, [&](const std::int64_t p0, const std::int64_t p1) {
-      for (std::int64_t p = p0; p < p1; ++p) work(static_cast<std::size_t>(p));
-    });
-  };
-  each_part([&](const std::size_t p) {
-    next[p].assign(n, 0);
-    for (int i = bounds[p]; i < bounds[p + 1]; ++i)
-      for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) ++next[p][static_cast<std::size_t>(bucket(i, a.col_ind[k]))];
-  });
+  const std::size_t parts = bounds.size() - 1;
+  // a part's counts, then its next slot in each bucket
+  std::vector<std::vector<std::int64_t>> next = part_counts(a, bounds, buckets, bucket);
   core::host_parallel_ranges(buckets, std::int64_t(1) << 16, [&](const std::int64_t b0, const std::int64_t b1) {
     for (std::int64_t b = b0; b < b1; ++b) {
       std::int64_t slot = first[static_cast<std::size_t>(b)];
@@ -97,7 +101,7 @@ void scatter_by_rows(const HostCsr& a, std::int64_t buckets, const std::vector<s
       }
     }
   });
-  each_part([&](const std::size_t p) {
+  for_row_parts(bounds, [&](const std::size_t p) {
     std::vector<std::int64_t>& mine = next[p];
     for (int i = bounds[p]; i < bounds[p + 1]; ++i)
       for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) store(mine[static_cast<std::size_t>(bucket(i, a.col_ind[k]))]++, i, k);
