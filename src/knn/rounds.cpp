@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/page_lock.hpp"
 #include "core/signals.hpp"
 #include "core/timers.hpp"
 #include "knn/list_bound.hpp"
@@ -67,7 +68,7 @@ class RowsLock {
 
  private:
   double& seconds_;
-  std::optional<PageLock> indices_, distances_;
+  std::optional<core::PageLock> indices_, distances_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
+#include "core/page_lock.hpp"
 #include "core/timers.hpp"
 #include "io/huge_pages.hpp"
 #include "knn/buffer_kernels.hpp"
@@ -844,27 +845,6 @@ ListBound list_bound(const std::vector<Vec4<double>>& references, int kc, std::i
                                         : list_bound_in<float>(references, kc, most_places, options);
 }
 
-PageLock::PageLock(void* data, std::size_t bytes) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (std::is_same<ExecSpace, Kokkos::Cuda>::value && bytes >= (std::size_t(1) << 20)) {
-    if (cudaHostRegister(data, bytes, cudaHostRegisterDefault) == cudaSuccess) {
-      data_ = data;
-    } else {
-      (void)cudaGetLastError();  // not fatal: the copies are only slower
-    }
-  }
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
-PageLock::~PageLock() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (data_ != nullptr) cudaHostUnregister(data_);
-#endif
-}
-
 void allocate_rows(Neighbours& rows, std::size_t entries) {
   rows.indices.clear();
   rows.distances.clear();
@@ -912,8 +892,8 @@ Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
   // the result rows page-locked while the search writes them: copies from the device into
   // pageable memory go through the driver's small staging buffers at a fraction of the
   // link's speed (k = 16 on 2^24 observations is 4.3 GB)
-  const PageLock lock_indices(out.indices.data(), out.indices.size() * sizeof(std::int64_t));
-  const PageLock lock_distances(out.distances.data(), out.distances.size() * sizeof(double));
+  const core::PageLock lock_indices(out.indices.data(), out.indices.size() * sizeof(std::int64_t));
+  const core::PageLock lock_distances(out.distances.data(), out.distances.size() * sizeof(double));
   nearest_into(observations, n_obs, references, options, {out.indices.data(), out.distances.data()}, stats);
   return out;
 }

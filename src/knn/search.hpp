@@ -100,25 +100,11 @@ struct ResultRows {
 };
 
 // The same, writing every row into `rows` (no result arrays of its own, no copy): for
-// callers that keep the rows, e.g. a search in rounds. Page-lock the rows (PageLock) for
+// callers that keep the rows, e.g. a search in rounds. Page-lock the rows (core::PageLock) for
 // fast copies from the device.
 void nearest_into(const Vec4<double>* observations, std::int64_t n_obs,
                   const std::vector<Vec4<double>>& references, const SearchOptions& options, ResultRows rows,
                   SearchStats* stats = nullptr);
-
-// Page-locks host memory [data, data + bytes) for fast device copies while it lives (CUDA
-// only, from 1 MiB; a failure leaves it pageable). Registering costs about as much as
-// touching the memory once, so it is done outside the timed search.
-class PageLock {
- public:
-  PageLock(void* data, std::size_t bytes);
-  ~PageLock();
-  PageLock(const PageLock&) = delete;
-  PageLock& operator=(const PageLock&) = delete;
-
- private:
-  void* data_ = nullptr;
-};
 
 // Device memory this rank may use for the search (half the free memory on a GPU, a
 // fixed 2 GiB on host backends).

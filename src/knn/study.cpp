@@ -9,6 +9,7 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/page_lock.hpp"
 #include "core/signals.hpp"
 #include "io/huge_pages.hpp"
 #include "io/output_file.hpp"
@@ -95,7 +96,7 @@ class ObservationVectors {
 
  private:
   core::UninitializedVector<Vec4<double>> vectors_;
-  std::optional<PageLock> lock_;  // declared after the vectors: unlocked before they are freed
+  std::optional<core::PageLock> lock_;  // declared after the vectors: unlocked before they are freed
 };
 
 // Warm-up on a few observations: CUDA loads a kernel's module at its first launch
