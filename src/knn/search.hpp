@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/uninitialized_vector.hpp"
-
 #include "core/pinned_host_space.hpp"
+#include "core/uninitialized_vector.hpp"
 #include "knn/geometry.hpp"
 
 namespace trident::knn {

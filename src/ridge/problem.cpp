@@ -152,8 +152,9 @@ std::string join(const std::string& group, const std::string& name) {
 // [0, high]: read straight into int when it is stored in 32 signed bits or fewer (scipy's
 // int32), else through long long, so that a value beyond int's range is still reported as
 // written. `label` names the array; `first` numbers its entries in messages.
-core::UninitializedVector<int> index_slab(const H5Reader& in, const std::string& name, std::size_t first, std::size_t count,
-                            long long high, const std::string& source, const std::string& label) {
+core::UninitializedVector<int> index_slab(const H5Reader& in, const std::string& name, std::size_t first,
+                                          std::size_t count, long long high, const std::string& source,
+                                          const std::string& label) {
   auto bad = [&](std::size_t k, long long v) {
     return InputError(source + ": " + label + "[" + std::to_string(first + k) + "] = " + std::to_string(v) +
                       " lies outside 0.." + std::to_string(high));
