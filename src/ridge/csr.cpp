@@ -88,11 +88,6 @@ std::vector<int> row_bounds(const HostCsr& a, const std::int64_t buckets) {
   return bounds;
 }
 
-std::int64_t scatter_groups(const std::int64_t buckets) {
-  constexpr std::int64_t kOpenBytes = std::int64_t(2) << 20, kLineBytes = 2 * 64;
-  return std::clamp<std::int64_t>(buckets * kLineBytes / kOpenBytes, 1, 64);
-}
-
 std::vector<std::int64_t> column_entries(const HostCsr& a) {
   return count_by_rows(a, a.columns, [](int, const int c) { return c; });
 }
