@@ -125,9 +125,29 @@ TEST(RidgeProblem, TransposeIsTheTranspose) {
     for (int p = t.row_ptr[i] + 1; p < t.row_ptr[i + 1]; ++p) EXPECT_LT(t.col_ind[p - 1], t.col_ind[p]);
 }
 
+// `a`'s transpose is the one a plain loop makes by sorting the entries by (column, row).
+void expect_serial_transpose(const HostCsr& a) {
+  std::vector<Triplet> by_column;
+  for (int i = 0; i < a.rows; ++i)
+    for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) by_column.push_back({a.col_ind[k], i, a.values[k]});
+  std::stable_sort(by_column.begin(), by_column.end(),
+                   [](const Triplet& x, const Triplet& y) { return x.row < y.row; });  // rows of A^T
+  const HostCsr t = transpose(a);
+  ASSERT_EQ(t.rows, a.columns);
+  ASSERT_EQ(t.columns, a.rows);
+  ASSERT_EQ(t.nonzeros(), a.nonzeros());
+  core::UninitializedVector<int> starts(static_cast<std::size_t>(a.columns) + 1, 0);
+  for (const Triplet& e : by_column) ++starts[static_cast<std::size_t>(e.row) + 1];
+  for (int j = 0; j < a.columns; ++j) starts[j + 1] += starts[j];
+  EXPECT_EQ(t.row_ptr, starts);
+  for (std::size_t k = 0; k < by_column.size(); ++k) {
+    ASSERT_EQ(t.col_ind[k], by_column[k].column) << k;
+    ASSERT_EQ(t.values[k], by_column[k].value) << k;
+  }
+}
+
 // Large enough that the passes over A split its rows among the CPUs (2^15 entries a part;
-// on CI's two cores two parts), with four dense columns, one of them the last: the same
-// arrays as a plain loop that sorts the entries by (column, row).
+// on CI's two cores two parts), with four dense columns, one of them the last.
 TEST(RidgeProblem, TransposeOnSeveralCpusIsTheSerialTranspose) {
   const int rows = 30000, columns = 5000;
   HostCsr a = generate_matrix(rows, columns, 0.002, 8);
@@ -138,24 +158,17 @@ TEST(RidgeProblem, TransposeOnSeveralCpusIsTheSerialTranspose) {
   }
   a = csr_from_triplets(rows, columns, entries);  // (duplicates add)
   ASSERT_GT(a.nonzeros(), 4 << 15);
-  std::vector<Triplet> by_column;
-  for (int i = 0; i < rows; ++i)
-    for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) by_column.push_back({a.col_ind[k], i, a.values[k]});
-  std::stable_sort(by_column.begin(), by_column.end(),
-                   [](const Triplet& x, const Triplet& y) { return x.row < y.row; });  // rows of A^T
-  const HostCsr t = transpose(a);
-  ASSERT_EQ(t.rows, columns);
-  ASSERT_EQ(t.columns, rows);
-  ASSERT_EQ(t.nonzeros(), a.nonzeros());
-  core::UninitializedVector<int> starts(static_cast<std::size_t>(columns) + 1, 0);
-  for (const Triplet& e : by_column) ++starts[static_cast<std::size_t>(e.row) + 1];
-  for (int j = 0; j < columns; ++j) starts[j + 1] += starts[j];
-  EXPECT_EQ(t.row_ptr, starts);
-  for (std::size_t k = 0; k < by_column.size(); ++k) {
-    ASSERT_EQ(t.col_ind[k], by_column[k].column) << k;
-    ASSERT_EQ(t.values[k], by_column[k].value) << k;
-  }
+  expect_serial_transpose(a);
   EXPECT_EQ(column_entries(a)[columns - 1], rows);
+}
+
+// Wide and short: more rows of A^T than entries in most of them, each part's entries
+// spread over all of them, on several CPUs: still the plain loop's arrays.
+TEST(RidgeProblem, WideTransposeOnSeveralCpusIsTheSerialTranspose) {
+  const int rows = 3000, columns = 70000;
+  const HostCsr a = generate_matrix(rows, columns, 0.001, 9);  // 70 entries a row
+  ASSERT_GT(a.nonzeros(), 4 << 15);
+  expect_serial_transpose(a);
 }
 
 // Large enough that the checks run by ranges of rows on CI's two cores: the error is the
