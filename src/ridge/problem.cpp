@@ -359,19 +359,22 @@ std::vector<double> generate_rhs(std::size_t count, double mean, double std, std
 std::vector<double> generate_rhs_rows(std::int64_t first, std::int64_t count, double mean, double std,
                                       std::uint64_t seed) {
   std::vector<double> b(static_cast<std::size_t>(count));
-  SplitMix64 g{stream_seed(seed, 0xB0B)};
+  const std::uint64_t stream = stream_seed(seed, 0xB0B);
   // Entries 2p and 2p + 1 come from draws 2p and 2p + 1; splitmix64's state moves by a
-  // constant per draw, so the stream skips to the pair holding `first` in one step.
-  const std::int64_t pair_start = first - first % 2;
-  g.state += static_cast<std::uint64_t>(pair_start) * 0x9E3779B97F4A7C15ull;
-  for (std::int64_t i = pair_start; i < first + count; i += 2) {
-    // Box-Muller: two normals from two uniforms in (0, 1].
-    const double u1 = 1.0 - g.uniform(), u2 = g.uniform();
-    const double r = std::sqrt(-2.0 * std::log(u1)), angle = 6.283185307179586 * u2;
-    if (i >= first) b[static_cast<std::size_t>(i - first)] = mean + std * r * std::cos(angle);
-    if (i + 1 >= first && i + 1 < first + count)
-      b[static_cast<std::size_t>(i + 1 - first)] = mean + std * r * std::sin(angle);
-  }
+  // constant per draw, so a stream skips to any pair in one step: the pairs holding
+  // [first, first + count) are made on every usable CPU, a range of pairs a thread.
+  const std::int64_t pair_begin = first / 2, pair_end = (first + count + 1) / 2;
+  core::host_parallel_ranges(pair_end - pair_begin, std::int64_t(1) << 14, [&](const std::int64_t q0, const std::int64_t q1) {
+    SplitMix64 g{stream + static_cast<std::uint64_t>(2 * (pair_begin + q0)) * 0x9E3779B97F4A7C15ull};
+    for (std::int64_t i = 2 * (pair_begin + q0); i < 2 * (pair_begin + q1); i += 2) {
+      // Box-Muller: two normals from two uniforms in (0, 1].
+      const double u1 = 1.0 - g.uniform(), u2 = g.uniform();
+      const double r = std::sqrt(-2.0 * std::log(u1)), angle = 6.283185307179586 * u2;
+      if (i >= first) b[static_cast<std::size_t>(i - first)] = mean + std * r * std::cos(angle);
+      if (i + 1 >= first && i + 1 < first + count)
+        b[static_cast<std::size_t>(i + 1 - first)] = mean + std * r * std::sin(angle);
+    }
+  });
   return b;
 }
 

@@ -58,11 +58,11 @@ TEST(RidgeProblem, GeneratorHandlesFullAndUnevenRows) {
   validate(sparse, "generated");
 }
 
-// The generator makes its rows on every CPU the process may use, a range of rows a
-// thread: the matrix must not depend on the thread count. Made again with the process held
+// The generators make their rows on every CPU the process may use, a range of rows a
+// thread: the matrix and the right-hand side must not depend on the thread count. Made again with the process held
 // to one CPU (one thread), both ways of reading a row's columns out: the bitmap (rows
 // filling a fair part of it) and sorting the drawn columns (a few among many).
-TEST(RidgeProblem, GeneratorGivesTheSameMatrixOnOneThreadAsOnAll) {
+TEST(RidgeProblem, GeneratorGivesTheSameProblemOnOneThreadAsOnAll) {
   cpu_set_t all;
   ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
   if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "one CPU: the generator runs on one thread either way";
@@ -71,6 +71,9 @@ TEST(RidgeProblem, GeneratorGivesTheSameMatrixOnOneThreadAsOnAll) {
                                 generate_matrix(4000, 100000, 0.0003, 4),  // 30 a row over 1563 words
                                 generate_matrix_rows(4000, 100000, 0.0003, 4, 700, 2900)};
   };
+  // the right-hand side too (pairs of draws, a range of pairs a thread), from an odd row
+  const auto make_rhs = [] { return generate_rhs_rows(12345, 200001, 3.0, 1.0, 2); };
+  const std::vector<double> rhs_on_all = make_rhs();
   const std::vector<HostCsr> on_all = make();
   cpu_set_t one;
   CPU_ZERO(&one);
@@ -82,7 +85,9 @@ TEST(RidgeProblem, GeneratorGivesTheSameMatrixOnOneThreadAsOnAll) {
   ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
   ASSERT_EQ(core::usable_cpus(), 1);
   const std::vector<HostCsr> on_one = make();
+  const std::vector<double> rhs_on_one = make_rhs();
   ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  EXPECT_EQ(rhs_on_all, rhs_on_one);
   for (std::size_t m = 0; m < on_all.size(); ++m) {
     SCOPED_TRACE("matrix " + std::to_string(m));
     validate(on_all[m], "generated");
