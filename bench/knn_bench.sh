@@ -27,17 +27,9 @@
 # transfers, screening, float64 settling, widened searches), not generation or output;
 # "whole s" is the process from start to exit (generation, search, writing the rows).
 set -euo pipefail
-if [[ $# -lt 1 ]]; then
-  echo "usage: $0 TRIDENT_BINARY [MPIRUN_PREFIX...]" >&2
-  exit 2
-fi
-trident=$(realpath "$1")
-shift
-launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/knn_bench.XXXXXX")
 source "$here/knn_run.sh"
-trap 'rm -rf "$work"' EXIT
+knn_bench_arguments knn_bench "$@"
 
 fma_rate=28e12
 fma_per_pair=6
@@ -50,11 +42,7 @@ fi
 # run OBS REFS K PRECISION: sets seconds (search), whole (process), widened, parts
 run() {
   local n_obs=$1 n_ref=$2 k=$3 precision=$4
-  local deck="$work/knn_${n_obs}_${n_ref}_${k}_${precision}.yaml"
-  sed -e "s/OBSERVATIONS/$n_obs/" -e "s/REFERENCES/$n_ref/" -e "s/K$/$k/" \
-      -e "s/precision: float32/precision: $precision/" \
-      -e "s|knn_bench.h5|$work/out.h5|" "$here/knn_bench.yaml" >"$deck"
-  knn_timed_run "$deck" "$n_obs x $n_ref, k = $k, $precision"
+  knn_timed_run "$(knn_generated_deck "$n_obs" "$n_ref" "$k" "$precision")" "$n_obs x $n_ref, k = $k, $precision"
   parts=$(grep -o "search parts: .*" "$log" || true)
 }
 

@@ -15,30 +15,13 @@
 # page-locked), knn.page_lock (locking the rows for the search, unlocking them after),
 # knn.search, knn.output (writing /knn).
 set -euo pipefail
-if [[ $# -lt 1 ]]; then
-  echo "usage: $0 TRIDENT_BINARY [MPIRUN_PREFIX...]" >&2
-  exit 2
-fi
-trident=$(realpath "$1")
-shift
-launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/knn_whole.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+source "$here/knn_run.sh"
+knn_bench_arguments knn_whole "$@"
 cases=(${KNN_WHOLE_CASES:-4194304:16384:16 4194304:16384:64 16777216:16384:16})
 
-seconds() {  # COMMAND...: its wall-clock seconds
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" || return 1
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
-}
-run_deck() {  # the deck of this case, its log in $work/log.txt
-  "${launcher[@]}" "$trident" run "$work/deck.yaml" >"$work/log.txt" 2>&1
-}
-phase() {  # NAME: the phase's mean seconds in the timing table of $work/log.txt
-  awk -v p="$1" '$1 == p { print $2; exit }' "$work/log.txt"
+phase() {  # NAME: the phase's mean seconds in the timing table of the last run's log
+  awk -v p="$1" '$1 == p { print $2; exit }' "$log"
 }
 
 largest=0
@@ -48,22 +31,16 @@ for c in "${cases[@]}"; do
   [[ $bytes -gt $largest ]] && largest=$bytes
 done
 mb=$((largest / 1048576))
-dd_s=$(seconds dd if=/dev/zero of="$work/dd.bin" bs=1M count="$mb" status=none)
+t0=$(date +%s.%N)
+dd if=/dev/zero of="$work/dd.bin" bs=1M count="$mb" status=none
+dd_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 rm -f "$work/dd.bin"
 dd_rate=$(awk -v b="$mb" -v s="$dd_s" 'BEGIN { printf "%.3g", b * 1048576 / s }')
 echo "disk: dd wrote $mb MiB into the page cache at $dd_rate B/s"
 printf '%-20s %5s %8s %8s %8s %8s %8s %8s %8s %8s %8s %7s\n' "observations x refs" k "whole s" startup read stage "lock" search output "floor s" "out B/s" "x floor"
 for c in "${cases[@]}"; do
   IFS=: read -r n_obs n_ref k <<<"$c"
-  sed -e "s/OBSERVATIONS/$n_obs/" -e "s/REFERENCES/$n_ref/" -e "s/K$/$k/" \
-      -e "s|knn_bench.h5|$work/out.h5|" "$here/knn_bench.yaml" >"$work/deck.yaml"
-  whole=$(seconds run_deck) || {
-    echo "run failed for $c:" >&2
-    cat "$work/log.txt" >&2
-    exit 1
-  }
-  file_bytes=$(stat -c %s "$work/out.h5")
-  rm -f "$work/out.h5"
+  knn_timed_run "$(knn_generated_deck "$n_obs" "$n_ref" "$k" float32)" "$c"
   search=$(phase knn.search)
   output=$(phase knn.output)
   floor=$(awk -v s="$search" -v b="$file_bytes" -v r="$dd_rate" 'BEGIN { printf "%.3f", s + b / r }')
