@@ -321,15 +321,16 @@ HostCsr generate_matrix_rows(int rows, int columns, double density, std::uint64_
       SplitMix64 g{stream_seed(seed, static_cast<std::uint64_t>(first + i))};
       const int begin = static_cast<int>(generated_offset(total, rows, first + i) - base);
       const int k = a.row_ptr[static_cast<std::size_t>(i) + 1] - begin;
+      const bool from_bitmap = static_cast<std::size_t>(k) * 16 >= words;
       drawn.clear();
       for (std::uint64_t j = static_cast<std::uint64_t>(columns - k); j < std::uint64_t(columns); ++j) {
         const std::uint64_t t = g.below(j + 1);
         const std::uint64_t c = test_and_set(t) ? j : t;
         if (c == j) test_and_set(j);
-        drawn.push_back(static_cast<int>(c));
+        if (!from_bitmap) drawn.push_back(static_cast<int>(c));
       }
       int slot = begin;
-      if (static_cast<std::size_t>(k) * 16 >= words) {
+      if (from_bitmap) {
         for (std::size_t w = 0; w < words; ++w) {
           for (std::uint64_t word = taken[w]; word != 0; word &= word - 1) {
             a.col_ind[static_cast<std::size_t>(slot)] = static_cast<int>(w * 64 + __builtin_ctzll(word));
