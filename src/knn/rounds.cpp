@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
 #include "core/page_lock.hpp"
 #include "core/signals.hpp"
@@ -15,7 +16,8 @@ namespace trident::knn {
 
 namespace {
 
-constexpr std::int64_t kFirstRound = 65536;  // observations of the first round when batches are sized by memory
+constexpr std::int64_t kFirstRound = 65536;  // observations of the first round on host back ends
+constexpr double kFirstRoundPairs = 68719476736.0;  // 2^36: pairs of the first round on device back ends, to k = 64
 constexpr double kRoundSeconds = 2.0;        // target length of later rounds: how long a stop may wait
 constexpr double kReorderShare = 0.01;       // share of a round searched again past which the rest is reordered
 
@@ -73,6 +75,29 @@ class RowsLock {
 
 }  // namespace
 
+// On a GPU a round costs a few milliseconds whatever its size: the search's set-up, its
+// device arrays allocated and freed, and the rows of its last chunk downloaded after the
+// screen. A first round of 65536 observations, then the rest, took 4.6 ms of a 0.061 s
+// search of 2^22 x 2^14 at k = 16 on an H200 (2^22 in one round: 0.054 s), which a rank
+// pays on any rank count: it capped 4 ranks at 3.3 times one. 2^36 pairs (2^22 x 2^14)
+// took 0.030 s at k = 1, 0.054 s at k = 16, 0.15 s in float64 at k = 64 and 0.23 s on
+// clustered points; past k = 64 the rows' download and the selection grow with k (float64
+// k = 1024: 0.40 s for 2^32 pairs), hence the budget shrinking as 64 / k. So the first
+// round stays well under kRoundSeconds, and four times it, searched as one round, under
+// about 2 s. A rank whose rows are all in the first round makes one round; the order by
+// place after a round searched much again (host back ends, per-chunk centres) then never
+// comes, but on GPUs each team screens around its own centre and clustered points need it
+// little (two cities 1.10 times the uniform search at k = 1).
+std::int64_t first_round_size(std::int64_t rows_left, std::int64_t references, int k, std::int64_t batch_size,
+                              bool on_device) {
+  if (batch_size > 0) return batch_size;
+  if (!on_device) return kFirstRound;
+  const double pairs = kFirstRoundPairs * std::min(1.0, 64.0 / std::max(1, k));
+  const auto first = static_cast<std::int64_t>(pairs / static_cast<double>(std::max<std::int64_t>(1, references)));
+  const std::int64_t budget = std::max(kFirstRound, first);
+  return rows_left <= 4 * budget ? std::max<std::int64_t>(1, rows_left) : budget;
+}
+
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
                      const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchStats& stats) {
   SearchOptions options = given;
@@ -87,7 +112,10 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
       if (!rows.done[static_cast<std::size_t>(i)]) todo.push_back(i);
   }
   const std::int64_t unit = options.batch_size > 0 ? options.batch_size : 1;
-  std::int64_t round = options.batch_size > 0 ? options.batch_size : kFirstRound;
+  constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
+  std::int64_t round = first_round_size(static_cast<std::int64_t>(todo.size()),
+                                        static_cast<std::int64_t>(references.size()), options.k,
+                                        options.batch_size, on_device);
   // rows left over by a restart on another rank layout, or ordered by place, need not be
   // contiguous: they are staged here, in the order of `todo`
   Kokkos::View<Vec4<double>*, PinnedHostSpace> staged;
@@ -102,8 +130,12 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
     const double start = wall_seconds();
     if (n > 0) {
       const std::int64_t first = todo[next], last = todo[next + static_cast<std::size_t>(n) - 1];
+      // `todo` ascends until it is ordered by place, so a round of it is rows first..last
+      // when they are n apart (ordered by place, n rows from first to first + n - 1 may be
+      // other rows in any order)
+      const bool contiguous = !options.ordered_by_place && last - first == n - 1;
       SearchStats s;
-      if (last - first == n - 1) {
+      if (contiguous) {
         nearest_into(observations + first, n, references, options,
                      {&rows.neighbours.indices[static_cast<std::size_t>(first) * k],
                       &rows.neighbours.distances[static_cast<std::size_t>(first) * k]},
@@ -123,7 +155,11 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
         }
       }
       add(stats, s);
-      for (std::int64_t o = 0; o < n; ++o) rows.done[static_cast<std::size_t>(todo[next + static_cast<std::size_t>(o)])] = 1;
+      if (contiguous) {
+        std::fill(rows.done.begin() + first, rows.done.begin() + last + 1, std::uint8_t(1));
+      } else {
+        for (std::int64_t o = 0; o < n; ++o) rows.done[static_cast<std::size_t>(todo[next + static_cast<std::size_t>(o)])] = 1;
+      }
       next += static_cast<std::size_t>(n);
       // Many rows searched again: the batches' chunks mix far-apart places (two cities, a
       // city and the globe), and the float32 screen around a chunk's centre cannot resolve

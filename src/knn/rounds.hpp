@@ -13,8 +13,7 @@
 namespace trident::knn {
 
 // Searches the rows of `rows` that are not done (observations[i] is row i's unit vector),
-// marking each finished row done. The first round holds one batch (`batch_size`, or a
-// fixed first size when it is 0); later rounds grow to about two seconds each, in whole
+// marking each finished row done. The first round is first_round_size's; later rounds grow to about two seconds each, in whole
 // batches. After every round all ranks take part in one MPI_Allreduce that agrees on a
 // pending stop signal and on whether any rank has rows left, so every rank makes the
 // same number of rounds. Returns the stop signal the ranks agreed on, or 0 once every
@@ -22,6 +21,14 @@ namespace trident::knn {
 // After a round that searched more than 1 % of its rows again, the rows left are searched
 // in the order of their places (stats.reordered_rows). Collective. Stats are summed over
 // rounds.
+// The first round's observations out of `rows_left` (of a search over `references`):
+// `batch_size` when it is set; else on host back ends kFirstRound (65536), whose rate sizes
+// the later rounds and whose share searched again can order the rest by place early; on
+// device back ends (`on_device`) up to 2^36 pairs, fewer past k = 64 (2^36 * 64 / k), and
+// every row left when they are at most four times that. See rounds.cpp for why.
+std::int64_t first_round_size(std::int64_t rows_left, std::int64_t references, int k, std::int64_t batch_size,
+                              bool on_device);
+
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
                      const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchStats& stats);
 

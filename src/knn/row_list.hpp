@@ -22,4 +22,21 @@ inline RowList all_rows(std::int64_t n) {
   return rows;
 }
 
+// The rows a pass searches: all of 0, 1, ..., count - 1 without a list (a search's first
+// pass over a contiguous chunk), or the rows of a list (the rows a pass could not prove).
+class RowSelection {
+ public:
+  static RowSelection all(std::int64_t count) { return RowSelection(nullptr, count); }
+  explicit RowSelection(const RowList& rows) : RowSelection(rows.data(), static_cast<std::int64_t>(rows.size())) {}
+
+  std::int64_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  std::int64_t operator[](std::int64_t i) const { return list_ != nullptr ? list_[i] : i; }
+
+ private:
+  RowSelection(const std::int64_t* list, std::int64_t count) : list_(list), count_(count > 0 ? count : 0) {}
+  const std::int64_t* list_;
+  std::int64_t count_;
+};
+
 }  // namespace trident::knn

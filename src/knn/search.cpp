@@ -287,7 +287,7 @@ class Searcher {
   // Searches observations `which` with lists of `lists.kc` entries, each list starting at
   // `bound` (list_bound.hpp; empty: +inf); finished rows go to `out`, the observations
   // whose lists were too short are returned.
-  RowList run(const Vec4<double>* observations, const RowList& which, ListChoice lists, bool first_pass,
+  RowList run(const Vec4<double>* observations, RowSelection which, ListChoice lists, bool first_pass,
               ResultRows out, const ListBound& bound = ListBound{}) {
     const int kc = lists.kc;
     const int k = options_.k;
@@ -298,13 +298,12 @@ class Searcher {
     // (segment lists only matter for batches too small to fill the device: not counted)
     const std::size_t room = budget_ > resident ? budget_ - resident : budget_ / 4;
     std::int64_t batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(room / per_obs));
-    batch = std::min<std::int64_t>({batch, static_cast<std::int64_t>(which.size()), 1 << 30});
+    batch = std::min<std::int64_t>({batch, which.size(), 1 << 30});
     if (options_.batch_size > 0) batch = std::min(batch, options_.batch_size);
     const int nb = static_cast<int>(batch);
     // which = 0, 1, 2, ...: batches are slices of the caller's arrays, copied in and out
     // without staging on the host
-    const bool contiguous = !which.empty() && which.front() == 0 &&
-                            which.back() == static_cast<std::int64_t>(which.size()) - 1;
+    const bool contiguous = !which.empty() && which[0] == 0 && which[which.size() - 1] == which.size() - 1;
 
     const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
     PointsView<T> obs_screen(no_init("trident::knn::observations"), per_team_ ? 0 : nb);
@@ -347,7 +346,7 @@ class Searcher {
     };
     const int kept = static_cast<int>(std::min<std::int64_t>(kc, n_refs_));
     RowList failed;
-    const std::int64_t total = static_cast<std::int64_t>(which.size());
+    const std::int64_t total = which.size();
     for (std::int64_t first = 0; first < total; first += batch) {
       const int n = static_cast<int>(std::min<std::int64_t>(batch, total - first));
       ++stats_.batches;
@@ -568,13 +567,12 @@ class Searcher {
   // Chunks of a batch of `n` observations whose screen runs `threads` threads: on a GPU,
   // as many as leave each chunk's screen about 8 times the device's concurrency in threads
   // (fewer would leave the device idle in each chunk's last wave), at most 16; but at least
-  // 4 while each still gets twice the concurrency, so that a rank's smaller batch on 4
-  // ranks (2^22 observations at k = 16: one chunk by the first rule, its 0.021 s of
-  // results downloaded after the screen) still overlaps most of its download, and while
-  // each gets half the concurrency when the batch's result rows take 128 MiB or more
-  // (k = 64 over 2^19 observations, a thread each: 0.020 s of a 0.073 s search went to
-  // downloading its rows after the screen); 1 when `allowed` is false or elsewhere but for
-  // observations ordered by place (options.chunks forces a count, for the tests). More
+  // 4 while each still gets half the concurrency, so that a rank's smaller batch (2^22
+  // observations on each of 4 ranks) still overlaps most of its transfers with the screen:
+  // at 2^22 x 2^14 on an H200, k = 1 in one chunk took 0.035 s (its upload, 2.5 ms, and
+  // download, 1.5 ms, outside the screen), in 4 0.031 s; k = 16 in one chunk 0.072 s, in 4
+  // 0.054 s. 1 when `allowed` is false or elsewhere but for observations ordered by place
+  // (options.chunks forces a count, for the tests). More
   // chunks, or a short first and last one, measured slower where the rows outlast the
   // screen (k = 64 at 2^22 x 2^14 on an H200, rows 78 ms over the link beside an 80 ms
   // screen: 4 equal chunks 0.1145 s, 8 0.1171, 16 0.1276, the first and last a quarter of
@@ -585,10 +583,8 @@ class Searcher {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       const auto concurrency = static_cast<std::int64_t>(ExecSpace().concurrency());
-      const std::int64_t result_bytes = static_cast<std::int64_t>(n) * options_.k * 16;
-      const std::int64_t least = result_bytes >= (std::int64_t(128) << 20) ? concurrency / 2 : 2 * concurrency;
       const std::int64_t wanted =
-          std::max(threads / (8 * concurrency), std::min<std::int64_t>(4, threads / least));
+          std::max(threads / (8 * concurrency), std::min<std::int64_t>(4, threads / std::max<std::int64_t>(1, concurrency / 2)));
       return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(16, wanted)));
     }
 #endif
@@ -795,19 +791,18 @@ std::int64_t bound_places(std::int64_t n_obs, std::int64_t n_refs, int kc, const
   return (n_refs + most - 1) / most <= kc / 4 ? most : 0;
 }
 
-// `out` holds n_obs x k rows and `todo` = 0, 1, ..., n_obs - 1 (both made by the caller,
+// Observations 0 to n_obs - 1; `out` holds their n_obs x k rows (made by the caller,
 // outside the timed search).
 template <class T>
-void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
-            const SearchOptions& options, SearchStats& stats, RowList todo,
-            ResultRows out) {
+void search(const Vec4<double>* observations, std::int64_t n_obs, const std::vector<Vec4<double>>& references,
+            const SearchOptions& options, SearchStats& stats, ResultRows out) {
   const std::int64_t n_refs = static_cast<std::int64_t>(references.size());
-  if (todo.empty()) return;
+  if (n_obs <= 0) return;
   ListChoice lists = lists_for<T>(options.k + std::max(1, options.k / 4), 0, n_refs, options);
   stats.list_length = lists.kc;
   const double setup_start = wall_seconds();
   Searcher<T> searcher(references, options, stats);
-  const std::int64_t places = bound_places(static_cast<std::int64_t>(todo.size()), n_refs, lists.kc, options);
+  const std::int64_t places = bound_places(n_obs, n_refs, lists.kc, options);
   ListBound bound;
   ListBoundCache* const cache = options.bound_cache.get();
   if (places > 0 && cache != nullptr && cache->kc == lists.kc && cache->precision == options.precision &&
@@ -821,7 +816,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
   stats.bound_places = static_cast<std::int64_t>(bound.places.extent(0));
-  todo = searcher.run(observations, todo, lists, true, out, bound);
+  RowList todo = searcher.run(observations, RowSelection::all(n_obs), lists, true, out, bound);
   if (todo.empty()) return;
   // Lists too short to prove the answer: references within the screening window of the
   // k-th that the list could not hold (points closer than the screening precision resolves
@@ -833,7 +828,7 @@ void search(const Vec4<double>* observations, const std::vector<Vec4<double>>& r
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
     lists = lists_for<double>(4 * lists.kc, 64, n_refs, options);
-    todo = searcher64.run(observations, todo, lists, false, out);
+    todo = searcher64.run(observations, RowSelection(todo), lists, false, out);
   }
 }
 
@@ -910,12 +905,11 @@ void nearest_into(const Vec4<double>* observations, std::int64_t n_obs,
   }
   SearchStats local;
   SearchStats& s = stats ? *stats : local;
-  RowList todo = all_rows(n_obs);
   const double start = wall_seconds();
   if (options.precision == "float64") {
-    search<double>(observations, references, options, s, std::move(todo), rows);
+    search<double>(observations, n_obs, references, options, s, rows);
   } else {
-    search<float>(observations, references, options, s, std::move(todo), rows);
+    search<float>(observations, n_obs, references, options, s, rows);
   }
   Kokkos::fence();
   s.search_seconds = wall_seconds() - start;
