@@ -16,8 +16,9 @@ namespace trident::knn {
 
 namespace {
 
-constexpr std::int64_t kFirstRound = 65536;  // observations of the first round on host back ends
-constexpr double kFirstRoundPairs = 68719476736.0;  // 2^36: pairs of the first round on device back ends, to k = 64
+constexpr std::int64_t kHostProbe = 65536;          // rows of the first round on host back ends
+constexpr std::int64_t kDeviceProbe = 4096;         // rows of the first round on device back ends
+constexpr double kDeviceRoundPairs = 68719476736.0;  // 2^36: pairs of the round after it, to k = 64
 constexpr double kRoundSeconds = 2.0;        // target length of later rounds: how long a stop may wait
 constexpr double kReorderShare = 0.01;       // share of a round searched again past which the rest is reordered
 
@@ -75,26 +76,29 @@ class RowsLock {
 
 }  // namespace
 
+// A probe of 4096 rows on a GPU is enough to see a share of 1 % searched again (two cities
+// interleaved: about half), and costs less than 65536 (a search of 2^22 x 2^14 at k = 16 on
+// an H200: 0.0563 s after a probe of 4096 rows, 0.0588 after 65536); fewer rows searched
+// before the order by place also leave fewer to search again (two cities at k = 16: 8189
+// rows with a probe of 16384, 32770 with 65536).
+std::int64_t probe_round_size(std::int64_t batch_size, bool on_device) {
+  if (batch_size > 0) return batch_size;
+  return on_device ? kDeviceProbe : kHostProbe;
+}
+
 // On a GPU a round costs a few milliseconds whatever its size: the search's set-up, its
 // device arrays allocated and freed, and the rows of its last chunk downloaded after the
-// screen. A first round of 65536 observations, then the rest, took 4.6 ms of a 0.061 s
-// search of 2^22 x 2^14 at k = 16 on an H200 (2^22 in one round: 0.054 s), which a rank
-// pays on any rank count: it capped 4 ranks at 3.3 times one. 2^36 pairs (2^22 x 2^14)
-// took 0.030 s at k = 1, 0.054 s at k = 16, 0.15 s in float64 at k = 64 and 0.23 s on
-// clustered points; past k = 64 the rows' download and the selection grow with k (float64
-// k = 1024: 0.40 s for 2^32 pairs), hence the budget shrinking as 64 / k. So the first
-// round stays well under kRoundSeconds, and four times it, searched as one round, under
-// about 2 s. A rank whose rows are all in the first round makes one round; the order by
-// place after a round searched much again (host back ends, per-chunk centres) then never
-// comes, but on GPUs each team screens around its own centre and clustered points need it
-// little (two cities 1.10 times the uniform search at k = 1).
-std::int64_t first_round_size(std::int64_t rows_left, std::int64_t references, int k, std::int64_t batch_size,
-                              bool on_device) {
-  if (batch_size > 0) return batch_size;
-  if (!on_device) return kFirstRound;
-  const double pairs = kFirstRoundPairs * std::min(1.0, 64.0 / std::max(1, k));
-  const auto first = static_cast<std::int64_t>(pairs / static_cast<double>(std::max<std::int64_t>(1, references)));
-  const std::int64_t budget = std::max(kFirstRound, first);
+// screen. The 2^22 x 2^14 search at k = 16 took 0.061 s on an H200 in rounds of 65536 and
+// then the rest, 0.054 s in one round; a rank pays that on any rank count. 2^36 pairs
+// (2^22 x 2^14) took 0.030 s at k = 1, 0.054 s at k = 16, 0.15 s in float64 at k = 64 and
+// 0.23 s on clustered points; past k = 64 the rows' download and the selection grow with k
+// (float64 k = 1024: 0.40 s for 2^32 pairs), hence the budget shrinking as 64 / k. So such
+// a round stays well under kRoundSeconds, and four times it, searched as one round, under
+// about 2 s, without a measured rate.
+std::int64_t device_round_size(std::int64_t rows_left, std::int64_t references, int k) {
+  const double pairs = kDeviceRoundPairs * std::min(1.0, 64.0 / std::max(1, k));
+  const auto by_pairs = static_cast<std::int64_t>(pairs / static_cast<double>(std::max<std::int64_t>(1, references)));
+  const std::int64_t budget = std::max(kHostProbe, by_pairs);
   return rows_left <= 4 * budget ? std::max<std::int64_t>(1, rows_left) : budget;
 }
 
@@ -113,9 +117,8 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
   }
   const std::int64_t unit = options.batch_size > 0 ? options.batch_size : 1;
   constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
-  std::int64_t round = first_round_size(static_cast<std::int64_t>(todo.size()),
-                                        static_cast<std::int64_t>(references.size()), options.k,
-                                        options.batch_size, on_device);
+  std::int64_t round = probe_round_size(options.batch_size, on_device);
+  bool probed = false;
   // rows left over by a restart on another rank layout, or ordered by place, need not be
   // contiguous: they are staged here, in the order of `todo`
   Kokkos::View<Vec4<double>*, PinnedHostSpace> staged;
@@ -178,7 +181,13 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
     MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MAX, comm);
     if (agreed[1] == 0) return 0;
     if (agreed[0] != 0) return static_cast<int>(agreed[0]);
-    round = next_round(round, n, wall_seconds() - start, unit);
+    if (on_device && !probed && options.batch_size == 0) {
+      round = device_round_size(static_cast<std::int64_t>(todo.size() - next),
+                                static_cast<std::int64_t>(references.size()), options.k);
+    } else {
+      round = next_round(round, n, wall_seconds() - start, unit);
+    }
+    probed = true;
   }
 }
 

@@ -6,7 +6,10 @@
 
 #include <mpi.h>
 
+#include <Kokkos_Core.hpp>
+
 #include <algorithm>
+#include <type_traits>
 
 #include "clusters.hpp"
 #include "knn/rounds.hpp"
@@ -145,6 +148,37 @@ TEST(KnnClustered, RoundsOrderRowsByPlaceAfterARoundSearchedManyAgain) {
     dist.insert(dist.end(), &plain.distances[i * 4], &plain.distances[i * 4] + 4);
   }
   test::expect_same(test::brute_force(some, refs, 4, kEarth), idx, dist, 4, kEarth);
+}
+
+TEST(KnnClustered, RoundsWithoutABatchSizeProbeFirstAndOrderTheRestByPlace) {
+  // the same two cities, more rows than the back end's probe: the rounds a run makes when
+  // the deck sets no batch size (on GPUs the rest then goes in one round, which must still
+  // come in the order of their places)
+  constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
+  const std::int64_t probe = probe_round_size(0, on_device);
+  const std::size_t pairs = static_cast<std::size_t>(probe) + 500;
+  const auto paris = test::cluster(pairs, 48.85, 2.35, 1000.0, 65), sydney = test::cluster(pairs, -33.87, 151.21, 1000.0, 66);
+  std::vector<Point> obs;
+  for (std::size_t i = 0; i < pairs; ++i) obs.insert(obs.end(), {paris[i], sydney[i]});
+  const auto refs = test::joined(test::cluster(1024, 48.85, 2.35, 1000.0, 67), test::cluster(1024, -33.87, 151.21, 1000.0, 68));
+  const auto o = vectors(obs), r = vectors(refs);
+  SearchOptions options;
+  options.k = 2;
+  options.radius = kEarth;
+  ChunkRows rows = test::rows_to_search(obs.size(), 2);
+  SearchStats stats;
+  ASSERT_EQ(search_in_rounds(o.data(), r, options, rows, MPI_COMM_SELF, stats), 0);
+  EXPECT_EQ(stats.reordered_rows, static_cast<std::int64_t>(obs.size()) - probe);
+  EXPECT_EQ(std::count(rows.done.begin(), rows.done.end(), 1), static_cast<std::ptrdiff_t>(obs.size()));
+  std::vector<Point> some;
+  std::vector<std::int64_t> idx;
+  std::vector<double> dist;
+  for (std::size_t i = 0; i < obs.size(); i += 331) {
+    some.push_back(obs[i]);
+    idx.insert(idx.end(), &rows.neighbours.indices[i * 2], &rows.neighbours.indices[i * 2] + 2);
+    dist.insert(dist.end(), &rows.neighbours.distances[i * 2], &rows.neighbours.distances[i * 2] + 2);
+  }
+  test::expect_same(test::brute_force(some, refs, 2, kEarth), idx, dist, 2, kEarth);
 }
 
 }  // namespace
