@@ -10,6 +10,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "io/direct_rows.hpp"
 #include "io/h5_handle.hpp"
 
 namespace trident::io {
@@ -223,7 +224,12 @@ void OutputFile::create_dataset_here(const std::string& dataset, const std::vect
   }
   Handle space(H5Screate_simple(static_cast<int>(current.size()), current.data(), maximum.data()));
   Handle dcpl(H5Pcreate(H5P_DATASET_CREATE));
-  if (!chunk.empty()) {
+  if (chunk.empty()) {
+    // storage placed at creation, so that ranks can write whole rows into it themselves
+    // (direct_rows.hpp); never pre-filled: every value is written before the commit
+    H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
+  } else {
     std::vector<hsize_t> c = to_hsize(chunk);
     H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data());
     // every value is written before the commit: pre-filling would write each chunk twice
@@ -308,11 +314,39 @@ void OutputFile::write_slab(const std::string& dataset, const std::vector<std::u
     agreed([&] { write_selection<T>(selection, path_, dataset, data, true); });
     return;
   }
+  if (mpi::size(comm_) > 1) {
+    const std::int64_t address = direct_address(dataset, offset, count, h5_type<T>());
+    if (address >= 0) {
+      const std::uint64_t row_values = product(count) / std::max<std::uint64_t>(1, count[0]);
+      const std::uint64_t at = static_cast<std::uint64_t>(address) + offset[0] * row_values * sizeof(T);
+      agreed([&] { write_bytes_at(partial_path(), path_, dataset, at, data, product(count) * sizeof(T)); });
+      return;
+    }
+  }
   const auto write_local = [&](const std::vector<std::uint64_t>& off,
                                const std::vector<std::uint64_t>& cnt, const T* values) {
     write_selection<T>(select_slab(file_, path_, dataset, off, cnt), path_, dataset, values, false);
   };
   agreed([&] { gather_slabs<T>(offset, count, data, write_local); });
+}
+
+std::int64_t OutputFile::direct_address(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                                        const std::vector<std::uint64_t>& count, hid_t memory_type) {
+  DirectTarget target;
+  agreed([&] {
+    if (holds_file()) target = direct_target(file_, path_, dataset, memory_type);
+  });
+  // rank 0's answer to every rank: the address, the rank of the dataset, its dims
+  std::vector<std::int64_t> shared{target.address, static_cast<std::int64_t>(target.dims.size())};
+  MPI_Bcast(shared.data(), 2, MPI_INT64_T, 0, comm_);
+  target.address = shared[0];
+  target.dims.resize(static_cast<std::size_t>(shared[1]));
+  if (!target.dims.empty()) MPI_Bcast(target.dims.data(), shared[1], MPI_UINT64_T, 0, comm_);
+  // every rank's block must be whole rows; otherwise all go the gathered way, which also
+  // reports a block outside the dataset as before
+  int usable = target.address >= 0 && whole_rows(target.dims, offset, count) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm_);
+  return usable ? target.address : -1;
 }
 
 template <class T>

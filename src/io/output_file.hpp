@@ -3,8 +3,9 @@
 // an existing FILE is refused unless overwrite is set. Every member function is
 // collective: every rank calls it with the same arguments (slab contents excepted).
 // With parallel HDF5 and more than one rank every rank writes its own slab through MPI-IO;
-// otherwise (serial HDF5, Mode::gathered, or one rank) rank 0 alone holds the file and
-// writes the slabs it receives.
+// otherwise (serial HDF5, Mode::gathered, or one rank) rank 0 alone holds the file: on
+// several ranks whole rows of a contiguous dataset go straight from each rank into the
+// file (direct_rows.hpp), and rank 0 writes other slabs as it receives them.
 #include <hdf5.h>
 #include <mpi.h>
 
@@ -110,6 +111,11 @@ class OutputFile {
   void create_dataset_here(const std::string& dataset, const std::vector<std::uint64_t>& dims,
                            const std::vector<std::uint64_t>& max_dims,
                            const std::vector<std::uint64_t>& chunk, int deflate);
+  // Gathered mode on several ranks: the byte address of `dataset` when every rank's block
+  // is whole rows of it and it is contiguous (direct_rows.hpp), so that each rank writes
+  // its own rows; -1 otherwise (the blocks are gathered on rank 0). Collective.
+  std::int64_t direct_address(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                              const std::vector<std::uint64_t>& count, hid_t memory_type);
   template <class T, class WriteLocal>
   void gather_slabs(const std::vector<std::uint64_t>& offset,
                     const std::vector<std::uint64_t>& count, const T* data,

@@ -66,6 +66,27 @@ for mode in "" --gathered-io; do
   [ $fail -eq 0 ] || sed 's/^/  | /' mid.log
 done
 
+# kNN rows larger than the disk: on several ranks in the gathered mode each rank writes its
+# own rows into the file (io/direct_rows.hpp); a rank's failed write must end every rank
+# with one message, and the old output must stay.
+cat > knn.yaml <<'DECK'
+knn:
+  k: 8
+  observations: {generate: {count: 16384, seed: 1}}
+  references: {generate: {count: 512, seed: 2}}
+DECK
+for mode in "" --gathered-io; do
+  "${launcher[@]}" "$trident" run knn.yaml --output full/old.h5 --overwrite $mode >knn.log 2>&1; rc=$?
+  check '[ $rc -eq 1 ]' "knn full disk ${mode:-parallel}: exit $rc, expected 1"
+  check 'grep -qxE "trident: error: full/old.h5: (creating dataset|writing) /knn/[a-z]+ failed( \(No space left on device\))?" knn.log' \
+    "knn full disk ${mode:-parallel}: message differs"
+  check '[ "$(grep -c "trident: error" knn.log)" -eq 1 ]' "knn full disk ${mode:-parallel}: not one error line"
+  check '! grep -qiE "segmentation|signal|core dumped" knn.log' "knn full disk ${mode:-parallel}: crashed"
+  check '[ "$(md5sum < full/old.h5)" = "$before" ]' "knn full disk ${mode:-parallel}: the old output changed"
+  check '[ ! -e full/old.h5.partial ]' "knn full disk ${mode:-parallel}: full/old.h5.partial left behind"
+  [ $fail -eq 0 ] || sed 's/^/  | /' knn.log
+done
+
 "${launcher[@]}" "$trident" run small.yaml --output ro/x.h5 >ro.log 2>&1; rc=$?
 check '[ $rc -eq 2 ]' "read-only folder: exit $rc, expected 2"
 check 'grep -qxF "trident: error: ro/x.h5: cannot write the output file: the folder '"'ro'"' does not exist or is not writable" ro.log' \

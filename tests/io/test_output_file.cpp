@@ -63,6 +63,47 @@ TEST_P(MpiOutputFile, UnevenRowBlocksAndAttributesRoundTrip) {
   MPI_Barrier(comm);
 }
 
+TEST_P(MpiOutputFile, ColumnBlocksChunkedDatasetsAndEmptyBlocksRoundTrip) {
+  // beside whole rows of a contiguous dataset (written by each rank into the file in the
+  // gathered mode): blocks of columns, a chunked dataset, and ranks without rows, which
+  // take the other paths
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int me = mpi::rank(comm), n = mpi::size(comm);
+  const std::string folder = test::scratch_folder(comm, "io_blocks");
+  const std::string path = folder + "/blocks.h5";
+  const std::uint64_t rows = 5, columns = static_cast<std::uint64_t>(2 * n + 1);
+  // rank r writes columns [2r, 2r + 2) of every row; the last rank also the last column
+  const std::uint64_t first_column = static_cast<std::uint64_t>(2 * me);
+  const std::uint64_t my_columns = me == n - 1 ? 3 : 2;
+  std::vector<double> block;
+  for (std::uint64_t r = 0; r < rows; ++r)
+    for (std::uint64_t c = first_column; c < first_column + my_columns; ++c) block.push_back(100.0 * r + c);
+  // only the last rank holds rows of /chunked and of /sparse (the others write none)
+  const bool last = me == n - 1;
+  std::vector<std::int32_t> chunked(last ? 7 * 3 : 0), sparse(last ? 7 * 3 : 0);
+  for (std::size_t i = 0; i < chunked.size(); ++i) chunked[i] = static_cast<std::int32_t>(i) - 10, sparse[i] = static_cast<std::int32_t>(3 * i);
+  {
+    OutputFile file(comm, path, false, GetParam());
+    file.create_dataset<double>("/columns", {rows, columns});
+    file.write_slab<double>("/columns", {0, first_column}, {rows, my_columns}, block.data());
+    file.create_dataset<std::int32_t>("/chunked", {7, 3}, {0, 3}, {2, 3});
+    file.write_slab<std::int32_t>("/chunked", {0, 0}, {last ? 7u : 0u, 3}, chunked.data());
+    file.create_dataset<std::int32_t>("/sparse", {7, 3});
+    file.write_slab<std::int32_t>("/sparse", {last ? 0u : 7u, 0}, {last ? 7u : 0u, 3}, sparse.data());
+    file.commit();
+  }
+  const InputFile in(path, "test file");
+  const auto all = in.read<double>("/columns");
+  for (std::uint64_t r = 0; r < rows; ++r)
+    for (std::uint64_t c = 0; c < columns; ++c) EXPECT_EQ(all[r * columns + c], 100.0 * r + c) << r << " " << c;
+  std::vector<std::int32_t> expected_chunked(7 * 3), expected_sparse(7 * 3);
+  for (std::size_t i = 0; i < expected_chunked.size(); ++i)
+    expected_chunked[i] = static_cast<std::int32_t>(i) - 10, expected_sparse[i] = static_cast<std::int32_t>(3 * i);
+  EXPECT_EQ(in.read<std::int32_t>("/chunked"), expected_chunked);
+  EXPECT_EQ(in.read<std::int32_t>("/sparse"), expected_sparse);
+  MPI_Barrier(comm);
+}
+
 TEST_P(MpiOutputFile, ExistingFileIsRefusedAndKept) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "io_existing");
