@@ -27,6 +27,12 @@ void each_rank(MPI_Comm comm, const std::string& line) {
   std::fflush(stdout);
 }
 
+void warning(MPI_Comm comm, const std::string& message) {
+  if (g_quiet || mpi::rank(comm) != 0) return;
+  std::fprintf(stderr, "trident: warning: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
 void error(const std::string& message) {
   std::fprintf(stderr, "trident: error: %s\n", message.c_str());
   std::fflush(stderr);

@@ -12,6 +12,9 @@ void info(MPI_Comm comm, const std::string& message);
 // Every rank passes its own line; rank 0 prints them all in rank order. Collective.
 void each_rank(MPI_Comm comm, const std::string& line);
 
+// Prints "trident: warning: MESSAGE" on rank 0 of `comm` (stderr, flushed).
+void warning(MPI_Comm comm, const std::string& message);
+
 // Prints "trident: error: MESSAGE" on stderr from the calling rank (no collective).
 void error(const std::string& message);
 

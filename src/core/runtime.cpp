@@ -4,12 +4,16 @@
 #include <Kokkos_Core.hpp>
 #include <hdf5.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/host_threads.hpp"
 #include "trident/version.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -43,6 +47,7 @@ std::string DeviceBinding::describe() const {
     s << "device " << device_id << " of " << visible_devices << ", " << device_name
       << ", PCI " << pci_bus_id;
   }
+  s << ", " << usable_cpus << " of " << online_cpus << " CPUs";
   return s.str();
 }
 
@@ -88,7 +93,10 @@ Runtime::Runtime(int& argc, char**& argv) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
   binding_.world_rank = mpi::rank(MPI_COMM_WORLD);
   binding_.local_rank = mpi::rank(local);
+  binding_.local_ranks = mpi::size(local);
   MPI_Comm_free(&local);
+  binding_.usable_cpus = core::usable_cpus();
+  binding_.online_cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   char host[MPI_MAX_PROCESSOR_NAME] = {0};
   int host_length = 0;
   MPI_Get_processor_name(host, &host_length);

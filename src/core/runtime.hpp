@@ -16,7 +16,13 @@ struct DeviceBinding {
   std::string host;
   std::string device_name;  // "NVIDIA H200" or "host (Serial)"
   std::string pci_bus_id;   // "0000:19:00.0" or empty
+  int local_ranks = 1;      // ranks on this host
+  int usable_cpus = 1;      // CPUs in this rank's affinity mask (what the launcher left it)
+  int online_cpus = 1;      // CPUs of this host
   std::string describe() const;
+  // Bound to one CPU on a host with at least two for each of its ranks: the host work
+  // (reading, generating, staging, writing) runs on that CPU while the others idle.
+  bool one_cpu_of_many() const { return usable_cpus == 1 && online_cpus >= 2 * local_ranks; }
 };
 
 // What the run is executing on, for logs and HDF5 provenance.
