@@ -42,7 +42,10 @@ std::string text_attribute(const std::string& file, const std::string& object, c
   return out;
 }
 
-TEST(MpiKnnOutput, WritesNeighboursObservationsAndSettings) {
+class MpiKnnOutputModes : public testing::TestWithParam<io::Mode> {};
+
+// (Mode::gathered on several ranks: each rank writes its rows into the file itself)
+TEST_P(MpiKnnOutputModes, WritesNeighboursObservationsAndSettings) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = trident::test::scratch_folder(comm, "knn_output");
   const auto refs = test::random_points(150, 21);
@@ -58,7 +61,7 @@ TEST(MpiKnnOutput, WritesNeighboursObservationsAndSettings) {
   {
     Timers timers;
     DeviceBinding binding;
-    io::OutputFile out(comm, folder + "/knn.h5", true);
+    io::OutputFile out(comm, folder + "/knn.h5", true, GetParam());
     RunContext context{comm, timers, binding};
     run_study(*d.knn, context, out);
     out.commit();
@@ -79,6 +82,11 @@ TEST(MpiKnnOutput, WritesNeighboursObservationsAndSettings) {
   EXPECT_EQ(text_attribute(folder + "/knn.h5", "/knn", "precision"), "float32");
   EXPECT_EQ(text_attribute(folder + "/knn.h5", "/knn", "observations"), "generate(count=61, seed=22)");
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, MpiKnnOutputModes, testing::Values(io::Mode::automatic, io::Mode::gathered),
+                         [](const testing::TestParamInfo<io::Mode>& info) {
+                           return info.param == io::Mode::automatic ? "automatic" : "gathered";
+                         });
 
 TEST(MpiKnnOutput, Hdf5BadDataMessages) {
   const MPI_Comm comm = MPI_COMM_WORLD;
