@@ -40,6 +40,15 @@ bool whole_rows(const std::vector<std::uint64_t>& dims, const std::vector<std::u
   return true;
 }
 
+bool holds_mark(const std::string& partial, std::uint64_t at, std::uint64_t mark) {
+  const int fd = open(partial.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::uint64_t found = ~mark;
+  const ssize_t got = pread(fd, &found, sizeof found, static_cast<off_t>(at));
+  close(fd);
+  return got == static_cast<ssize_t>(sizeof found) && found == mark;
+}
+
 void write_bytes_at(const std::string& partial, const std::string& path, const std::string& dataset,
                     std::uint64_t at, const void* data, std::uint64_t bytes) {
   const auto fail = [&](int error) {

@@ -30,6 +30,13 @@ DirectTarget direct_target(hid_t file, const std::string& path, const std::strin
 bool whole_rows(const std::vector<std::uint64_t>& dims, const std::vector<std::uint64_t>& offset,
                 const std::vector<std::uint64_t>& count);
 
+// Whether the 8 bytes at byte `at` of the file `partial` hold `mark`: false when the file
+// cannot be opened or read there. Before the ranks write into rank 0's file, rank 0 puts
+// a random mark where the dataset starts and every rank looks for it, so that a rank that
+// sees another file of that name (node-local storage on another node) or none sends its
+// rows to rank 0 instead of writing elsewhere.
+bool holds_mark(const std::string& partial, std::uint64_t at, std::uint64_t mark);
+
 // Writes `bytes` from `data` at byte `at` of the file `partial` (pwrite, no HDF5), then
 // closes it, so that a rank on another node has its bytes on the file system before rank
 // 0 closes the file. Throws RunError("PATH: writing DATASET failed (REASON)") naming the

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <random>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
@@ -345,6 +346,21 @@ std::int64_t OutputFile::direct_address(const std::string& dataset, const std::v
   // every rank's block must be whole rows; otherwise all go the gathered way, which also
   // reports a block outside the dataset as before
   int usable = target.address >= 0 && whole_rows(target.dims, offset, count) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm_);
+  if (!usable || product(target.dims) * H5Tget_size(memory_type) < sizeof(std::uint64_t)) return -1;
+  // every rank must see rank 0's file: a mark that rank 0 writes where the dataset starts
+  // (its rows overwrite it), looked for by every rank
+  const auto at = static_cast<std::uint64_t>(target.address);
+  std::uint64_t mark = 0;
+  if (holds_file()) {
+    mark = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^
+           static_cast<std::uint64_t>(getpid());
+  }
+  agreed([&] {
+    if (holds_file()) write_bytes_at(partial_path(), path_, dataset, at, &mark, sizeof mark);
+  });
+  MPI_Bcast(&mark, 1, MPI_UINT64_T, 0, comm_);
+  usable = holds_mark(partial_path(), at, mark) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm_);
   return usable ? target.address : -1;
 }

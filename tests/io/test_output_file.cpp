@@ -10,6 +10,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "diffusion/decomposition.hpp"
+#include "io/direct_rows.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 #include "support/test_support.hpp"
@@ -211,6 +212,25 @@ INSTANTIATE_TEST_SUITE_P(Modes, MpiOutputFile, testing::Values(Mode::automatic, 
                          [](const testing::TestParamInfo<Mode>& info) {
                            return info.param == Mode::automatic ? "automatic" : "gathered";
                          });
+
+TEST(DirectRows, AMarkIsFoundOnlyInTheFileThatHoldsIt) {
+  // what a rank looks for before it writes its rows into rank 0's file itself
+  const std::string path = test::scratch_folder(MPI_COMM_SELF, "direct_mark") + "/f.bin";
+  test::write_text(path, std::string(64, 'x'));
+  const std::uint64_t mark = 0x0123456789abcdefull;
+  write_bytes_at(path, "out.h5", "/d", 24, &mark, sizeof mark);
+  EXPECT_TRUE(holds_mark(path, 24, mark));
+  EXPECT_FALSE(holds_mark(path, 16, mark));
+  EXPECT_FALSE(holds_mark(path, 24, mark + 1));
+  EXPECT_FALSE(holds_mark(path, 60, mark));  // only 4 bytes left there
+  EXPECT_FALSE(holds_mark(path + ".missing", 24, mark));
+  try {
+    write_bytes_at(path + ".missing", "out.h5", "/d", 0, &mark, sizeof mark);
+    ADD_FAILURE() << "wrote into a file that does not exist";
+  } catch (const RunError& e) {
+    EXPECT_STREQ(e.what(), "out.h5: writing /d failed (No such file or directory)");
+  }
+}
 
 TEST(InputFile, MissingAndWrongFilesNameThemselves) {
   try {
