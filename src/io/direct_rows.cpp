@@ -49,6 +49,21 @@ bool holds_mark(const std::string& partial, std::uint64_t at, std::uint64_t mark
   return got == static_cast<ssize_t>(sizeof found) && found == mark;
 }
 
+std::uint64_t word_at(const std::string& partial, const std::string& path, const std::string& dataset,
+                      std::uint64_t at) {
+  const int fd = open(partial.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw RunError(path + ": reading " + dataset + " back failed (" + std::strerror(errno) + ")");
+  std::uint64_t word = 0;
+  ssize_t got;
+  do {
+    got = pread(fd, &word, sizeof word, static_cast<off_t>(at));
+  } while (got < 0 && errno == EINTR);
+  const int error = errno;
+  close(fd);
+  if (got < 0) throw RunError(path + ": reading " + dataset + " back failed (" + std::strerror(error) + ")");
+  return word;  // a short read left the rest zero
+}
+
 void write_bytes_at(const std::string& partial, const std::string& path, const std::string& dataset,
                     std::uint64_t at, const void* data, std::uint64_t bytes) {
   const auto fail = [&](int error) {

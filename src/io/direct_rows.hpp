@@ -34,8 +34,16 @@ bool whole_rows(const std::vector<std::uint64_t>& dims, const std::vector<std::u
 // cannot be opened or read there. Before the ranks write into rank 0's file, rank 0 puts
 // a random mark where the dataset starts and every rank looks for it, so that a rank that
 // sees another file of that name (node-local storage on another node) or none sends its
-// rows to rank 0 instead of writing elsewhere.
+// rows to rank 0 instead of writing elsewhere. Rank 0 then puts back the bytes the mark
+// covered (word_at), since a dataset written in several calls holds rows of earlier calls
+// there.
 bool holds_mark(const std::string& partial, std::uint64_t at, std::uint64_t mark);
+
+// The 8 bytes at byte `at` of the file `partial`, zeros for those past its end (storage
+// HDF5 placed but nothing wrote yet). Throws RunError("PATH: reading DATASET back failed
+// (REASON)") naming the output's final `path` when the file cannot be opened or read.
+std::uint64_t word_at(const std::string& partial, const std::string& path, const std::string& dataset,
+                      std::uint64_t at);
 
 // Writes `bytes` from `data` at byte `at` of the file `partial` (pwrite, no HDF5), then
 // closes it, so that a rank on another node has its bytes on the file system before rank

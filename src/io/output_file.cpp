@@ -348,20 +348,26 @@ std::int64_t OutputFile::direct_address(const std::string& dataset, const std::v
   int usable = target.address >= 0 && whole_rows(target.dims, offset, count) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm_);
   if (!usable || product(target.dims) * H5Tget_size(memory_type) < sizeof(std::uint64_t)) return -1;
-  // every rank must see rank 0's file: a mark that rank 0 writes where the dataset starts
-  // (its rows overwrite it), looked for by every rank
+  // every rank must see rank 0's file: a mark that rank 0 writes where the dataset starts,
+  // looked for by every rank, then the bytes it covered put back (rows that an earlier
+  // call wrote there: the ridge solutions are written a λ at a time)
   const auto at = static_cast<std::uint64_t>(target.address);
-  std::uint64_t mark = 0;
+  std::uint64_t mark = 0, covered = 0;
   if (holds_file()) {
     mark = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^
            static_cast<std::uint64_t>(getpid());
   }
   agreed([&] {
-    if (holds_file()) write_bytes_at(partial_path(), path_, dataset, at, &mark, sizeof mark);
+    if (!holds_file()) return;
+    covered = word_at(partial_path(), path_, dataset, at);
+    write_bytes_at(partial_path(), path_, dataset, at, &mark, sizeof mark);
   });
   MPI_Bcast(&mark, 1, MPI_UINT64_T, 0, comm_);
   usable = holds_mark(partial_path(), at, mark) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm_);
+  agreed([&] {
+    if (holds_file()) write_bytes_at(partial_path(), path_, dataset, at, &covered, sizeof covered);
+  });
   return usable ? target.address : -1;
 }
 

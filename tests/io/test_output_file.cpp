@@ -105,6 +105,34 @@ TEST_P(MpiOutputFile, ColumnBlocksChunkedDatasetsAndEmptyBlocksRoundTrip) {
   MPI_Barrier(comm);
 }
 
+TEST_P(MpiOutputFile, DatasetWrittenARowAtATimeKeepsEveryRow) {
+  // as the ridge study writes its solutions, a λ a call: in the gathered mode each call
+  // checks that every rank sees the file with a mark where the dataset starts, and the
+  // mark must not stay over the rows an earlier call wrote there
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int me = mpi::rank(comm), n = mpi::size(comm);
+  const std::string folder = test::scratch_folder(comm, "io_row_at_a_time");
+  const std::string path = folder + "/rows.h5";
+  const std::uint64_t rows = 6, columns = 4;
+  auto value = [](std::uint64_t r, std::uint64_t c) { return 0.5 + 10.0 * r + c; };
+  {
+    OutputFile file(comm, path, false, GetParam());
+    file.create_dataset<double>("/solutions", {rows, columns});
+    for (std::uint64_t r = 0; r < rows; ++r) {
+      const bool mine = static_cast<int>(r % static_cast<std::uint64_t>(n)) == me;
+      std::vector<double> row;
+      for (std::uint64_t c = 0; mine && c < columns; ++c) row.push_back(value(r, c));
+      file.write_slab<double>("/solutions", {r, 0}, {mine ? 1u : 0u, columns}, row.data());
+    }
+    file.commit();
+  }
+  const auto all = InputFile(path, "test file").read<double>("/solutions");
+  ASSERT_EQ(all.size(), rows * columns);
+  for (std::uint64_t r = 0; r < rows; ++r)
+    for (std::uint64_t c = 0; c < columns; ++c) EXPECT_EQ(all[r * columns + c], value(r, c)) << r << " " << c;
+  MPI_Barrier(comm);
+}
+
 TEST_P(MpiOutputFile, ExistingFileIsRefusedAndKept) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "io_existing");
@@ -224,6 +252,15 @@ TEST(DirectRows, AMarkIsFoundOnlyInTheFileThatHoldsIt) {
   EXPECT_FALSE(holds_mark(path, 24, mark + 1));
   EXPECT_FALSE(holds_mark(path, 60, mark));  // only 4 bytes left there
   EXPECT_FALSE(holds_mark(path + ".missing", 24, mark));
+  EXPECT_EQ(word_at(path, "out.h5", "/d", 24), mark);
+  EXPECT_EQ(word_at(path, "out.h5", "/d", 60), 0x78787878u);  // "xxxx", then 4 bytes past the end as zeros
+  EXPECT_EQ(word_at(path, "out.h5", "/d", 4096), 0u);
+  try {
+    word_at(path + ".missing", "out.h5", "/d", 0);
+    ADD_FAILURE() << "read a file that does not exist";
+  } catch (const RunError& e) {
+    EXPECT_STREQ(e.what(), "out.h5: reading /d back failed (No such file or directory)");
+  }
   try {
     write_bytes_at(path + ".missing", "out.h5", "/d", 0, &mark, sizeof mark);
     ADD_FAILURE() << "wrote into a file that does not exist";
