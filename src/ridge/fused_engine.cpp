@@ -6,7 +6,9 @@
 // update of v and of each λ's h, hbar and x, a team per λ and chunk of columns
 // (device_csr.hpp has the products). On several row ranks A^T u's sums go to an
 // all-reduce, and the pass after it stores w, sums its norm and advances the recurrences:
-// five launches (more when A^T's rows are cut or banded) and the all-reduce. The host
+// five launches (more when A^T's rows are cut or banded) and the all-reduce; there each
+// rank updates h, hbar and x over its own share of the columns only (v over all of them),
+// and its share of every ||x_λ||^2 rides the next iteration's all-reduce. The host
 // queues a block of iterations (iterations_per_check: about 4 ms of them, at most
 // kChecksEvery, never past the iteration limit) and then looks at a stop flag the device
 // left in pinned memory, so a sweep pays one round trip per block instead of one per
@@ -55,7 +57,8 @@ constexpr int kFirstCheck = 8;
 // Whether the iterations are recorded once and replayed (CUDA graphs, core::QueueRecording),
 // from TRIDENT_RIDGE_GRAPHS: auto (the default) on CUDA builds when this rank holds every
 // row; on also when the sums over row ranks go through NCCL (NCCL's collectives can be
-// recorded, but that path has not yet been measured on several GPUs); off never. An MPI
+// recorded, but on two H200s the tutorial's 2-rank sweep took 0.0843 s recorded against
+// 0.0722-0.0728 s queued kernel by kernel, the same call: so not by default); off never. An MPI
 // transport waits on the host, which a recording cannot hold: never recorded.
 bool iteration_graphs_wanted(const core::DeviceComm* rows_comm) {
   const char* text = std::getenv("TRIDENT_RIDGE_GRAPHS");
@@ -175,7 +178,10 @@ struct AdvanceRecurrences {
   Kokkos::View<const double, RidgeDevice> beta2, alpha_beta2;
   Kokkos::View<LsmrRecurrence*, RidgeDevice> lambdas;
   Kokkos::View<UpdateCoefficients*, RidgeDevice> coefficients;
-  Kokkos::View<const double*, RidgeDevice> normx2;
+  // each λ's ||x||^2 from the last update, set to 0 once read: on several row ranks the
+  // update writes this rank's share of it there, and a rank without columns of its own
+  // (or a λ that stopped) must add 0, not the last all-reduce's total, to the next one
+  Kokkos::View<double*, RidgeDevice> normx2;
   Kokkos::View<std::int64_t[2], StatusSpace> status;  // iterations, all stopped
   double normb;
   StoppingRules rules;
@@ -209,6 +215,7 @@ struct AdvanceRecurrences {
       if (!r.stopped() && r.steps() > 0)
         r.test(::sqrt(normx2(j)), normb, old.norms.normA(), rules.atol, rules.btol, rules.ctol, old.itn,
                rules.max_iterations);
+      normx2(j) = 0;
       UpdateCoefficients c;  // inactive once stopped
       if (!r.stopped()) {
         const LsmrStep step = r.advance(next.alpha, beta);
@@ -264,6 +271,11 @@ struct AdvanceAfterReduction {
 // (v_old is this iteration's, v_new the next's) because the other λ's teams form the same
 // entries from v_old at the same time. The last of a λ's chunks to finish sums the chunks'
 // shares in order, so ||x||^2 does not depend on which team finishes first.
+// On several row ranks each rank takes only its chunks [first_chunk, first_chunk +
+// own_chunks) for h, hbar and x (x stays zero elsewhere, so summing x over the ranks
+// gathers it), and its sum is its share of ||x||^2; teams of their own form v over the
+// other chunks, since every rank needs all of v for its rows' product. On one rank every
+// chunk is its own and the teams are the same as without the split.
 template <class S>
 struct UpdateSolutions {
   using Member = Kokkos::TeamPolicy<RidgeExec>::member_type;
@@ -277,20 +289,35 @@ struct UpdateSolutions {
   Kokkos::View<int*, RidgeDevice> chunks_done;      // per λ, back to 0 by the last chunk
   Kokkos::View<double*, RidgeDevice> normx2;
   int columns, chunks;
+  int first_chunk, own_chunks;
 
   static int chunk_count(int columns) { return (columns + kChunk - 1) / kChunk; }
+  // Teams: one per λ and own chunk, then one per other chunk (v alone).
+  int league() const {
+    return static_cast<int>(coefficients.extent(0)) * own_chunks + chunks - own_chunks;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const BidiagState& s = state();
     if (s.done) return;
-    const int j = team.league_rank() / chunks, chunk = team.league_rank() % chunks;
+    const int updates = static_cast<int>(coefficients.extent(0)) * own_chunks;
+    const int r = team.league_rank();
+    int j = -1, chunk;  // j < 0: a team that forms v alone
+    if (r < updates) {
+      j = r / own_chunks;
+      chunk = first_chunk + r % own_chunks;
+    } else {
+      chunk = r - updates;
+      if (chunk >= first_chunk) chunk += own_chunks;
+    }
     const int first = chunk * kChunk, last = first + kChunk < columns ? first + kChunk : columns;
     auto next_v = [&](const int i) -> S {
       if (!s.form_v) return v_old(i);
       return static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) * s.v_scale);
     };
-    if (j == 0)
+    if (j <= 0)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const int i) { v_new(i) = next_v(i); });
+    if (j < 0) return;
     const UpdateCoefficients c = coefficients(j);
     if (!c.active) return;
     double sum = 0;
@@ -311,7 +338,7 @@ struct UpdateSolutions {
         [&](int& is_last) {
           chunk_norms(j, chunk) = sum;
           Kokkos::memory_fence();  // the share is visible before the count says so
-          is_last = Kokkos::atomic_fetch_add(&chunks_done(j), 1) == chunks - 1;
+          is_last = Kokkos::atomic_fetch_add(&chunks_done(j), 1) == own_chunks - 1;
         },
         last_chunk);
     if (!last_chunk) return;
@@ -319,7 +346,8 @@ struct UpdateSolutions {
     const volatile double* shares = &chunk_norms(j, 0);  // other teams' writes: not from a stale cache
     double total = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, chunks), [&](const int k, double& t) { t += shares[k]; }, total);
+        Kokkos::TeamThreadRange(team, first_chunk, first_chunk + own_chunks),
+        [&](const int k, double& t) { t += shares[k]; }, total);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       normx2(j) = total;
       chunks_done(j) = 0;
@@ -349,12 +377,6 @@ class FusedEngine final : public SweepSolver::Engine {
         at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)), sizeof(S))),
         graphs_wanted_(iteration_graphs_wanted(rows_comm)),
         recurrences_apart_(rows_comm == nullptr && finish_threads(at_) > kMostThreadsWithRecurrences) {
-    if (rows_comm_ != nullptr) {
-      // the head, then an item sum for every work item of A^T (its rows first)
-      buffer_ = Kokkos::View<double*, RidgeDevice>("trident::ridge::reduced", 1 + at_.work_items);
-      shares_ = Kokkos::subview(buffer_, Kokkos::make_pair(std::int64_t(1), 1 + at_.work_items));
-      beta2_share_ = ShareHead(buffer_.data());
-    }
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
     b64_ = Kokkos::View<double*, RidgeDevice>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b64"), rows_);
@@ -395,11 +417,15 @@ class FusedEngine final : public SweepSolver::Engine {
   int rows_, columns_;  // this rank's rows
   core::DeviceComm* rows_comm_;  // null when this rank holds every row
   DeviceCsr<M> a_, at_;
-  // With rows_comm_: the all-reduce's buffer, 1 + A^T's work items: this rank's ||u_i||^2
-  // (beta2_share_), then A_i^T u_i's item sums (shares_), of which the first columns_ are summed.
+  // With rows_comm_ (lay_out_buffer, for each sweep's λ count): the all-reduce's buffer:
+  // this rank's ||u_i||^2 (beta2_share_), its share of each λ's ||x||^2 (normx2_shares_,
+  // from the last update), then A_i^T u_i's item sums (shares_), of which the first
+  // columns_ are summed.
+  void lay_out_buffer(int lambdas);
   using ShareHead = Kokkos::View<double, RidgeDevice, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  Kokkos::View<double*, RidgeDevice> buffer_, shares_;
+  Kokkos::View<double*, RidgeDevice> buffer_, normx2_shares_, shares_;
   ShareHead beta2_share_;
+  int lambda_slots_ = 0;
   Vector<S> b_;
   Kokkos::View<double*, RidgeDevice> b64_;
   RowProductScratch products_;
@@ -408,13 +434,22 @@ class FusedEngine final : public SweepSolver::Engine {
 };
 
 template <class M, class S>
+void FusedEngine<M, S>::lay_out_buffer(const int lambdas) {
+  lambda_slots_ = lambdas;
+  buffer_ = Kokkos::View<double*, RidgeDevice>("trident::ridge::reduced", 1 + lambdas + at_.work_items);
+  beta2_share_ = ShareHead(buffer_.data());
+  normx2_shares_ = Kokkos::subview(buffer_, Kokkos::make_pair(std::int64_t(1), std::int64_t(1) + lambdas));
+  shares_ = Kokkos::subview(buffer_, Kokkos::make_pair(std::int64_t(1) + lambdas, 1 + lambdas + at_.work_items));
+}
+
+template <class M, class S>
 template <class After>
 void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
                                         const Kokkos::View<double, RidgeDevice>& beta2,
                                         const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
                                         const After& after) {
   launch_row_sums("trident::ridge::next_w_share", at_, u, shares_, done);
-  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + static_cast<std::size_t>(columns_));
+  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + static_cast<std::size_t>(lambda_slots_ + columns_));
   launch_finish_rows("trident::ridge::next_w_reduced", shares_, columns_, 1, LongRowSums{}, {},
                      ReducedW<S>{buffer_, w, v_old, beta2}, products_, alpha_beta2, done, after);
 }
@@ -426,6 +461,14 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
                             SweepOutcome& out) {
   const int count = static_cast<int>(lambdas.size());
   const int chunks = UpdateSolutions<S>::chunk_count(columns_);
+  // this rank's chunks of columns for h, hbar and x: all on one rank
+  int first_chunk = 0, own_chunks = chunks;
+  if (rows_comm_ != nullptr) {
+    lay_out_buffer(count);
+    const std::int64_t rank = rows_comm_->rank(), ranks = rows_comm_->size();
+    first_chunk = static_cast<int>(rank * chunks / ranks);
+    own_chunks = static_cast<int>((rank + 1) * chunks / ranks) - first_chunk;
+  }
 
   Vector<S> u(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::u"), rows_);
   const Vector<S> v[2] = {Vector<S>("trident::ridge::v0", columns_),
@@ -436,7 +479,9 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   Block<S> x("trident::ridge::x", columns_, count);
   Kokkos::View<double, RidgeDevice> beta2("trident::ridge::beta2");
   Kokkos::View<double, RidgeDevice> alpha_beta2("trident::ridge::alpha_beta2");
-  Kokkos::View<double*, RidgeDevice> normx2("trident::ridge::normx2", count);
+  // on several row ranks the all-reduce sums the ranks' shares in place
+  const Kokkos::View<double*, RidgeDevice> normx2 =
+      rows_comm_ == nullptr ? Kokkos::View<double*, RidgeDevice>("trident::ridge::normx2", count) : normx2_shares_;
   Kokkos::View<double**, RidgeDevice> chunk_norms("trident::ridge::chunk_norms", count, chunks);
   Kokkos::View<int*, RidgeDevice> chunks_done("trident::ridge::chunks_done", count);
   StateView state("trident::ridge::state");
@@ -464,11 +509,13 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share_, done);
       queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done, AdvanceAfterReduction{advance, buffer_});
     }
-    if (count > 0)
+    if (count > 0) {
+      const UpdateSolutions<S> update{v_old,       v[(k + 1) % 2], w,      h,           hbar,        x,
+                                      state,       coefficients,   chunk_norms, chunks_done, normx2, columns_,
+                                      chunks,      first_chunk,    own_chunks};
       Kokkos::parallel_for("trident::ridge::update_solutions",
-                           light(Kokkos::TeamPolicy<RidgeExec>(count * chunks, Kokkos::AUTO)),
-                           UpdateSolutions<S>{v_old, v[(k + 1) % 2], w, h, hbar, x, state, coefficients,
-                                              chunk_norms, chunks_done, normx2, columns_, chunks});
+                           light(Kokkos::TeamPolicy<RidgeExec>(update.league(), Kokkos::AUTO)), update);
+    }
   };
 
   // Every kernel runs once before the clock starts, changing nothing that the sweep reads
@@ -600,6 +647,8 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   out.queued_iterations = queued;
   out.iteration_seconds = std::chrono::duration<double>(iterated - start).count();
 
+  // Each row rank holds x over its own columns, zero elsewhere: the sum over the ranks is x.
+  if (rows_comm_ != nullptr && x.span() > 0) rows_comm_->all_reduce_sum(RidgeExec(), x.data(), x.span());
   // The true residuals ||b - A x_j||, in double from the stored x.
   std::vector<double> residual_norms(lambdas.size());
   for (int j = 0; j < count; ++j) {

@@ -190,6 +190,18 @@ TEST(MpiRidgeRowSplit, UnevenBlocksARankWithoutNonzerosAndOneWithoutRows) {
   expect_all_engines(whole, splits[mpi::size(MPI_COMM_WORLD) - 1], {0.05, 2.0, 30.0});
 }
 
+// 1100 columns are 5 chunks of the update (256 columns each, the last 76): on 2 to 4 ranks
+// each rank updates h, hbar and x over its chunks only and the ranks' shares of ||x||^2
+// ride the all-reduce; x summed over the ranks is the solution. (The smaller matrices
+// above are one chunk: one rank takes it, the others none.)
+TEST(MpiRidgeRowSplit, ColumnsOfTheUpdateSplitOverTheRanksGiveOneRanksCurve) {
+  const Problem whole = generated(1500, 1100, 0.01, 59);
+  const auto bounds = nonzero_balanced_rows(1500, mpi::size(MPI_COMM_WORLD),
+                                            [&](std::int64_t r) { return std::int64_t(whole.a.row_ptr[r]); });
+  expect_same_as_one_rank(whole, bounds, {0.02, 0.5, 20.0}, RidgePrecision::float64, RidgeKernels::fused);
+  expect_same_as_one_rank(whole, bounds, {0.02, 0.5, 20.0}, RidgePrecision::float32, RidgeKernels::fused);
+}
+
 TEST(MpiRidgeRowSplit, MoreRanksThanLambdas) {
   const Problem whole = generated(150, 60, 0.1, 47);
   const auto bounds = nonzero_balanced_rows(150, mpi::size(MPI_COMM_WORLD),
