@@ -34,19 +34,25 @@ check() { if eval "$1"; then pass=$((pass + 1)); else echo "FAIL: $2"; fail=$((f
 "${launcher[@]}" "$trident" run small.yaml --output full/old.h5 >small.log 2>&1
 check '[ -f full/old.h5 ]' "the small run wrote no full/old.h5: $(cat small.log)"
 before=$(md5sum < full/old.h5)
-for mode in "" --gathered-io; do
-  "${launcher[@]}" "$trident" run big.yaml --output full/old.h5 --overwrite $mode >big.log 2>&1; rc=$?
-  check '[ $rc -eq 1 ]' "full disk ${mode:-parallel}: exit $rc, expected 1 (a signal gives 128+N)"
-  # the failing call depends on the write path; either way the message names the file,
-  # the dataset and what failed
-  check 'grep -qxE "trident: error: full/old.h5: (extending|writing) /diffusion/field failed( \(No space left on device\))?" big.log' \
-    "full disk ${mode:-parallel}: message differs"
-  check '[ "$(grep -c "trident: error" big.log)" -eq 1 ]' "full disk ${mode:-parallel}: not one error line"
-  check '! grep -qiE "segmentation|signal|core dumped" big.log' "full disk ${mode:-parallel}: crashed"
-  check '[ "$(md5sum < full/old.h5)" = "$before" ]' "full disk ${mode:-parallel}: the old output changed"
-  check '[ ! -e full/old.h5.partial ]' "full disk ${mode:-parallel}: full/old.h5.partial left behind"
-  [ $fail -eq 0 ] || sed 's/^/  | /' big.log
-done
+# overwrite_on_full_disk LABEL DECK MESSAGE: a run of DECK over full/old.h5 (--overwrite)
+# on the full disk, in both write modes, must end with exit 1 and one error line matching
+# MESSAGE (the failing call depends on the write path; either way it names the file, the
+# dataset and what failed), not crash, keep the old output and leave no partial file.
+overwrite_on_full_disk() {
+  local label=$1 deck=$2 message=$3 mode rc
+  for mode in "" --gathered-io; do
+    "${launcher[@]}" "$trident" run "$deck" --output full/old.h5 --overwrite $mode >run.log 2>&1; rc=$?
+    check '[ $rc -eq 1 ]' "$label ${mode:-parallel}: exit $rc, expected 1 (a signal gives 128+N)"
+    check 'grep -qxE "$message" run.log' "$label ${mode:-parallel}: message differs"
+    check '[ "$(grep -c "trident: error" run.log)" -eq 1 ]' "$label ${mode:-parallel}: not one error line"
+    check '! grep -qiE "segmentation|signal|core dumped" run.log' "$label ${mode:-parallel}: crashed"
+    check '[ "$(md5sum < full/old.h5)" = "$before" ]' "$label ${mode:-parallel}: the old output changed"
+    check '[ ! -e full/old.h5.partial ]' "$label ${mode:-parallel}: full/old.h5.partial left behind"
+    [ $fail -eq 0 ] || sed 's/^/  | /' run.log
+  done
+}
+overwrite_on_full_disk "full disk" big.yaml \
+  "trident: error: full/old.h5: (extending|writing) /diffusion/field failed( \(No space left on device\))?"
 
 # The disk fills up in the middle of the run: the first frames (2 MiB each, larger than
 # HDF5's chunk cache, so each goes to the disk when written) fit, a later one does not.
@@ -75,17 +81,8 @@ knn:
   observations: {generate: {count: 16384, seed: 1}}
   references: {generate: {count: 512, seed: 2}}
 DECK
-for mode in "" --gathered-io; do
-  "${launcher[@]}" "$trident" run knn.yaml --output full/old.h5 --overwrite $mode >knn.log 2>&1; rc=$?
-  check '[ $rc -eq 1 ]' "knn full disk ${mode:-parallel}: exit $rc, expected 1"
-  check 'grep -qxE "trident: error: full/old.h5: (creating dataset|writing) /knn/[a-z]+ failed( \(No space left on device\))?" knn.log' \
-    "knn full disk ${mode:-parallel}: message differs"
-  check '[ "$(grep -c "trident: error" knn.log)" -eq 1 ]' "knn full disk ${mode:-parallel}: not one error line"
-  check '! grep -qiE "segmentation|signal|core dumped" knn.log' "knn full disk ${mode:-parallel}: crashed"
-  check '[ "$(md5sum < full/old.h5)" = "$before" ]' "knn full disk ${mode:-parallel}: the old output changed"
-  check '[ ! -e full/old.h5.partial ]' "knn full disk ${mode:-parallel}: full/old.h5.partial left behind"
-  [ $fail -eq 0 ] || sed 's/^/  | /' knn.log
-done
+overwrite_on_full_disk "knn full disk" knn.yaml \
+  "trident: error: full/old.h5: (creating dataset|writing) /knn/[a-z]+ failed( \(No space left on device\))?"
 
 "${launcher[@]}" "$trident" run small.yaml --output ro/x.h5 >ro.log 2>&1; rc=$?
 check '[ $rc -eq 2 ]' "read-only folder: exit $rc, expected 2"
