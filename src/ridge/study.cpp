@@ -44,9 +44,10 @@ void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows&
   });
 }
 
-// One line: how the rows and the λ are spread.
+// One line: how the rows and the λ are spread, and what the row ranks sum each iteration
+// (the fused kernels add each λ's share of ||x||^2 to A^T u's n sums and ||u||^2).
 void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::int64_t>& bounds, int groups,
-                std::size_t lambdas_per_group) {
+                std::size_t lambdas_per_group, deck::RidgeKernels kernels) {
   std::int64_t fewest_rows = matrix.rows(), most_rows = 0, fewest = matrix.nonzeros(), most = 0;
   for (std::size_t r = 0; r + 1 < bounds.size(); ++r) {
     const std::int64_t rows = bounds[r + 1] - bounds[r];
@@ -63,8 +64,11 @@ void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::
                       " nonzeros per rank), λ in " + std::to_string(groups) +
                       (groups == 1 ? " group" : " groups") + " (up to " + std::to_string(lambdas_per_group) +
                       " λ each, refinement included)" +
-                      (row_ranks > 1 ? "; one all-reduce of " + std::to_string(matrix.columns()) +
-                                           " + 1 numbers per iteration in each group"
+                      (row_ranks > 1 ? "; one all-reduce of " + std::to_string(matrix.columns()) + " + 1" +
+                                           (kernels == deck::RidgeKernels::fused
+                                                ? " + " + std::to_string(lambdas_per_group)
+                                                : std::string()) +
+                                           " numbers per iteration in each group"
                                      : std::string()));
 }
 
@@ -111,7 +115,7 @@ class RidgeStudy : public PreparedStudy {
                                    std::size_t(settings.refine_corner);
       check_memory(comm, settings, matrix, first, count, per_rank, layout_->group_size() > 1, context.binding);
       problem_ = load_rows(settings, matrix, first, count);
-      log_layout(comm, matrix, bounds, groups, per_rank);
+      log_layout(comm, matrix, bounds, groups, per_rank, settings.solver.kernels);
     }
     // a stop signal may come during any sweep: the checkpoint's place must be usable
     io::check_output_destination(comm, checkpoint_path_, /*overwrite=*/true);
