@@ -71,9 +71,17 @@ wait_done() {  # JOB TIMEOUT: waits until the job ended (for good); prints its s
   done
   echo "TIMEOUT_IN_TEST($state)"
 }
+# Open MPI 4.1 fails a launch ("mkdir ... ompi.HOST.UID: File exists", then orte_init) when
+# another creates the same session folder at that moment (TridentTesting.cmake says more):
+# the jobs and the reference runs below start together, so each gets a folder of its own.
+session_folder() {  # NAME: a fresh session folder base for the launches of NAME
+  mkdir -p "$work/ompi/$1" && echo "$work/ompi/$1"
+}
 submit() {  # NAME TEMPLATE DECK [SBATCH OPTIONS...]: submits, prints the job id
   local name=$1 template=$2 deck=$3; shift 3
   local job
+  local -x OMPI_MCA_orte_tmpdir_base
+  OMPI_MCA_orte_tmpdir_base=$(session_folder "job-$name")
   job=$(sbatch --parsable --job-name="$name" "$@" "$src/jobs/$template.sbatch" "$deck") || return 1
   # What it took (with the Open MPI settings of its environment), to submit it again
   { env | grep '^OMPI_MCA_' | while read -r setting; do printf '%q ' "$setting"; done
@@ -154,10 +162,12 @@ cpu=$(submit cpu cpu-only "$(deck ridge)" --ntasks=3 --nodes=1)
 echo "submitted: long $long, resub $resub, knnlong $knnlong, ridgelong $ridgelong, timed $timed, bad $bad_one $bad_long, one $one, node $node, nodes $nodes, cpu $cpu"
 
 # The reference for the long run: the same deck, uninterrupted, outside SLURM.
-mpirun --allow-run-as-root --oversubscribe -n 2 --mca btl self,vader "$trident" run "$work/jobs/long.yaml" \
+OMPI_MCA_orte_tmpdir_base=$(session_folder reference) \
+  mpirun --allow-run-as-root --oversubscribe -n 2 --mca btl self,vader "$trident" run "$work/jobs/long.yaml" \
   --output "$work/jobs/reference.h5" >"$work/jobs/reference.log" 2>&1 &
 reference_pid=$!
-mpirun --allow-run-as-root --oversubscribe -n 2 --mca btl self,vader "$trident" run "$work/jobs/knnlong.yaml" \
+OMPI_MCA_orte_tmpdir_base=$(session_folder knn-reference) \
+  mpirun --allow-run-as-root --oversubscribe -n 2 --mca btl self,vader "$trident" run "$work/jobs/knnlong.yaml" \
   --output "$work/jobs/knn-reference.h5" >"$work/jobs/knn-reference.log" 2>&1 || {
   bad "knn reference run failed"; cat "$work/jobs/knn-reference.log"; }
 "$trident" run "$work/jobs/ridgelong.yaml" --output "$work/jobs/ridge-reference.h5" >"$work/jobs/ridge-reference.log" 2>&1 \
