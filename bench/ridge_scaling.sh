@@ -15,7 +15,8 @@
 # largest iteration count) and its speed-up, the largest rank's bytes of A and A^T
 # per iteration, the floor (those bytes x the shared iterations / RIDGE_BANDWIDTH_BPS,
 # default 4.2e12 B/s, the H200's measured copy bandwidth) and the ratio time / floor, and
-# the run's layout line (rows per rank, λ groups).
+# the run's layout line (rows per rank, λ groups), and the whole run (launch to exit: the
+# matrix generated or read, the set-up, the sweep, the residuals and the output).
 set -euo pipefail
 trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
 launcher=("$@")
@@ -35,7 +36,7 @@ density=$(awk -v p="$per_row" -v c="$columns" 'BEGIN { printf "%.17g", p / c }')
 sed -e "s/rows: 4000000, columns: 200000, density: 0.0005/rows: $rows, columns: $columns, density: $density/" \
   "$here/ridge_large.yaml" >"$work/ridge_large.yaml"
 
-printf '%-9s %5s %10s %8s %7s %7s %9s %8s %12s %10s %6s\n' deck ranks "sweep s" speedup effic iters "us/iter" "speedup" "MB/iter/rank" "floor s" ratio
+printf '%-9s %5s %10s %8s %7s %7s %9s %8s %12s %10s %6s %7s\n' deck ranks "sweep s" speedup effic iters "us/iter" "speedup" "MB/iter/rank" "floor s" ratio "run s"
 decks=()
 for name in ${RIDGE_SCALING_DECKS:-tutorial large}; do
   case $name in
@@ -49,9 +50,11 @@ for deck in "${decks[@]}"; do
   base=""
   for n in "${rank_counts[@]}"; do
     log="$work/$name.$n.log"
+    launched=$(date +%s.%N)
     if ! "${launcher[@]}" "$n" "$trident" run "$deck" --output "$work/$name.$n.h5" --overwrite >"$log" 2>&1; then
       cat "$log"; echo "ridge_scaling.sh: $name on $n ranks failed" >&2; exit 1
     fi
+    run=$(awk -v s="$launched" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
     line=$(grep 'ridge: sweep ' "$log" | tail -1)
     layout=$(grep 'ridge: rows of A over' "$log" | tail -1 | sed 's/.*ridge: //')
     read -r seconds largest bytes < <(awk '{
@@ -62,10 +65,10 @@ for deck in "${decks[@]}"; do
         }
         print s, l, b }' <<<"$line")
     [ -n "$base" ] || { base=$seconds; base_iteration=$(awk -v s="$seconds" -v l="$largest" 'BEGIN { print s / l }'); }
-    awk -v name="$name" -v n="$n" -v s="$seconds" -v base="$base" -v bi="$base_iteration" -v l="$largest" -v b="$bytes" -v bw="$bandwidth" 'BEGIN {
+    awk -v name="$name" -v n="$n" -v s="$seconds" -v base="$base" -v bi="$base_iteration" -v l="$largest" -v b="$bytes" -v bw="$bandwidth" -v run="$run" 'BEGIN {
         floor = b * l / bw;
-        printf "%-9s %5d %10.4f %7.2fx %6.0f%% %7d %9.1f %7.2fx %12.1f %10.4f %6.2f\n", name, n, s, base / s, 100 * base / s / n, l,
-               s / l * 1e6, bi / (s / l), b / 1e6, floor, s / floor }'
+        printf "%-9s %5d %10.4f %7.2fx %6.0f%% %7d %9.1f %7.2fx %12.1f %10.4f %6.2f %7.2f\n", name, n, s, base / s, 100 * base / s / n, l,
+               s / l * 1e6, bi / (s / l), b / 1e6, floor, s / floor, run }'
     echo "          layout: $layout"
     cp "$log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true
   done
