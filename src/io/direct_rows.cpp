@@ -40,28 +40,41 @@ bool whole_rows(const std::vector<std::uint64_t>& dims, const std::vector<std::u
   return true;
 }
 
-bool holds_mark(const std::string& partial, std::uint64_t at, std::uint64_t mark) {
-  const int fd = open(partial.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  std::uint64_t found = ~mark;
-  const ssize_t got = pread(fd, &found, sizeof found, static_cast<off_t>(at));
-  close(fd);
-  return got == static_cast<ssize_t>(sizeof found) && found == mark;
-}
+namespace {
 
-std::uint64_t word_at(const std::string& partial, const std::string& path, const std::string& dataset,
-                      std::uint64_t at) {
+// Reads up to 8 bytes at byte `at` of `partial` into `word`, zeroed first (so a short read
+// leaves the rest zero): the bytes read, or -1 with `error` set.
+ssize_t read_word(const std::string& partial, std::uint64_t at, std::uint64_t& word, int& error) {
+  word = 0;
   const int fd = open(partial.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw RunError(path + ": reading " + dataset + " back failed (" + std::strerror(errno) + ")");
-  std::uint64_t word = 0;
+  if (fd < 0) {
+    error = errno;
+    return -1;
+  }
   ssize_t got;
   do {
     got = pread(fd, &word, sizeof word, static_cast<off_t>(at));
   } while (got < 0 && errno == EINTR);
-  const int error = errno;
+  error = errno;
   close(fd);
-  if (got < 0) throw RunError(path + ": reading " + dataset + " back failed (" + std::strerror(error) + ")");
-  return word;  // a short read left the rest zero
+  return got;
+}
+
+}  // namespace
+
+bool holds_mark(const std::string& partial, std::uint64_t at, std::uint64_t mark) {
+  std::uint64_t found = 0;
+  int error = 0;
+  return read_word(partial, at, found, error) == static_cast<ssize_t>(sizeof found) && found == mark;
+}
+
+std::uint64_t word_at(const std::string& partial, const std::string& path, const std::string& dataset,
+                      std::uint64_t at) {
+  std::uint64_t word = 0;
+  int error = 0;
+  if (read_word(partial, at, word, error) < 0)
+    throw RunError(path + ": reading " + dataset + " back failed (" + std::strerror(error) + ")");
+  return word;
 }
 
 void write_bytes_at(const std::string& partial, const std::string& path, const std::string& dataset,
