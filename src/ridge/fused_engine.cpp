@@ -425,7 +425,6 @@ class FusedEngine final : public SweepSolver::Engine {
   using ShareHead = Kokkos::View<double, RidgeDevice, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<double*, RidgeDevice> buffer_, normx2_shares_, shares_;
   ShareHead beta2_share_;
-  int lambda_slots_ = 0;
   Vector<S> b_;
   Kokkos::View<double*, RidgeDevice> b64_;
   RowProductScratch products_;
@@ -435,7 +434,6 @@ class FusedEngine final : public SweepSolver::Engine {
 
 template <class M, class S>
 void FusedEngine<M, S>::lay_out_buffer(const int lambdas) {
-  lambda_slots_ = lambdas;
   buffer_ = Kokkos::View<double*, RidgeDevice>("trident::ridge::reduced", 1 + lambdas + at_.work_items);
   beta2_share_ = ShareHead(buffer_.data());
   normx2_shares_ = Kokkos::subview(buffer_, Kokkos::make_pair(std::int64_t(1), std::int64_t(1) + lambdas));
@@ -449,7 +447,7 @@ void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_o
                                         const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
                                         const After& after) {
   launch_row_sums("trident::ridge::next_w_share", at_, u, shares_, done);
-  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + static_cast<std::size_t>(lambda_slots_ + columns_));
+  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + normx2_shares_.extent(0) + static_cast<std::size_t>(columns_));
   launch_finish_rows("trident::ridge::next_w_reduced", shares_, columns_, 1, LongRowSums{}, {},
                      ReducedW<S>{buffer_, w, v_old, beta2}, products_, alpha_beta2, done, after);
 }
