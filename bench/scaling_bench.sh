@@ -11,6 +11,7 @@
 # BUILD_DIR/bench/trident_device_limits), the speed-up over one rank in this same call,
 # the parallel efficiency (speed-up / ranks; for weak scaling, time on 1 / time on N),
 # the halo width and transport trident chose, and the whole run's wall time.
+# BENCH_LOG_DIR keeps each run's log (trident's timing table and layout lines).
 # One function per study (study_diffusion, study_knn, study_ridge); SCALING_STUDIES="diffusion
 # knn ridge" (the default) chooses which run, in that order.
 set -euo pipefail
@@ -38,6 +39,7 @@ run_deck() {
     { cat "$log"; exit 1; }
   seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {print e - s}')
   rm -f "$work/$name.h5"
+  cp "$log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true
 }
 
 # diffusion_case NAME RANKS NX NY STEPS BASE_US WEAK: one run, one table row; sets us.
