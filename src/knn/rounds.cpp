@@ -35,6 +35,7 @@ void add(SearchStats& total, const SearchStats& s) {
   total.widened_seconds += s.widened_seconds;
   total.pipelined_chunks += s.pipelined_chunks;
   total.setup_seconds += s.setup_seconds;
+  total.arrays_seconds += s.arrays_seconds;
   total.bound_places = std::max(total.bound_places, s.bound_places);
   total.bounds_made += s.bounds_made;
 }
@@ -157,6 +158,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
                       k * sizeof(double));
         }
       }
+      if (!probed) stats.first_round_seconds = s.search_seconds;
       add(stats, s);
       if (contiguous) {
         std::fill(rows.done.begin() + first, rows.done.begin() + last + 1, std::uint8_t(1));

@@ -253,6 +253,25 @@ class Transfers {
   bool overlap_ = false;
 };
 
+// Adds to `total` the time from start() to its own destruction, fenced: the release of
+// whatever was declared after it.
+class ReleaseTimer {
+ public:
+  explicit ReleaseTimer(double& total) : total_(total) {}
+  ~ReleaseTimer() {
+    if (start_ < 0.0) return;
+    Kokkos::fence();
+    total_ += wall_seconds() - start_;
+  }
+  ReleaseTimer(const ReleaseTimer&) = delete;
+  ReleaseTimer& operator=(const ReleaseTimer&) = delete;
+  void start() { start_ = wall_seconds(); }
+
+ private:
+  double& total_;
+  double start_ = -1.0;
+};
+
 template <class T>
 class Searcher {
  public:
@@ -305,6 +324,9 @@ class Searcher {
     // without staging on the host
     const bool contiguous = !which.empty() && which[0] == 0 && which[which.size() - 1] == which.size() - 1;
 
+    // declared before the arrays, so destroyed after them: times their release
+    ReleaseTimer release(stats_.arrays_seconds);
+    const double allocation_start = wall_seconds();
     const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
     PointsView<T> obs_screen(no_init("trident::knn::observations"), per_team_ ? 0 : nb);
     PointsView<double> obs64(no_init("trident::knn::observations64"), nb);
@@ -337,7 +359,9 @@ class Searcher {
 
     // phase timing: fence, then charge the time since the last mark to a phase (the
     // widened passes are charged as a whole)
+    Kokkos::fence();
     double mark = wall_seconds();
+    stats_.arrays_seconds += mark - allocation_start;
     const auto charge = [&](double& phase) {
       Kokkos::fence();
       const double now = wall_seconds();
@@ -432,6 +456,7 @@ class Searcher {
       }
       charge(stats_.download_seconds);
     }
+    release.start();
     return failed;
   }
 

@@ -53,6 +53,9 @@ struct SearchStats {
   // the transfers still running after the last kernel
   std::int64_t pipelined_chunks = 0;
   double setup_seconds = 0.0;  // the references' device copies and the search's setup
+  // the batches' device arrays allocated and freed (each fenced), and the first round of a
+  // search in rounds, whole (rounds.hpp: its fixed costs weigh on every rank count)
+  double arrays_seconds = 0.0, first_round_seconds = 0.0;
   // a search in rounds: page-locking the rank's result rows before the first round and
   // unlocking them after the last (outside search_seconds)
   double page_lock_seconds = 0.0;

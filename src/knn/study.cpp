@@ -250,7 +250,8 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                       figure(r.stats.settle_seconds, "%.4f") + " s, download " +
                       figure(r.stats.download_seconds, "%.4f") + " s, widened " +
                       figure(r.stats.widened_seconds, "%.4f") + " s, setup " +
-                      figure(r.stats.setup_seconds, "%.4f") + " s" +
+                      figure(r.stats.setup_seconds, "%.4f") + " s, device arrays " +
+                      figure(r.stats.arrays_seconds, "%.4f") + " s" +
                       (r.stats.bounds_made > 0 ? " (lists started at a bound from " +
                                                      std::to_string(r.stats.bound_places) + " places, made " +
                                                      std::to_string(r.stats.bounds_made) + " time(s))"
@@ -258,11 +259,15 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                       ", other " +
                       figure(r.stats.search_seconds - r.stats.upload_seconds - r.stats.screen_seconds -
                                  r.stats.settle_seconds - r.stats.download_seconds -
-                                 r.stats.widened_seconds - r.stats.setup_seconds, "%.4f") + " s" +
+                                 r.stats.widened_seconds - r.stats.setup_seconds - r.stats.arrays_seconds,
+                             "%.4f") + " s" +
                       (r.stats.pipelined_chunks > 0
                            ? " (" + std::to_string(r.stats.pipelined_chunks) +
                                  " chunks: screen includes their upload and settle, download is what "
                                  "ran past the last kernel)"
+                           : std::string()) +
+                      (r.stats.first_round_seconds > 0
+                           ? "; the first round " + figure(r.stats.first_round_seconds, "%.4f") + " s of it"
                            : std::string()) +
                       (r.stats.screen_seconds > 0  // rank 0 may have had nothing left to search after a restart
                            ? "; screen alone " +
