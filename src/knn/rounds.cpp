@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "core/device_buffers.hpp"
 #include "core/page_lock.hpp"
 #include "core/signals.hpp"
 #include "core/timers.hpp"
@@ -87,9 +88,9 @@ std::int64_t probe_round_size(std::int64_t batch_size, bool on_device) {
   return on_device ? kDeviceProbe : kHostProbe;
 }
 
-// On a GPU a round costs a few milliseconds whatever its size: the search's set-up, its
-// device arrays allocated and freed, and the rows of its last chunk downloaded after the
-// screen. The 2^22 x 2^14 search at k = 16 took 0.061 s on an H200 in rounds of 65536 and
+// On a GPU a round costs a few milliseconds whatever its size: the search's set-up (its
+// device arrays, unless reserved before the search: reserve_search), and the rows of its
+// last chunk downloaded after the screen. The 2^22 x 2^14 search at k = 16 took 0.061 s on an H200 in rounds of 65536 and
 // then the rest, 0.054 s in one round; a rank pays that on any rank count. 2^36 pairs
 // (2^22 x 2^14) took 0.030 s at k = 1, 0.054 s at k = 16, 0.15 s in float64 at k = 64 and
 // 0.23 s on clustered points; past k = 64 the rows' download and the selection grow with k
@@ -103,10 +104,21 @@ std::int64_t device_round_size(std::int64_t rows_left, std::int64_t references, 
   return rows_left <= 4 * budget ? std::max<std::int64_t>(1, rows_left) : budget;
 }
 
+std::int64_t largest_round(std::int64_t rows, std::int64_t references, const SearchOptions& options) {
+  constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
+  if (!on_device) return 0;
+  if (options.batch_size > 0) return std::min(rows, options.batch_size);
+  const std::int64_t probe = probe_round_size(0, true);
+  return rows <= probe ? rows : device_round_size(rows - probe, references, options.k);
+}
+
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
                      const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchStats& stats) {
   SearchOptions options = given;
-  options.bound_cache = std::make_shared<ListBoundCache>();  // made by the first round that wants one
+  // made by the first round that wants one (or by the caller before the search)
+  if (!options.bound_cache) options.bound_cache = std::make_shared<ListBoundCache>();
+  // the rounds' device arrays, allocated once (the caller may have done so before the search)
+  if (!options.device_buffers) options.device_buffers = std::make_shared<core::DeviceBuffers>();
   const std::size_t k = static_cast<std::size_t>(options.k);
   // every row when none is done (a run that is not a restart), else those not done
   RowList todo;

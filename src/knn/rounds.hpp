@@ -24,6 +24,11 @@ std::int64_t probe_round_size(std::int64_t batch_size, bool on_device);
 // four times that. See rounds.cpp for why.
 std::int64_t device_round_size(std::int64_t rows_left, std::int64_t references, int k);
 
+// Rows of the largest round of a search in rounds of `rows` rows (the round after the
+// probe, on device back ends), 0 where it cannot be told before the search (host back
+// ends size their rounds by the measured rate; their allocations cost little anyway).
+std::int64_t largest_round(std::int64_t rows, std::int64_t references, const SearchOptions& options);
+
 // Searches the rows of `rows` that are not done (observations[i] is row i's unit vector),
 // marking each finished row done. The rounds are sized as above; later rounds grow to about
 // two seconds each, in whole batches. After every round all ranks take part in one

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/device_buffers.hpp"
 #include "core/host_threads.hpp"
 #include "core/page_lock.hpp"
 #include "core/timers.hpp"
@@ -144,8 +145,8 @@ std::size_t team_scratch_limit() {
 // team the back end allows, capped at 128 (1 on Serial). MinBlocks > 0 compiles the
 // kernel for that many teams of 128 an SM (Kokkos::LaunchBounds: a register cap).
 template <int MinBlocks = 0, class Functor, class ScratchBytes>
-void launch_team(const std::string& label, Functor f, int n_obs, int obs_per_thread, int segments,
-                 ScratchBytes scratch) {
+void launch_team(const ExecSpace& space, const std::string& label, Functor f, int n_obs, int obs_per_thread,
+                 int segments, ScratchBytes scratch) {
   using Policy = std::conditional_t<MinBlocks == 0, Kokkos::TeamPolicy<ExecSpace>,
                                     Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MinBlocks>>>;
   int team = 1;
@@ -160,7 +161,7 @@ void launch_team(const std::string& label, Functor f, int n_obs, int obs_per_thr
   }
   const int per_team = team * obs_per_thread;
   const int league = (n_obs + per_team - 1) / per_team * segments;
-  Policy policy(league, team);
+  Policy policy(space, league, team);
   policy.set_scratch_size(0, Kokkos::PerTeam(scratch(team) + 256));  // 256: alignment of the parts
   Kokkos::parallel_for(label, policy, f);
 }
@@ -174,7 +175,6 @@ class Transfers {
   explicit Transfers(bool overlap) {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (overlap && std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      compute_ = ExecSpace().cuda_stream();
       overlap_ = cudaStreamCreateWithFlags(&up_, cudaStreamNonBlocking) == cudaSuccess &&
                  cudaStreamCreateWithFlags(&down_, cudaStreamNonBlocking) == cudaSuccess;
       if (!overlap_) (void)cudaGetLastError();
@@ -192,33 +192,36 @@ class Transfers {
   Transfers(const Transfers&) = delete;
   Transfers& operator=(const Transfers&) = delete;
 
-  // Host to device; kernels launched after this call see the data.
-  void upload(void* device, const void* host, std::size_t bytes) {
+  // Host to device; kernels launched on `space` after this call see the data.
+  void upload(const ExecSpace& space, void* device, const void* host, std::size_t bytes) {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (overlap_) {
       check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, up_));
       cudaEvent_t done = event();
       check(cudaEventRecord(done, up_));
-      check(cudaStreamWaitEvent(compute_, done, 0));
+      check(cudaStreamWaitEvent(space.cuda_stream(), done, 0));
       return;
     }
 #endif
+    (void)space;
     Kokkos::View<char*, DeviceMemory, HostUnmanaged> to(static_cast<char*>(device), bytes);
     Kokkos::View<const char*, Kokkos::HostSpace, HostUnmanaged> from(static_cast<const char*>(host), bytes);
     Kokkos::deep_copy(to, from);
   }
 
-  // Device to host once the kernels launched so far are done; complete after finish().
-  void download(void* host, const void* device, std::size_t bytes) {
+  // Device to host once the kernels launched on `space` so far are done; complete after
+  // finish().
+  void download(const ExecSpace& space, void* host, const void* device, std::size_t bytes) {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (overlap_) {
       cudaEvent_t ready = event();
-      check(cudaEventRecord(ready, compute_));
+      check(cudaEventRecord(ready, space.cuda_stream()));
       check(cudaStreamWaitEvent(down_, ready, 0));
       check(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, down_));
       return;
     }
 #endif
+    (void)space;
     Kokkos::View<char*, Kokkos::HostSpace, HostUnmanaged> to(static_cast<char*>(host), bytes);
     Kokkos::View<const char*, DeviceMemory, HostUnmanaged> from(static_cast<const char*>(device), bytes);
     Kokkos::deep_copy(to, from);
@@ -247,30 +250,13 @@ class Transfers {
     events_.push_back(e);
     return e;
   }
-  cudaStream_t compute_ = nullptr, up_ = nullptr, down_ = nullptr;
+  cudaStream_t up_ = nullptr, down_ = nullptr;
   std::vector<cudaEvent_t> events_;
 #endif
   bool overlap_ = false;
 };
 
-// Adds to `total` the time from start() to its own destruction, fenced: the release of
-// whatever was declared after it.
-class ReleaseTimer {
- public:
-  explicit ReleaseTimer(double& total) : total_(total) {}
-  ~ReleaseTimer() {
-    if (start_ < 0.0) return;
-    Kokkos::fence();
-    total_ += wall_seconds() - start_;
-  }
-  ReleaseTimer(const ReleaseTimer&) = delete;
-  ReleaseTimer& operator=(const ReleaseTimer&) = delete;
-  void start() { start_ = wall_seconds(); }
-
- private:
-  double& total_;
-  double start_ = -1.0;
-};
+constexpr std::size_t kMaxChunkSpaces = 8;  // instances a batch's chunks run on at most
 
 template <class T>
 class Searcher {
@@ -278,9 +264,11 @@ class Searcher {
   Searcher(const std::vector<Vec4<double>>& references, const SearchOptions& options,
            SearchStats& stats)
       : options_(options), stats_(stats), refs64_(references),
-        per_team_(kSelectLanes > 1 || options.centre_per_team) {
+        per_team_(kSelectLanes > 1 || options.centre_per_team),
+        buffers_(options.device_buffers ? options.device_buffers : std::make_shared<core::DeviceBuffers>()) {
     n_refs_ = static_cast<std::int64_t>(references.size());
-    budget_ = search_memory_budget();
+    // the memory already held for searches is this search's to use
+    budget_ = search_memory_budget() + buffers_->held() / 2;
     const std::size_t per_ref = sizeof(Vec4<T>) + sizeof(Vec4<double>);
     tile_ = options.tile_size > 0 ? std::min<std::int64_t>(options.tile_size, n_refs_)
             : n_refs_ * per_ref <= budget_ / 2
@@ -288,11 +276,23 @@ class Searcher {
                 : std::max<std::int64_t>(1, static_cast<std::int64_t>(budget_ / 4 / per_ref));
     tiles_ = (n_refs_ + tile_ - 1) / tile_;
     stats_.tiles = tiles_;
-    tile_screen_ = PointsView<T>("trident::knn::reference_tile", per_team_ ? 0 : tile_);
-    tile64_ = PointsView<double>("trident::knn::reference_tile64", tile_);
-    centre_.point = decltype(centre_.point)("trident::knn::centre");
+    tile_screen_ = buffers_->view<PointsView<T>>(name("reference_tile"), per_team_ ? 0 : tile_);
+    tile64_ = buffers_->view<PointsView<double>>(name("reference_tile64"), tile_);
+    centre_.point = buffers_->view<decltype(centre_.point)>(name("centre"));
     if (tiles_ == 1) upload_tile(0);  // replicated: stays for the whole search
   }
+
+  // Allocates (in the device buffers) the arrays of a search of `rows` contiguous
+  // observations with `lists`.
+  void reserve(std::int64_t rows, ListChoice lists) {
+    const double start = wall_seconds();
+    (void)arrays_for(static_cast<int>(batch_rows(rows, lists)), lists);
+    (void)chunk_spaces(kMaxChunkSpaces, lists);  // the pipelined chunks' streams
+    Kokkos::fence();
+    stats_.arrays_seconds += wall_seconds() - start;
+  }
+
+  std::int64_t reference_count() const { return n_refs_; }
 
   // Whether the buffer screen can hold lists of kc: on GPUs in global memory (scratch
   // level 1, one buffer for every thread the device runs at once) within 2 GiB.
@@ -310,36 +310,27 @@ class Searcher {
               ResultRows out, const ListBound& bound = ListBound{}) {
     const int kc = lists.kc;
     const int k = options_.k;
-    const std::size_t resident = static_cast<std::size_t>(tile_) * (sizeof(Vec4<T>) + sizeof(Vec4<double>));
-    const std::size_t per_obs = sizeof(Vec4<T>) + sizeof(Vec4<double>) + sizeof(double) +
-                                static_cast<std::size_t>(kc) * (sizeof(T) + sizeof(int) + sizeof(double)) +
-                                sizeof(int) + static_cast<std::size_t>(k) * 16;
-    // (segment lists only matter for batches too small to fill the device: not counted)
-    const std::size_t room = budget_ > resident ? budget_ - resident : budget_ / 4;
-    std::int64_t batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(room / per_obs));
-    batch = std::min<std::int64_t>({batch, which.size(), 1 << 30});
-    if (options_.batch_size > 0) batch = std::min(batch, options_.batch_size);
+    const std::int64_t batch = batch_rows(static_cast<std::int64_t>(which.size()), lists);
     const int nb = static_cast<int>(batch);
     // which = 0, 1, 2, ...: batches are slices of the caller's arrays, copied in and out
     // without staging on the host
     const bool contiguous = !which.empty() && which[0] == 0 && which[which.size() - 1] == which.size() - 1;
 
-    // declared before the arrays, so destroyed after them: times their release
-    ReleaseTimer release(stats_.arrays_seconds);
     const double allocation_start = wall_seconds();
+    const BatchArrays a = arrays_for(nb, lists);
+    // (copies, not structured bindings: C++17 lambdas cannot capture those)
+    const auto obs64 = a.obs64;
+    const auto frame = a.frame;
+    const auto best = a.best;
+    const auto best_index = a.best_index;
+    const auto angle = a.angle;
+    const auto count = a.count;
+    const auto out_index = a.out_index;
+    const auto out_distance = a.out_distance;
+    const auto unproven = a.unproven;
+    const auto unproven_count = a.unproven_count;
+    const auto offset = a.offset;
     const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
-    PointsView<T> obs_screen(no_init("trident::knn::observations"), per_team_ ? 0 : nb);
-    PointsView<double> obs64(no_init("trident::knn::observations64"), nb);
-    Kokkos::View<double*, DeviceMemory> offset(no_init("trident::knn::offsets"), nb);
-    const ScreenFrame<T> frame{obs_screen, tile_screen_, obs64, tile64_, offset, per_team_};
-    // register lists get extra columns for the reference segments of small batches
-    const int columns = kc * (lists.kind == ListKind::registers ? max_segments(nb) : 1);
-    ListValues<T> best(no_init("trident::knn::list_values"), nb, columns);
-    ListIndices best_index(no_init("trident::knn::list_indices"), nb, columns);
-    Distances angle(no_init("trident::knn::list_angles"), nb, kc);
-    Counts count(no_init("trident::knn::settle_counts"), nb);
-    OutIndices out_index(no_init("trident::knn::indices"), nb, k);
-    OutDistances out_distance(no_init("trident::knn::distances"), nb, k);
     // host staging for the scattered observations of wider passes only (contiguous batches
     // copy straight to and from the caller's arrays); never initialized: a first touch of
     // gigabytes of host memory costs more than the whole screen
@@ -351,10 +342,6 @@ class Searcher {
       h_index = decltype(h_index)(no_init("trident::knn::indices_host"), nb, k);
       h_distance = decltype(h_distance)(no_init("trident::knn::distances_host"), nb, k);
     }
-    // the batch rows whose lists could not prove the answer, gathered on the device so
-    // that only they come back (an atomic counter; sorted on the host)
-    Counts unproven(no_init("trident::knn::unproven_rows"), nb);
-    Kokkos::View<int, DeviceMemory> unproven_count("trident::knn::unproven_count");
     std::vector<int> h_unproven;
 
     // phase timing: fence, then charge the time since the last mark to a phase (the
@@ -377,17 +364,19 @@ class Searcher {
       // chunks: transfers of one overlap the kernels of the next (contiguous batches with
       // resident references only: tiles would be uploaded again for every chunk)
       const int chunks = chunk_count(n, screen_threads(n, lists), contiguous && tiles_ == 1);
-      const int per_chunk = (n + chunks - 1) / chunks;
       Transfers transfers(chunks > 1);
-      if (chunks > 1) stats_.pipelined_chunks += chunks;
       Kokkos::deep_copy(unproven_count, 0);
       if (!contiguous) {
         for (int o = 0; o < n; ++o) h_obs64(o) = observations[which[first + o]];
       }
-      for (int c0 = 0; c0 < n; c0 += per_chunk) {
-        const int cn = std::min(per_chunk, n - c0), c1 = c0 + cn;
-        const auto range = Kokkos::RangePolicy<ExecSpace>(c0, c1);
-        transfers.upload(obs64.data() + c0, contiguous ? observations + first + c0 : h_obs64.data() + c0,
+      const std::vector<int> starts = chunk_starts(n, chunks);
+      const std::vector<ExecSpace> spaces = chunk_spaces(starts.size() - 1, lists);
+      if (chunks > 1) stats_.pipelined_chunks += static_cast<std::int64_t>(starts.size()) - 1;
+      for (std::size_t ci = 0; ci + 1 < starts.size(); ++ci) {
+        const int c0 = starts[ci], cn = starts[ci + 1] - c0, c1 = c0 + cn;
+        space_ = spaces[std::min(ci, spaces.size() - 1)];
+        const auto range = Kokkos::RangePolicy<ExecSpace>(space_, c0, c1);
+        transfers.upload(space_, obs64.data() + c0, contiguous ? observations + first + c0 : h_obs64.data() + c0,
                          static_cast<std::size_t>(cn) * sizeof(Vec4<double>));
         if (chunks == 1) charge(stats_.upload_seconds);
         start_lists(frame, best, best_index, c0, cn, bound);
@@ -405,20 +394,21 @@ class Searcher {
         Kokkos::parallel_for("trident::knn::order", range, Order{best_index, count, angle, k, kept == n_refs_});
         const int rows_per_team = WriteRows::rows_for(k);
         Kokkos::parallel_for("trident::knn::write_rows",
-                             Kokkos::TeamPolicy<ExecSpace>((cn + rows_per_team - 1) / rows_per_team, Kokkos::AUTO),
+                             Kokkos::TeamPolicy<ExecSpace>(space_, (cn + rows_per_team - 1) / rows_per_team, Kokkos::AUTO),
                              WriteRows{best_index, angle, out_index, out_distance, k, c0, cn, rows_per_team,
                                        options_.radius});
         if (chunks == 1) charge(stats_.settle_seconds);
         // results: straight into the caller's rows, or into staging for scattered rows (the
         // rows of unproven observations are overwritten by the wider search)
         const std::size_t row0 = static_cast<std::size_t>(c0) * k, rows = static_cast<std::size_t>(cn) * k;
-        transfers.download(contiguous ? out.indices + (first + c0) * k : h_index.data() + row0,
+        transfers.download(space_, contiguous ? out.indices + (first + c0) * k : h_index.data() + row0,
                            out_index.data() + row0, rows * sizeof(std::int64_t));
-        transfers.download(contiguous ? out.distances + (first + c0) * k : h_distance.data() + row0,
+        transfers.download(space_, contiguous ? out.distances + (first + c0) * k : h_distance.data() + row0,
                            out_distance.data() + row0, rows * sizeof(double));
       }
+      space_ = ExecSpace();
       if (chunks > 1) {
-        ExecSpace().fence();  // the kernels; copies may still run
+        for (const ExecSpace& space : spaces) space.fence();  // the kernels; copies may still run
         const double now = wall_seconds();
         (first_pass ? stats_.screen_seconds : stats_.widened_seconds) += now - mark;
         mark = now;
@@ -456,7 +446,6 @@ class Searcher {
       }
       charge(stats_.download_seconds);
     }
-    release.start();
     return failed;
   }
 
@@ -479,16 +468,16 @@ class Searcher {
     // setup 2.6 ms against 3.6).
     if (lists.kind == ListKind::buffers) lists.kind = ListKind::select;
     const int n = static_cast<int>(places.extent(0)), kc = lists.kc;
-    const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
     int columns = kc * (lists.kind == ListKind::registers ? max_segments(n) : 1);
     // (one segment when the segments' lists would take more than a quarter of the budget)
     if (static_cast<std::size_t>(n) * static_cast<std::size_t>(columns) * (sizeof(T) + sizeof(int)) > budget_ / 4) {
       columns = kc;
     }
-    PointsView<T> places_screen(no_init("trident::knn::places_screen"), per_team_ ? 0 : n);
-    Kokkos::View<double*, DeviceMemory> offset(no_init("trident::knn::place_offsets"), n);
-    ListValues<T> best(no_init("trident::knn::place_list_values"), n, columns);
-    ListIndices best_index(no_init("trident::knn::place_list_indices"), n, columns);
+    core::DeviceBuffers& b = *buffers_;
+    const auto places_screen = b.view<PointsView<T>>(name("places_screen"), per_team_ ? 0 : n);
+    const auto offset = b.view<Kokkos::View<double*, DeviceMemory>>(name("place_offsets"), n);
+    const auto best = b.view<ListValues<T>>(name("place_list_values"), n, columns);
+    const auto best_index = b.view<ListIndices>(name("place_list_indices"), n, columns);
     const ScreenFrame<T> frame{places_screen, tile_screen_, places, tile64_, offset, per_team_};
     start_lists(frame, best, best_index, 0, n, ListBound{});
     screen_tiles(frame, best, best_index, 0, n, lists);
@@ -506,7 +495,7 @@ class Searcher {
   void start_lists(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index, int c0,
                    int cn, const ListBound& bound) {
     if (!per_team_) {
-      Kokkos::parallel_for("trident::knn::find_centre", Kokkos::RangePolicy<ExecSpace>(0, 1),
+      Kokkos::parallel_for("trident::knn::find_centre", Kokkos::RangePolicy<ExecSpace>(space_, 0, 1),
                            FindCentre{frame.obs64, centre_, c0, cn});
     }
     const Centre centre = centre_;
@@ -516,7 +505,7 @@ class Searcher {
     const PointsView<double> obs64 = frame.obs64;
     const Kokkos::View<double*, DeviceMemory> offset = frame.offset;
     Kokkos::parallel_for(
-        "trident::knn::init_lists", Kokkos::RangePolicy<ExecSpace>(c0, c0 + cn), KOKKOS_LAMBDA(int o) {
+        "trident::knn::init_lists", Kokkos::RangePolicy<ExecSpace>(space_, c0, c0 + cn), KOKKOS_LAMBDA(int o) {
           if (!per_team) {  // the screening copy, made once per chunk
             obs_screen(o) = centre.relative<T>(obs64(o));
             offset(o) = centre.offset(obs64(o));
@@ -537,7 +526,7 @@ class Searcher {
       if (!per_team_) screen_copy(tile);
       const int segments = screen(frame, best, best_index, c0, cn, tile, lists);
       if (segments > 1) {
-        Kokkos::parallel_for("trident::knn::merge_segments", Kokkos::RangePolicy<ExecSpace>(c0, c0 + cn),
+        Kokkos::parallel_for("trident::knn::merge_segments", Kokkos::RangePolicy<ExecSpace>(space_, c0, c0 + cn),
                              MergeSegments<T>{best, best_index, lists.kc, segments});
       }
     }
@@ -558,7 +547,7 @@ class Searcher {
 
   // The uploaded tile's screening coordinates, relative to the current chunk's centre.
   void screen_copy(std::int64_t tile) {
-    Kokkos::parallel_for("trident::knn::screen_references", Kokkos::RangePolicy<ExecSpace>(0, tile_count(tile)),
+    Kokkos::parallel_for("trident::knn::screen_references", Kokkos::RangePolicy<ExecSpace>(space_, 0, tile_count(tile)),
                          RelativeCopy<T>{tile64_, tile_screen_, centre_});
   }
 
@@ -618,6 +607,39 @@ class Searcher {
     // the chunks where one place ends and the next begins mix them.
     if (options_.ordered_by_place) return std::max(1, std::min(64, n / 16384));
     return 1;
+  }
+
+  // Where the chunks of a batch of `n` rows start (and, last, n): `chunks` equal ones, the
+  // last of them halved twice (1/2, 1/4, 1/4 of it) when there are several, so that less is
+  // left to download after the last kernel. On four H100s of one host, k = 16 over
+  // 2^22 x 2^14 a rank: 4.1 ms of rows downloading after the last kernel against 7.5 ms
+  // with 4 equal chunks, the screen itself no slower (44.5 against 43.9 ms); on one,
+  // 2^24 x 2^14, 2.9 against 11.2 ms. Eight equal chunks instead left 3.5 ms but
+  // screened 2.7 ms slower (each chunk ends in a partly filled wave; these pieces are few).
+  static std::vector<int> chunk_starts(int n, int chunks) {
+    const int per_chunk = (n + chunks - 1) / chunks;
+    std::vector<int> starts;
+    for (int c0 = 0; c0 < n; c0 += per_chunk) starts.push_back(c0);
+    const int halvings = chunks > 1 ? 2 : 0;
+    for (int h = 0; h < halvings && n - starts.back() >= 2; ++h) starts.push_back(starts.back() + (n - starts.back()) / 2);
+    starts.push_back(n);
+    return starts;
+  }
+
+  // Where the kernels of each of `pieces` chunks run: with register lists (which need no
+  // scratch memory of the instance's own) chunk i on instance i of falling priority (the
+  // last one takes the chunks past the device's levels), so that the next chunk's screen
+  // fills what the current one leaves idle (its last, partly filled wave, its settling)
+  // while the current one still finishes first and downloads first. On four H100s of one
+  // host (2^24 x 2^14 over the ranks): k = 1 on four ranks 0.0264 to 0.0269 s against
+  // 0.0284 to 0.0288 on one stream, on one rank 0.0984 against 0.1010 to 0.1020; k = 16 on
+  // one rank 0.1730 against 0.1743 to 0.1752. Alternating two streams of one priority
+  // instead let neighbouring chunks share the device and finish late together: k = 16 on
+  // four ranks, the rows downloading after the last kernel went from 3.3 to 4.2 ms to
+  // 8.7 to 14.6 ms.
+  std::vector<ExecSpace> chunk_spaces(std::size_t pieces, ListChoice lists) {
+    if (pieces < 2 || lists.kind != ListKind::registers) return {ExecSpace()};
+    return buffers_->prioritized_spaces(std::min(pieces, kMaxChunkSpaces));
   }
 
   // Segments for a launch of `n` observations, `per_thread` to a thread, over a tile of
@@ -701,7 +723,7 @@ class Searcher {
     }
     Screen f{frame, best, best_index, n, m, offset, stage, kc, capacity, first_obs, level};
     const int per_team = groups * M;
-    Kokkos::TeamPolicy<ExecSpace> policy((n + per_team - 1) / per_team, groups * V);
+    Kokkos::TeamPolicy<ExecSpace> policy(space_, (n + per_team - 1) / per_team, groups * V);
     set_screen_scratch(policy, level, staged, groups * per_group);
     Kokkos::parallel_for("trident::knn::screen_select", policy, f);
   }
@@ -740,7 +762,7 @@ class Searcher {
     const int capacity = Screen::capacity_for(kc);
     const BufferPlacement place = buffer_placement();
     Screen f{frame, best, best_index, n, m, offset, kBufferStage, kc, capacity, first_obs, place.level};
-    Kokkos::TeamPolicy<ExecSpace> policy((n + place.team - 1) / place.team, place.team);
+    Kokkos::TeamPolicy<ExecSpace> policy(space_, (n + place.team - 1) / place.team, place.team);
     set_screen_scratch(policy, place.level, ScratchPoints<T>::shmem_size(kBufferStage),
                        ScratchCandidates<T>::shmem_size(static_cast<std::size_t>(place.team) * capacity));
     Kokkos::parallel_for("trident::knn::screen_buffers", policy, f);
@@ -752,21 +774,82 @@ class Searcher {
     using Screen = RegisterScreen<T, K, P, F>;
     const int segments = segment_count(n, P, m, limit);
     Screen f{frame, best, best_index, n, m, offset, stage, segments, first_obs};
-    launch_team<register_screen_blocks<T, K>()>("trident::knn::screen_registers_k" + std::to_string(K), f, n, P,
+    launch_team<register_screen_blocks<T, K>()>(space_, "trident::knn::screen_registers_k" + std::to_string(K), f, n, P,
                                                  segments,
                                                  [stage](int team) { return Screen::scratch_bytes(team, stage); });
     return segments;
+  }
+
+  // A batch's device arrays: views over the device buffers (valid until the next batch).
+  struct BatchArrays {
+    PointsView<double> obs64;
+    Kokkos::View<double*, DeviceMemory> offset;
+    ScreenFrame<T> frame;
+    ListValues<T> best;
+    ListIndices best_index;
+    Distances angle;
+    Counts count;
+    OutIndices out_index;
+    OutDistances out_distance;
+    // the batch rows whose lists could not prove the answer, gathered on the device so
+    // that only they come back (an atomic counter; sorted on the host)
+    Counts unproven;
+    Kokkos::View<int, DeviceMemory> unproven_count;
+  };
+
+  // Rows of a batch of a search of `rows` observations with `lists`: as many as the
+  // memory budget holds beside the resident references.
+  std::int64_t batch_rows(std::int64_t rows, ListChoice lists) const {
+    const std::size_t resident = static_cast<std::size_t>(tile_) * (sizeof(Vec4<T>) + sizeof(Vec4<double>));
+    const std::size_t per_obs = sizeof(Vec4<T>) + sizeof(Vec4<double>) + sizeof(double) +
+                                static_cast<std::size_t>(lists.kc) * (sizeof(T) + sizeof(int) + sizeof(double)) +
+                                sizeof(int) + static_cast<std::size_t>(options_.k) * 16;
+    // (segment lists only matter for batches too small to fill the device: not counted)
+    const std::size_t room = budget_ > resident ? budget_ - resident : budget_ / 4;
+    std::int64_t batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(room / per_obs));
+    batch = std::min<std::int64_t>({batch, rows, 1 << 30});
+    if (options_.batch_size > 0) batch = std::min(batch, options_.batch_size);
+    return batch;
+  }
+
+  BatchArrays arrays_for(int nb, ListChoice lists) {
+    core::DeviceBuffers& b = *buffers_;
+    BatchArrays a;
+    const PointsView<T> obs_screen = b.view<PointsView<T>>(name("observations"), per_team_ ? 0 : nb);
+    a.obs64 = b.view<PointsView<double>>(name("observations64"), nb);
+    a.offset = b.view<Kokkos::View<double*, DeviceMemory>>(name("offsets"), nb);
+    a.frame = ScreenFrame<T>{obs_screen, tile_screen_, a.obs64, tile64_, a.offset, per_team_};
+    // register lists get extra columns for the reference segments of small batches
+    const int columns = lists.kc * (lists.kind == ListKind::registers ? max_segments(nb) : 1);
+    a.best = b.view<ListValues<T>>(name("list_values"), nb, columns);
+    a.best_index = b.view<ListIndices>(name("list_indices"), nb, columns);
+    a.angle = b.view<Distances>(name("list_angles"), nb, lists.kc);
+    a.count = b.view<Counts>(name("settle_counts"), nb);
+    a.out_index = b.view<OutIndices>(name("indices"), nb, options_.k);
+    a.out_distance = b.view<OutDistances>(name("distances"), nb, options_.k);
+    a.unproven = b.view<Counts>(name("unproven_rows"), nb);
+    a.unproven_count = b.view<Kokkos::View<int, DeviceMemory>>(name("unproven_count"));
+    return a;
+  }
+
+  // A device buffer's name: the float32 and float64 searchers' differ.
+  static std::string name(const char* what) {
+    return std::string("knn::") + what + (std::is_same<T, float>::value ? "_f32" : "_f64");
   }
 
   const SearchOptions& options_;
   SearchStats& stats_;
   const std::vector<Vec4<double>>& refs64_;
   const bool per_team_;  // screening coordinates per team, else per chunk (ScreenFrame)
+  // the device arrays (the caller's, kept between searches, or this search's own); the
+  // float32 and float64 searchers of one search use different names, so that both may live
+  const std::shared_ptr<core::DeviceBuffers> buffers_;
   Centre centre_;
   std::int64_t n_refs_ = 0, tile_ = 0, tiles_ = 0;
   std::size_t budget_ = 0;
   PointsView<T> tile_screen_;
   PointsView<double> tile64_;
+  ExecSpace space_;  // where the kernels of the chunk under way run
 };
 
 // The lists of a pass in precision T that keeps `wanted` entries (at least `least` off
@@ -816,6 +899,59 @@ std::int64_t bound_places(std::int64_t n_obs, std::int64_t n_refs, int kc, const
   return (n_refs + most - 1) / most <= kc / 4 ? most : 0;
 }
 
+// The lists of the first pass: k and a quarter more (at least one more), so that most
+// observations prove their answer in it.
+template <class T>
+ListChoice first_pass_lists(std::int64_t n_refs, const SearchOptions& options) {
+  return lists_for<T>(options.k + std::max(1, options.k / 4), 0, n_refs, options);
+}
+
+// The lists of a widened pass after a pass with `lists`: four times longer, at least 64
+// off the registers, in float64.
+ListChoice widened_lists(ListChoice lists, std::int64_t n_refs, const SearchOptions& options) {
+  return lists_for<double>(4 * lists.kc, 64, n_refs, options);
+}
+
+// The list bound of a search of `n_obs` observations: options.bound_cache's when it has
+// one for these lists, else made (and kept there).
+template <class T>
+ListBound list_bound_for(Searcher<T>& searcher, std::int64_t n_obs, ListChoice lists, const SearchOptions& options,
+                         SearchStats& stats) {
+  const std::int64_t places =
+      bound_places(n_obs, static_cast<std::int64_t>(searcher.reference_count()), lists.kc, options);
+  if (places == 0) return {};
+  ListBoundCache* const cache = options.bound_cache.get();
+  if (cache != nullptr && cache->kc == lists.kc && cache->precision == options.precision && cache->places >= places) {
+    return cache->bound;
+  }
+  ListBound bound = searcher.bound_from(places, lists);
+  ++stats.bounds_made;
+  if (cache != nullptr) *cache = ListBoundCache{lists.kc, options.precision, places, bound};
+  return bound;
+}
+
+// Rows of the widened pass whose arrays reserve_search allocates: the rows of a round
+// whose lists could not prove their answer are few (2525 of 2^24 uniform points at k = 1).
+constexpr std::int64_t kWidenedReserve = 65536;
+
+// The device arrays of a search of `n_obs` contiguous observations (and of its first
+// widened pass, on kWidenedReserve rows), and its list bound into options.bound_cache: on
+// four H100s of one host, four ranks allocating at once, the arrays took 5 to 11 ms of
+// each round, and the bound 2.3 to 3.4 ms of the first (k = 16 over 2^14 references). The
+// bound depends on the references alone: it is made before the observations' search, as
+// an index is built before its queries.
+template <class T>
+void reserve_in(std::int64_t n_obs, const std::vector<Vec4<double>>& references, const SearchOptions& options) {
+  SearchStats unused;
+  const auto n_refs = static_cast<std::int64_t>(references.size());
+  Searcher<T> searcher(references, options, unused);
+  const ListChoice lists = first_pass_lists<T>(n_refs, options);
+  searcher.reserve(n_obs, lists);
+  (void)list_bound_for(searcher, n_obs, lists, options, unused);
+  Searcher<double> widened(references, options, unused);
+  widened.reserve(std::min(n_obs, kWidenedReserve), widened_lists(lists, n_refs, options));
+}
+
 // Observations 0 to n_obs - 1; `out` holds their n_obs x k rows (made by the caller,
 // outside the timed search).
 template <class T>
@@ -823,21 +959,11 @@ void search(const Vec4<double>* observations, std::int64_t n_obs, const std::vec
             const SearchOptions& options, SearchStats& stats, ResultRows out) {
   const std::int64_t n_refs = static_cast<std::int64_t>(references.size());
   if (n_obs <= 0) return;
-  ListChoice lists = lists_for<T>(options.k + std::max(1, options.k / 4), 0, n_refs, options);
+  ListChoice lists = first_pass_lists<T>(n_refs, options);
   stats.list_length = lists.kc;
   const double setup_start = wall_seconds();
   Searcher<T> searcher(references, options, stats);
-  const std::int64_t places = bound_places(n_obs, n_refs, lists.kc, options);
-  ListBound bound;
-  ListBoundCache* const cache = options.bound_cache.get();
-  if (places > 0 && cache != nullptr && cache->kc == lists.kc && cache->precision == options.precision &&
-      cache->places >= places) {
-    bound = cache->bound;
-  } else if (places > 0) {
-    bound = searcher.bound_from(places, lists);
-    ++stats.bounds_made;
-    if (cache != nullptr) *cache = ListBoundCache{lists.kc, options.precision, places, bound};
-  }
+  const ListBound bound = list_bound_for(searcher, n_obs, lists, options, stats);
   Kokkos::fence();
   stats.setup_seconds = wall_seconds() - setup_start;
   stats.bound_places = static_cast<std::int64_t>(bound.places.extent(0));
@@ -852,7 +978,7 @@ void search(const Vec4<double>* observations, std::int64_t n_obs, const std::vec
   Searcher<double> searcher64(references, options, stats);
   while (!todo.empty()) {
     stats.widened += static_cast<std::int64_t>(todo.size());
-    lists = lists_for<double>(4 * lists.kc, 64, n_refs, options);
+    lists = widened_lists(lists, n_refs, options);
     todo = searcher64.run(observations, RowSelection(todo), lists, false, out);
   }
 }
@@ -885,6 +1011,15 @@ std::vector<Vec4<double>> unit_vectors(const std::vector<double>& lat_lon) {
   std::vector<Vec4<double>> v(lat_lon.size() / 2);
   unit_vectors_into(lat_lon.data(), static_cast<std::int64_t>(v.size()), v.data());
   return v;
+}
+
+void reserve_search(std::int64_t n_obs, const std::vector<Vec4<double>>& references, const SearchOptions& options) {
+  if (!options.device_buffers || n_obs <= 0 || references.empty()) return;
+  if (options.precision == "float64") {
+    reserve_in<double>(n_obs, references, options);
+  } else {
+    reserve_in<float>(n_obs, references, options);
+  }
 }
 
 std::size_t search_memory_budget() {

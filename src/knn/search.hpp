@@ -13,6 +13,10 @@
 #include "core/uninitialized_vector.hpp"
 #include "knn/geometry.hpp"
 
+namespace trident::core {
+class DeviceBuffers;  // core/device_buffers.hpp
+}
+
 namespace trident::knn {
 
 struct ListBoundCache;  // list_bound.hpp
@@ -32,6 +36,9 @@ struct SearchOptions {
   // where searches that share their references (the rounds of rounds.hpp) keep the list
   // bound between them, so that only the first makes it; null: each search makes its own
   std::shared_ptr<ListBoundCache> bound_cache;
+  // where searches keep their device arrays between them (the rounds of rounds.hpp, after
+  // reserve_search); null: each search allocates and frees its own
+  std::shared_ptr<core::DeviceBuffers> device_buffers;
   int chunks = 0;                     // tests: pipeline chunks per batch (0: by size, on GPUs only)
   // the observations come in the order of their places (rounds.hpp): on host back ends a
   // batch is then cut into chunks too, each screened around its own centre
@@ -107,6 +114,11 @@ struct ResultRows {
 void nearest_into(const Vec4<double>* observations, std::int64_t n_obs,
                   const std::vector<Vec4<double>>& references, const SearchOptions& options, ResultRows rows,
                   SearchStats* stats = nullptr);
+
+// Allocates in options.device_buffers the device arrays of a search of `n_obs` contiguous
+// observations (a search of fewer, e.g. a first round, fits in them too), before the
+// search, where their allocation is not timed with it.
+void reserve_search(std::int64_t n_obs, const std::vector<Vec4<double>>& references, const SearchOptions& options);
 
 // Device memory this rank may use for the search (half the free memory on a GPU, a
 // fixed 2 GiB on host backends).

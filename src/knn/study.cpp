@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/comm.hpp"
+#include "core/device_buffers.hpp"
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -15,6 +16,7 @@
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
+#include "knn/list_bound.hpp"
 #include "knn/points.hpp"
 #include "knn/rounds.hpp"
 
@@ -100,11 +102,14 @@ class ObservationVectors {
 };
 
 // Warm-up on a few observations: CUDA loads a kernel's module at its first launch
-// (milliseconds each), which would otherwise weigh on the timing of small problems.
+// (milliseconds each), which would otherwise weigh on the timing of small problems. With
+// options.device_buffers, the device arrays of the search's largest round are allocated
+// here too, once, like the page-locking of the result rows.
 void warm_up(const Vec4<double>* observations, std::int64_t count, const std::vector<Vec4<double>>& references,
              const SearchOptions& options) {
   const std::int64_t warm = std::min<std::int64_t>(count, 256);
   if (warm > 0) nearest(observations, warm, references, options);
+  reserve_search(largest_round(count, static_cast<std::int64_t>(references.size()), options), references, options);
 }
 
 }  // namespace
@@ -165,7 +170,9 @@ class KnnStudy : public PreparedStudy {
   void run(io::OutputFile& output) override {
     ChunkResult r = chunk_header(inputs_);
     const std::vector<Vec4<double>> references = std::move(inputs_.references);
-    const SearchOptions options = search_options(settings_);
+    SearchOptions options = search_options(settings_);
+    options.device_buffers = std::make_shared<core::DeviceBuffers>();  // shared by the warm-up and every round
+    options.bound_cache = std::make_shared<ListBoundCache>();
     int signal = 0;
     {
       auto timer = context_.timers.scope("knn.total");
@@ -252,10 +259,12 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                       figure(r.stats.widened_seconds, "%.4f") + " s, setup " +
                       figure(r.stats.setup_seconds, "%.4f") + " s, device arrays " +
                       figure(r.stats.arrays_seconds, "%.4f") + " s" +
-                      (r.stats.bounds_made > 0 ? " (lists started at a bound from " +
-                                                     std::to_string(r.stats.bound_places) + " places, made " +
-                                                     std::to_string(r.stats.bounds_made) + " time(s))"
-                                               : std::string()) +
+                      (r.stats.bound_places > 0
+                           ? " (lists started at a bound from " + std::to_string(r.stats.bound_places) +
+                                 " places, " +
+                                 (r.stats.bounds_made > 0 ? "made " + std::to_string(r.stats.bounds_made) + " time(s))"
+                                                          : "made before the search)")
+                           : std::string()) +
                       ", other " +
                       figure(r.stats.search_seconds - r.stats.upload_seconds - r.stats.screen_seconds -
                                  r.stats.settle_seconds - r.stats.download_seconds -

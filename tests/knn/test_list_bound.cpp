@@ -11,9 +11,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "clusters.hpp"
+#include "core/device_buffers.hpp"
 #include "core/error.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/rounds.hpp"
@@ -234,6 +236,38 @@ TEST(KnnListBound, ASearchInRoundsMakesItOnce) {
   EXPECT_EQ(stats.bound_places, 1200);
   EXPECT_EQ(rows.neighbours.indices, plain.indices);
   EXPECT_EQ(rows.neighbours.distances, plain.distances);
+}
+
+TEST(KnnListBound, AReservedSearchInRoundsAllocatesNothingAndMakesNoBound) {
+  // reserve_search before the rounds (as the study's warm-up does): the rounds reuse its
+  // device arrays (the bytes held do not change) and its bound; the rows are those of one
+  // search without a bound, bit for bit. Both precisions, lists long enough that some rows
+  // are searched again (the widened pass's arrays are reserved too).
+  const auto obs = test::vectors(test::random_points(700, 45)), refs = test::vectors(test::random_points(1200, 46));
+  for (const std::string precision : {"float32", "float64"}) {
+    SCOPED_TRACE(precision);
+    SearchOptions options;
+    options.k = 24;
+    options.radius = test::kEarth;
+    options.precision = precision;
+    options.batch_size = 100;
+    options.list_bound = -1;
+    const Neighbours plain = nearest(obs, refs, options);
+    options.list_bound = 1;
+    options.device_buffers = std::make_shared<core::DeviceBuffers>();
+    options.bound_cache = std::make_shared<ListBoundCache>();
+    reserve_search(100, refs, options);
+    const std::size_t held = options.device_buffers->held();
+    EXPECT_GT(held, 0u);
+    ChunkRows rows = test::rows_to_search(obs.size(), 24);
+    SearchStats stats;
+    ASSERT_EQ(search_in_rounds(obs.data(), refs, options, rows, MPI_COMM_SELF, stats), 0);
+    EXPECT_EQ(options.device_buffers->held(), held);
+    EXPECT_EQ(stats.bounds_made, 0);
+    EXPECT_EQ(stats.bound_places, 1200);
+    EXPECT_EQ(rows.neighbours.indices, plain.indices);
+    EXPECT_EQ(rows.neighbours.distances, plain.distances);
+  }
 }
 
 }  // namespace
