@@ -121,7 +121,8 @@ study_knn() {
 # Ridge: bench/ridge_scaling.sh on the same rank counts (the tutorial deck and
 # bench/ridge_large.yaml), with this benchmark's launcher.
 study_ridge() {
-  RIDGE_SCALING_RANKS="${rank_counts[*]}" bash "$(dirname "$0")/ridge_scaling.sh" "$trident" "${launcher[@]}" -n
+  # the floors over this machine's measured copy bandwidth (ridge_scaling.sh alone assumes an H200's)
+  RIDGE_BANDWIDTH_BPS="${RIDGE_BANDWIDTH_BPS:-$bandwidth}" RIDGE_SCALING_RANKS="${rank_counts[*]}" bash "$(dirname "$0")/ridge_scaling.sh" "$trident" "${launcher[@]}" -n
 }
 
 for study in ${SCALING_STUDIES:-diffusion knn ridge}; do
