@@ -1,9 +1,9 @@
 #pragma once
 // Device arrays (and execution space instances) kept between the uses of a computation
 // that runs many times over (the kNN search in rounds), arrays grown only when a use wants
-// more. Each cudaMalloc and cudaFree cost
-// about 0.4 ms on four H100s of one host, four ranks allocating at once: a kNN round's
-// dozen arrays took 5 to 11 ms of a 45 ms search on each rank, every round.
+// more. Each cudaMalloc and cudaFree cost about 0.4 ms on four H100s of one host, four
+// ranks allocating at once: a kNN round's dozen arrays took 5 to 11 ms of a 45 ms search
+// on each rank, every round.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -41,16 +41,16 @@ class DeviceBuffers {
 
   // Up to `n` execution space instances of falling priority, made once and kept: on CUDA
   // each with its own stream, the first of the device's highest priority, each next one
-  // level lower, as many as the device has levels (6 on an H100), so that work given to a
+  // level lower, as many as the device has levels, so that work given to a
   // later one runs on what an earlier one leaves idle without delaying it; elsewhere one
   // copy of the default instance.
   std::vector<Kokkos::DefaultExecutionSpace> prioritized_spaces(std::size_t n) {
 #if defined(KOKKOS_ENABLE_CUDA)
-    if (std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value && spaces_.size() < n) {
+    if constexpr (std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value) {
       int least = 0, greatest = 0;
       if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) least = greatest = 0;
       const auto levels = static_cast<std::size_t>(least - greatest + 1);
-      while (spaces_.size() < std::min(n, levels)) {
+      while (spaces_.size() < std::min(n, levels)) {  // (none made when enough are)
         cudaStream_t stream = nullptr;
         const int priority = greatest + static_cast<int>(spaces_.size());
         if (cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, priority) != cudaSuccess) {

@@ -90,8 +90,8 @@ std::int64_t probe_round_size(std::int64_t batch_size, bool on_device) {
 
 // On a GPU a round costs a few milliseconds whatever its size: the search's set-up (its
 // device arrays, unless reserved before the search: reserve_search), and the rows of its
-// last chunk downloaded after the screen. The 2^22 x 2^14 search at k = 16 took 0.061 s on an H200 in rounds of 65536 and
-// then the rest, 0.054 s in one round; a rank pays that on any rank count. 2^36 pairs
+// last chunk downloaded after the screen. The 2^22 x 2^14 search at k = 16 took 0.061 s
+// on an H200 in rounds of 65536 and then the rest, 0.054 s in one round; a rank pays that on any rank count. 2^36 pairs
 // (2^22 x 2^14) took 0.030 s at k = 1, 0.054 s at k = 16, 0.15 s in float64 at k = 64 and
 // 0.23 s on clustered points; past k = 64 the rows' download and the selection grow with k
 // (float64 k = 1024: 0.40 s for 2^32 pairs), hence the budget shrinking as 64 / k. So such

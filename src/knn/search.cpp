@@ -267,8 +267,7 @@ class Searcher {
         per_team_(kSelectLanes > 1 || options.centre_per_team),
         buffers_(options.device_buffers ? options.device_buffers : std::make_shared<core::DeviceBuffers>()) {
     n_refs_ = static_cast<std::int64_t>(references.size());
-    // the memory already held for searches is this search's to use
-    budget_ = search_memory_budget() + buffers_->held() / 2;
+    budget_ = search_memory_budget(buffers_->held());
     const std::size_t per_ref = sizeof(Vec4<T>) + sizeof(Vec4<double>);
     tile_ = options.tile_size > 0 ? std::min<std::int64_t>(options.tile_size, n_refs_)
             : n_refs_ * per_ref <= budget_ / 2
@@ -1022,13 +1021,14 @@ void reserve_search(std::int64_t n_obs, const std::vector<Vec4<double>>& referen
   }
 }
 
-std::size_t search_memory_budget() {
+std::size_t search_memory_budget(std::size_t held) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
     std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return free_bytes / 2;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return (free_bytes + held) / 2;
   }
 #endif
+  (void)held;
   return std::size_t(2) << 30;
 }
 

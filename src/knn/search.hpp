@@ -60,8 +60,9 @@ struct SearchStats {
   // the transfers still running after the last kernel
   std::int64_t pipelined_chunks = 0;
   double setup_seconds = 0.0;  // the references' device copies and the search's setup
-  // the batches' device arrays allocated and freed (each fenced), and the first round of a
-  // search in rounds, whole (rounds.hpp: its fixed costs weigh on every rank count)
+  // the batches' device arrays allocated during the search (fenced; none once reserved:
+  // reserve_search), and the first round of a search in rounds, whole (rounds.hpp: its
+  // fixed costs weigh on every rank count)
   double arrays_seconds = 0.0, first_round_seconds = 0.0;
   // a search in rounds: page-locking the rank's result rows before the first round and
   // unlocking them after the last (outside search_seconds)
@@ -120,8 +121,9 @@ void nearest_into(const Vec4<double>* observations, std::int64_t n_obs,
 // search, where their allocation is not timed with it.
 void reserve_search(std::int64_t n_obs, const std::vector<Vec4<double>>& references, const SearchOptions& options);
 
-// Device memory this rank may use for the search (half the free memory on a GPU, a
-// fixed 2 GiB on host backends).
-std::size_t search_memory_budget();
+// Device memory this rank may use for the search: on a GPU half of the free memory and
+// of `held` (what the search's device buffers already hold, which it reuses), a fixed
+// 2 GiB on host backends.
+std::size_t search_memory_budget(std::size_t held = 0);
 
 }  // namespace trident::knn
