@@ -2,7 +2,10 @@
 // runs on: device-to-device copy bandwidth (bytes read + written per second), the fp32
 // fused multiply-add rate, and the rate of copies from the device into page-locked host
 // memory (what results cross to reach the host). Prints "copy_bandwidth_Bps VALUE",
-// "fp32_fma_per_s VALUE" and "download_Bps VALUE" (medians of repeated runs).
+// "fp32_fma_per_s VALUE" and "download_Bps VALUE" (medians of repeated runs). With the
+// argument "download" it measures only the download, over about 20 copies of 1 GiB, so
+// that several processes started together (one per GPU: `mpirun -n 4
+// trident_device_limits download`) measure it while all of them copy at once.
 #include <Kokkos_Core.hpp>
 
 #include "core/pinned_host_space.hpp"
@@ -10,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -37,11 +41,11 @@ double copy_bandwidth(std::size_t n) {
 }
 
 // Device to page-locked host memory (on host back ends a plain host copy).
-double download_rate(std::size_t n) {
+double download_rate(std::size_t n, int repeats) {
   Kokkos::View<float*> device("trident::bench::download_from", n);
   Kokkos::View<float*, trident::PinnedHostSpace> host("trident::bench::download_to", n);
   Kokkos::deep_copy(device, 1.0f);
-  const double s = median_seconds(5, [&] { Kokkos::deep_copy(host, device); });
+  const double s = median_seconds(repeats, [&] { Kokkos::deep_copy(host, device); });
   return static_cast<double>(n) * sizeof(float) / s;
 }
 
@@ -73,10 +77,15 @@ int main(int argc, char** argv) {
                                                     Kokkos::DefaultExecutionSpace::memory_space>::accessible;
     // A device copy of 2 x 1 GiB; a host build measures a smaller one.
     const std::size_t n = device ? (std::size_t(1) << 28) : (std::size_t(1) << 24);
-    std::printf("execution_space %s\n", Kokkos::DefaultExecutionSpace::name());
-    std::printf("copy_bandwidth_Bps %.4e\n", copy_bandwidth(n));
-    std::printf("fp32_fma_per_s %.4e\n", fma_rate(device ? (1 << 22) : (1 << 12), device ? 4096 : 256));
-    std::printf("download_Bps %.4e\n", download_rate(n));
+    if (argc > 1 && std::strcmp(argv[1], "download") == 0) {
+      std::printf("download_Bps %.4e\n", download_rate(n, 20));
+      std::fflush(stdout);
+    } else {
+      std::printf("execution_space %s\n", Kokkos::DefaultExecutionSpace::name());
+      std::printf("copy_bandwidth_Bps %.4e\n", copy_bandwidth(n));
+      std::printf("fp32_fma_per_s %.4e\n", fma_rate(device ? (1 << 22) : (1 << 12), device ? 4096 : 256));
+      std::printf("download_Bps %.4e\n", download_rate(n, 5));
+    }
   }
   Kokkos::finalize();
   return 0;

@@ -100,7 +100,16 @@ study_diffusion() {
 study_knn() {
   local k n base deck observations references
   read -r observations references <<<"${SCALING_KNN:-16777216 16384}"
-  printf '%-22s %5s %10s %8s %6s %8s\n' case ranks "search s" speedup eff "run s"
+  # the rate of copies into page-locked host memory with n GPUs copying at once (one
+  # process each, started together; the slowest process's median): the result rows
+  # (observations x k x 16 bytes, a rank's share each) cross it
+  declare -A download
+  for n in "${rank_counts[@]}"; do
+    download[$n]=$("${launcher[@]}" -n "$n" "$build/bench/trident_device_limits" download |
+      awk '/^download_Bps/ {v = $2 + 0; if (min == "" || v < min) min = v} END {print min}')
+    echo "download into host memory, $n GPU(s) at once: ${download[$n]} B/s each (slowest)"
+  done
+  printf '%-22s %5s %10s %8s %6s %10s %6s %8s\n' case ranks "search s" speedup eff "rows s" ratio "run s"
   for k in 1 16; do
     base=""
     for n in "${rank_counts[@]}"; do
@@ -112,10 +121,13 @@ study_knn() {
       run_deck "knn_k${k}_$n" "$n" "$deck"
       local search; search=$(sed -nE 's/.*knn: search ([0-9.eE+-]+) s.*/\1/p' "$log" | head -1)
       [ -n "$base" ] || base=$search
-      awk -v name="knn_k$k" -v r="$n" -v s="$search" -v base="$base" -v run="$seconds" 'BEGIN {
-        printf "%-22s %5d %10.4f %8.2f %6.2f %8.1f\n", name, r, s, base / s, base / s / r, run }'
+      awk -v name="knn_k$k" -v r="$n" -v s="$search" -v base="$base" -v run="$seconds" -v k="$k" \
+          -v m="$observations" -v d="${download[$n]}" 'BEGIN {
+        rows = m / r * k * 16 / d;
+        printf "%-22s %5d %10.4f %8.2f %6.2f %10.4f %6.2f %8.1f\n", name, r, s, base / s, base / s / r, rows, s / rows, run }'
     done
   done
+  echo "rows s: a rank's result rows (observations / ranks x k x 16 bytes) over the download rate measured with as many GPUs copying at once; ratio: search / rows s"
 }
 
 # Ridge: bench/ridge_scaling.sh on the same rank counts (the tutorial deck and
