@@ -22,6 +22,8 @@ constexpr std::int64_t kDeviceProbe = 4096;         // rows of the first round o
 constexpr double kDeviceRoundPairs = 68719476736.0;  // 2^36: pairs of the round after it, to k = 64
 constexpr double kRoundSeconds = 2.0;        // target length of later rounds: how long a stop may wait
 constexpr double kReorderShare = 0.01;       // share of a round searched again past which the rest is reordered
+// the search runs on a device of its own (rounds sized without a measured rate)
+constexpr bool kOnDevice = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
 
 void add(SearchStats& total, const SearchStats& s) {
   total.batches += s.batches;
@@ -105,8 +107,7 @@ std::int64_t device_round_size(std::int64_t rows_left, std::int64_t references, 
 }
 
 std::int64_t largest_round(std::int64_t rows, std::int64_t references, const SearchOptions& options) {
-  constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
-  if (!on_device) return 0;
+  if (!kOnDevice) return 0;
   if (options.batch_size > 0) return std::min(rows, options.batch_size);
   const std::int64_t probe = probe_round_size(0, true);
   return rows <= probe ? rows : device_round_size(rows - probe, references, options.k);
@@ -129,8 +130,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
       if (!rows.done[static_cast<std::size_t>(i)]) todo.push_back(i);
   }
   const std::int64_t unit = options.batch_size > 0 ? options.batch_size : 1;
-  constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
-  std::int64_t round = probe_round_size(options.batch_size, on_device);
+  std::int64_t round = probe_round_size(options.batch_size, kOnDevice);
   bool probed = false;
   // rows left over by a restart on another rank layout, or ordered by place, need not be
   // contiguous: they are staged here, in the order of `todo`
@@ -195,7 +195,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
     MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MAX, comm);
     if (agreed[1] == 0) return 0;
     if (agreed[0] != 0) return static_cast<int>(agreed[0]);
-    if (on_device && !probed && options.batch_size == 0) {
+    if (kOnDevice && !probed && options.batch_size == 0) {
       round = device_round_size(static_cast<std::int64_t>(todo.size() - next),
                                 static_cast<std::int64_t>(references.size()), options.k);
     } else {
