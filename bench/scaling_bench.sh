@@ -96,13 +96,13 @@ study_diffusion() {
 # kNN at 2^24 x 2^14 (the issue's size; SCALING_KNN="OBSERVATIONS REFERENCES" for another), k = 1 and 16, float32, generated points: the
 # search of the slowest rank as trident prints it (transfers, screen, settling, longer
 # lists), against the 1-rank run of this call, and the whole run (start to exit, with the
-# result rows written: 2^24 x k x 16 bytes).
+# result rows written: 2^24 x k x 12 bytes: 4-byte index, 8-byte distance).
 study_knn() {
   local k n base deck observations references
   read -r observations references <<<"${SCALING_KNN:-16777216 16384}"
   # the rate of copies into page-locked host memory with n GPUs copying at once (one
   # process each, started together; the slowest process's median): the result rows
-  # (observations x k x 16 bytes, a rank's share each) cross it
+  # (observations x k x 12 bytes, a rank's share each) cross it
   declare -A download
   for n in "${rank_counts[@]}"; do
     download[$n]=$("${launcher[@]}" -n "$n" "$build/bench/trident_device_limits" download |
@@ -123,11 +123,11 @@ study_knn() {
       [ -n "$base" ] || base=$search
       awk -v name="knn_k$k" -v r="$n" -v s="$search" -v base="$base" -v run="$seconds" -v k="$k" \
           -v m="$observations" -v d="${download[$n]}" 'BEGIN {
-        rows = m / r * k * 16 / d;
+        rows = m / r * k * 12 / d;
         printf "%-22s %5d %10.4f %8.2f %6.2f %10.4f %6.2f %8.1f\n", name, r, s, base / s, base / s / r, rows, s / rows, run }'
     done
   done
-  echo "rows s: a rank's result rows (observations / ranks x k x 16 bytes) over the download rate measured with as many GPUs copying at once; ratio: search / rows s"
+  echo "rows s: a rank's result rows (observations / ranks x k x 12 bytes) over the download rate measured with as many GPUs copying at once; ratio: search / rows s"
 }
 
 # Ridge: bench/ridge_scaling.sh on the same rank counts (the tutorial deck and

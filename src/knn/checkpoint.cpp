@@ -16,7 +16,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSet
   io::OutputFile file(comm, path, /*overwrite=*/true);
   file.create_group("/knn");
   file.create_dataset<std::uint8_t>("/knn/done", {n});
-  file.create_dataset<std::int64_t>("/knn/indices", {n, k});
+  file.create_dataset<NeighbourIndex>("/knn/indices", {n, k});
   file.create_dataset<double>("/knn/distances", {n, k});
   file.write_slab("/knn/done", {first}, {count}, rows.done.data());
   file.write_slab("/knn/indices", {first, 0}, {count, k}, rows.neighbours.indices.data());
@@ -74,7 +74,8 @@ ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, s
   rows.done.assign(done.begin(), done.end());
   for (std::uint8_t& d : rows.done) d = d != 0 ? 1 : 0;
   allocate_rows(rows.neighbours, static_cast<std::size_t>(c * ku));
-  file.read_into("/knn/indices", {f, 0}, {c, ku}, io::h5_type<std::int64_t>(), rows.neighbours.indices.data());
+  // (HDF5 converts the 64-bit indices of checkpoints that earlier builds wrote)
+  file.read_into("/knn/indices", {f, 0}, {c, ku}, io::h5_type<NeighbourIndex>(), rows.neighbours.indices.data());
   file.read_into("/knn/distances", {f, 0}, {c, ku}, io::h5_type<double>(), rows.neighbours.distances.data());
   return rows;
 }

@@ -41,6 +41,10 @@ void add(SearchStats& total, const SearchStats& s) {
   total.arrays_seconds += s.arrays_seconds;
   total.bound_places = std::max(total.bound_places, s.bound_places);
   total.bounds_made += s.bounds_made;
+  if (s.chunk_times_rows > total.chunk_times_rows) {
+    total.chunk_times = s.chunk_times;
+    total.chunk_times_rows = s.chunk_times_rows;
+  }
 }
 
 // The next round's size: about kRoundSeconds at the rate of the last round, in whole
@@ -60,7 +64,7 @@ class RowsLock {
  public:
   RowsLock(Neighbours& rows, double& seconds) : seconds_(seconds) {
     const double start = wall_seconds();
-    indices_.emplace(rows.indices.data(), rows.indices.size() * sizeof(std::int64_t));
+    indices_.emplace(rows.indices.data(), rows.indices.size() * sizeof(NeighbourIndex));
     distances_.emplace(rows.distances.data(), rows.distances.size() * sizeof(double));
     seconds_ += wall_seconds() - start;
   }
@@ -165,7 +169,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
         for (std::int64_t o = 0; o < n; ++o) {
           const std::size_t row = static_cast<std::size_t>(todo[next + static_cast<std::size_t>(o)]);
           std::memcpy(&rows.neighbours.indices[row * k], &found.indices[static_cast<std::size_t>(o) * k],
-                      k * sizeof(std::int64_t));
+                      k * sizeof(NeighbourIndex));
           std::memcpy(&rows.neighbours.distances[row * k], &found.distances[static_cast<std::size_t>(o) * k],
                       k * sizeof(double));
         }

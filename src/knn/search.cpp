@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/device_buffers.hpp"
@@ -196,6 +197,7 @@ class Transfers {
   void upload(const ExecSpace& space, void* device, const void* host, std::size_t bytes) {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (overlap_) {
+      if (start_ == nullptr) check(cudaEventRecord(start_ = timed_event(), up_));
       check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, up_));
       cudaEvent_t done = event();
       check(cudaEventRecord(done, up_));
@@ -214,10 +216,13 @@ class Transfers {
   void download(const ExecSpace& space, void* host, const void* device, std::size_t bytes) {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (overlap_) {
-      cudaEvent_t ready = event();
+      cudaEvent_t ready = timed_event();
       check(cudaEventRecord(ready, space.cuda_stream()));
       check(cudaStreamWaitEvent(down_, ready, 0));
       check(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, down_));
+      cudaEvent_t done = timed_event();
+      check(cudaEventRecord(done, down_));
+      marks_.push_back({ready, done});
       return;
     }
 #endif
@@ -227,16 +232,28 @@ class Transfers {
     Kokkos::deep_copy(to, from);
   }
 
-  // Waits for every copy.
-  void finish() {
+  // Waits for every copy; returns, for each download, when its data were ready and when
+  // it had arrived (ms after the first upload; empty without overlap).
+  std::vector<SearchStats::ChunkTimes> finish() {
+    std::vector<SearchStats::ChunkTimes> times;
 #if defined(KOKKOS_ENABLE_CUDA)
     if (overlap_) {
       check(cudaStreamSynchronize(up_));
       check(cudaStreamSynchronize(down_));
+      for (const auto& [ready, done] : marks_) {
+        float ready_ms = 0.0f, done_ms = 0.0f;
+        if (start_ != nullptr && cudaEventElapsedTime(&ready_ms, start_, ready) == cudaSuccess &&
+            cudaEventElapsedTime(&done_ms, start_, done) == cudaSuccess)
+          times.push_back({ready_ms, done_ms});
+      }
+      (void)cudaGetLastError();  // a failed reading only leaves the timeline short
       for (cudaEvent_t e : events_) cudaEventDestroy(e);
       events_.clear();
+      marks_.clear();
+      start_ = nullptr;
     }
 #endif
+    return times;
   }
 
  private:
@@ -244,14 +261,17 @@ class Transfers {
   static void check(cudaError_t e) {
     if (e != cudaSuccess) throw RunError(std::string("knn: CUDA copy failed: ") + cudaGetErrorString(e));
   }
-  cudaEvent_t event() {
+  cudaEvent_t event(unsigned flags = cudaEventDisableTiming) {
     cudaEvent_t e = nullptr;
-    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    check(cudaEventCreateWithFlags(&e, flags));
     events_.push_back(e);
     return e;
   }
+  cudaEvent_t timed_event() { return event(cudaEventDefault); }
   cudaStream_t up_ = nullptr, down_ = nullptr;
   std::vector<cudaEvent_t> events_;
+  cudaEvent_t start_ = nullptr;                          // the first upload's
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> marks_;  // each download: ready, done
 #endif
   bool overlap_ = false;
 };
@@ -334,7 +354,7 @@ class Searcher {
     // copy straight to and from the caller's arrays); never initialized: a first touch of
     // gigabytes of host memory costs more than the whole screen
     Kokkos::View<Vec4<double>*, Kokkos::HostSpace> h_obs64;
-    Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace> h_index;
+    Kokkos::View<NeighbourIndex**, Kokkos::LayoutRight, Kokkos::HostSpace> h_index;
     Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> h_distance;
     if (!contiguous) {
       h_obs64 = decltype(h_obs64)(no_init("trident::knn::observations64_host"), nb);
@@ -401,7 +421,7 @@ class Searcher {
         // rows of unproven observations are overwritten by the wider search)
         const std::size_t row0 = static_cast<std::size_t>(c0) * k, rows = static_cast<std::size_t>(cn) * k;
         transfers.download(space_, contiguous ? out.indices + (first + c0) * k : h_index.data() + row0,
-                           out_index.data() + row0, rows * sizeof(std::int64_t));
+                           out_index.data() + row0, rows * sizeof(NeighbourIndex));
         transfers.download(space_, contiguous ? out.distances + (first + c0) * k : h_distance.data() + row0,
                            out_distance.data() + row0, rows * sizeof(double));
       }
@@ -424,7 +444,14 @@ class Searcher {
         Kokkos::deep_copy(rows_host, Kokkos::subview(unproven, std::make_pair(0, n_failed)));
         std::sort(h_unproven.begin(), h_unproven.end());
       }
-      transfers.finish();
+      const std::vector<SearchStats::ChunkTimes> downloads = transfers.finish();
+      if (downloads.size() == 2 * (starts.size() - 1) && n > stats_.chunk_times_rows) {
+        // two downloads a chunk: its rows are ready at the indices' and down with the distances
+        stats_.chunk_times.clear();
+        for (std::size_t d = 0; d < downloads.size(); d += 2)
+          stats_.chunk_times.push_back({downloads[d].ready_ms, downloads[d + 1].downloaded_ms});
+        stats_.chunk_times_rows = n;
+      }
       if (contiguous) {
         for (int o : h_unproven) failed.push_back(first + o);
         charge(stats_.download_seconds);
@@ -802,7 +829,7 @@ class Searcher {
     const std::size_t resident = static_cast<std::size_t>(tile_) * (sizeof(Vec4<T>) + sizeof(Vec4<double>));
     const std::size_t per_obs = sizeof(Vec4<T>) + sizeof(Vec4<double>) + sizeof(double) +
                                 static_cast<std::size_t>(lists.kc) * (sizeof(T) + sizeof(int) + sizeof(double)) +
-                                sizeof(int) + static_cast<std::size_t>(options_.k) * 16;
+                                sizeof(int) + static_cast<std::size_t>(options_.k) * (sizeof(NeighbourIndex) + sizeof(double));
     // (segment lists only matter for batches too small to fill the device: not counted)
     const std::size_t room = budget_ > resident ? budget_ - resident : budget_ / 4;
     std::int64_t batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(room / per_obs));
@@ -997,11 +1024,11 @@ void allocate_rows(Neighbours& rows, std::size_t entries) {
   io::reserve_huge(rows.distances, entries);
   rows.indices.resize(entries);  // not initialized: the threads below touch each page first
   rows.distances.resize(entries);
-  std::int64_t* const indices = rows.indices.data();
+  NeighbourIndex* const indices = rows.indices.data();
   double* const distances = rows.distances.data();
   core::host_parallel_ranges(static_cast<std::int64_t>(entries), std::int64_t(1) << 18,
                              [&](std::int64_t begin, std::int64_t end) {
-                               std::fill(indices + begin, indices + end, std::int64_t(-1));
+                               std::fill(indices + begin, indices + end, NeighbourIndex(-1));
                                std::fill(distances + begin, distances + end, 0.0);
                              });
 }
@@ -1046,8 +1073,8 @@ Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
   allocate_rows(out, static_cast<std::size_t>(std::max<std::int64_t>(0, n_obs * options.k)));
   // the result rows page-locked while the search writes them: copies from the device into
   // pageable memory go through the driver's small staging buffers at a fraction of the
-  // link's speed (k = 16 on 2^24 observations is 4.3 GB)
-  const core::PageLock lock_indices(out.indices.data(), out.indices.size() * sizeof(std::int64_t));
+  // link's speed (k = 16 on 2^24 observations is 3.2 GB)
+  const core::PageLock lock_indices(out.indices.data(), out.indices.size() * sizeof(NeighbourIndex));
   const core::PageLock lock_distances(out.distances.data(), out.distances.size() * sizeof(double));
   nearest_into(observations, n_obs, references, options, {out.indices.data(), out.distances.data()}, stats);
   return out;

@@ -72,17 +72,32 @@ struct SearchStats {
   // rows a search in rounds put in the order of their places after a round searched many
   // again (rounds.hpp)
   std::int64_t reordered_rows = 0;
+  // the pipelined batch of most rows (on GPUs): for each chunk, when its rows were ready on
+  // the device and when they were in host memory, in ms after the batch's first upload was
+  // queued; tells rows that wait for the link from rows that wait for the screen
+  struct ChunkTimes {
+    double ready_ms = 0.0, downloaded_ms = 0.0;
+  };
+  std::vector<ChunkTimes> chunk_times;
+  std::int64_t chunk_times_rows = 0;  // the rows of that batch
 };
 
-// Row-major observations x k: reference indices (0-based, as given) and distances.
+// A reference's index in a result row. 32 bits: a search takes fewer than 2^31 references,
+// and the rows are what crosses the link, fills host memory and the file (12 bytes a
+// neighbour instead of 16 with 64-bit indices; on four H100s the rows of k = 16 at 2^24
+// observations outlasted the screen's last kernel by 6 to 7 ms at 16 bytes).
+using NeighbourIndex = std::int32_t;
+
+// Row-major observations x k: reference indices (0-based, as given; -1 in an empty row)
+// and distances.
 struct Neighbours {
-  core::UninitializedVector<std::int64_t> indices;
+  core::UninitializedVector<NeighbourIndex> indices;
   core::UninitializedVector<double> distances;
 };
 
 // Sets `rows` to `entries` empty results (index -1, distance 0), backed by huge pages
-// where the system offers them, and filled on every usable CPU: the rows are 16 bytes a
-// neighbour (4.3 GB at k = 16 on 2^24 observations or k = 64 on 2^22). Touching them 4 KiB
+// where the system offers them, and filled on every usable CPU: the rows are 12 bytes a
+// neighbour (3.2 GB at k = 16 on 2^24 observations or k = 64 on 2^22). Touching them 4 KiB
 // at a time cost three times as long on the development machine (2 GiB: 0.88 s against
 // 0.29 s), and their first touch on one thread 0.6 to 0.9 s of a 4 s run on an H200 host.
 void allocate_rows(Neighbours& rows, std::size_t entries);
@@ -105,7 +120,7 @@ Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
 // Where a search writes its results: row o's k reference indices at indices + o * k and
 // its distances at distances + o * k (host memory the caller owns).
 struct ResultRows {
-  std::int64_t* indices;
+  NeighbourIndex* indices;
   double* distances;
 };
 

@@ -7,12 +7,13 @@
 
 #include "knn/geometry.hpp"
 #include "knn/screen_kernels.hpp"
+#include "knn/search.hpp"
 
 namespace trident::knn {
 
 using Counts = Kokkos::View<int*, DeviceMemory>;
 using Distances = Kokkos::View<double**, ListLayout, DeviceMemory>;
-using OutIndices = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, DeviceMemory>;
+using OutIndices = Kokkos::View<NeighbourIndex**, Kokkos::LayoutRight, DeviceMemory>;
 using OutDistances = Kokkos::View<double**, Kokkos::LayoutRight, DeviceMemory>;
 
 // For each observation: the number of leading list entries inside the settle window of

@@ -66,7 +66,7 @@ void check_deck(const std::string& knn) {
   std::vector<double> ref_ll;
   for (const auto& p : refs) ref_ll.insert(ref_ll.end(), {p.lat, p.lon});
   const Neighbours one = nearest(unit_vectors(all_ll), unit_vectors(ref_ll), whole);
-  EXPECT_EQ(std::vector<std::int64_t>(one.indices.begin(), one.indices.end()), indices);
+  EXPECT_EQ(std::vector<NeighbourIndex>(one.indices.begin(), one.indices.end()), indices);
   EXPECT_EQ(std::vector<double>(one.distances.begin(), one.distances.end()), distances);  // bit for bit: the same float64 formula per pair
   EXPECT_EQ(all_ll, lat_lon);
 }

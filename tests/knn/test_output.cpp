@@ -42,6 +42,20 @@ std::string text_attribute(const std::string& file, const std::string& object, c
   return out;
 }
 
+// A dataset's integer type read with the raw HDF5 API: "int32", "uint8", ... ("?" otherwise).
+std::string integer_type(const std::string& file, const std::string& dataset) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t d = f >= 0 ? H5Dopen2(f, dataset.c_str(), H5P_DEFAULT) : -1;
+  const hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+  std::string out = "?";
+  if (t >= 0 && H5Tget_class(t) == H5T_INTEGER)
+    out = std::string(H5Tget_sign(t) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(8 * H5Tget_size(t));
+  if (t >= 0) H5Tclose(t);
+  if (d >= 0) H5Dclose(d);
+  if (f >= 0) H5Fclose(f);
+  return out;
+}
+
 class MpiKnnOutputModes : public testing::TestWithParam<io::Mode> {};
 
 // (Mode::gathered on several ranks: each rank writes its rows into the file itself)
@@ -68,13 +82,14 @@ TEST_P(MpiKnnOutputModes, WritesNeighboursObservationsAndSettings) {
   }
   const io::InputFile in(folder + "/knn.h5", "knn output");
   EXPECT_EQ(in.dims("/knn/indices"), (std::vector<std::uint64_t>{61, 5}));
+  EXPECT_EQ(integer_type(folder + "/knn.h5", "/knn/indices"), "int32");  // 12 bytes a neighbour with the distance
   EXPECT_EQ(in.dims("/knn/distances"), (std::vector<std::uint64_t>{61, 5}));
   EXPECT_EQ(in.dims("/knn/observations"), (std::vector<std::uint64_t>{61, 2}));
   const auto ll = in.read<double>("/knn/observations");
   EXPECT_EQ(ll, read_points(d.knn->observations, 0, 61));
   std::vector<test::Point> obs;
   for (std::size_t i = 0; i < ll.size(); i += 2) obs.push_back({ll[i], ll[i + 1]});
-  test::expect_same(test::brute_force(obs, refs, 5, 6371008.8), in.read<std::int64_t>("/knn/indices"),
+  test::expect_same(test::brute_force(obs, refs, 5, 6371008.8), in.read<NeighbourIndex>("/knn/indices"),
                     in.read<double>("/knn/distances"), 5, 6371008.8);
   EXPECT_EQ(in.integer_attribute("/knn", "k"), 5);
   EXPECT_EQ(in.integer_attribute("/knn", "reference_count"), 150);
@@ -162,7 +177,7 @@ TEST(MpiKnnOutput, SmallDeckRuns) {
     std::vector<test::Point> obs;
     for (std::size_t i = 0; i < o.size(); i += 2) obs.push_back({o[i], o[i + 1]});
     test::expect_same(test::brute_force(obs, refs, static_cast<int>(k), d.knn->radius),
-                      in.read<std::int64_t>("/knn/indices", {first, 0}, {20, k}),
+                      in.read<NeighbourIndex>("/knn/indices", {first, 0}, {20, k}),
                       in.read<double>("/knn/distances", {first, 0}, {20, k}), static_cast<int>(k),
                       d.knn->radius);
   }

@@ -29,12 +29,12 @@ TEST(KnnRows, EmptyRowsOverwriteWhatTheMemoryHeld) {
   allocate_rows(rows, static_cast<std::size_t>(kLong));
   // the same vectors again, after their memory held other values: resizing keeps the
   // capacity and leaves the entries as they were, so only the fill can empty them
-  std::fill(rows.indices.begin(), rows.indices.end(), std::int64_t(7));
+  std::fill(rows.indices.begin(), rows.indices.end(), NeighbourIndex(7));
   std::fill(rows.distances.begin(), rows.distances.end(), 7.0);
   allocate_rows(rows, static_cast<std::size_t>(kLong));
   ASSERT_EQ(static_cast<std::int64_t>(rows.indices.size()), kLong);
   ASSERT_EQ(static_cast<std::int64_t>(rows.distances.size()), kLong);
-  EXPECT_EQ(std::count(rows.indices.begin(), rows.indices.end(), std::int64_t(-1)), kLong);
+  EXPECT_EQ(std::count(rows.indices.begin(), rows.indices.end(), NeighbourIndex(-1)), kLong);
   EXPECT_EQ(std::count(rows.distances.begin(), rows.distances.end(), 0.0), kLong);
 }
 

@@ -38,7 +38,7 @@ def knn(f, rng):
     lat = np.degrees(np.arcsin(obs[:, 2]))
     lon = np.degrees(np.arctan2(obs[:, 1], obs[:, 0]))
     g = f.create_group("knn")
-    g["indices"] = idx.astype(np.int64)
+    g["indices"] = idx.astype(np.int32)
     g["distances"] = radius * np.take_along_axis(angle, idx, axis=1)
     g["observations"] = np.stack([lat, lon], axis=1)
     g.attrs["k"] = np.int64(k)
