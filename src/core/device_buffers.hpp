@@ -66,6 +66,15 @@ class DeviceBuffers {
     return {spaces_.begin(), spaces_.begin() + static_cast<std::ptrdiff_t>(std::min(n, spaces_.size()))};
   }
 
+  // What buffer `name` was last filled with, as its user labelled it (mark_filled), or ""
+  // when it never was or has moved since: a use that finds its own label there need not
+  // copy the data again.
+  std::string filled_with(const std::string& name) const {
+    const auto found = labels_.find(name);
+    return found == labels_.end() ? std::string() : found->second;
+  }
+  void mark_filled(const std::string& name, const std::string& label) { labels_[name] = label; }
+
   // Bytes held over all buffers.
   std::size_t held() const {
     std::size_t total = 0;
@@ -77,6 +86,7 @@ class DeviceBuffers {
   char* bytes(const std::string& name, std::size_t size) {
     Kokkos::View<char*, Memory>& buffer = buffers_[name];
     if (buffer.extent(0) < size) {
+      labels_.erase(name);
       buffer = {};  // freed before the larger one is made: both need not fit at once
       buffer = Kokkos::View<char*, Memory>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::" + name), size);
     }
@@ -84,6 +94,7 @@ class DeviceBuffers {
   }
 
   std::map<std::string, Kokkos::View<char*, Memory>> buffers_;
+  std::map<std::string, std::string> labels_;
   std::vector<Kokkos::DefaultExecutionSpace> spaces_;
 #if defined(KOKKOS_ENABLE_CUDA)
   std::vector<cudaStream_t> streams_;

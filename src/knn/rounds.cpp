@@ -41,6 +41,7 @@ void add(SearchStats& total, const SearchStats& s) {
   total.arrays_seconds += s.arrays_seconds;
   total.bound_places = std::max(total.bound_places, s.bound_places);
   total.bounds_made += s.bounds_made;
+  total.reference_uploads += s.reference_uploads;
   if (s.chunk_times_rows > total.chunk_times_rows) {
     total.chunk_times = s.chunk_times;
     total.chunk_times_rows = s.chunk_times_rows;

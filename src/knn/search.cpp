@@ -298,7 +298,10 @@ class Searcher {
     tile_screen_ = buffers_->view<PointsView<T>>(name("reference_tile"), per_team_ ? 0 : tile_);
     tile64_ = buffers_->view<PointsView<double>>(name("reference_tile64"), tile_);
     centre_.point = buffers_->view<decltype(centre_.point)>(name("centre"));
-    if (tiles_ == 1) upload_tile(0);  // replicated: stays for the whole search
+    // replicated: stays for the whole search, and for the next searches that share the
+    // buffers (a study's rounds and widened passes: 512 KiB from pageable memory each time
+    // otherwise, paid on every rank count)
+    if (tiles_ == 1 && buffers_->filled_with(name("reference_tile64")) != tile_label(0)) upload_tile(0);
   }
 
   // Allocates (in the device buffers) the arrays of a search of `rows` contiguous
@@ -569,6 +572,15 @@ class Searcher {
     const auto range = std::make_pair<std::size_t, std::size_t>(0, static_cast<std::size_t>(n));
     Kokkos::View<const Vec4<double>*, Kokkos::HostSpace, HostUnmanaged> host(refs64_.data() + first, n);
     Kokkos::deep_copy(Kokkos::subview(tile64_, range), host);
+    buffers_->mark_filled(name("reference_tile64"), tile_label(tile));
+    ++stats_.reference_uploads;
+  }
+
+  // What the reference tile buffer holds after upload_tile(tile): which references (the
+  // searches that share device buffers share their references: SearchOptions), which rows.
+  std::string tile_label(std::int64_t tile) const {
+    return std::to_string(reinterpret_cast<std::uintptr_t>(refs64_.data())) + ":" + std::to_string(n_refs_) + ":" +
+           std::to_string(tile * tile_) + "+" + std::to_string(tile_count(tile));
   }
 
   // The uploaded tile's screening coordinates, relative to the current chunk's centre.

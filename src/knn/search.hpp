@@ -37,7 +37,9 @@ struct SearchOptions {
   // bound between them, so that only the first makes it; null: each search makes its own
   std::shared_ptr<ListBoundCache> bound_cache;
   // where searches keep their device arrays between them (the rounds of rounds.hpp, after
-  // reserve_search); null: each search allocates and frees its own
+  // reserve_search), and the references uploaded by the first; null: each search allocates
+  // and frees its own. Share it only between searches of the same references (as
+  // bound_cache), which stay where they are in host memory.
   std::shared_ptr<core::DeviceBuffers> device_buffers;
   int chunks = 0;                     // tests: pipeline chunks per batch (0: by size, on GPUs only)
   // the observations come in the order of their places (rounds.hpp): on host back ends a
@@ -72,6 +74,7 @@ struct SearchStats {
   // rows a search in rounds put in the order of their places after a round searched many
   // again (rounds.hpp)
   std::int64_t reordered_rows = 0;
+  std::int64_t reference_uploads = 0;  // reference tiles copied to the device
   // the pipelined batch of most rows (on GPUs): for each chunk, when its rows were ready on
   // the device and when they were in host memory, in ms after the batch's first upload was
   // queued; tells rows that wait for the link from rows that wait for the screen

@@ -58,6 +58,24 @@ TEST(DeviceBuffers, ABufferIsReusedWhileLargeEnoughAndGrowsWhenNot) {
   EXPECT_EQ(empty.extent(0), 0u);
 }
 
+// A buffer's label (what its user last filled it with) stays while the buffer is reused
+// and is forgotten once it grows (the new memory holds nothing); other names keep theirs.
+TEST(DeviceBuffers, AFillLabelLastsUntilTheBufferGrows) {
+  core::DeviceBuffers buffers;
+  EXPECT_EQ(buffers.filled_with("a"), "");
+  (void)buffers.view<Ints>("a", 100);
+  (void)buffers.view<Ints>("b", 100);
+  buffers.mark_filled("a", "references 1");
+  buffers.mark_filled("b", "references 2");
+  (void)buffers.view<Ints>("a", 50);  // reused
+  EXPECT_EQ(buffers.filled_with("a"), "references 1");
+  (void)buffers.view<Ints>("a", 101);  // grown
+  EXPECT_EQ(buffers.filled_with("a"), "");
+  EXPECT_EQ(buffers.filled_with("b"), "references 2");
+  buffers.mark_filled("b", "references 3");
+  EXPECT_EQ(buffers.filled_with("b"), "references 3");
+}
+
 TEST(DeviceBuffers, PrioritizedSpacesRunWork) {
   core::DeviceBuffers buffers;
   const auto spaces = buffers.prioritized_spaces(3);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/device_buffers.hpp"
 #include "core/error.hpp"
 
 #include "search_cases.hpp"
@@ -132,6 +133,34 @@ TEST(KnnSearch, RandomDataRarelyWidens) {
   EXPECT_LT(stats.widened, 4);  // the margin of one entry almost always proves the answer
   EXPECT_EQ(stats.list_length, 2);
   test::expect_same(test::brute_force(obs, refs, 1, 1.0), got.indices, got.distances, 1, 1.0);
+}
+
+// Searches sharing device buffers keep the references uploaded by the first, and upload
+// again what a search in tiles left there: whole, whole (no upload), tiled (each tile),
+// whole (once more), each against the brute force.
+TEST(KnnSearch, SearchesSharingDeviceBuffersScreenTheirOwnReferences) {
+  const auto obs = test::random_points(150, 21), refs = test::random_points(1200, 22);
+  const test::Answer want = test::brute_force(obs, refs, 5, kEarth);
+  for (const std::string precision : {"float32", "float64"}) {
+    SCOPED_TRACE(precision);
+    SearchOptions options;
+    options.k = 5;
+    options.radius = kEarth;
+    options.precision = precision;
+    options.device_buffers = std::make_shared<core::DeviceBuffers>();
+    const std::vector<Vec4<double>> observations = vectors(obs), references = vectors(refs);
+    // the tiled search uploads each of its 3 tiles for the screen, and tiles 1 and 0 again
+    // for the settling (tile 2 stays from the screen)
+    for (const auto& [tile, uploads] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 1}, {0, 0}, {500, 5}, {0, 1}}) {
+      SCOPED_TRACE(tile);
+      options.tile_size = tile;
+      SearchStats stats;
+      const Neighbours got = nearest(observations, references, options, &stats);
+      EXPECT_EQ(stats.tiles, tile == 0 ? 1 : 3);
+      EXPECT_EQ(stats.reference_uploads, uploads);
+      test::expect_same(want, got.indices, got.distances, 5, kEarth);
+    }
+  }
 }
 
 // TRIDENT_KNN_LISTS picks the screen for benchmarks: every kind gives the same answer,
