@@ -28,13 +28,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 #include <string>
 
 #include "core/error.hpp"
 #include "core/pinned_host_space.hpp"
 #include "core/queue_recording.hpp"
-#include "core/side_stream.hpp"
 #include "ridge/device_csr.hpp"
 #include "ridge/sweep_engine.hpp"
 
@@ -75,18 +73,6 @@ bool iteration_graphs_wanted(const core::DeviceComm* rows_comm) {
   (void)rows_comm;
   return false;
 #endif
-}
-
-// Whether, on several row ranks, each iteration's update of h, h̄ and x runs on a second
-// stream beside the next iteration's products (the iteration then forms v in a small launch
-// of its own), from TRIDENT_RIDGE_UPDATE_ASIDE: auto (the default) on, off for comparing.
-// One rank records its iterations as graphs instead (the update forms v there).
-bool update_aside_wanted() {
-  const char* text = std::getenv("TRIDENT_RIDGE_UPDATE_ASIDE");
-  const std::string value = text == nullptr ? "auto" : text;
-  if (value != "auto" && value != "off")
-    throw InputError("TRIDENT_RIDGE_UPDATE_ASIDE: expected auto or off, got '" + value + "'");
-  return value == "auto";
 }
 
 // The bidiagonalization's scalars, kept on the device between launches. u holds
@@ -289,14 +275,7 @@ struct AdvanceAfterReduction {
 // own_chunks) for h, hbar and x (x stays zero elsewhere, so summing x over the ranks
 // gathers it), and its sum is its share of ||x||^2; teams of their own form v over the
 // other chunks, since every rank needs all of v for its rows' product. On one rank every
-// chunk is its own and the teams are the same as without the split. With forms_v false no
-// team stores v (FormV has: the update then runs beside the next products).
-template <class S>
-KOKKOS_INLINE_FUNCTION S next_v_entry(const BidiagState& s, const Vector<S>& w, const Vector<S>& v_old, const int i) {
-  if (!s.form_v) return v_old(i);
-  return static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) * s.v_scale);
-}
-
+// chunk is its own and the teams are the same as without the split.
 template <class S>
 struct UpdateSolutions {
   using Member = Kokkos::TeamPolicy<RidgeExec>::member_type;
@@ -311,12 +290,11 @@ struct UpdateSolutions {
   Kokkos::View<double*, RidgeDevice> normx2;
   int columns, chunks;
   int first_chunk, own_chunks;
-  bool forms_v = true;
 
   static int chunk_count(int columns) { return (columns + kChunk - 1) / kChunk; }
   // Teams: one per λ and own chunk, then one per other chunk (v alone).
   int league() const {
-    return static_cast<int>(coefficients.extent(0)) * own_chunks + (forms_v ? chunks - own_chunks : 0);
+    return static_cast<int>(coefficients.extent(0)) * own_chunks + chunks - own_chunks;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -333,8 +311,11 @@ struct UpdateSolutions {
       if (chunk >= first_chunk) chunk += own_chunks;
     }
     const int first = chunk * kChunk, last = first + kChunk < columns ? first + kChunk : columns;
-    auto next_v = [&](const int i) -> S { return next_v_entry(s, w, v_old, i); };
-    if (j <= 0 && forms_v)
+    auto next_v = [&](const int i) -> S {
+      if (!s.form_v) return v_old(i);
+      return static_cast<S>((static_cast<double>(w(i)) - s.beta2 * static_cast<double>(v_old(i))) * s.v_scale);
+    };
+    if (j <= 0)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const int i) { v_new(i) = next_v(i); });
     if (j < 0) return;
     const UpdateCoefficients c = coefficients(j);
@@ -374,18 +355,6 @@ struct UpdateSolutions {
   }
 };
 
-// v' <- (w - beta^2 v) v_scale over every column, alone: UpdateSolutions with forms_v
-// false then updates h, h̄ and x beside the next products, which read v'.
-template <class S>
-struct FormV {
-  Vector<S> v_old, v_new, w;
-  StateView state;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    const BidiagState& s = state();
-    if (!s.done) v_new(i) = next_v_entry(s, w, v_old, i);
-  }
-};
-
 // v <- w * scale: the first v, from w = A^T u.
 template <class S>
 struct ScaleInto {
@@ -407,7 +376,6 @@ class FusedEngine final : public SweepSolver::Engine {
         a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)), sizeof(S))),
         at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)), sizeof(S))),
         graphs_wanted_(iteration_graphs_wanted(rows_comm)),
-        update_aside_(update_aside_wanted() && rows_comm != nullptr && !graphs_wanted_),
         recurrences_apart_(rows_comm == nullptr && finish_threads(at_) > kMostThreadsWithRecurrences) {
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
     b64_ = Kokkos::View<double*, RidgeDevice>(
@@ -430,7 +398,6 @@ class FusedEngine final : public SweepSolver::Engine {
   std::string product_layout() const override {
     return "A: " + a_.schedule.describe() + "; A^T: " + at_.schedule.describe() +
            (graphs_wanted_ ? "; iterations recorded once and replayed (CUDA graphs)" : "") +
-           (update_aside_ ? "; the update of h and x beside the next products" : "") +
            (recurrences_apart_ ? "; recurrences in a launch of their own" : "");
   }
 
@@ -441,12 +408,11 @@ class FusedEngine final : public SweepSolver::Engine {
   // Queues w <- A^T u summed over the row ranks (in double, then rounded to S), beta^2 <-
   // ||u||^2 (this rank's share in beta2_share_) likewise, and (alpha beta)^2 <- ||w - beta^2 v||^2
   // into alpha_beta2, then `after` in the warp that ends that sum (FinishRows).
-  // The sum waits for `before_sum` when given (the update that adds its ||x||^2 shares).
   template <class After = NothingAfter>
   void queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
                        const Kokkos::View<double, RidgeDevice>& beta2,
                        const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
-                       const After& after = After{}, const core::QueueMark* before_sum = nullptr);
+                       const After& after = After{});
 
   int rows_, columns_;  // this rank's rows
   core::DeviceComm* rows_comm_;  // null when this rank holds every row
@@ -463,7 +429,6 @@ class FusedEngine final : public SweepSolver::Engine {
   Kokkos::View<double*, RidgeDevice> b64_;
   RowProductScratch products_;
   bool graphs_wanted_;
-  bool update_aside_;  // several row ranks: the update on a second stream (solve)
   bool recurrences_apart_;  // one rank: the recurrences after A^T u's pass, not in its last warp
 };
 
@@ -480,9 +445,8 @@ template <class After>
 void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
                                         const Kokkos::View<double, RidgeDevice>& beta2,
                                         const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
-                                        const After& after, const core::QueueMark* before_sum) {
+                                        const After& after) {
   launch_row_sums("trident::ridge::next_w_share", at_, u, shares_, done);
-  if (before_sum != nullptr) before_sum->wait_on(RidgeExec());
   rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + normx2_shares_.extent(0) + static_cast<std::size_t>(columns_));
   launch_finish_rows("trident::ridge::next_w_reduced", shares_, columns_, 1, LongRowSums{}, {},
                      ReducedW<S>{buffer_, w, v_old, beta2}, products_, alpha_beta2, done, after);
@@ -524,12 +488,6 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   Kokkos::View<UpdateCoefficients*, RidgeDevice> coefficients("trident::ridge::coefficients", count);
   Kokkos::View<std::int64_t[2], StatusSpace> status("trident::ridge::status");
   const int* done = &state.data()->done;  // iterations queued after the last λ stopped skip the products
-  // On several row ranks (queued kernel by kernel) iteration k's update of h, h̄ and x runs on
-  // a second stream beside iteration k + 1's products, after v' is formed alone (v_formed),
-  // and k + 1's all-reduce waits for it (updated: its ||x||^2 shares ride that sum).
-  std::optional<core::SideStream> aside;
-  if (update_aside_) aside.emplace();
-  core::QueueMark v_formed, updated;
 
   // Iteration k reads v[k % 2] and forms v[(k + 1) % 2].
   auto queue_iteration = [&](const AdvanceRecurrences& advance, const std::int64_t k) {
@@ -547,32 +505,15 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       }
     } else {
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share_, done);
-      queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done, AdvanceAfterReduction{advance, buffer_},
-                      aside ? &updated : nullptr);
+      queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done, AdvanceAfterReduction{advance, buffer_});
     }
     if (count > 0) {
-      UpdateSolutions<S> update{v_old,       v[(k + 1) % 2], w,      h,           hbar,        x,
-                                state,       coefficients,   chunk_norms, chunks_done, normx2, columns_,
-                                chunks,      first_chunk,    own_chunks};
-      if (aside) {
-        update.forms_v = false;
-        Kokkos::parallel_for("trident::ridge::form_v", light(Kokkos::RangePolicy<RidgeExec>(0, columns_)),
-                             FormV<S>{v_old, v[(k + 1) % 2], w, state});
-        v_formed.record(RidgeExec());
-        v_formed.wait_on(aside->space());
-        Kokkos::parallel_for("trident::ridge::update_solutions",
-                             light(Kokkos::TeamPolicy<RidgeExec>(aside->space(), update.league(), Kokkos::AUTO)), update);
-        updated.record(aside->space());
-      } else {
-        Kokkos::parallel_for("trident::ridge::update_solutions",
-                             light(Kokkos::TeamPolicy<RidgeExec>(update.league(), Kokkos::AUTO)), update);
-      }
+      const UpdateSolutions<S> update{v_old,       v[(k + 1) % 2], w,      h,           hbar,        x,
+                                      state,       coefficients,   chunk_norms, chunks_done, normx2, columns_,
+                                      chunks,      first_chunk,    own_chunks};
+      Kokkos::parallel_for("trident::ridge::update_solutions",
+                           light(Kokkos::TeamPolicy<RidgeExec>(update.league(), Kokkos::AUTO)), update);
     }
-  };
-  // everything queued so far, on both streams
-  const auto fence_all = [&]() {
-    if (aside) aside->space().fence();
-    RidgeExec().fence();
   };
 
   // Every kernel runs once before the clock starts, changing nothing that the sweep reads
@@ -594,7 +535,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     queue_iteration(AdvanceRecurrences{state, beta2, alpha_beta2, none, coefficients, normx2, status, 1,
                                        StoppingRules{0, 0, 0, 1}},
                     0);
-    fence_all();
+    Kokkos::fence();
   }
 
   // The start, waiting for the device: u = b (u_scale = beta), beta^2 = ||b||^2; then
@@ -679,7 +620,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
         else
           queue_iteration(advance, queued);
       }
-      fence_all();
+      RidgeExec().fence();
       // The row ranks form the same state from the same sums; agreeing costs one small
       // MPI_Allreduce per block and rules out a rank leaving the all-reduces early. They
       // agree on the next block too (the shortest any rank's clock asks for), so that every
@@ -698,7 +639,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     Kokkos::deep_copy(m, recurrences);
     for (int j = 0; j < count; ++j) lam[j] = m(j);
   }
-  fence_all();
+  Kokkos::fence();
   const auto iterated = std::chrono::steady_clock::now();
   out.shared_iterations = itn;
   out.queued_iterations = queued;

@@ -202,53 +202,6 @@ TEST(MpiRidgeRowSplit, ColumnsOfTheUpdateSplitOverTheRanksGiveOneRanksCurve) {
   expect_same_as_one_rank(whole, bounds, {0.02, 0.5, 20.0}, RidgePrecision::float32, RidgeKernels::fused);
 }
 
-// On several row ranks the update of h, h̄ and x runs beside the next iteration's products
-// (a second stream on GPUs; v formed by a launch of its own): the same arithmetic as the
-// update that forms v itself (TRIDENT_RIDGE_UPDATE_ASIDE=off), so the same sweep bit for
-// bit, over several chunks of columns. A bad value is refused by name.
-TEST(MpiRidgeRowSplit, TheUpdateBesideTheProductsGivesTheSameSweepBitForBit) {
-  const Problem whole = generated(1500, 1100, 0.01, 61);
-  const auto bounds = nonzero_balanced_rows(1500, mpi::size(MPI_COMM_WORLD),
-                                            [&](std::int64_t r) { return std::int64_t(whole.a.row_ptr[r]); });
-  const int me = mpi::rank(MPI_COMM_WORLD);
-  const SweepLayout layout(MPI_COMM_WORLD, 1);
-  const Problem mine = block_of(whole, bounds[me], bounds[me + 1] - bounds[me]);
-  const std::vector<double> lambdas = {0.02, 0.5, 20.0};
-  LsmrOptions options;
-  options.atol = options.btol = 1e-9;
-  for (const RidgePrecision precision : {RidgePrecision::float64, RidgePrecision::float32}) {
-    SCOPED_TRACE(deck::precision_name(precision));
-    setenv("TRIDENT_RIDGE_UPDATE_ASIDE", "off", 1);
-    SweepSolver in_line(mine, precision, RidgeKernels::fused, layout.rows_comm());
-    unsetenv("TRIDENT_RIDGE_UPDATE_ASIDE");
-    SweepSolver aside(mine, precision, RidgeKernels::fused, layout.rows_comm());
-    EXPECT_EQ(in_line.product_layout().find("beside the next products"), std::string::npos);
-    EXPECT_EQ(aside.product_layout().find("beside the next products") != std::string::npos,
-              layout.rows_comm() != nullptr && std::getenv("TRIDENT_RIDGE_GRAPHS") == nullptr)
-        << aside.product_layout();
-    const GatheredSweep a = sweep_over_ranks(MPI_COMM_WORLD, layout, in_line, lambdas, options, true);
-    const GatheredSweep b = sweep_over_ranks(MPI_COMM_WORLD, layout, aside, lambdas, options, true);
-    ASSERT_EQ(a.outcomes().size(), lambdas.size());
-    ASSERT_EQ(b.outcomes().size(), lambdas.size());
-    EXPECT_GT(a.outcomes()[0].iterations, 32);  // more than one block between looks at the stop
-    for (std::size_t j = 0; j < lambdas.size(); ++j) {
-      EXPECT_EQ(a.outcomes()[j].iterations, b.outcomes()[j].iterations);
-      EXPECT_EQ(a.outcomes()[j].stop_reason, b.outcomes()[j].stop_reason);
-      EXPECT_EQ(a.outcomes()[j].residual_norm, b.outcomes()[j].residual_norm);
-      EXPECT_EQ(a.outcomes()[j].solution_norm, b.outcomes()[j].solution_norm);
-    }
-    EXPECT_EQ(a.local_solutions(), b.local_solutions());
-  }
-  setenv("TRIDENT_RIDGE_UPDATE_ASIDE", "yes", 1);
-  try {
-    SweepSolver refused(mine, RidgePrecision::float64, RidgeKernels::fused, layout.rows_comm());
-    ADD_FAILURE() << "TRIDENT_RIDGE_UPDATE_ASIDE=yes was accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "TRIDENT_RIDGE_UPDATE_ASIDE: expected auto or off, got 'yes'");
-  }
-  unsetenv("TRIDENT_RIDGE_UPDATE_ASIDE");
-}
-
 TEST(MpiRidgeRowSplit, MoreRanksThanLambdas) {
   const Problem whole = generated(150, 60, 0.1, 47);
   const auto bounds = nonzero_balanced_rows(150, mpi::size(MPI_COMM_WORLD),
