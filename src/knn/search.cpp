@@ -87,6 +87,20 @@ std::optional<ListKind> forced_list_kind(const SearchOptions& options) {
   throw InputError("TRIDENT_KNN_LISTS: expected auto, registers, buffers or select, got '" + value + "'");
 }
 
+// The chunks a pipelined batch is cut into: the tests' hook (SearchOptions::chunks), else
+// TRIDENT_KNN_CHUNKS (auto, or a count from 1 to 64; for benchmarks), else 0 (by size).
+int forced_chunks(const SearchOptions& options) {
+  if (options.chunks > 0) return options.chunks;
+  const char* text = std::getenv("TRIDENT_KNN_CHUNKS");
+  const std::string value = text == nullptr ? "auto" : text;
+  if (value == "auto" || value.empty()) return 0;
+  char* end = nullptr;
+  const long count = std::strtol(value.c_str(), &end, 10);
+  if (end == value.c_str() || *end != '\0' || count < 1 || count > 64)
+    throw InputError("TRIDENT_KNN_CHUNKS: expected auto or a count from 1 to 64, got '" + value + "'");
+  return static_cast<int>(count);
+}
+
 // The shortest register bucket that holds `wanted` entries, if one up to `longest` does.
 std::optional<int> register_bucket(int wanted, int longest) {
   for (int b : kBuckets) {
@@ -632,7 +646,7 @@ class Searcher {
   // the others 0.1248): each chunk's screen ends in a partly filled wave.
   int chunk_count(int n, std::int64_t threads, bool allowed) const {
     if (!allowed) return 1;
-    if (options_.chunks > 0) return std::max(1, std::min(options_.chunks, n));
+    if (const int forced = forced_chunks(options_); forced > 0) return std::max(1, std::min(forced, n));
 #if defined(KOKKOS_ENABLE_CUDA)
     if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       const auto concurrency = static_cast<std::int64_t>(ExecSpace().concurrency());

@@ -163,6 +163,36 @@ TEST(KnnSearch, SearchesSharingDeviceBuffersScreenTheirOwnReferences) {
   }
 }
 
+// TRIDENT_KNN_CHUNKS cuts each batch into that many chunks for benchmarks (the pipelined
+// path, on every back end): the same rows bit for bit; anything else is one error naming
+// the variable.
+TEST(KnnSearch, ChunkCountFromTheEnvironment) {
+  const auto obs = vectors(test::random_points(500, 31)), refs = vectors(test::random_points(700, 32));
+  SearchOptions options;
+  options.k = 6;
+  const Neighbours plain = nearest(obs, refs, options);
+  for (const char* count : {"1", "3", "64"}) {
+    SCOPED_TRACE(count);
+    ASSERT_EQ(setenv("TRIDENT_KNN_CHUNKS", count, 1), 0);
+    SearchStats stats;
+    const Neighbours got = nearest(obs, refs, options, &stats);
+    EXPECT_EQ(stats.pipelined_chunks > 0, std::string(count) != "1");
+    EXPECT_EQ(got.indices, plain.indices);
+    EXPECT_EQ(got.distances, plain.distances);
+  }
+  for (const char* bad : {"0", "65", "8x", "many"}) {
+    ASSERT_EQ(setenv("TRIDENT_KNN_CHUNKS", bad, 1), 0);
+    try {
+      nearest(obs, refs, options);
+      ADD_FAILURE() << "no error for TRIDENT_KNN_CHUNKS=" << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("TRIDENT_KNN_CHUNKS: expected auto or a count from 1 to 64, got '") + bad + "'");
+    }
+  }
+  unsetenv("TRIDENT_KNN_CHUNKS");
+}
+
 // TRIDENT_KNN_LISTS picks the screen for benchmarks: every kind gives the same answer,
 // and anything else is one error naming the variable.
 TEST(KnnSearch, ListKindFromTheEnvironment) {
