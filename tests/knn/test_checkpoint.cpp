@@ -76,24 +76,23 @@ void expect_rows_equal(const ChunkRows& want, const ChunkRows& got) {
             std::vector<double>(want.neighbours.distances.begin(), want.neighbours.distances.end()));
 }
 
-TEST(MpiKnnCheckpoint, EveryRankReadsBackItsRows) {
+// Each rank writes its rows into one checkpoint (`widened`: then rank 0 rewrites its
+// indices as 64-bit ones) and reads its own rows back.
+void expect_round_trip(const std::string& name, bool widened) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int rank = mpi::rank(comm), size = mpi::size(comm);
-  const std::string path = test::scratch_folder(comm, "knn_checkpoint") + "/rows.checkpoint.h5";
+  const std::string path = test::scratch_folder(comm, name) + "/rows.checkpoint.h5";
   const ChunkRows mine = rows_of(rank);
   write_checkpoint(comm, path, settings(), kRowsPerRank * size, kReferences, mine);
+  if (widened && rank == 0) widen_indices(path);
+  MPI_Barrier(comm);
   expect_rows_equal(mine, read_checkpoint(path, settings(), kRowsPerRank * size, kReferences, mine.first, mine.count));
 }
 
+TEST(MpiKnnCheckpoint, EveryRankReadsBackItsRows) { expect_round_trip("knn_checkpoint", false); }
+
 TEST(MpiKnnCheckpoint, ReadsTheSixtyFourBitIndicesOfEarlierBuilds) {
-  const MPI_Comm comm = MPI_COMM_WORLD;
-  const int rank = mpi::rank(comm), size = mpi::size(comm);
-  const std::string path = test::scratch_folder(comm, "knn_checkpoint_int64") + "/rows.checkpoint.h5";
-  const ChunkRows mine = rows_of(rank);
-  write_checkpoint(comm, path, settings(), kRowsPerRank * size, kReferences, mine);
-  if (rank == 0) widen_indices(path);
-  MPI_Barrier(comm);
-  expect_rows_equal(mine, read_checkpoint(path, settings(), kRowsPerRank * size, kReferences, mine.first, mine.count));
+  expect_round_trip("knn_checkpoint_int64", true);
 }
 
 }  // namespace
