@@ -55,22 +55,20 @@ constexpr double kCheckSeconds = 4e-3;
 constexpr int kFirstCheck = 8;
 
 // Whether the iterations are recorded once and replayed (CUDA graphs, core::QueueRecording),
-// from TRIDENT_RIDGE_GRAPHS: auto (the default) on CUDA builds when this rank holds every
-// row; on also when the sums over row ranks go through NCCL (NCCL's collectives can be
-// recorded, but on two H200s the tutorial's 2-rank sweep took 0.0843 s recorded against
-// 0.0722-0.0728 s queued kernel by kernel, the same call: so not by default); off never. An MPI
-// transport waits on the host, which a recording cannot hold: never recorded.
-bool iteration_graphs_wanted(const core::DeviceComm* rows_comm) {
+// from TRIDENT_RIDGE_GRAPHS: auto (the default) and on record them on CUDA builds, off never.
+// On several row ranks the all-reduce stays outside the recordings (between the replays of
+// the launches before it and after it): NCCL's collectives can be recorded, but on two
+// H200s the tutorial's 2-rank sweep took 0.0843 s with the all-reduce recorded inside,
+// against 0.0722-0.0728 s queued kernel by kernel (the same call); an MPI all-reduce waits
+// on the host, which a recording cannot hold.
+bool iteration_graphs_wanted() {
   const char* text = std::getenv("TRIDENT_RIDGE_GRAPHS");
   const std::string value = text == nullptr ? "auto" : text;
   if (value != "auto" && value != "on" && value != "off")
     throw InputError("TRIDENT_RIDGE_GRAPHS: expected auto, on or off, got '" + value + "'");
 #if defined(KOKKOS_ENABLE_CUDA)
-  if (value == "off") return false;
-  if (rows_comm == nullptr) return true;
-  return value == "on" && rows_comm->transport() == core::Transport::nccl;
+  return value != "off";
 #else
-  (void)rows_comm;
   return false;
 #endif
 }
@@ -375,7 +373,7 @@ class FusedEngine final : public SweepSolver::Engine {
         rows_comm_(rows_comm),
         a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)), sizeof(S))),
         at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)), sizeof(S))),
-        graphs_wanted_(iteration_graphs_wanted(rows_comm)),
+        graphs_wanted_(iteration_graphs_wanted()),
         recurrences_apart_(rows_comm == nullptr && finish_threads(at_) > kMostThreadsWithRecurrences) {
     b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
     b64_ = Kokkos::View<double*, RidgeDevice>(
@@ -407,12 +405,25 @@ class FusedEngine final : public SweepSolver::Engine {
  private:
   // Queues w <- A^T u summed over the row ranks (in double, then rounded to S), beta^2 <-
   // ||u||^2 (this rank's share in beta2_share_) likewise, and (alpha beta)^2 <- ||w - beta^2 v||^2
-  // into alpha_beta2, then `after` in the warp that ends that sum (FinishRows).
+  // into alpha_beta2, then `after` in the warp that ends that sum (FinishRows): the three
+  // parts below, in turn.
   template <class After = NothingAfter>
   void queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
                        const Kokkos::View<double, RidgeDevice>& beta2,
                        const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
-                       const After& after = After{});
+                       const After& after = After{}) {
+    queue_w_shares(u, done);
+    queue_all_reduce();
+    queue_w_from_sums(v_old, w, beta2, alpha_beta2, done, after);
+  }
+  // A_i^T u_i's row sums into the all-reduce's buffer.
+  void queue_w_shares(const Vector<S>& u, const int* done);
+  // The buffer summed over the row ranks.
+  void queue_all_reduce();
+  // w, beta^2 and (alpha beta)^2 from the summed buffer, then `after`.
+  template <class After>
+  void queue_w_from_sums(const Vector<S>& v_old, const Vector<S>& w, const Kokkos::View<double, RidgeDevice>& beta2,
+                         const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done, const After& after);
 
   int rows_, columns_;  // this rank's rows
   core::DeviceComm* rows_comm_;  // null when this rank holds every row
@@ -441,13 +452,21 @@ void FusedEngine<M, S>::lay_out_buffer(const int lambdas) {
 }
 
 template <class M, class S>
-template <class After>
-void FusedEngine<M, S>::queue_reduced_w(const Vector<S>& u, const Vector<S>& v_old, const Vector<S>& w,
-                                        const Kokkos::View<double, RidgeDevice>& beta2,
-                                        const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
-                                        const After& after) {
+void FusedEngine<M, S>::queue_w_shares(const Vector<S>& u, const int* done) {
   launch_row_sums("trident::ridge::next_w_share", at_, u, shares_, done);
+}
+
+template <class M, class S>
+void FusedEngine<M, S>::queue_all_reduce() {
   rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + normx2_shares_.extent(0) + static_cast<std::size_t>(columns_));
+}
+
+template <class M, class S>
+template <class After>
+void FusedEngine<M, S>::queue_w_from_sums(const Vector<S>& v_old, const Vector<S>& w,
+                                          const Kokkos::View<double, RidgeDevice>& beta2,
+                                          const Kokkos::View<double, RidgeDevice>& alpha_beta2, const int* done,
+                                          const After& after) {
   launch_finish_rows("trident::ridge::next_w_reduced", shares_, columns_, 1, LongRowSums{}, {},
                      ReducedW<S>{buffer_, w, v_old, beta2}, products_, alpha_beta2, done, after);
 }
@@ -489,31 +508,45 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
   Kokkos::View<std::int64_t[2], StatusSpace> status("trident::ridge::status");
   const int* done = &state.data()->done;  // iterations queued after the last λ stopped skip the products
 
-  // Iteration k reads v[k % 2] and forms v[(k + 1) % 2].
-  auto queue_iteration = [&](const AdvanceRecurrences& advance, const std::int64_t k) {
+  // Iteration k reads v[k % 2] and forms v[(k + 1) % 2]. On several row ranks it is the
+  // launches before the all-reduce, the all-reduce, and the launches after it; on one rank
+  // all of its launches come "before".
+  auto queue_update = [&](const std::int64_t k) {
+    if (count == 0) return;
+    const UpdateSolutions<S> update{v[k % 2], v[(k + 1) % 2], w,           h,     hbar,    x,
+                                    state,    coefficients,   chunk_norms, chunks_done, normx2, columns_,
+                                    chunks,   first_chunk,    own_chunks};
+    Kokkos::parallel_for("trident::ridge::update_solutions",
+                         light(Kokkos::TeamPolicy<RidgeExec>(update.league(), Kokkos::AUTO)), update);
+  };
+  auto queue_before_sums = [&](const AdvanceRecurrences& advance, const std::int64_t k) {
     const Vector<S>& v_old = v[k % 2];
-    if (rows_comm_ == nullptr) {
-      launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2, done);
-      if (recurrences_apart_) {
-        launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2}, products_, alpha_beta2,
-                            done);
-        Kokkos::parallel_for("trident::ridge::advance_recurrences",
-                             light(Kokkos::RangePolicy<RidgeExec>(0, kWarpLanes)), AdvanceAlone{advance});
-      } else {
-        launch_row_products("trident::ridge::next_w_advance", at_, u, NextW<S>{w, v_old, beta2}, products_,
-                            alpha_beta2, done, advance);
-      }
-    } else {
+    if (rows_comm_ != nullptr) {
       launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2_share_, done);
-      queue_reduced_w(u, v_old, w, beta2, alpha_beta2, done, AdvanceAfterReduction{advance, buffer_});
+      queue_w_shares(u, done);
+      return;
     }
-    if (count > 0) {
-      const UpdateSolutions<S> update{v_old,       v[(k + 1) % 2], w,      h,           hbar,        x,
-                                      state,       coefficients,   chunk_norms, chunks_done, normx2, columns_,
-                                      chunks,      first_chunk,    own_chunks};
-      Kokkos::parallel_for("trident::ridge::update_solutions",
-                           light(Kokkos::TeamPolicy<RidgeExec>(update.league(), Kokkos::AUTO)), update);
+    launch_row_products("trident::ridge::next_u", a_, v_old, NextU<S>{u, state}, products_, beta2, done);
+    if (recurrences_apart_) {
+      launch_row_products("trident::ridge::next_w", at_, u, NextW<S>{w, v_old, beta2}, products_, alpha_beta2,
+                          done);
+      Kokkos::parallel_for("trident::ridge::advance_recurrences",
+                           light(Kokkos::RangePolicy<RidgeExec>(0, kWarpLanes)), AdvanceAlone{advance});
+    } else {
+      launch_row_products("trident::ridge::next_w_advance", at_, u, NextW<S>{w, v_old, beta2}, products_,
+                          alpha_beta2, done, advance);
     }
+    queue_update(k);
+  };
+  auto queue_after_sums = [&](const AdvanceRecurrences& advance, const std::int64_t k) {
+    queue_w_from_sums(v[k % 2], w, beta2, alpha_beta2, done, AdvanceAfterReduction{advance, buffer_});
+    queue_update(k);
+  };
+  auto queue_iteration = [&](const AdvanceRecurrences& advance, const std::int64_t k) {
+    queue_before_sums(advance, k);
+    if (rows_comm_ == nullptr) return;
+    queue_all_reduce();
+    queue_after_sums(advance, k);
   };
 
   // Every kernel runs once before the clock starts, changing nothing that the sweep reads
@@ -594,19 +627,35 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     status(1) = 0;  // the warm-up's advance left it set
     const AdvanceRecurrences advance{state, beta2, alpha_beta2, recurrences, coefficients, normx2,
                                      status, beta, rules};
-    // An iteration depends on the iteration count only through v's parity: two recordings
-    // (CUDA graphs) replayed in turn launch every kernel of the sweep. On an H200 the
-    // tutorial's float32 sweep took 0.0919 s so against 0.0942 s queued kernel by kernel
-    // (1.56 and 1.60 times its bandwidth floor, the same call).
-    core::QueueRecording recorded[2];
+    // An iteration depends on the iteration count only through v's parity: recordings
+    // (CUDA graphs) for each parity replayed in turn launch every kernel of the sweep. On an
+    // H200 the tutorial's float32 sweep took 0.0919 s so against 0.0942 s queued kernel by
+    // kernel (1.56 and 1.60 times its bandwidth floor, the same call). On several row ranks
+    // the launches before the all-reduce and those after it are recorded apart, and the
+    // all-reduce is queued between their replays: recorded inside, NCCL's all-reduce made the
+    // iteration slower (iteration_graphs_wanted), and an MPI one waits on the host.
+    const int parts = rows_comm_ == nullptr ? 1 : 2;
+    core::QueueRecording recorded[2][2];
     bool replay = graphs_wanted_;
-    for (int parity = 0; replay && parity < 2; ++parity) {
-      std::string why_not;
-      replay = recorded[parity].record([&]() { queue_iteration(advance, parity); }, why_not);
-      if (!replay)
-        std::fprintf(stderr, "trident: warning: ridge: the iterations are queued kernel by kernel: %s\n",
-                     why_not.c_str());
-    }
+    for (int parity = 0; replay && parity < 2; ++parity)
+      for (int part = 0; replay && part < parts; ++part) {
+        std::string why_not;
+        replay = recorded[parity][part].record(
+            [&]() {
+              if (part == 0) queue_before_sums(advance, parity);
+              else queue_after_sums(advance, parity);
+            },
+            why_not);
+        if (!replay)
+          std::fprintf(stderr, "trident: warning: ridge: the iterations are queued kernel by kernel: %s\n",
+                       why_not.c_str());
+      }
+    const auto replay_iteration = [&](const std::int64_t k) {
+      recorded[k % 2][0].replay();
+      if (parts == 1) return;
+      queue_all_reduce();
+      recorded[k % 2][1].replay();
+    };
     // Iteration q tests iteration q - 1 (its ||x|| comes from q - 1's update) before it
     // advances: iteration max_iterations stops every λ, and none is queued after it.
     int per_check = kFirstCheck;
@@ -616,7 +665,7 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
       const auto queued_at = std::chrono::steady_clock::now();
       for (std::int64_t k = 0; k < block; ++k, ++queued) {
         if (replay)
-          recorded[queued % 2].replay();
+          replay_iteration(queued);
         else
           queue_iteration(advance, queued);
       }

@@ -202,6 +202,44 @@ TEST(MpiRidgeRowSplit, ColumnsOfTheUpdateSplitOverTheRanksGiveOneRanksCurve) {
   expect_same_as_one_rank(whole, bounds, {0.02, 0.5, 20.0}, RidgePrecision::float32, RidgeKernels::fused);
 }
 
+// On CUDA builds the row ranks' iterations are recorded (CUDA graphs) in two parts, the
+// launches before the all-reduce and those after it, with the all-reduce queued between
+// their replays; TRIDENT_RIDGE_GRAPHS=off queues every kernel instead. The same kernels in
+// the same order: the same sweep bit for bit. Other builds take the queued path both times.
+TEST(MpiRidgeRowSplit, RecordedIterationsGiveTheQueuedSweepBitForBit) {
+  const Problem whole = generated(1500, 1100, 0.01, 61);
+  const auto bounds = nonzero_balanced_rows(1500, mpi::size(MPI_COMM_WORLD),
+                                            [&](std::int64_t r) { return std::int64_t(whole.a.row_ptr[r]); });
+  const int me = mpi::rank(MPI_COMM_WORLD);
+  const SweepLayout layout(MPI_COMM_WORLD, 1);
+  const Problem mine = block_of(whole, bounds[me], bounds[me + 1] - bounds[me]);
+  const bool cuda = std::string(Kokkos::DefaultExecutionSpace::name()) == "Cuda";
+  const std::vector<double> lambdas = {0.02, 0.5, 20.0};
+  LsmrOptions options;
+  options.atol = options.btol = 1e-9;
+  for (const RidgePrecision precision : {RidgePrecision::float64, RidgePrecision::float32}) {
+    SCOPED_TRACE(deck::precision_name(precision));
+    setenv("TRIDENT_RIDGE_GRAPHS", "off", 1);
+    SweepSolver queued(mine, precision, RidgeKernels::fused, layout.rows_comm());
+    unsetenv("TRIDENT_RIDGE_GRAPHS");
+    SweepSolver recorded(mine, precision, RidgeKernels::fused, layout.rows_comm());
+    EXPECT_EQ(queued.product_layout().find("CUDA graphs"), std::string::npos);
+    EXPECT_EQ(recorded.product_layout().find("CUDA graphs") != std::string::npos, cuda) << recorded.product_layout();
+    const GatheredSweep a = sweep_over_ranks(MPI_COMM_WORLD, layout, queued, lambdas, options, true);
+    const GatheredSweep b = sweep_over_ranks(MPI_COMM_WORLD, layout, recorded, lambdas, options, true);
+    ASSERT_EQ(a.outcomes().size(), lambdas.size());
+    ASSERT_EQ(b.outcomes().size(), lambdas.size());
+    EXPECT_GT(a.outcomes()[0].iterations, 64);  // several blocks of recorded iterations
+    for (std::size_t j = 0; j < lambdas.size(); ++j) {
+      EXPECT_EQ(a.outcomes()[j].iterations, b.outcomes()[j].iterations) << "λ=" << lambdas[j];
+      EXPECT_EQ(a.outcomes()[j].stop_reason, b.outcomes()[j].stop_reason) << "λ=" << lambdas[j];
+      EXPECT_EQ(a.outcomes()[j].residual_norm, b.outcomes()[j].residual_norm) << "λ=" << lambdas[j];
+      EXPECT_EQ(a.outcomes()[j].solution_norm, b.outcomes()[j].solution_norm) << "λ=" << lambdas[j];
+    }
+    EXPECT_EQ(a.local_solutions(), b.local_solutions());
+  }
+}
+
 TEST(MpiRidgeRowSplit, MoreRanksThanLambdas) {
   const Problem whole = generated(150, 60, 0.1, 47);
   const auto bounds = nonzero_balanced_rows(150, mpi::size(MPI_COMM_WORLD),
