@@ -4,9 +4,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <type_traits>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/peer_sum.hpp"
 #include "core/pinned_host_space.hpp"
 
 #if defined(TRIDENT_HAVE_NCCL)
@@ -246,9 +248,35 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
   }
 }
 
+void DeviceComm::connect_peer_sums() {
+  const char* text = std::getenv("TRIDENT_PEER_SUMS");
+  const std::string value = text == nullptr || *text == '\0' ? "auto" : text;
+  if (value != "auto" && value != "off")
+    throw InputError("TRIDENT_PEER_SUMS: expected auto or off, got '" + value + "'");
+  if (size_ == 1 || choice_.transport != Transport::nccl || peer_sum_ != nullptr) return;
+  if (value == "off") {
+    no_peer_sums_ = "TRIDENT_PEER_SUMS=off";
+    return;
+  }
+  peer_sum_ = PeerSum::connect(comm_, no_peer_sums_);
+}
+
+std::string DeviceComm::sums_route() const {
+  if (choice_.transport != Transport::nccl) return transport_name(choice_.transport);
+  if (peer_sum_ != nullptr) return "peer memory up to " + std::to_string(PeerSum::kMostBytes >> 10) + " KiB, NCCL beyond";
+  if (!no_peer_sums_.empty()) return "NCCL (no peer memory: " + no_peer_sums_ + ")";
+  return "NCCL";
+}
+
 template <class T>
 void DeviceComm::all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count) {
   if (size_ == 1) return;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (peer_sum_ != nullptr && count * sizeof(T) <= PeerSum::kMostBytes) {
+      peer_sum_->sum(space, data, count);
+      return;
+    }
+  }
 #if defined(TRIDENT_HAVE_NCCL)
   if (choice_.transport == Transport::nccl) {
     check_nccl(ncclAllReduce(data, data, count, nccl_type<T>(), ncclSum, nccl_->comm, stream_of(space)),

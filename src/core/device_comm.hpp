@@ -22,6 +22,10 @@
 #include "core/runtime.hpp"
 
 namespace trident::core {
+class PeerSum;
+}
+
+namespace trident::core {
 
 enum class Transport { nccl, mpi, host_staging };
 const char* transport_name(Transport transport);
@@ -81,9 +85,20 @@ class DeviceComm {
                 const std::vector<Piece>& receives);
 
   // data[0..count) <- its sum over ranks, in place, on the device; ordered on `space`
-  // as exchange() is.
+  // as exchange() is. After connect_peer_sums(), sums of float or double of up to
+  // PeerSum::kMostBytes go through peer memory (core/peer_sum.hpp) instead of NCCL.
   template <class T>
   void all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count);
+
+  // Collective: with NCCL between the GPUs of one host that map each other's memory, small
+  // sums through peer memory from now on (one kernel, no NCCL launch: on two H100s the
+  // ridge tutorial's all-reduce of 15 011 doubles cost about 10 µs of a 95 µs iteration
+  // through NCCL). TRIDENT_PEER_SUMS=off keeps NCCL (auto, the default, connects where
+  // possible; another value is an InputError naming the variable).
+  void connect_peer_sums();
+  // How all_reduce_sum travels, for the run log: "NCCL", "peer memory up to 256 KiB, NCCL
+  // beyond", "NCCL (no peer memory: <why>)", or the MPI transport's name.
+  std::string sums_route() const;
 
  private:
   // Page-locked host buffers of at least `bytes`, grown when needed and then reused.
@@ -97,6 +112,8 @@ class DeviceComm {
   std::unique_ptr<Nccl> nccl_;
   struct Staging;
   std::unique_ptr<Staging> staging_;
+  std::unique_ptr<PeerSum> peer_sum_;
+  std::string no_peer_sums_;  // why connect_peer_sums() found none
 };
 
 }  // namespace trident::core

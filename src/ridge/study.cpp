@@ -47,7 +47,7 @@ void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows&
 // One line: how the rows and the λ are spread, and what the row ranks sum each iteration
 // (the fused kernels add each λ's share of ||x||^2 to A^T u's n sums and ||u||^2).
 void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::int64_t>& bounds, int groups,
-                std::size_t lambdas_per_group, deck::RidgeKernels kernels) {
+                std::size_t lambdas_per_group, deck::RidgeKernels kernels, const core::DeviceComm* rows_comm) {
   std::int64_t fewest_rows = matrix.rows(), most_rows = 0, fewest = matrix.nonzeros(), most = 0;
   for (std::size_t r = 0; r + 1 < bounds.size(); ++r) {
     const std::int64_t rows = bounds[r + 1] - bounds[r];
@@ -68,7 +68,9 @@ void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::
                                            (kernels == deck::RidgeKernels::fused
                                                 ? " + " + std::to_string(lambdas_per_group)
                                                 : std::string()) +
-                                           " numbers per iteration in each group"
+                                           " numbers per iteration in each group" +
+                                           (rows_comm != nullptr ? " (through " + rows_comm->sums_route() + ")"
+                                                                 : std::string())
                                      : std::string()));
 }
 
@@ -115,7 +117,7 @@ class RidgeStudy : public PreparedStudy {
                                    std::size_t(settings.refine_corner);
       check_memory(comm, settings, matrix, first, count, per_rank, layout_->group_size() > 1, context.binding);
       problem_ = load_rows(settings, matrix, first, count);
-      log_layout(comm, matrix, bounds, groups, per_rank, settings.solver.kernels);
+      log_layout(comm, matrix, bounds, groups, per_rank, settings.solver.kernels, layout_->rows_comm());
     }
     // a stop signal may come during any sweep: the checkpoint's place must be usable
     io::check_output_destination(comm, checkpoint_path_, /*overwrite=*/true);

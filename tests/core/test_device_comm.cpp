@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <limits>
 #include <vector>
 
 #include "core/comm.hpp"
 #include "core/device_comm.hpp"
 #include "core/error.hpp"
+#include "core/peer_sum.hpp"
 #include "support/test_support.hpp"
 
 namespace trident {
@@ -84,6 +86,72 @@ TEST(MpiDeviceComm, AllReduceSumsOverRanksAndRepeatsBitwise) {
     ASSERT_EQ(a[i], b[i]) << "element " << i << " differs between two identical reductions";
     ASSERT_NEAR(a[i], reference, 4e-16 * size * reference) << "element " << i;
   }
+}
+
+// With NCCL between the GPUs of one host, connect_peer_sums() routes sums of up to
+// PeerSum::kMostBytes through peer memory: every rank gets the float64 (float32) sum of the
+// ranks' numbers added in rank order, bit for bit, call after call (the slots alternate by
+// the call's parity, so many calls in a row with new numbers each time test that no call
+// reads a slot the next one has overwritten); longer sums still go through NCCL. Other
+// transports keep their route (the CPU build: MPI), and their sums stay right.
+template <class T>
+void expect_rank_ordered_sums(core::DeviceComm& comm, std::size_t n, int calls, bool exact) {
+  const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
+  const auto value = [](int r, std::size_t i, int call) {
+    return static_cast<T>(1.0 / (3.0 + static_cast<double>(i) + 7.0 * r + 0.37 * call));
+  };
+  for (int call = 0; call < calls; ++call) {
+    std::vector<T> mine(n);
+    for (std::size_t i = 0; i < n; ++i) mine[i] = value(rank, i, call);
+    auto view = device_copy(mine);
+    comm.all_reduce_sum(Kokkos::DefaultExecutionSpace(), view.data(), n);
+    const auto got = host_copy(view);
+    for (std::size_t i = 0; i < n; ++i) {
+      T reference = value(0, i, call);
+      for (int r = 1; r < size; ++r) reference += value(r, i, call);
+      if (exact) ASSERT_EQ(got[i], reference) << "element " << i << " of " << n << ", call " << call;
+      else ASSERT_NEAR(got[i], reference, 4 * std::numeric_limits<T>::epsilon() * size * reference)
+          << "element " << i << " of " << n << ", call " << call;
+    }
+  }
+}
+
+TEST(MpiDeviceComm, SmallSumsThroughPeerMemoryAreTheRankOrderedSums) {
+  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  comm.connect_peer_sums();
+  const std::string route = comm.sums_route();
+  const auto routes = mpi::gather_strings(MPI_COMM_WORLD, route);
+  for (const auto& r : routes) EXPECT_EQ(r, routes.front());
+  const bool peers = route.rfind("peer memory", 0) == 0;
+  // GPUs of one host on a CUDA build with NCCL map each other's memory (the lent machines
+  // do): not getting the peer route there is a failure, not a skip.
+  const int size = mpi::size(MPI_COMM_WORLD);
+  if (comm.transport() == core::Transport::nccl && size > 1) EXPECT_TRUE(peers) << route;
+  else if (comm.transport() == core::Transport::nccl) EXPECT_EQ(route, "NCCL");
+  else EXPECT_EQ(route, core::transport_name(comm.transport()));
+  // Two numbers add the same either way round: any route gives the rank-ordered sum there.
+  const bool exact = peers || size <= 2;
+  const std::size_t most = core::PeerSum::kMostBytes / sizeof(double);
+  for (const std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(15011), most}) {
+    expect_rank_ordered_sums<double>(comm, n, 20, exact);
+    expect_rank_ordered_sums<float>(comm, n, 3, exact);
+  }
+  expect_rank_ordered_sums<double>(comm, most + 1, 2, size <= 2);  // past the peer route: NCCL
+}
+
+TEST(MpiDeviceComm, APeerSumsSettingNotKnownIsRefusedByName) {
+  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  setenv("TRIDENT_PEER_SUMS", "yes", 1);
+  const std::string message = test::input_error_message([&] { comm.connect_peer_sums(); });
+  unsetenv("TRIDENT_PEER_SUMS");
+  EXPECT_EQ(message, "TRIDENT_PEER_SUMS: expected auto or off, got 'yes'");
+  setenv("TRIDENT_PEER_SUMS", "off", 1);
+  comm.connect_peer_sums();
+  unsetenv("TRIDENT_PEER_SUMS");
+  if (comm.transport() == core::Transport::nccl && mpi::size(MPI_COMM_WORLD) > 1)
+    EXPECT_EQ(comm.sums_route(), "NCCL (no peer memory: TRIDENT_PEER_SUMS=off)");
+  else
+    EXPECT_EQ(comm.sums_route(), core::transport_name(comm.transport()));
 }
 
 TEST(MpiDeviceComm, ATransportNameNotKnownIsRefusedByName) {
