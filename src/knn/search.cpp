@@ -668,7 +668,9 @@ class Searcher {
   // 2^22 x 2^14 a rank: 4.1 ms of rows downloading after the last kernel against 7.5 ms
   // with 4 equal chunks, the screen itself no slower (44.5 against 43.9 ms); on one,
   // 2^24 x 2^14, 2.9 against 11.2 ms. Eight equal chunks instead left 3.5 ms but
-  // screened 2.7 ms slower (each chunk ends in a partly filled wave; these pieces are few).
+  // screened 2.7 ms slower (each chunk ends in a partly filled wave; these pieces are few);
+  // eight cut this way (TRIDENT_KNN_CHUNKS=8), again on four H100s: 0.7 ms left against
+  // 1.5, the search 0.0483-0.0493 s against 0.0446-0.0466 (k = 1: 0.0281 against 0.0258).
   // The first chunk is cut the same way (1/4, 1/4, 1/2 of it): nothing runs while its
   // observations upload (32 bytes each: 2.4 ms for a quarter of 2^24 on one H100). k = 1
   // on one H100 0.0978 s against 0.0986; on four, unchanged within the noise.
