@@ -261,6 +261,10 @@ void DeviceComm::connect_peer_sums() {
   peer_sum_ = PeerSum::connect(comm_, no_peer_sums_);
 }
 
+bool DeviceComm::sum_recordable(const std::size_t bytes) const {
+  return size_ == 1 || (peer_sum_ != nullptr && bytes <= PeerSum::kMostBytes);
+}
+
 std::string DeviceComm::sums_route() const {
   if (choice_.transport != Transport::nccl) return transport_name(choice_.transport);
   if (peer_sum_ != nullptr) return "peer memory up to " + std::to_string(PeerSum::kMostBytes >> 10) + " KiB, NCCL beyond";

@@ -96,6 +96,9 @@ class DeviceComm {
   // through NCCL). TRIDENT_PEER_SUMS=off keeps NCCL (auto, the default, connects where
   // possible; another value is an InputError naming the variable).
   void connect_peer_sums();
+  // Whether all_reduce_sum of `bytes` queues device work alone, which a recording of the
+  // stream (core::QueueRecording) may hold: the sums through peer memory.
+  bool sum_recordable(std::size_t bytes) const;
   // How all_reduce_sum travels, for the run log: "NCCL", "peer memory up to 256 KiB, NCCL
   // beyond", "NCCL (no peer memory: <why>)", or the MPI transport's name.
   std::string sums_route() const;

@@ -60,15 +60,29 @@ __device__ inline T value_of(const Pieces<T>& p) {
   return value;
 }
 
+// The calls' numbers and the test sum's verdict, in device memory: a launch reads its
+// call's number from next_call, and its last block to end sets the next one, so that a
+// recorded launch (a CUDA graph) numbers its calls by itself. Every rank makes the same
+// calls, so every rank's numbers agree.
+struct Counters {
+  unsigned next_call;    // 0 is the slots' first fill, never a call
+  unsigned blocks_done;  // blocks of the current launch that have ended
+  int timed_out;         // set by a test sum that gave up waiting
+};
+
 // One call's sum (see peer_sum.hpp): each thread sends its numbers to every other rank,
 // then collects theirs as they arrive and adds all in rank order. `timeout_ns` > 0 bounds
 // the wait for the other ranks (the set-up's test sum): past it the thread gives up and
-// sets *timed_out.
+// sets counters->timed_out.
 template <class T>
 __global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t count, int rank, int ranks,
-                                                           Areas areas, unsigned call, std::uint64_t timeout_ns,
-                                                           int* timed_out) {
+                                                           Areas areas, Counters* counters,
+                                                           std::uint64_t timeout_ns) {
   constexpr int kPieces = Pieces<T>::kCount;
+  __shared__ unsigned call_of_block;
+  if (threadIdx.x == 0) call_of_block = *reinterpret_cast<volatile unsigned*>(&counters->next_call);
+  __syncthreads();
+  const unsigned call = call_of_block;
   const int parity = static_cast<int>(call & 1);
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   const std::size_t first = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -83,24 +97,22 @@ __global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t 
   }
   std::uint64_t start = 0;
   if (timeout_ns > 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  for (std::size_t i = first; i < count; i += stride) {
+  bool gave_up = false;
+  for (std::size_t i = first; i < count && !gave_up; i += stride) {
     const T mine = data[i];
     T s = mine;
-    for (int q = 0; q < ranks; ++q) {
+    for (int q = 0; q < ranks && !gave_up; ++q) {
       T theirs = mine;
       if (q != rank) {
         const volatile Word* in = slot_of(areas.base[rank], ranks, parity, q) + i * kPieces;
         Pieces<T> p;
-        for (int k = 0; k < kPieces; ++k) {
+        for (int k = 0; k < kPieces && !gave_up; ++k) {
           Word w = in[k];
-          while ((w >> 32) != call) {
+          while ((w >> 32) != call && !gave_up) {
             if (timeout_ns > 0) {
               std::uint64_t now;
               asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-              if (now - start > timeout_ns) {
-                *timed_out = 1;
-                return;
-              }
+              gave_up = now - start > timeout_ns;
             }
             w = in[k];
           }
@@ -110,7 +122,16 @@ __global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t 
       }
       s = q == 0 ? theirs : s + theirs;
     }
-    data[i] = s;
+    if (!gave_up) data[i] = s;
+  }
+  if (gave_up) counters->timed_out = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&counters->blocks_done, 1u) == gridDim.x - 1) {
+      counters->blocks_done = 0;
+      counters->next_call = call + 1 == 0 ? 2 : call + 1;  // the parity still alternates
+    }
   }
 }
 
@@ -131,21 +152,19 @@ struct PeerSum::Mapping {
   int rank = 0, ranks = 1;
   char* own = nullptr;
   Areas areas{};
-  unsigned calls = 0;  // wraps after 2^32 calls: a slot is reused every second call
-  int* timed_out = nullptr;  // device word, set by a test sum that gave up
+  Counters* counters = nullptr;
 
   ~Mapping() {
     for (int q = 0; q < ranks; ++q)
       if (q != rank && areas.base[q] != nullptr) cudaIpcCloseMemHandle(areas.base[q]);
     if (own != nullptr) cudaFree(own);
-    if (timed_out != nullptr) cudaFree(timed_out);
+    if (counters != nullptr) cudaFree(counters);
   }
 
   template <class T>
   void launch(cudaStream_t stream, T* data, std::size_t count, std::uint64_t timeout_ns) {
-    if (++calls == 0) calls = 2;  // 0 is the slots' first fill, never a call; the parity still alternates
     const int blocks = static_cast<int>(std::min<std::size_t>(kMostBlocks, (count + kThreads - 1) / kThreads));
-    sum_over_peers<T><<<blocks, kThreads, 0, stream>>>(data, count, rank, ranks, areas, calls, timeout_ns, timed_out);
+    sum_over_peers<T><<<blocks, kThreads, 0, stream>>>(data, count, rank, ranks, areas, counters, timeout_ns);
     const cudaError_t status = cudaGetLastError();
     if (status != cudaSuccess) throw RunError(std::string("sum over peer GPUs: launch failed: ") + cudaGetErrorString(status));
   }
@@ -174,9 +193,10 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
   std::string mine;  // this rank's failure
   cudaIpcMemHandle_t handle{};
   cudaError_t status = cudaMalloc(&m.own, area_bytes(ranks));
-  if (status == cudaSuccess) status = cudaMalloc(&m.timed_out, sizeof(int));
+  if (status == cudaSuccess) status = cudaMalloc(&m.counters, sizeof(Counters));
   if (status == cudaSuccess) status = cudaMemset(m.own, 0, area_bytes(ranks));
-  if (status == cudaSuccess) status = cudaMemset(m.timed_out, 0, sizeof(int));
+  const Counters first_counts{1, 0, 0};
+  if (status == cudaSuccess) status = cudaMemcpy(m.counters, &first_counts, sizeof(Counters), cudaMemcpyHostToDevice);
   if (status == cudaSuccess) status = cudaDeviceSynchronize();
   if (status == cudaSuccess) status = cudaIpcGetMemHandle(&handle, m.own);
   if (status != cudaSuccess) mine = std::string("device memory for peers: ") + cudaGetErrorString(status);
@@ -218,7 +238,8 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
     }
     if (status == cudaSuccess) status = cudaMemcpy(got.data(), test, kTest * sizeof(double), cudaMemcpyDeviceToHost);
     int timed_out = 0;
-    if (status == cudaSuccess) status = cudaMemcpy(&timed_out, m.timed_out, sizeof(int), cudaMemcpyDeviceToHost);
+    if (status == cudaSuccess)
+      status = cudaMemcpy(&timed_out, &m.counters->timed_out, sizeof(int), cudaMemcpyDeviceToHost);
     if (status != cudaSuccess) break;
     if (timed_out) {
       mine = "a test sum waited more than 10 s for another rank";

@@ -13,6 +13,8 @@
 // NCCL's all-reduce of 15 011 doubles (the sweep with the all-reduce left out, for timing,
 // ran 85 µs an iteration); the sum itself moves 120 KB.
 //
+// A call's number lives in device memory (each launch's last block to end sets the next),
+// so a launch recorded in a CUDA graph and replayed numbers its calls by itself.
 // Two sets of slots used in turn (the call's parity): a rank writes the slots of call s + 2
 // only after its launch of call s + 1 ended, which read words of every other rank's launch
 // of call s + 1, which began after that rank's launch of call s had read its slots.
@@ -40,8 +42,9 @@ class PeerSum {
   PeerSum(const PeerSum&) = delete;
   PeerSum& operator=(const PeerSum&) = delete;
 
-  // data[0..count) <- its sum over the ranks, in place, queued on `space`. Requires
-  // count * sizeof(T) <= kMostBytes; T is float or double.
+  // data[0..count) <- its sum over the ranks, in place, queued on `space` (one kernel, which
+  // a recording of the stream may hold). Requires count * sizeof(T) <= kMostBytes; T is
+  // float or double.
   template <class T>
   void sum(const Kokkos::DefaultExecutionSpace& space, T* data, std::size_t count);
 

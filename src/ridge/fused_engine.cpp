@@ -418,8 +418,9 @@ class FusedEngine final : public SweepSolver::Engine {
   }
   // A_i^T u_i's row sums into the all-reduce's buffer.
   void queue_w_shares(const Vector<S>& u, const int* done);
-  // The buffer summed over the row ranks.
+  // The buffer summed over the row ranks: its head and the first columns_ sums.
   void queue_all_reduce();
+  std::size_t reduced_count() const { return 1 + normx2_shares_.extent(0) + static_cast<std::size_t>(columns_); }
   // w, beta^2 and (alpha beta)^2 from the summed buffer, then `after`.
   template <class After>
   void queue_w_from_sums(const Vector<S>& v_old, const Vector<S>& w, const Kokkos::View<double, RidgeDevice>& beta2,
@@ -458,7 +459,7 @@ void FusedEngine<M, S>::queue_w_shares(const Vector<S>& u, const int* done) {
 
 template <class M, class S>
 void FusedEngine<M, S>::queue_all_reduce() {
-  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), 1 + normx2_shares_.extent(0) + static_cast<std::size_t>(columns_));
+  rows_comm_->all_reduce_sum(RidgeExec(), buffer_.data(), reduced_count());
 }
 
 template <class M, class S>
@@ -631,10 +632,13 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
     // (CUDA graphs) for each parity replayed in turn launch every kernel of the sweep. On an
     // H200 the tutorial's float32 sweep took 0.0919 s so against 0.0942 s queued kernel by
     // kernel (1.56 and 1.60 times its bandwidth floor, the same call). On several row ranks
-    // the launches before the all-reduce and those after it are recorded apart, and the
-    // all-reduce is queued between their replays: recorded inside, NCCL's all-reduce made the
-    // iteration slower (iteration_graphs_wanted), and an MPI one waits on the host.
-    const int parts = rows_comm_ == nullptr ? 1 : 2;
+    // the all-reduce is recorded with the rest when it is device work alone (the sums
+    // through peer memory, core::PeerSum); otherwise the launches before it and those after
+    // it are recorded apart, and the all-reduce is queued between their replays: recorded
+    // inside, NCCL's all-reduce made the iteration slower (iteration_graphs_wanted), and an
+    // MPI one waits on the host.
+    const bool whole = rows_comm_ == nullptr || rows_comm_->sum_recordable(reduced_count() * sizeof(double));
+    const int parts = whole ? 1 : 2;
     core::QueueRecording recorded[2][2];
     bool replay = graphs_wanted_;
     for (int parity = 0; replay && parity < 2; ++parity)
@@ -642,7 +646,8 @@ void FusedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
         std::string why_not;
         replay = recorded[parity][part].record(
             [&]() {
-              if (part == 0) queue_before_sums(advance, parity);
+              if (whole) queue_iteration(advance, parity);
+              else if (part == 0) queue_before_sums(advance, parity);
               else queue_after_sums(advance, parity);
             },
             why_not);

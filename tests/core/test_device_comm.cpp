@@ -12,6 +12,7 @@
 #include "core/device_comm.hpp"
 #include "core/error.hpp"
 #include "core/peer_sum.hpp"
+#include "core/queue_recording.hpp"
 #include "support/test_support.hpp"
 
 namespace trident {
@@ -137,6 +138,63 @@ TEST(MpiDeviceComm, SmallSumsThroughPeerMemoryAreTheRankOrderedSums) {
     expect_rank_ordered_sums<float>(comm, n, 3, exact);
   }
   expect_rank_ordered_sums<double>(comm, most + 1, 2, size <= 2);  // past the peer route: NCCL
+}
+
+// A sum through peer memory is one kernel that numbers its calls in device memory, so a
+// recording (CUDA graph) of two sums replayed again and again, with direct calls after it,
+// keeps giving every rank the rank-ordered sums of the numbers of that replay.
+TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
+  const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
+  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  comm.connect_peer_sums();
+  const std::string route = comm.sums_route();
+  const bool peers = route.rfind("peer memory", 0) == 0;
+  EXPECT_EQ(comm.sum_recordable(8 * 15011), peers || size == 1);
+  EXPECT_EQ(comm.sum_recordable(core::PeerSum::kMostBytes + 8), size == 1);
+  if (!peers) GTEST_SKIP() << "no sums through peer memory here: " << route;
+  const std::size_t n[2] = {15011, 700};
+  const auto value = [](int r, std::size_t i, int round, int which) {
+    return 1.0 / (3.0 + static_cast<double>(i) + 7.0 * r + 0.53 * round + 0.11 * which);
+  };
+  Kokkos::View<double*> views[2] = {Kokkos::View<double*>("a", n[0]), Kokkos::View<double*>("b", n[1])};
+  const auto fill = [&](int round) {
+    for (int which = 0; which < 2; ++which) {
+      auto host = Kokkos::create_mirror_view(views[which]);
+      for (std::size_t i = 0; i < n[which]; ++i) host(i) = value(rank, i, round, which);
+      Kokkos::deep_copy(views[which], host);
+    }
+  };
+  const auto expect_sums = [&](int round) {
+    for (int which = 0; which < 2; ++which) {
+      const auto got = host_copy(views[which]);
+      for (std::size_t i = 0; i < n[which]; ++i) {
+        double reference = value(0, i, round, which);
+        for (int r = 1; r < size; ++r) reference += value(r, i, round, which);
+        ASSERT_EQ(got[i], reference) << "sum " << which << ", element " << i << ", round " << round;
+      }
+    }
+  };
+  const Kokkos::DefaultExecutionSpace space;
+  core::QueueRecording recording;
+  std::string why_not;
+  ASSERT_TRUE(recording.record(
+      [&] {
+        comm.all_reduce_sum(space, views[0].data(), n[0]);
+        comm.all_reduce_sum(space, views[1].data(), n[1]);
+      },
+      why_not))
+      << why_not;
+  for (int round = 0; round < 7; ++round) {
+    fill(round);
+    if (round < 5) {
+      recording.replay();
+    } else {  // direct calls after the replays
+      comm.all_reduce_sum(space, views[0].data(), n[0]);
+      comm.all_reduce_sum(space, views[1].data(), n[1]);
+    }
+    Kokkos::fence();
+    expect_sums(round);
+  }
 }
 
 TEST(MpiDeviceComm, APeerSumsSettingNotKnownIsRefusedByName) {
