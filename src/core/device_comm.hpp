@@ -7,7 +7,9 @@
 //   mpi           MPI with device pointers (a CUDA-aware MPI), or plain MPI when the backend
 //                 computes in host memory;
 //   host-staging  MPI on page-locked host copies of the device buffers.
-// TRIDENT_DEVICE_COMM=auto|nccl|mpi|host-staging overrides the automatic choice.
+// TRIDENT_DEVICE_COMM=auto|nccl|mpi|host-staging overrides the automatic choice. With NCCL,
+// small sums between the GPUs of one host may go through peer memory instead
+// (connect_peer_sums, core/peer_sum.hpp).
 // Results do not depend on the transport for exchanges (they move bits). Sums over ranks
 // are repeatable run to run for a given rank count and transport (fixed reduction order);
 // across rank counts or transports they agree to rounding.
@@ -22,10 +24,8 @@
 #include "core/runtime.hpp"
 
 namespace trident::core {
-class PeerSum;
-}
 
-namespace trident::core {
+class PeerSum;  // core/peer_sum.hpp
 
 enum class Transport { nccl, mpi, host_staging };
 const char* transport_name(Transport transport);

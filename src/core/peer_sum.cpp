@@ -1,9 +1,9 @@
 #include "core/peer_sum.hpp"
 
-#include <cstdint>
-#include <cstdio>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 

@@ -56,11 +56,12 @@ constexpr int kFirstCheck = 8;
 
 // Whether the iterations are recorded once and replayed (CUDA graphs, core::QueueRecording),
 // from TRIDENT_RIDGE_GRAPHS: auto (the default) and on record them on CUDA builds, off never.
-// On several row ranks the all-reduce stays outside the recordings (between the replays of
-// the launches before it and after it): NCCL's collectives can be recorded, but on two
-// H200s the tutorial's 2-rank sweep took 0.0843 s with the all-reduce recorded inside,
-// against 0.0722-0.0728 s queued kernel by kernel (the same call); an MPI all-reduce waits
-// on the host, which a recording cannot hold.
+// On several row ranks an all-reduce through NCCL or MPI stays outside the recordings
+// (between the replays of the launches before it and after it): NCCL's collectives can be
+// recorded, but on two H200s the tutorial's 2-rank sweep took 0.0843 s with the all-reduce
+// recorded inside, against 0.0722-0.0728 s queued kernel by kernel (the same call); an MPI
+// all-reduce waits on the host, which a recording cannot hold. A sum through peer memory
+// (core::PeerSum) is one kernel, recorded with the rest (solve()).
 bool iteration_graphs_wanted() {
   const char* text = std::getenv("TRIDENT_RIDGE_GRAPHS");
   const std::string value = text == nullptr ? "auto" : text;
