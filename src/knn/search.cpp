@@ -15,6 +15,7 @@
 #include "core/page_lock.hpp"
 #include "core/timers.hpp"
 #include "io/huge_pages.hpp"
+#include "io/plain_numbers.hpp"
 #include "knn/buffer_kernels.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/screen_kernels.hpp"
@@ -94,9 +95,8 @@ int forced_chunks(const SearchOptions& options) {
   const char* text = std::getenv("TRIDENT_KNN_CHUNKS");
   const std::string value = text == nullptr ? "auto" : text;
   if (value == "auto" || value.empty()) return 0;
-  char* end = nullptr;
-  const long count = std::strtol(value.c_str(), &end, 10);
-  if (end == value.c_str() || *end != '\0' || count < 1 || count > 64)
+  long long count = 0;  // the integers the other knobs take (ridge/row_schedule.cpp): digits, no sign or spaces
+  if (!io::plain_integer(value.data(), value.data() + value.size(), count) || count < 1 || count > 64)
     throw InputError("TRIDENT_KNN_CHUNKS: expected auto or a count from 1 to 64, got '" + value + "'");
   return static_cast<int>(count);
 }
