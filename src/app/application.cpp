@@ -4,6 +4,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/overrides.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::app {
@@ -37,6 +38,10 @@ int application(const Runtime& runtime) {
       if (speaker) std::printf("%s\n", version_line().c_str());
       return kExitOk;
     }
+    // The TRIDENT_* overrides are read once, before any work: a bad value ends every command
+    // that works (exit 2), an unknown name is warned about.
+    mpi::collective(comm, [] { core::read_overrides(); });
+    for (const std::string& line : core::read_overrides().warnings) log::warning(comm, line);
     if (command_line.command == "info") return info_command(runtime);
     if (command_line.command == "validate") return validate_command(command_line, runtime);
     return run_command(command_line, runtime);

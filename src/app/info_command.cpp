@@ -3,6 +3,7 @@
 #include "app/commands.hpp"
 #include "core/comm.hpp"
 #include "core/device_comm.hpp"
+#include "core/overrides.hpp"
 
 namespace trident::app {
 
@@ -21,6 +22,7 @@ int info_command(const Runtime& runtime) {
     std::printf("  HDF5            %s, %s\n", BuildInfo::hdf5_version().c_str(),
                 BuildInfo::hdf5_parallel() ? "parallel (MPI-IO)" : "serial (writes gathered to rank 0)");
     std::printf("  yaml-cpp        %s\n", BuildInfo::yaml_cpp_version().c_str());
+    std::printf("  overrides       %s\n", core::read_overrides().describe().c_str());
     std::printf("devices:\n");
     std::fflush(stdout);
   }

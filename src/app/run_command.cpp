@@ -79,6 +79,8 @@ void log_start(const Runtime& runtime, const std::string& deck_file, const std::
                       ", HDF5 " + BuildInfo::hdf5_version() + (BuildInfo::hdf5_parallel() ? " (parallel)" : " (serial)") +
                       ", GPU-aware MPI: " + (BuildInfo::mpi_gpu_aware() ? "yes" : "no") + " (" +
                       BuildInfo::mpi_gpu_aware_reason() + ")");
+  const core::Overrides& overrides = core::read_overrides();
+  if (!overrides.active.empty()) log::info(comm, "environment overrides: " + overrides.describe());
   log::each_rank(comm, runtime.binding().describe());
   warn_of_one_cpu(comm, runtime.binding());
 }
@@ -177,6 +179,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds,
                      deck.output.compression};
   context.transport = transport;
+  context.overrides = core::read_overrides();
   step.emplace(timers, "prepare");
   std::vector<std::unique_ptr<RunContext>> contexts;
   std::vector<NamedStudy> studies = prepare_studies(deck, context, checked.restart_study, output_path, contexts);

@@ -40,11 +40,6 @@ bool ranks_share_a_device(MPI_Comm comm, const DeviceBinding& binding) {
   return shared != 0;
 }
 
-std::string requested_transport() {
-  const char* value = std::getenv("TRIDENT_DEVICE_COMM");
-  return value == nullptr || *value == '\0' ? "auto" : value;
-}
-
 }  // namespace
 
 const char* transport_name(Transport transport) {
@@ -66,10 +61,8 @@ TransportChoice mpi_transport() {
   return {Transport::host_staging, "MPI is not GPU-aware (" + BuildInfo::mpi_gpu_aware_reason() + ")"};
 }
 
-TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding) {
-  const std::string requested = requested_transport();
-  if (requested != "auto" && requested != "nccl" && requested != "mpi" && requested != "host-staging")
-    throw InputError("TRIDENT_DEVICE_COMM: expected auto, nccl, mpi or host-staging, got '" + requested + "'");
+TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding, const Overrides& overrides) {
+  const std::string& requested = overrides.device_comm;
   if (kDeviceMemoryIsHostMemory) {
     if (requested == "nccl")
       throw InputError("TRIDENT_DEVICE_COMM=nccl: this build computes in host memory (" +
@@ -248,13 +241,9 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
   }
 }
 
-void DeviceComm::connect_peer_sums() {
-  const char* text = std::getenv("TRIDENT_PEER_SUMS");
-  const std::string value = text == nullptr || *text == '\0' ? "auto" : text;
-  if (value != "auto" && value != "off")
-    throw InputError("TRIDENT_PEER_SUMS: expected auto or off, got '" + value + "'");
+void DeviceComm::connect_peer_sums(const Switch peer_sums) {
   if (size_ == 1 || choice_.transport != Transport::nccl || peer_sum_ != nullptr) return;
-  if (value == "off") {
+  if (peer_sums == Switch::off) {
     no_peer_sums_ = "TRIDENT_PEER_SUMS=off";
     return;
   }

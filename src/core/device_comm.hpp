@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/overrides.hpp"
 #include "core/runtime.hpp"
 
 namespace trident::core {
@@ -39,7 +40,8 @@ struct TransportChoice {
 // Decides the transport for `comm` from the build, the MPI, the devices the ranks drive and
 // TRIDENT_DEVICE_COMM. Collective; every rank gets the same answer. An impossible forced
 // choice is an InputError naming TRIDENT_DEVICE_COMM.
-TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding);
+TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding,
+                                 const Overrides& overrides = read_overrides());
 
 // MPI alone, with or without host staging as the MPI needs; no set-up, no collective.
 TransportChoice mpi_transport();
@@ -92,10 +94,9 @@ class DeviceComm {
 
   // Collective: with NCCL between the GPUs of one host that map each other's memory, small
   // sums through peer memory from now on (one kernel, no NCCL launch: on two H100s the
-  // ridge tutorial's all-reduce of 15 011 doubles cost about 10 µs of a 95 µs iteration
-  // through NCCL). TRIDENT_PEER_SUMS=off keeps NCCL (auto, the default, connects where
-  // possible; another value is an InputError naming the variable).
-  void connect_peer_sums();
+  // ridge's small per-iteration all-reduce is latency-bound through NCCL). Switch::off
+  // (TRIDENT_PEER_SUMS=off) keeps NCCL; automatic connects where possible.
+  void connect_peer_sums(Switch peer_sums = Switch::automatic);
   // Whether all_reduce_sum of `bytes` queues device work alone, which a recording of the
   // stream (core::QueueRecording) may hold: the sums through peer memory.
   bool sum_recordable(std::size_t bytes) const;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/device_comm.hpp"
+#include "core/overrides.hpp"
 #include "core/runtime.hpp"
 #include "core/timers.hpp"
 
@@ -28,6 +29,9 @@ struct RunContext {
   // How device data goes between ranks (core/device_comm.hpp); the run sets it from
   // choose_transport(), tests may leave the MPI route that needs no set-up.
   core::TransportChoice transport = core::mpi_transport();
+  // The TRIDENT_* overrides (core/overrides.hpp): the run passes the environment's, tests
+  // leave the automatic choices or set the ones they compare.
+  core::Overrides overrides{};
 };
 
 // A study whose inputs are read and checked, whose rank layout is settled and whose memory

@@ -1,4 +1,6 @@
 #include "core/runtime.hpp"
+
+#include "core/overrides.hpp"
 #include "core/timers.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -177,11 +179,14 @@ bool BuildInfo::hdf5_parallel() {
 std::string BuildInfo::yaml_cpp_version() { return TRIDENT_YAML_CPP_VERSION; }
 
 namespace {
-// 1 or 0 from TRIDENT_GPU_AWARE_MPI, -1 when unset.
+// 1 or 0 from TRIDENT_GPU_AWARE_MPI=on|off, -1 for auto.
 int gpu_aware_override() {
-  const char* v = std::getenv("TRIDENT_GPU_AWARE_MPI");
-  if (v == nullptr || *v == '\0') return -1;
-  return std::strcmp(v, "0") == 0 ? 0 : 1;
+  switch (core::read_overrides().gpu_aware_mpi) {
+    case core::Switch::on: return 1;
+    case core::Switch::off: return 0;
+    case core::Switch::automatic: break;
+  }
+  return -1;
 }
 }  // namespace
 

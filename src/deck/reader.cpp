@@ -144,29 +144,6 @@ Bounds at_least(double low) { Bounds b; b.low = low; return b; }
 Bounds greater_than(double low) { Bounds b; b.low = low; b.low_open = true; return b; }
 Bounds between(double low, double high) { Bounds b; b.low = low; b.high = high; return b; }
 
-std::string closest(const std::string& word, const std::vector<std::string>& known) {
-  std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const auto& candidate : known) {
-    // Levenshtein distance, two rows.
-    std::vector<std::size_t> prev(candidate.size() + 1), cur(candidate.size() + 1);
-    for (std::size_t j = 0; j <= candidate.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= word.size(); ++i) {
-      cur[0] = i;
-      for (std::size_t j = 1; j <= candidate.size(); ++j) {
-        const std::size_t substitute = prev[j - 1] + (word[i - 1] == candidate[j - 1] ? 0 : 1);
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, substitute});
-      }
-      std::swap(prev, cur);
-    }
-    if (prev[candidate.size()] < best_distance) {
-      best_distance = prev[candidate.size()];
-      best = candidate;
-    }
-  }
-  return best;
-}
-
 Section::Section(const Source& source, const YAML::Node& node, std::string path,
                  std::vector<std::string> allowed)
     : source_(&source), node_(node), path_(std::move(path)), allowed_(std::move(allowed)) {

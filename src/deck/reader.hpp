@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/spelling.hpp"
+
 namespace trident::deck {
 
 // The deck file as read: its name (as given), folder (for relative paths) and text.
@@ -45,8 +47,7 @@ Bounds between(double low, double high);  // inclusive
 // `\t`, `\x00`), and text longer than 80 bytes cut to its first 60 followed by "...".
 std::string printable(const std::string& text);
 
-// The closest of `known` to `word` by edit distance, or "" when none is close.
-std::string closest(const std::string& word, const std::vector<std::string>& known);
+using core::closest;
 
 // One mapping of the deck: the top level or a section such as `diffusion.start`.
 class Section {

@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "core/comm.hpp"
+#include "core/overrides.hpp"
 
 namespace trident::io {
 
@@ -30,6 +31,7 @@ void write_provenance(OutputFile& file, const std::string& deck_file, const std:
   file.attribute("/", "mpi_library", BuildInfo::mpi_library());
   file.attribute("/", "hdf5_version", BuildInfo::hdf5_version());
   file.attribute("/", "hdf5_parallel_writes", static_cast<std::int64_t>(file.parallel() ? 1 : 0));
+  file.attribute("/", "environment_overrides", core::read_overrides().describe());
   file.attribute("/", "start_time", start_time);
 }
 
