@@ -1,11 +1,11 @@
 #include "core/overrides.hpp"
 
+#include <charconv>
 #include <functional>
 #include <string_view>
 
 #include "core/error.hpp"
 #include "core/spelling.hpp"
-#include "io/plain_numbers.hpp"
 
 extern char** environ;
 
@@ -20,10 +20,13 @@ struct Knob {
   std::function<bool(const std::string&, Overrides&)> read;
 };
 
+// The whole of `text` as a decimal integer in [least, most]: digits only, no sign or spaces.
 bool whole_count(const std::string& text, long long least, long long most, int& out) {
   long long value = 0;
-  if (!io::plain_integer(text.data(), text.data() + text.size(), value) || value < least || value > most)
-    return false;
+  const char* end = text.data() + text.size();
+  if (text.empty() || text[0] < '0' || text[0] > '9') return false;
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || stop != end || value < least || value > most) return false;
   out = static_cast<int>(value);
   return true;
 }
