@@ -13,11 +13,15 @@ files users bring (each under 1 MB, the same bytes on every run: fixed seeds, fi
                      two warm plumes and a cold front, for diffusion.start
 
 usage: /usr/bin/python3 inputs/make_example_inputs.py [OUTPUT_FOLDER]   (default inputs/data)
+       /usr/bin/python3 inputs/make_example_inputs.py --check   (the files in inputs/data are
+       what this script makes: text byte for byte, HDF5 datasets and attributes; exit 1 if not)
 It checks the claims the tests rely on (the named station pairs are mutual nearest
-neighbours) and stops with an error where one does not hold.
+neighbours) and stops with an error where one does not hold. The committed files were made
+with Debian 12's numpy 1.24 and h5py 3.7; another numpy may draw other random numbers.
 """
 import os
 import sys
+import tempfile
 
 import h5py
 import numpy as np
@@ -175,19 +179,16 @@ def start_field(ny=96, nx=128):
     return u
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "data")
+def write_all(folder):
     os.makedirs(folder, exist_ok=True)
-
     write_stations(os.path.join(folder, "stations.csv"), stations(np.random.default_rng(2024)))
 
     sources, fields = survey_points(np.random.default_rng(7))
-    # track_times=False and no libver: the same bytes on every run and HDF5 1.10 readable
     with h5py.File(os.path.join(folder, "survey_points.h5"), "w") as f:
         g = f.create_group("survey")
         g.attrs["description"] = "trident example: clustered survey sources and catalogue fields"
         for name, data in (("sources", sources), ("fields", fields)):
+            # no time stamps, so that the same inputs give the same bytes
             d = g.create_dataset(name, data=data, dtype="f8", track_times=False)
             d.attrs["columns"] = "latitude, longitude"
             d.attrs["units"] = "degrees"
@@ -208,6 +209,49 @@ def main():
         if size > 1 << 20:
             sys.exit(f"make_example_inputs: {name} is {size} bytes, over the 1 MB of an example input")
         print(f"{name}: {size} bytes")
+
+
+def hdf5_content(path):
+    """Every object's name, and each dataset's dtype, values and attributes: what stays the
+    same when another HDF5 library writes the same data with other bytes."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            attrs = {k: str(v) for k, v in obj.attrs.items()}
+            if isinstance(obj, h5py.Dataset):
+                out[name] = (str(obj.dtype), obj[...].tobytes(), attrs)
+            else:
+                out[name] = attrs
+        f.visititems(visit)
+        out["/"] = {k: str(v) for k, v in f.attrs.items()}
+    return out
+
+
+def check(folder):
+    with tempfile.TemporaryDirectory() as fresh:
+        write_all(fresh)
+        stale = []
+        for name in sorted(os.listdir(fresh)):
+            old, new = os.path.join(folder, name), os.path.join(fresh, name)
+            if not os.path.exists(old):
+                stale.append(name + " (missing)")
+            elif name.endswith(".h5"):
+                if hdf5_content(old) != hdf5_content(new):
+                    stale.append(name)
+            elif open(old, "rb").read() != open(new, "rb").read():
+                stale.append(name)
+    if stale:
+        sys.exit(f"make_example_inputs: {', '.join(stale)} in {folder} differ from what this script makes; "
+                 "run /usr/bin/python3 inputs/make_example_inputs.py and commit the files")
+    print(f"make_example_inputs: the files in {folder} are current")
+
+
+def main():
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    if sys.argv[1:] == ["--check"]:
+        check(data)
+    else:
+        write_all(sys.argv[1] if len(sys.argv) > 1 else data)
 
 
 if __name__ == "__main__":
