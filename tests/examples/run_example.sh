@@ -13,7 +13,7 @@ work=${KEEP:-$(mktemp -d)}; [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; mk
 cd "$work" || exit 1
 
 "${launcher[@]}" "$trident" validate "$deck" >validate.log 2>&1; rc=$?
-if [ $rc -ne 0 ] || ! grep -q "$deck: valid" validate.log; then
+if [ $rc -ne 0 ] || ! grep -qw "valid" validate.log; then
   echo "FAIL: trident validate $deck: exit $rc"; cat validate.log; exit 1
 fi
 echo "ok: $name.yaml is valid"
