@@ -4,22 +4,49 @@
 #
 #   jobs/run-local.sh DECK [RANKS]
 #
-# Environment: TRIDENT (the executable; default: trident on the PATH, else build/src/trident
-# of this checkout), TRIDENT_OUTPUT (default: the deck's output.file), TRIDENT_ARGS (more
-# `trident run` arguments, e.g. "--overwrite"), MPIRUN (default mpirun), MPIRUN_ARGS.
+# The executable: TRIDENT_BINARY (or TRIDENT, as the sbatch templates name it), else this
+# checkout's build/PRESET/src/trident for the presets cuda, cuda-in-tree, cpu (CUDA first
+# where an NVIDIA GPU shows in /dev, else cpu first), then build/src/trident, else trident
+# on the PATH. It says which it used.
+# Environment: TRIDENT_OUTPUT (default: trident's choice), TRIDENT_ARGS (more `trident run`
+# arguments, e.g. "--overwrite"), MPIRUN (default mpirun), MPIRUN_ARGS.
 set -u
-usage() { sed -n '2,10s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,12s/^# \{0,1\}//p' "$0"; }
 case ${1:-} in -h|--help) usage; exit 0 ;; esac
 [ $# -ge 1 ] && [ $# -le 2 ] || { usage >&2; exit 2; }
 deck=$1
 ranks=${2:-1}
 case $ranks in ''|*[!0-9]*|0) echo "run-local.sh: RANKS must be a positive integer, got '$ranks'" >&2; exit 2 ;; esac
 
-trident=${TRIDENT:-}
-if [ -z "$trident" ]; then
-  trident=$(command -v trident) || trident=$(dirname "$0")/../build/src/trident
+# The builds of this checkout, in the order they are tried: a CUDA build cannot start
+# where no GPU shows, so there the CPU build comes first.
+checkout=$(cd "$(dirname "$0")/.." && pwd)
+builds=(cuda cuda-in-tree cpu)
+compgen -G '/dev/nvidia[0-9]*' >/dev/null || builds=(cpu cuda cuda-in-tree)
+candidates=()
+for preset in "${builds[@]}"; do candidates+=("$checkout/build/$preset/src/trident"); done
+candidates+=("$checkout/build/src/trident")   # a build folder configured without a preset
+
+if [ -n "${TRIDENT_BINARY:-}" ]; then trident=$TRIDENT_BINARY; chosen="TRIDENT_BINARY"
+elif [ -n "${TRIDENT:-}" ]; then trident=$TRIDENT; chosen="TRIDENT"
+else
+  trident=
+  for c in "${candidates[@]}"; do
+    [ -x "$c" ] && [ -f "$c" ] && { trident=$c; break; }
+  done
+  chosen="this checkout's build"
+  if [ -z "$trident" ]; then
+    trident=$(command -v trident) && chosen="the PATH" || {
+      echo "run-local.sh: no trident executable: none of ${candidates[*]} exists and there is no trident on the PATH;" \
+           "build one (cmake --preset cpu && cmake --build --preset cpu) or set TRIDENT_BINARY" >&2
+      exit 2; }
+  fi
 fi
-[ -x "$trident" ] || { echo "run-local.sh: no trident executable at '$trident'; set TRIDENT" >&2; exit 2; }
+[ -x "$trident" ] && [ -f "$trident" ] || {
+  echo "run-local.sh: no trident executable at '$trident' (from $chosen)" >&2; exit 2; }
+others=()
+for c in "${candidates[@]}"; do [ -x "$c" ] && [ "$c" != "$trident" ] && others+=("$c"); done
+echo "run-local.sh: using $trident (from $chosen)${others[*]:+; also built: ${others[*]} (TRIDENT_BINARY picks one)}" >&2
 
 launcher=("${MPIRUN:-mpirun}" -n "$ranks")
 if "${MPIRUN:-mpirun}" --version 2>/dev/null | grep -q "Open MPI"; then

@@ -1,5 +1,7 @@
 # A throw-away SLURM cluster on this host, for tests: one slurmctld and two slurmd
-# ("node1", "node2", each 4 CPUs and 4 GPUs), free ports, everything under one folder.
+# ("node1", "node2", each 32 CPUs and 4 GPUs), free ports, everything under one folder.
+# The CPUs are declared (config_overrides), not real: 8 for each GPU, what the templates
+# ask for a rank, so that the templates' own --cpus-per-task fits as on a GPU node.
 # Source it, then: cluster_start DIR; ...; cluster_stop.
 #
 # The GPUs are character devices made with mknod (SLURM checks that gres.conf's File=
@@ -68,8 +70,8 @@ JobAcctGatherType=jobacct_gather/none
 SwitchType=switch/none
 MailProg=/bin/true
 PlugStackConfig=/dev/null
-NodeName=node1 NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[2]} CPUs=4 Gres=gpu:4 RealMemory=2000 State=UNKNOWN
-NodeName=node2 NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[3]} CPUs=4 Gres=gpu:4 RealMemory=2000 State=UNKNOWN
+NodeName=node1 NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[2]} CPUs=32 Gres=gpu:4 RealMemory=2000 State=UNKNOWN
+NodeName=node2 NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[3]} CPUs=32 Gres=gpu:4 RealMemory=2000 State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
   cat >"$dir/gres.conf" <<CONF

@@ -5,7 +5,9 @@
 # with SIGUSR1 (as --signal=B:USR1@120 would), must requeue itself ("long") or submit a
 # follow-up job ("resub"), resume from its checkpoint and end with every frame equal to an
 # uninterrupted run's; "timed" checks that SLURM itself delivers --signal=B:USR1@120; bad
-# decks must fail the job with exit code 2 and never requeue.
+# decks must fail the job with exit code 2 and never requeue. Every job must get the
+# templates' CPUs per task; "gres" runs multi-node.sbatch with its commented --gres,
+# --account and --partition lines in use, on an example deck that reads a CSV file.
 #
 # usage: run_templates.sh TRIDENT SOURCE_DIR HOLD_TOOL   (exit 77: skipped, no SLURM or not root)
 # HOLD_TOOL is the Kokkos Tools library built from hold_at_checkpoint.cpp.
@@ -57,7 +59,7 @@ daemon_log() {  # JOB: what slurmctld and the slurmd said about the job (the clu
 }
 
 job_field() {  # JOB FIELD: a field of `scontrol show job`
-  scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"
+  scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s|^$2=||p"
 }
 wait_done() {  # JOB TIMEOUT: waits until the job ended (for good); prints its state
   local job=$1 deadline=$((SECONDS + $2)) state
@@ -79,17 +81,19 @@ session_folder() {  # NAME: a fresh session folder base for the launches of NAME
 }
 submit() {  # NAME TEMPLATE DECK [SBATCH OPTIONS...]: submits, prints the job id
   local name=$1 template=$2 deck=$3; shift 3
-  local job
+  local job script=$src/jobs/$template.sbatch
+  [ -f "$template" ] && script=$template   # a changed copy of a template
   local -x OMPI_MCA_orte_tmpdir_base
   OMPI_MCA_orte_tmpdir_base=$(session_folder "job-$name")
-  job=$(sbatch --parsable --job-name="$name" "$@" "$src/jobs/$template.sbatch" "$deck") || return 1
+  job=$(sbatch --parsable --job-name="$name" "$@" "$script" "$deck") || return 1
   # What it took (with the Open MPI settings of its environment), to submit it again
   { env | grep '^OMPI_MCA_' | while read -r setting; do printf '%q ' "$setting"; done
     printf 'submit '; printf '%q ' "$name" "$template" "$deck" "$@"; } >"$work/jobs/.submit-$job"
   echo "$job"
 }
+template_cpus=8   # the templates' --cpus-per-task
 check() {  # NAME JOB RANKS GPUS: the job completed and its ranks and output are right
-  local name=$1 job=$2 ranks=$3 gpus=$4 state exit_code
+  local name=$1 job=$2 ranks=$3 gpus=$4 state exit_code cpus
   state=$(wait_done "$job" 180)
   # Open MPI 4.1's TCP transport (between the two "nodes", which share this host's cores)
   # can fail to connect and crash in MPI_Init when the machine is overloaded (its
@@ -108,6 +112,8 @@ check() {  # NAME JOB RANKS GPUS: the job completed and its ranks and output are
     bad "$name (job $job): state $state, exit code $exit_code"; cat "$log"; daemon_log "$job"; return
   fi
   ok "$name (job $job) completed"
+  cpus=$(job_field "$job" "CPUs/Task")
+  [ "$cpus" = "$template_cpus" ] && ok "$name: $cpus CPUs a task" || bad "$name: $cpus CPUs a task, expected the templates' $template_cpus"
   if /usr/bin/python3 "$here/check_job.py" "$log" "$out" --ranks "$ranks" --gpus "$gpus"; then
     ok "$name: binding and output"
   else
@@ -159,7 +165,13 @@ else
             submit nodes multi-node "$(deck diffusion)" --ntasks-per-node=2)
 fi
 cpu=$(submit cpu cpu-only "$(deck ridge)" --ntasks=3 --nodes=1)
-echo "submitted: long $long, resub $resub, knnlong $knnlong, ridgelong $ridgelong, timed $timed, bad $bad_one $bad_long, one $one, node $node, nodes $nodes, cpu $cpu"
+# The commented alternatives in use: --gres instead of --gpus-per-task (each rank sees its
+# node's GPUs and drives local rank mod count), --account and --partition (this cluster's).
+sed -e 's/^#SBATCH --gpus-per-task=/##SBATCH --gpus-per-task=/' -e 's/^##SBATCH --gres=gpu:[0-9]*/#SBATCH --gres=gpu:2/' \
+    -e 's/^##SBATCH --account=.*/#SBATCH --account=tridenttest/' -e 's/^##SBATCH --partition=.*/#SBATCH --partition=test/' \
+    "$src/jobs/multi-node.sbatch" >"$work/jobs/gres-multi-node.sbatch"
+gres=$(submit gres "$work/jobs/gres-multi-node.sbatch" "$src/inputs/knn_stations_csv.yaml" --nodes=1 --ntasks-per-node=2)
+echo "submitted: long $long, resub $resub, knnlong $knnlong, ridgelong $ridgelong, timed $timed, bad $bad_one $bad_long, one $one, node $node, nodes $nodes, cpu $cpu, gres $gres"
 
 # The reference for the long run: the same deck, uninterrupted, outside SLURM.
 OMPI_MCA_orte_tmpdir_base=$(session_folder reference) \
@@ -253,6 +265,10 @@ check one "$one" 1 task
 check node "$node" 4 node
 check nodes "$nodes" 4 task
 check cpu "$cpu" 3 none
+check gres "$gres" 2 node
+[ "$(job_field "$gres" Account)" = tridenttest ] && [ "$(job_field "$gres" Partition)" = test ] \
+  && ok "gres: the uncommented --account and --partition lines reached SLURM" \
+  || bad "gres: account '$(job_field "$gres" Account)', partition '$(job_field "$gres" Partition)'"
 
 wait $reference_pid || { bad "reference run failed"; cat "$work/jobs/reference.log"; }
 same_as_reference() {  # OUTPUT: with the parts kept at stops, the reference's frames bit for bit

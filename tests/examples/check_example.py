@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""Checks the output of one example deck that reads a user-shaped file (inputs/data/)
+against the file itself, computed again here with numpy:
+
+  knn_stations_csv      the points are the CSV's, every station's first neighbour is itself
+                        at 0 m, the named pairs (across the pole, the dateline) are each
+                        other's nearest, and every row is the exact k nearest (brute force)
+  knn_points_h5         the points are the HDF5 file's, every row the exact k nearest
+  ridge_matrix_market   the matrix's shape and entry count, and each kept solution against
+                        the damped least-squares solution of the Matrix Market matrix
+  diffusion_start_file  the frame at step 0 is the file's field bit for bit, and the later
+                        frames and Laplacians follow u <- u - c L(u) with zero outside
+
+usage: check_example.py DECK_NAME OUTPUT.h5 DATA_FOLDER
+Prints what it checked; exits 1 at the first failure.
+"""
+import csv
+import os
+import sys
+
+import h5py
+import numpy as np
+
+
+def fail(message):
+    print("FAIL:", message)
+    sys.exit(1)
+
+
+def unit_vectors(lat_lon):
+    lat, lon = np.radians(lat_lon[:, 0]), np.radians(lat_lon[:, 1])
+    return np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
+
+
+def distances(p, q, radius):
+    """The output's distance, radius * atan2(|p x q|, p . q), from each p to every q."""
+    cross = np.cross(p[:, None, :], q[None, :, :])
+    return radius * np.arctan2(np.linalg.norm(cross, axis=2), p @ q.T)
+
+
+def check_exact_neighbours(knn, observations, references):
+    """Each row holds k distinct references at the distances given, in increasing order,
+    and no reference outside the row is nearer than its last one."""
+    radius, k = float(knn.attrs["radius"]), int(knn.attrs["k"])
+    indices, dist = knn["indices"][...].astype(np.int64), knn["distances"][...]
+    if indices.shape != (len(observations), k) or dist.shape != indices.shape:
+        fail(f"indices {indices.shape} and distances {dist.shape}, expected ({len(observations)}, {k})")
+    if indices.min() < 0 or indices.max() >= len(references):
+        fail(f"neighbour indices outside 0..{len(references) - 1}")
+    p, q = unit_vectors(observations), unit_vectors(references)
+    for first in range(0, len(p), 512):
+        rows = slice(first, first + 512)
+        d = distances(p[rows], q, radius)
+        got = np.take_along_axis(d, indices[rows], axis=1)
+        # unit vectors from degrees carry about 1e-16 of rounding, which is 1e-9 m of a
+        # 1 cm distance: the tolerance is 10 nm plus 1e-10 of the distance
+        if not np.allclose(got, dist[rows], rtol=1e-10, atol=1e-8):
+            bad = first + int(np.argmax(np.abs(got - dist[rows]).max(axis=1)))
+            fail(f"row {bad}: distances {dist[bad]} but its indices are at {d[bad - first][indices[bad]]}")
+        if (np.diff(dist[rows], axis=1) < 0).any():
+            fail(f"rows {first}..: distances not in increasing order")
+        if any(len(set(r)) != k for r in indices[rows]):
+            fail(f"rows {first}..: a reference twice in one row")
+        kth = np.partition(d, k - 1, axis=1)[:, k - 1]
+        missed = dist[rows][:, -1] > kth * (1 + 1e-10) + 1e-8  # beyond rounding: a nearer one was missed
+        if missed.any():
+            bad = first + int(np.argmax(missed))
+            fail(f"row {bad}: last neighbour at {dist[bad, -1]} m, but the k-th nearest is at {kth[bad - first]} m")
+    print(f"  knn: {len(p)} rows of {k} neighbours among {len(q)} references, each the exact k nearest")
+
+
+def check_points(knn, expected, what):
+    got = knn["observations"][...]
+    if got.shape != expected.shape or not np.array_equal(got, expected):
+        fail(f"/knn/observations differ from the {what} ({got.shape} against {expected.shape})")
+    print(f"  knn: /knn/observations equal the {what}'s {len(expected)} points bit for bit")
+
+
+def knn_stations_csv(out, data):
+    with open(os.path.join(data, "stations.csv"), newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    points = np.array([[float(r["lat"]), float(r["lon"])] for r in rows])
+    names = [r["name"] for r in rows]
+    knn = out["knn"]
+    check_points(knn, points, "CSV file")
+    indices, dist = knn["indices"][...], knn["distances"][...]
+    if not (np.array_equal(indices[:, 0], np.arange(len(points))) and (dist[:, 0] == 0).all()):
+        fail("a station's first neighbour is not itself at 0 m")
+    # across the pole: 2 x 0.0005 degrees of the great circle through it (lon 10 and -170)
+    pairs = {("North Pole Buoy A", "North Pole Buoy B"): 2 * np.radians(0.0005) * 6371008.8,
+             ("Taveuni Dateline East", "Taveuni Dateline West"): None,
+             ("Kiritimati Reef 1", "Kiritimati Reef 2"): None}
+    for (a, b), metres in pairs.items():
+        for x, y in ((a, b), (b, a)):
+            i, j = names.index(x), names.index(y)
+            if indices[i, 1] != j:
+                fail(f"the nearest station to {x} is {names[indices[i, 1]]}, expected {y}")
+            if metres is not None and abs(dist[i, 1] - metres) > 0.01:
+                fail(f"{x} to {y}: {dist[i, 1]} m, expected {metres:.3f} m")
+        print(f"  knn: {a} and {b} are each other's nearest ({dist[names.index(a), 1]:.2f} m)")
+    check_exact_neighbours(knn, points, points)
+
+
+def knn_points_h5(out, data):
+    with h5py.File(os.path.join(data, "survey_points.h5"), "r") as f:
+        sources, fields = f["survey/sources"][...], f["survey/fields"][...]
+    check_points(out["knn"], sources, "HDF5 file")
+    check_exact_neighbours(out["knn"], sources, fields)
+
+
+def read_matrix_market(path):
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("%")]
+    rows, columns, entries = (int(v) for v in lines[0].split())
+    triplets = np.loadtxt(lines[1:], ndmin=2)
+    if len(triplets) != entries:
+        fail(f"{path}: {len(triplets)} entries, the size line says {entries}")
+    a = np.zeros((rows, columns))
+    np.add.at(a, (triplets[:, 0].astype(int) - 1, triplets[:, 1].astype(int) - 1), triplets[:, 2])
+    return a, entries
+
+
+def ridge_matrix_market(out, data):
+    a, entries = read_matrix_market(os.path.join(data, "ridge_matrix.mtx"))
+    with h5py.File(os.path.join(data, "ridge_rhs.h5"), "r") as f:
+        b = f["b"][...]
+    r = out["ridge"]
+    shape = (int(r.attrs["rows"]), int(r.attrs["columns"]), int(r.attrs["nonzeros"]))
+    if shape != (a.shape[0], a.shape[1], entries):
+        fail(f"/ridge says {shape[0]} x {shape[1]} with {shape[2]} nonzeros, the file {a.shape} with {entries}")
+    print(f"  ridge: {shape[0]} x {shape[1]} matrix with {shape[2]} nonzeros, as in the file")
+    lambdas, x = r["lambda"][...], r["solutions"][...]
+    if x.shape != (len(lambdas), a.shape[1]):
+        fail(f"/ridge/solutions is {x.shape}, expected ({len(lambdas)}, {a.shape[1]})")
+    worst = 0.0
+    for i, lam in enumerate(lambdas):
+        residual = np.linalg.norm(b - a @ x[i])
+        if not np.isclose(residual, r["residual_norm"][i], rtol=1e-8):
+            fail(f"λ = {lam}: residual_norm {r['residual_norm'][i]}, but ||b - A x|| = {residual}")
+        if not np.isclose(np.linalg.norm(x[i]), r["solution_norm"][i], rtol=1e-8):
+            fail(f"λ = {lam}: solution_norm {r['solution_norm'][i]}, but ||x|| = {np.linalg.norm(x[i])}")
+        # the damped least-squares solution, from the stacked system [A; λI] x = [b; 0]
+        stacked = np.vstack([a, lam * np.eye(a.shape[1])])
+        best = np.linalg.lstsq(stacked, np.concatenate([b, np.zeros(a.shape[1])]), rcond=None)[0]
+        error = np.linalg.norm(x[i] - best) / np.linalg.norm(best)
+        worst = max(worst, error)
+        if error > 1e-7:
+            fail(f"λ = {lam}: the kept solution is {error:.2e} (relative) from the damped least-squares solution")
+    print(f"  ridge: {len(lambdas)} kept solutions match ||b - A x||, ||x|| and the direct solution "
+          f"(worst relative difference {worst:.1e})")
+
+
+def laplacian(u):
+    """4u minus the four neighbours, zero outside the domain."""
+    p = np.pad(u, 1)
+    return 4 * u - (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+
+
+def diffusion_start_file(out, data):
+    with h5py.File(os.path.join(data, "start_field.h5"), "r") as f:
+        start = f["temperature"][...]
+    d = out["diffusion"]
+    steps, field = d["step"][...], d["field"]
+    if int(steps[0]) != 0 or field.shape[1:] != start.shape:
+        fail(f"first frame is step {steps[0]} of shape {field.shape[1:]}, expected step 0 of {start.shape}")
+    if field.dtype != start.dtype or not np.array_equal(field[0].view(np.uint64), start.view(np.uint64)):
+        fail("the frame at step 0 differs from the start file's field")
+    print(f"  diffusion: the frame at step 0 equals /temperature of the start file bit for bit {start.shape}")
+    c, u, done = float(d.attrs["c"]), start.copy(), 0
+    for i, step in enumerate(steps):
+        while done < step:
+            u = u - c * laplacian(u)
+            done += 1
+        scale = np.abs(u).max()
+        if np.abs(field[i] - u).max() > 1e-12 * scale:
+            fail(f"step {step}: the frame differs from numpy's steps by {np.abs(field[i] - u).max():.3e}")
+        if "laplacian" in d and np.abs(d["laplacian"][i] - laplacian(u)).max() > 1e-12 * scale:
+            fail(f"step {step}: the Laplacian differs from 4u minus the neighbours of the frame")
+    print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow u <- u - c L(u) from it")
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    name, output, data = sys.argv[1:]
+    checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, diffusion_start_file)}
+    if name not in checks:
+        sys.exit(f"check_example.py: no check for the deck '{name}'; known: {', '.join(checks)}")
+    with h5py.File(output, "r") as out:
+        status = out.attrs.get("status", "completed")
+        status = status.decode() if isinstance(status, bytes) else str(status)
+        if status != "completed":
+            fail(f"{output}: status '{status}', expected 'completed'")
+        checks[name](out, data)
+
+
+if __name__ == "__main__":
+    main()
