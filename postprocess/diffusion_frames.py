@@ -36,6 +36,8 @@ def main():
                    help="show /diffusion/laplacian instead of the field")
     p.add_argument("--cmap", default="viridis", help="matplotlib colour map (default viridis)")
     p.add_argument("--dpi", type=int, default=80, help="resolution (default 80)")
+    p.add_argument("--format", choices=("png", "svg"), default="png",
+                   help="image format of the frames (default png; svg for vector figures)")
     a = p.parse_args()
 
     frames = collect(a.outputs)
@@ -61,7 +63,7 @@ def main():
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 5))
     im = ax.imshow(data(frames[0]), origin="lower", cmap=cmap, vmin=lo, vmax=hi if hi > lo else lo + 1)
-    fig.colorbar(im, ax=ax, shrink=0.85)
+    fig.colorbar(im, ax=ax, shrink=0.85, label=trident_h5.LAPLACIAN_LABEL if a.laplacian else trident_h5.FIELD_LABEL)
     ax.set_xlabel("x (cell)")
     ax.set_ylabel("y (cell)")
     title = ax.set_title("")
@@ -81,7 +83,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     for k, frame in enumerate(frames):
         show(frame)
-        fig.savefig(os.path.join(out, f"frame_{k:04d}.png"), dpi=a.dpi)
+        fig.savefig(os.path.join(out, f"frame_{k:04d}.{a.format}"), dpi=a.dpi)
     print(f"{out}: {len(frames)} frames, steps {frames[0][0]} to {frames[-1][0]}")
 
 

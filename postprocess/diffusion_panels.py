@@ -45,7 +45,7 @@ def main():
         ax.set_title(title)
         ax.set_xlabel("x (cell)")
         ax.set_ylabel("y (cell)")
-        fig.colorbar(im, ax=ax, shrink=0.8)
+        fig.colorbar(im, ax=ax, shrink=0.8, label=trident_h5.LAPLACIAN_LABEL if is_laplacian else trident_h5.FIELD_LABEL)
     ny, nx = start.shape
     fig.suptitle(f"{a.output}: {nx} x {ny} cells, c = {float(d.attrs.get('c', np.nan)):g}")
     fig.tight_layout()

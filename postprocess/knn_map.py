@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Nearest-neighbour distances of a knn run: a map of the observations coloured by the
-distance to their nearest reference point, and a histogram of those distances."""
+great-circle distance to their nearest reference point, and a histogram of those distances.
+Distances are shown in km (knn.radius is in metres); --unit m shows metres."""
 import argparse
 
 import numpy as np
@@ -14,7 +15,8 @@ def main():
     p.add_argument("-o", "--png", help="figure to write (default: OUTPUT.knn.png)")
     p.add_argument("--neighbour", type=int, default=1,
                    help="which neighbour's distance to show, 1 = the nearest (default 1)")
-    p.add_argument("--km", action="store_true", help="distances in km (default: metres)")
+    p.add_argument("--unit", choices=("km", "m"), default="km", help="distance unit (default km)")
+    p.add_argument("--km", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
     p.add_argument("--bins", type=int, default=50, help="histogram bins (default 50)")
     p.add_argument("--max-points", type=int, default=200000,
                    help="plot at most this many observations on the map (default 200000)")
@@ -26,8 +28,8 @@ def main():
     n, k = g["distances"].shape
     if not 1 <= a.neighbour <= k:
         raise SystemExit(f"{a.output}: --neighbour {a.neighbour} out of range, the file has k = {k}")
-    distance = g["distances"][:, a.neighbour - 1] / (1000.0 if a.km else 1.0)
-    unit = "km" if a.km else "m"
+    unit = a.unit
+    distance = g["distances"][:, a.neighbour - 1] / (1000.0 if unit == "km" else 1.0)
     latlon = g["observations"][...]
     show = np.arange(n)
     if n > a.max_points:  # an even subsample keeps the map readable and the file small
@@ -46,11 +48,11 @@ def main():
     ax_map.set_ylabel("latitude (°)")
     which = "nearest" if a.neighbour == 1 else f"neighbour {a.neighbour}"
     ax_map.set_title(f"{n} observations, distance to the {which} reference")
-    fig.colorbar(sc, ax=ax_map, shrink=0.8, label=f"distance ({unit})")
+    fig.colorbar(sc, ax=ax_map, shrink=0.8, label=f"great-circle distance to the {which} reference ({unit})")
     ax_hist.hist(distance, bins=a.bins, color="tab:blue")
     ax_hist.axvline(np.median(distance), color="tab:red", lw=1.5,
                     label=f"median {np.median(distance):.4g} {unit}")
-    ax_hist.set_xlabel(f"distance ({unit})")
+    ax_hist.set_xlabel(f"great-circle distance ({unit})")
     ax_hist.set_ylabel("observations")
     ax_hist.set_title(f"{which} distances, k = {k}")
     ax_hist.legend()

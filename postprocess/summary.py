@@ -46,17 +46,53 @@ def provenance(f, out):
             out.append(f"  | ... {len(lines) - 25} more lines")
 
 
+# The steps of a run in the order trident runs them, and each study's parts in the order they
+# are first timed (the timer table's order). Used when the file does not track the creation
+# order of /timings' attributes (trident writes them in run order, but HDF5 keeps only the
+# names unless creation order is tracked).
+STEPS = ("startup", "deck", "prepare", "open_output", "diffusion", "knn", "ridge",
+         "release", "close_output")
+PREPARE_PARTS = ("prepare", "start_field", "read", "setup")  # timed within the prepare step
+PARTS = ("prepare", "start_field", "read", "setup", "total", "stage", "warm_up", "page_lock",
+         "search", "compute", "halo", "sweep", "corner", "output", "output_behind", "checkpoint")
+
+
+def run_order(names):
+    """The phase names in run order: the known steps in sequence, each study's parts of
+    set-up under `prepare` and its other parts under the study's own step; names this
+    script does not know keep their place after the ones it does, alphabetically."""
+    names = set(names)
+    def parts(study, prepare):
+        mine = [p for p in PARTS if f"{study}.{p}" in names and (p in PREPARE_PARTS) == prepare]
+        return [f"{study}.{p}" for p in mine]
+    order = []
+    for step in STEPS:
+        if step in names:
+            order.append(step)
+        if step == "prepare":
+            for study in ("diffusion", "knn", "ridge"):
+                order += parts(study, True)
+        elif step in ("diffusion", "knn", "ridge"):
+            order += parts(step, False)
+    return order + sorted(names - set(order))
+
+
 def timings(f, out):
     if "timings" not in f:
         return
-    t = {k: float(v) for k, v in f["timings"].attrs.items()
+    group = f["timings"]
+    t = {k: float(v) for k, v in group.attrs.items()
          if np.asarray(v).dtype.kind in "fiu" and np.asarray(v).size == 1}
     if not t:
         return
-    out.append("timings (seconds, slowest rank)")
-    for key in sorted(t):
+    # h5py lists attributes in creation order (run order) where the file tracks it.
+    plist = group.id.get_create_plist()
+    tracked = plist.get_attr_creation_order() & h5py.h5p.CRT_ORDER_TRACKED
+    names = [k for k in group.attrs if k in t] if tracked else run_order(t)
+    out.append("timings (seconds, slowest rank; run order, parts indented under their step)")
+    for key in names:
         depth = key.count(".")
-        out.append(f"  {'  ' * depth + key.split('.')[-1]:<28} {t[key]:10.3f}")
+        out.append(f"  {'  ' * depth + key:<30} {t[key]:10.3f}")
 
 
 def stats(values):
@@ -82,12 +118,12 @@ def diffusion(g, out):
 def knn(g, out):
     d = g["distances"]
     n, k = d.shape
-    nearest = d[:, 0]
+    nearest = d[:, 0] / 1000.0  # metres (the default radius is Earth's) to km
     refs = trident_h5.text(g.attrs["reference_count"]) if "reference_count" in g.attrs else "?"
     out.append(f"knn: {n} observations, {refs} references, k = {k}")
-    out.append(f"  nearest distance (m): {stats(nearest)}, median {np.median(nearest):.4g}")
+    out.append(f"  nearest distance (km): {stats(nearest)}, median {np.median(nearest):.4g}")
     if k > 1:
-        out.append(f"  k-th distance (m):    {stats(d[:, k - 1])}")
+        out.append(f"  k-th distance (km):    {stats(d[:, k - 1] / 1000.0)}")
 
 
 def ridge(g, out):

@@ -10,6 +10,11 @@ import sys
 import h5py
 import numpy as np
 
+# Colour-bar labels of the diffusion plots: u carries the start field's unit (the jagged and
+# gaussian starts are dimensionless), and L(u) = 4u - (sum of the 4 neighbours) has u's unit.
+FIELD_LABEL = "u (unit of the start field)"
+LAPLACIAN_LABEL = "L(u) = 4u − Σ neighbours (unit of u)"
+
 
 def text(value):
     """An HDF5 attribute as a Python str (h5py gives bytes, str or numpy scalars)."""

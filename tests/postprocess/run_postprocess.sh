@@ -69,9 +69,36 @@ expect "L-curve figure" png lcurve.png 700 550
 expect "knn_map.py" $py "$pp/knn_map.py" knn.h5 -o knn.png --km
 expect "knn map and histogram" png knn.png 1300 500
 
+# Labels and units: the figures written as SVG with their text kept as text (a matplotlibrc
+# with svg.fonttype none), so that the colour-bar and axis labels can be read back.
+printf 'svg.fonttype: none\n' >"$work/matplotlibrc"
+svg() { MATPLOTLIBRC="$work/matplotlibrc" $py "$@"; }
+has_text() {  # FILE TEXT: the SVG shows TEXT
+  grep -qF "$2" "$1" && ok || { bad "$1 lacks the label '$2'"; }
+}
+expect "knn_map.py as SVG" svg "$pp/knn_map.py" knn.h5 -o knn.svg
+has_text knn.svg "great-circle distance to the nearest reference (km)"
+has_text knn.svg "great-circle distance (km)"
+expect "knn_map.py --unit m" svg "$pp/knn_map.py" knn.h5 -o knn-m.svg --unit m
+has_text knn-m.svg "great-circle distance to the nearest reference (m)"
+expect "diffusion_panels.py as SVG" svg "$pp/diffusion_panels.py" diffusion.h5 -o panels.svg
+has_text panels.svg "u (unit of the start field)"
+[ "$laplacian" -eq 1 ] && has_text panels.svg "L(u) = 4u − Σ neighbours (unit of u)"
+expect "diffusion_frames.py --format svg" svg "$pp/diffusion_frames.py" diffusion.h5 --format svg -o svg-frames
+has_text svg-frames/frame_0000.svg "u (unit of the start field)"
+expect "diffusion_frames.py --laplacian --format svg" svg "$pp/diffusion_frames.py" diffusion.h5 --laplacian --format svg -o svg-laplacian
+has_text svg-laplacian/frame_0000.svg "L(u) = 4u − Σ neighbours (unit of u)"
+
 expect "summary.py" $py "$pp/summary.py" diffusion.h5 -o summary.txt
+# The timings in run order: the steps as trident runs them, each study's parts under its step.
+order=$(grep -oE '^ +(startup|deck|prepare|diffusion.start_field|open_output|diffusion|diffusion.compute|release|close_output) ' summary.txt \
+        | tr '\n' ' ' | tr -s ' ')
+[ "$order" = " startup deck prepare diffusion.start_field open_output diffusion diffusion.compute release close_output " ] \
+  && ok || { bad "summary timings not in run order: $order"; cat summary.txt; }
+expect "summary.py knn.h5" $py "$pp/summary.py" knn.h5
+grep -q "nearest distance (km)" "$work/last.log" && ok || { bad "knn summary not in km"; cat "$work/last.log"; }
 for line in "trident_version" "mpi_ranks" "start_time" "end_time" "kokkos_backend" \
-            "timings (seconds, slowest rank)" "diffusion: " "/diffusion/field" "deck ("; do
+            "timings (seconds, slowest rank" "diffusion: " "/diffusion/field" "deck ("; do
   grep -qF "$line" summary.txt && ok || { bad "summary lacks '$line'"; cat summary.txt; }
 done
 [ "$(wc -l <summary.txt)" -le 80 ] && ok || bad "summary is $(wc -l <summary.txt) lines, more than a page"
