@@ -1,9 +1,8 @@
 #pragma once
 // Device arrays (and execution space instances) kept between the uses of a computation
 // that runs many times over (the kNN search in rounds), arrays grown only when a use wants
-// more. Each cudaMalloc and cudaFree cost about 0.4 ms on four H100s of one host, four
-// ranks allocating at once: a kNN round's dozen arrays took 5 to 11 ms of a 45 ms search
-// on each rank, every round.
+// more: allocating and freeing a round's arrays every round costs a noticeable part of a
+// short search (docs/history/core.md).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #pragma once
 // Host loops over large arrays on the CPUs the process may use. The CUDA build's host back
 // end is Kokkos::Serial, so work the host must do per item (turning 2^24 coordinates into
-// unit vectors: about 1 s on one core) would otherwise run on one core while the others idle.
+// unit vectors, say) would otherwise run on one core while the others idle.
 #include <cstdint>
 #include <functional>
 

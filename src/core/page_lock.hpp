@@ -8,9 +8,9 @@ namespace trident::core {
 
 // Page-locks host memory [data, data + bytes) while it lives (CUDA builds, from 1 MiB; a
 // failure leaves it pageable: the copies are only slower). Locking memory already touched
-// took about 0.05 s a GB on an H200 host and unlocking 0.015 s a GB, where Kokkos'
-// page-locked allocation (cudaHostAlloc) took 0.35 s a GB; copies from pageable memory ran
-// at about 7.5e9 B/s, from locked memory at the link's 5e10.
+// costs far less than Kokkos' page-locked allocation (cudaHostAlloc), and copies from
+// locked memory run at the link's rate, several times those from pageable memory
+// (figures in docs/history/core.md).
 class PageLock {
  public:
   PageLock(void* data, std::size_t bytes);

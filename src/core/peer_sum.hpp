@@ -9,9 +9,9 @@
 // rank adds the same numbers in the same order, so every rank gets the same bits, and a
 // repeated run the same bits again.
 //
-// Why: an LSMR iteration of the ridge tutorial on two H100s spends about 10 µs of its 95 in
-// NCCL's all-reduce of 15 011 doubles (the sweep with the all-reduce left out, for timing,
-// ran 85 µs an iteration); the sum itself moves 120 KB.
+// Why: the ridge's LSMR sums a small buffer (n numbers) over the ranks every iteration;
+// through NCCL that sum is bound by launch latency, a noticeable part of an iteration
+// (figures in docs/history/core.md), where one kernel of ours reaches the data directly.
 //
 // A call's number lives in device memory (each launch's last block to end sets the next),
 // so a launch recorded in a CUDA graph and replayed numbers its calls by itself.

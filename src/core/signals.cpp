@@ -22,10 +22,9 @@ sigset_t stop_signals() {
 
 // Why blocked and taken synchronously rather than left to a handler: the kernel runs a
 // handler on any thread that does not block the signal (MPI's, the device runtime's, the
-// frame writer's), and that thread may run it after the main thread's next check. A ridge
-// sweep held with SIGUSR1 already pending, then continued, finished without stopping: the
-// handler ran on another thread after the sweep's only check. A blocked signal stays pending
-// at the process until pending() takes it, so a signal sent before a check is seen by it.
+// frame writer's), and that thread may run it after the main thread's next check, which
+// then misses it. A blocked signal stays pending at the process until pending() takes it,
+// so a signal sent before a check is seen by it.
 void install() {
   // The handler only keeps the signals from being ignored (an ignored signal is discarded
   // even while blocked, and a launcher may start trident with them ignored); it runs only

@@ -2,8 +2,8 @@
 // A std::vector whose resize(n) leaves the new elements uninitialized (default-initialized:
 // nothing happens for numbers). For host arrays of gigabytes that are filled right after on
 // many threads (core::host_parallel_ranges): a plain std::vector value-initializes them on
-// one thread, and that first touch (the kernel zeroing each page) of kNN's 4.3 GB of result
-// rows took 0.6 to 0.9 s of a 4 s run on an H200 host, against 0.1 s on 16 threads.
+// one thread, and that first touch (the kernel zeroing each page) is then serial, a large
+// part of a short kNN run (docs/history/core.md).
 #include <memory>
 #include <type_traits>
 #include <utility>

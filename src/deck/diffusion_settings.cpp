@@ -51,7 +51,7 @@ DiffusionSettings parse_diffusion(const Section& top) {
   d.ny = s.integer("ny", at_least(1));
   // Cell counts and byte sizes are 64-bit integers: 2^53 cells keep every byte count of
   // the fields and of the start field's FFT scratch (about 40 bytes a cell) below 2^63,
-  // where 2^32 x 2^32 cells once wrapped around to an allocation of the wrong size.
+  // so no size wraps around to an allocation of the wrong size.
   if (double(d.nx) * double(d.ny) > 0x1p53) {
     s.fail("ny", "expected nx x ny at most 2^53 cells, got " + std::to_string(d.nx) + " x " +
                      std::to_string(d.ny));
@@ -73,7 +73,7 @@ DiffusionSettings parse_diffusion(const Section& top) {
   if (s.has("ranks")) {
     const auto r = s.integers("ranks", at_least(1), 2, 2);
     // MPI counts ranks in an int. Checked here, in floating point, because the product in
-    // 64-bit integers can wrap around: 7 x 7905747460161236407 came out as 1 rank.
+    // 64-bit integers can wrap around to a small count (even 1).
     if (double(r[0]) * double(r[1]) > double(std::numeric_limits<int>::max())) {
       s.fail("ranks", "expected at most 2147483647 ranks in all, got " + std::to_string(r[0]) + " x " +
                           std::to_string(r[1]));

@@ -53,9 +53,9 @@ bool scalar_real(const YAML::Node& node, double& out) {
   const std::string& s = node.Scalar();
   if (s == ".nan" || s == ".NaN" || s == ".NAN") return false;  // never a valid setting
   if (s.empty()) return false;
-  // strtod, not std::stod: stod throws on underflow, so a number as plain as 1e-310 (a
-  // subnormal double) was refused as "expected a number greater than 0". Overflow gives
-  // infinity, which isfinite refuses; a NUL inside the text ends the number early.
+  // strtod, not std::stod: stod throws on underflow, which would refuse a number as plain
+  // as 1e-310 (a subnormal double). Overflow gives infinity, which isfinite refuses; a NUL
+  // inside the text ends the number early.
   char* end = nullptr;
   out = std::strtod(s.c_str(), &end);
   return end == s.c_str() + s.size() && std::isfinite(out);

@@ -94,9 +94,9 @@ std::vector<double> parse_lambdas(const Section& ridge) {
       l.fail("geomspace", "expected [low, high, count] with count an integer from 1 to 1000000, "
                           "got count " + number(count));
     const auto n = static_cast<std::size_t>(count);
-    // Ends far apart (1e-200 and 1e200) overflow high / low, which made the values between
-    // them infinite; those go through logarithms instead (other ranges keep their values
-    // bit for bit).
+    // Ends far apart (1e-200 and 1e200) overflow high / low, which would make the values
+    // between them infinite; those go through logarithms instead, and other ranges keep
+    // the plain formula, so their values stay bit for bit the same.
     const double ratio = g[1] / g[0];
     const bool ratio_fits = std::isfinite(ratio) && ratio > 0;
     for (std::size_t i = 0; i < n; ++i) {

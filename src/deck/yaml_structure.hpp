@@ -2,9 +2,9 @@
 // Checks of a deck's YAML structure that yaml-cpp does not make itself. Without them a
 // deck can say something that trident silently ignores:
 //  - a key given twice in one mapping: yaml-cpp keeps both pairs and `node[key]` finds
-//    the first, so `{nx: 8, nx: 9}` ran with nx = 8;
+//    the first, so `{nx: 8, nx: 9}` would run with nx = 8;
 //  - a second YAML document after `---`: YAML::Load reads the first document only, so a
-//    section placed after `---` was dropped.
+//    section placed after `---` would be dropped.
 // Both throw InputError in the deck's message style (FILE:LINE:COLUMN: ...).
 #include <yaml-cpp/yaml.h>
 

@@ -7,14 +7,6 @@
 
 namespace trident::diffusion {
 
-Extent split(std::int64_t cells, int parts, int part) {
-  const std::int64_t base = cells / parts, extra = cells % parts;
-  Extent e;
-  e.size = base + (part < extra ? 1 : 0);
-  e.offset = part * base + (part < extra ? part : extra);
-  return e;
-}
-
 namespace {
 
 // MPI's dims (slowest, fastest) = (ranks along y, along x) for `n` ranks; throws InputError

@@ -1,6 +1,7 @@
 #pragma once
 // The grid split into 2D blocks over a Cartesian communicator. Remainders go to the
 // first blocks along each axis, so block sizes differ by at most one cell.
+#include <Kokkos_Macros.hpp>
 #include <mpi.h>
 
 #include <array>
@@ -13,8 +14,24 @@ struct Extent {
   std::int64_t size = 0;    // cells in this block
 };
 
-// Cells [offset, offset+size) of part `part` of `parts` along an axis of `cells` cells.
-Extent split(std::int64_t cells, int parts, int part);
+// Cells [offset, offset+size) of part `part` of `parts` along an axis of `cells` cells;
+// the first cells % parts parts take one cell more.
+KOKKOS_INLINE_FUNCTION Extent split(std::int64_t cells, int parts, int part) {
+  const std::int64_t base = cells / parts, extra = cells % parts;
+  Extent e;
+  e.size = base + (part < extra ? 1 : 0);
+  e.offset = part * base + (part < extra ? part : extra);
+  return e;
+}
+
+// The inverse of split: the part of split(cells, parts, ...) that holds `cell`. Inline
+// for device kernels, which look up the rank whose slab holds a row.
+KOKKOS_INLINE_FUNCTION int split_owner(std::int64_t cells, int parts, std::int64_t cell) {
+  const std::int64_t base = cells / parts, extra = cells % parts;
+  const std::int64_t in_long = extra * (base + 1);  // cells of the first `extra` parts
+  return cell < in_long ? static_cast<int>(cell / (base + 1))
+                        : static_cast<int>(extra + (cell - in_long) / base);
+}
 
 class Decomposition {
  public:

@@ -80,9 +80,8 @@ HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, in
   send_ = Kokkos::View<T*>("trident::diffusion::halo_send", sends_.total);
   receive_ = Kokkos::View<T*>("trident::diffusion::halo_receive", receives_.total);
   // One exchange of the (zeroed) buffers now: NCCL connects each pair of ranks on their
-  // first send and receive, a host-side wait of about a second on H200s that would
-  // otherwise land in the first step's timer. What arrives is overwritten by every real
-  // exchange before it is unpacked.
+  // first send and receive, a host-side wait that would otherwise land in the first
+  // step's timer. What arrives is overwritten by every real exchange before it is unpacked.
   transfer();
   side_.space().fence();
 }

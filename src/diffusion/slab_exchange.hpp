@@ -20,14 +20,6 @@ using Complex = Kokkos::complex<double>;
 using ComplexLines = Kokkos::View<Complex*>;  // lines one after the other
 using RealLines = Kokkos::View<double*>;
 
-// The rank of `comm` whose part of split(cells, parts, ...) holds `cell`.
-KOKKOS_INLINE_FUNCTION int split_owner(std::int64_t cells, int parts, std::int64_t cell) {
-  const std::int64_t base = cells / parts, extra = cells % parts;
-  const std::int64_t in_long = extra * (base + 1);  // cells of the first `extra` parts
-  return cell < in_long ? static_cast<int>(cell / (base + 1))
-                        : static_cast<int>(extra + (cell - in_long) / base);
-}
-
 // `in` holds this rank's rows split(rows, P, rank) of a rows x columns array (row-major);
 // `out` receives this rank's rows split(columns, P, rank) of its transpose, a columns x
 // rows array. Collective over `comm`.

@@ -6,6 +6,8 @@
 // otherwise (serial HDF5, Mode::gathered, or one rank) rank 0 alone holds the file: on
 // several ranks whole rows of a contiguous dataset go straight from each rank into the
 // file (direct_rows.hpp), and rank 0 writes other slabs as it receives them.
+// Defined in output_file.cpp (the destination check and the file's life),
+// output_datasets.cpp (groups and datasets) and output_attributes.cpp.
 #include <hdf5.h>
 #include <mpi.h>
 

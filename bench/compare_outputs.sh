@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs decks with two trident executables and compares their results bit for bit, so that a
+# refactoring can show it changed no output. h5diff compares each file's study groups
+# (/diffusion, /knn, /ridge) and leaves out what differs between any two runs: the root's
+# provenance attributes, /timings, and the study groups' own timing attributes
+# (*_seconds, *_per_second; the group's other attributes are compared through h5dump).
+# Prints one line per deck, same or DIFFERENT; exits 1 on any difference or failed run.
+#
+#   bench/compare_outputs.sh [-n RANKS] [--gpu] BEFORE AFTER [DECK...]
+#
+# Without DECKs: inputs/*_small.yaml (seconds on a CPU); with --gpu also
+# inputs/*_tutorial.yaml and bench/*.yaml, bench/knn_bench.yaml filled in for 2^24
+# observations x 2^14 references at k = 1 and k = 16. Each deck runs under
+# `$MPIRUN -n RANKS` (MPIRUN defaults to mpirun; RANKS to 1) with the same RANKS for both.
+# Files go to a temporary folder ($TMPDIR), kept only when an output differs.
+set -euo pipefail
+usage="usage: $0 [-n RANKS] [--gpu] BEFORE AFTER [DECK...]"
+here=$(cd "$(dirname "$0")" && pwd) root=$(cd "$(dirname "$0")/.." && pwd)
+ranks=1 gpu=0
+while [[ $# -gt 0 && $1 == -* ]]; do
+  case $1 in
+    -n) ranks=${2:?$usage}; shift 2 ;;
+    --gpu) gpu=1; shift ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+[[ $# -ge 2 ]] || { echo "$usage" >&2; exit 2; }
+before=$(realpath "$1") after=$(realpath "$2")
+shift 2
+command -v h5diff >/dev/null || { echo "$0: h5diff not found (HDF5's tools)" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/compare_outputs.XXXXXX")
+
+decks=("$@")
+if [[ ${#decks[@]} -eq 0 ]]; then
+  decks=("$root"/inputs/*_small.yaml)
+  if [[ $gpu == 1 ]]; then
+    decks+=("$root"/inputs/*_tutorial.yaml)
+    for deck in "$here"/*.yaml; do
+      [[ $deck == */knn_bench.yaml ]] || decks+=("$deck")
+    done
+    for k in 1 16; do
+      sed -e "s/OBSERVATIONS/16777216/" -e "s/REFERENCES/16384/" -e "s/K$/$k/" \
+        "$here/knn_bench.yaml" >"$work/knn_bench_k$k.yaml"
+      decks+=("$work/knn_bench_k$k.yaml")
+    done
+  fi
+fi
+
+# study_attributes FILE: the study groups' attributes as h5dump prints them (floats in hex,
+# exact), the timing ones left out.
+study_attributes() {
+  local group
+  for group in diffusion knn ridge; do
+    h5dump -m %a -A -g "/$group" "$1" 2>/dev/null | tail -n +2 | awk '
+      /ATTRIBUTE "[^"]*(_seconds|_per_second)" \{/ { skip = index($0, "A"); next }
+      skip { if (index($0, "}") == skip) skip = 0; next }
+      { print }'
+  done
+}
+
+differ=0 i=0
+for deck in "${decks[@]}"; do
+  name=$((++i)) label=${deck#"$root"/} label=${label#"$work"/}
+  for build in before after; do
+    mkdir -p "$work/$build"
+    if ! ${MPIRUN:-mpirun} -n "$ranks" "${!build}" run "$deck" --output "$work/$build/$name.h5" \
+        --overwrite >"$work/$build/$name.log" 2>&1; then
+      echo "$label: the $build run FAILED (log: $work/$build/$name.log)"
+      differ=1
+      continue 2
+    fi
+  done
+  a=$work/before/$name.h5 b=$work/after/$name.h5
+  if h5diff -q --exclude-path /timings --exclude-attribute / --exclude-attribute /diffusion \
+       --exclude-attribute /knn --exclude-attribute /ridge "$a" "$b" >/dev/null 2>&1 &&
+     cmp -s <(study_attributes "$a") <(study_attributes "$b"); then
+    echo "$label: same"
+    rm -f "$work"/*/"$name".*
+  else
+    echo "$label: DIFFERENT ($a $b)"
+    differ=1
+  fi
+done
+[[ $differ == 1 ]] || rm -rf "$work"
+exit $differ
