@@ -122,7 +122,7 @@ TEST(KnnIndexBuild, BallsHoldTheirReferences) {
   check_index(vectors(test::random_points(20000, 201)));
   check_index(vectors(test::joined(test::cluster(3000, 48.85, 2.35, 100.0, 202), test::random_points(500, 203))));
   check_index(vectors(test::cluster(2000, 90.0, 0.0, 0.01, 204)));  // 1 cm at the pole: radii near 0
-  check_index(vectors(std::vector<test::Point>(100, test::Point{-20.0, 180.0})));  // one point, 100 times
+  check_index(vectors(test::cluster(100, -20.0, 180.0, 0.0, 206)));  // one point, 100 times
   check_index(vectors(test::random_points(1, 205)));
 }
 

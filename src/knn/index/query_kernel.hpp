@@ -29,6 +29,9 @@ namespace trident::knn {
 // the bound |p - c| - r and of the limit itself (each under 2e-15 on chords up to 2).
 constexpr double kReachMargin = 1e-14;
 
+constexpr int kHeap = 256;       // cells a best-first search keeps waiting
+constexpr int kLevelShift = 27;  // a heap entry: level << 27 | node (fewer than 2^27 nodes a level)
+
 template <class T>
 struct IndexScreen {
   SphereIndexView ix;
@@ -43,16 +46,100 @@ struct IndexScreen {
   KOKKOS_INLINE_FUNCTION void operator()(int t, std::int64_t& leaves) const {
     const int o = order(t);
     const Vec4<double> p = obs(o);
+    if (!best_first(o, p, leaves)) depth_first(o, p, leaves);
+  }
+
+  // The list's state during a traversal.
+  struct State {
+    T worst;       // the list's last entry: a reference enters below it
+    double reach;  // cells whose lower bound exceeds it hold no reference the answer needs
+  };
+
+  KOKKOS_INLINE_FUNCTION State start_list(int o) const {
     const T infinity = Kokkos::Experimental::infinity<T>::value;
     for (int i = 0; i < kc; ++i) {
       best(o, i) = infinity;
       best_index(o, i) = kNoIndex;
     }
-    T worst = infinity;  // the list's last entry: a reference enters below it
-    // cells whose lower bound exceeds `reach` hold no reference the answer needs
-    double reach = Kokkos::Experimental::infinity<double>::value;
+    return State{infinity, Kokkos::Experimental::infinity<double>::value};
+  }
 
-    // depth first, the nearest child first; entries hold a node's level, number and bound
+  // Screens leaf `leaf` into the list.
+  KOKKOS_INLINE_FUNCTION void screen_leaf(int o, const Vec4<double>& p, int leaf, State& state) const {
+    const int first = leaf * kLeafSize;
+    const int last = first + kLeafSize < ix.references ? first + kLeafSize : ix.references;
+    for (int j = first; j < last; ++j) {
+      const Vec4<T> e = relative_to<T>(ix.sorted(j), p);
+      const T s = e.x * e.x + e.y * e.y + e.z * e.z;
+      if (!(s < state.worst)) continue;
+      const int at = insert(o, s, ix.reference(j));
+      state.worst = best(o, kc - 1);
+      if (at < k && !exhaustive && best(o, k - 1) < Kokkos::Experimental::infinity<T>::value) {
+        state.reach = ScreeningWindow<T>(best(o, k - 1), 0.0).limit + kReachMargin;
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION double lower_bound(const Vec4<double>& p, int level, int i) const {
+    const Vec4<double> ball = ix.nodes(ix.level_start[level] + i);
+    return distance_to(p, ball) - ball.w;
+  }
+
+  // Cells in rising order of their lower bound (a heap of kHeap entries); false when the
+  // heap overflowed (then the list is unfinished).
+  KOKKOS_INLINE_FUNCTION bool best_first(int o, const Vec4<double>& p, std::int64_t& leaves) const {
+    State state = start_list(o);
+    double bound[kHeap];
+    int code[kHeap];  // level << kLevelShift | node
+    int size = 1;
+    bound[0] = 0.0, code[0] = (ix.levels - 1) << kLevelShift;
+    while (size > 0) {
+      const double b = bound[0];
+      const int c = code[0];
+      if (b > state.reach) return true;  // every cell left lies beyond
+      // pop: the last entry sifts down from the root
+      --size;
+      {
+        const double lb = bound[size];
+        const int lc = code[size];
+        int m = 0;
+        for (;;) {
+          int child = 2 * m + 1;
+          if (child >= size) break;
+          if (child + 1 < size && bound[child + 1] < bound[child]) ++child;
+          if (!(bound[child] < lb)) break;
+          bound[m] = bound[child], code[m] = code[child];
+          m = child;
+        }
+        bound[m] = lb, code[m] = lc;
+      }
+      const int level = c >> kLevelShift, node = c & ((1 << kLevelShift) - 1);
+      if (level == 0) {
+        ++leaves;
+        screen_leaf(o, p, node, state);
+        continue;
+      }
+      const int first = node * kFanout, count = ix.level_count[level - 1];
+      const int last = first + kFanout < count ? first + kFanout : count;
+      for (int j = first; j < last; ++j) {
+        const double lower = lower_bound(p, level - 1, j);
+        if (lower > state.reach) continue;
+        if (size == kHeap) return false;
+        int m = size++;  // sift up
+        while (m > 0 && lower < bound[(m - 1) / 2]) {
+          bound[m] = bound[(m - 1) / 2], code[m] = code[(m - 1) / 2];
+          m = (m - 1) / 2;
+        }
+        bound[m] = lower, code[m] = (level - 1) << kLevelShift | j;
+      }
+    }
+    return true;
+  }
+
+  // Depth first, the nearest child first: a stack that cannot overflow, for the rare
+  // observation whose heap did.
+  KOKKOS_INLINE_FUNCTION void depth_first(int o, const Vec4<double>& p, std::int64_t& leaves) const {
+    State state = start_list(o);
     int node[kTraversalStack];
     int level[kTraversalStack];
     double bound[kTraversalStack];
@@ -60,21 +147,10 @@ struct IndexScreen {
     node[0] = 0, level[0] = ix.levels - 1, bound[0] = 0.0;
     while (top > 0) {
       --top;
-      if (bound[top] > reach) continue;
+      if (bound[top] > state.reach) continue;
       if (level[top] == 0) {
         ++leaves;
-        const int first = node[top] * kLeafSize;
-        const int last = first + kLeafSize < ix.references ? first + kLeafSize : ix.references;
-        for (int j = first; j < last; ++j) {
-          const Vec4<T> e = relative_to<T>(ix.sorted(j), p);
-          const T s = e.x * e.x + e.y * e.y + e.z * e.z;
-          if (!(s < worst)) continue;
-          const int at = insert(o, s, ix.reference(j));
-          worst = best(o, kc - 1);
-          if (at < k && !exhaustive && best(o, k - 1) < infinity) {
-            reach = ScreeningWindow<T>(best(o, k - 1), 0.0).limit + kReachMargin;
-          }
-        }
+        screen_leaf(o, p, node[top], state);
         continue;
       }
       const int child_level = level[top] - 1;
@@ -82,9 +158,8 @@ struct IndexScreen {
       const int last = first + kFanout < count ? first + kFanout : count;
       const int base = top;
       for (int j = first; j < last; ++j) {
-        const Vec4<double> ball = ix.nodes(ix.level_start[child_level] + j);
-        const double lower = distance_to(p, ball) - ball.w;
-        if (lower > reach) continue;
+        const double lower = lower_bound(p, child_level, j);
+        if (lower > state.reach) continue;
         // kept in falling order of bound from `base` up, so the nearest child is popped first
         int m = top++;
         while (m > base && bound[m - 1] < lower) {
