@@ -20,7 +20,8 @@ using test::vectors;
 
 // Every precision and batch size equals the brute force and nearest() bit for bit; returns
 // the rows searched again by the first (float32, whole batches).
-std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k, double radius = kEarth) {
+std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k, double radius = kEarth,
+                   std::int64_t* depth_first_rows = nullptr) {
   const test::Answer want = test::brute_force(obs, refs, k, radius);
   const auto o = vectors(obs), r = vectors(refs);
   std::int64_t widened = -1;
@@ -41,6 +42,7 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
       EXPECT_EQ(got.distances, brute.distances);
       EXPECT_GE(index_stats.rows_screened, static_cast<std::int64_t>(obs.size()));
       if (widened < 0) widened = stats.widened;
+      if (depth_first_rows != nullptr) *depth_first_rows += index_stats.depth_first_rows;
     }
   }
   return widened;
@@ -137,6 +139,11 @@ TEST(KnnIndex, KEqualsReferenceCount) {
   const auto obs = test::random_points(40, 122), refs = test::random_points(57, 123);
   check(obs, refs, 57);
   check(obs, test::random_points(1, 124), 1);  // a single reference
+  // every cell of 20000 references waits in the heap at once: it overflows, and those rows
+  // are searched depth first
+  std::int64_t depth_first_rows = 0;
+  check(test::random_points(2, 132), test::random_points(20000, 133), 20000, kEarth, &depth_first_rows);
+  EXPECT_GT(depth_first_rows, 0);
 }
 
 TEST(KnnIndex, KBeyondTheNearestCells) {

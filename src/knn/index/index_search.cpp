@@ -92,10 +92,14 @@ void search_batch(const SphereIndex& index, const BatchArrays<T>& a, int kc, con
   const int kept = std::min(kc, n_refs);
   const bool complete = kept == n_refs;
   const auto range = Kokkos::RangePolicy<ExecSpace>(0, n);
-  const IndexScreen<T> screen{index.view, a.obs, screening_order(a.obs), a.best, a.best_index, k, kept, complete};
-  std::int64_t leaves = 0;
+  const Kokkos::View<std::int64_t, DeviceMemory> depth_first("trident::knn::index::depth_first_rows");
+  const IndexScreen<T> screen{index.view, a.obs, screening_order(a.obs), a.best, a.best_index, k, kept, complete,
+                              depth_first};
+  std::int64_t leaves = 0, depth_first_rows = 0;
   Kokkos::parallel_reduce("trident::knn::index::screen", range, screen, leaves);
+  Kokkos::deep_copy(depth_first_rows, depth_first);
   istats.leaves_visited += leaves;
+  istats.depth_first_rows += depth_first_rows;
   istats.rows_screened += n;
   Kokkos::parallel_for("trident::knn::bound", range, Bound<T>{a.best, a.count, a.offset, k, kept, complete});
   Kokkos::parallel_for("trident::knn::settle", range,

@@ -16,6 +16,7 @@ struct IndexStats {
   double build_seconds = 0.0;       // the index's build (part of search_seconds when the search built it)
   std::int64_t leaves_visited = 0;  // leaves screened, over every observation and pass
   std::int64_t rows_screened = 0;   // observations screened, over every pass
+  std::int64_t depth_first_rows = 0;  // of those, searched depth first (their heap of cells overflowed)
   std::size_t index_bytes = 0;      // SphereIndex::bytes
   int levels = 0;                   // of the tree, leaves to root
 };

@@ -41,12 +41,15 @@ struct IndexScreen {
   ListIndices best_index;
   int k = 1, kc = 1;
   bool exhaustive = false;  // the lists hold every reference: visit every leaf
+  Kokkos::View<std::int64_t, DeviceMemory> depth_first_rows;  // counts the heaps that overflowed
 
   // Adds the leaves this observation visited to `leaves`.
   KOKKOS_INLINE_FUNCTION void operator()(int t, std::int64_t& leaves) const {
     const int o = order(t);
     const Vec4<double> p = obs(o);
-    if (!best_first(o, p, leaves)) depth_first(o, p, leaves);
+    if (best_first(o, p, leaves)) return;
+    Kokkos::atomic_increment(&depth_first_rows());
+    depth_first(o, p, leaves);
   }
 
   // The list's state during a traversal.
