@@ -18,32 +18,41 @@ using test::Point;
 using test::kEarth;
 using test::vectors;
 
-// Every precision and batch size equals the brute force and nearest() bit for bit; returns
-// the rows searched again by the first (float32, whole batches).
-std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k, double radius = kEarth,
-                   std::int64_t* depth_first_rows = nullptr) {
+struct IndexCase {
+  std::string precision;
+  std::int64_t batch = 0;
+  int heap = 0;  // IndexOptions::heap_capacity (4: nearly every row overflows and goes depth first)
+};
+const std::vector<IndexCase> kCases = {{"float32", 0, 0}, {"float32", 7, 0}, {"float64", 0, 0}, {"float64", 7, 0},
+                                       {"float32", 0, 4}};
+
+// Every case equals the brute force and nearest() bit for bit; returns the rows searched
+// again by the first (float32, whole batches). Checks that the small heap overflowed.
+std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k, double radius = kEarth) {
   const test::Answer want = test::brute_force(obs, refs, k, radius);
   const auto o = vectors(obs), r = vectors(refs);
   std::int64_t widened = -1;
-  for (const std::string precision : {"float32", "float64"}) {
-    for (const std::int64_t batch : {std::int64_t(0), std::int64_t(7)}) {
-      SCOPED_TRACE("k " + std::to_string(k) + ", " + precision + ", batch " + std::to_string(batch));
-      SearchOptions options;
-      options.k = k;
-      options.radius = radius;
-      options.precision = precision;
-      options.batch_size = batch;
-      SearchStats stats;
-      IndexStats index_stats;
-      const Neighbours got = index_nearest(o, r, options, &stats, &index_stats);
-      test::expect_same(want, got.indices, got.distances, k, radius);
-      const Neighbours brute = nearest(o, r, options);
-      EXPECT_EQ(got.indices, brute.indices);
-      EXPECT_EQ(got.distances, brute.distances);
-      EXPECT_GE(index_stats.rows_screened, static_cast<std::int64_t>(obs.size()));
-      if (widened < 0) widened = stats.widened;
-      if (depth_first_rows != nullptr) *depth_first_rows += index_stats.depth_first_rows;
-    }
+  for (const IndexCase& c : kCases) {
+    SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + ", batch " + std::to_string(c.batch) + ", heap " +
+                 std::to_string(c.heap));
+    SearchOptions options;
+    options.k = k;
+    options.radius = radius;
+    options.precision = c.precision;
+    options.batch_size = c.batch;
+    IndexOptions index_options;
+    index_options.heap_capacity = c.heap;
+    SearchStats stats;
+    IndexStats index_stats;
+    const Neighbours got = index_nearest(o, r, options, &stats, &index_stats, index_options);
+    test::expect_same(want, got.indices, got.distances, k, radius);
+    const Neighbours brute = nearest(o, r, options);
+    EXPECT_EQ(got.indices, brute.indices);
+    EXPECT_EQ(got.distances, brute.distances);
+    EXPECT_GE(index_stats.rows_screened, static_cast<std::int64_t>(obs.size()));
+    if (c.heap > 0 && refs.size() > 4 * kFanout * kLeafSize) EXPECT_GT(index_stats.depth_first_rows, 0);
+    if (c.heap == 0) EXPECT_EQ(index_stats.depth_first_rows, 0);
+    if (widened < 0) widened = stats.widened;
   }
   return widened;
 }
@@ -139,11 +148,6 @@ TEST(KnnIndex, KEqualsReferenceCount) {
   const auto obs = test::random_points(40, 122), refs = test::random_points(57, 123);
   check(obs, refs, 57);
   check(obs, test::random_points(1, 124), 1);  // a single reference
-  // every cell of 20000 references waits in the heap at once: it overflows, and those rows
-  // are searched depth first
-  std::int64_t depth_first_rows = 0;
-  check(test::random_points(2, 132), test::random_points(20000, 133), 20000, kEarth, &depth_first_rows);
-  EXPECT_GT(depth_first_rows, 0);
 }
 
 TEST(KnnIndex, KBeyondTheNearestCells) {

@@ -87,14 +87,15 @@ Kokkos::View<int*, DeviceMemory> screening_order(const PointsView<double>& obs) 
 // be searched again.
 template <class T>
 void search_batch(const SphereIndex& index, const BatchArrays<T>& a, int kc, const SearchOptions& options,
-                  IndexStats& istats) {
+                  const IndexOptions& index_options, IndexStats& istats) {
   const int n = static_cast<int>(a.obs.extent(0)), k = options.k, n_refs = index.view.references;
   const int kept = std::min(kc, n_refs);
   const bool complete = kept == n_refs;
   const auto range = Kokkos::RangePolicy<ExecSpace>(0, n);
   const Kokkos::View<std::int64_t, DeviceMemory> depth_first("trident::knn::index::depth_first_rows");
   const IndexScreen<T> screen{index.view, a.obs, screening_order(a.obs), a.best, a.best_index, k, kept, complete,
-                              depth_first};
+                              depth_first,
+                              index_options.heap_capacity > 0 ? std::min(index_options.heap_capacity, kHeap) : kHeap};
   std::int64_t leaves = 0, depth_first_rows = 0;
   Kokkos::parallel_reduce("trident::knn::index::screen", range, screen, leaves);
   Kokkos::deep_copy(depth_first_rows, depth_first);
@@ -116,7 +117,8 @@ void search_batch(const SphereIndex& index, const BatchArrays<T>& a, int kc, con
 // returns the rows it could not prove.
 template <class T>
 RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, RowSelection which, bool contiguous,
-                   int kc, const SearchOptions& options, ResultRows out, SearchStats& stats, IndexStats& istats) {
+                   int kc, const SearchOptions& options, const IndexOptions& index_options, ResultRows out,
+                   SearchStats& stats, IndexStats& istats) {
   const int k = options.k;
   const std::int64_t total = which.size(), batch = batch_rows<T>(index, kc, options);
   RowList failed;
@@ -134,7 +136,7 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
       for (int o = 0; o < n; ++o) h_obs(o) = observations[which[first + o]];
       Kokkos::deep_copy(a.obs, h_obs);
     }
-    search_batch<T>(index, a, kc, options, istats);
+    search_batch<T>(index, a, kc, options, index_options, istats);
     const auto h_index = Kokkos::create_mirror_view(a.out_index);
     const auto h_distance = Kokkos::create_mirror_view(a.out_distance);
     Kokkos::deep_copy(h_index, a.out_index);
@@ -154,7 +156,8 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
 }  // namespace
 
 void index_nearest_into(const SphereIndex& index, const Vec4<double>* observations, std::int64_t n_obs,
-                        const SearchOptions& options, ResultRows rows, SearchStats* stats, IndexStats* index_stats) {
+                        const SearchOptions& options, ResultRows rows, SearchStats* stats, IndexStats* index_stats,
+                        const IndexOptions& index_options) {
   const std::int64_t n_refs = index.view.references;
   if (options.k < 1 || options.k > n_refs) throw RunError("knn: k must lie between 1 and the number of references");
   SearchStats local;
@@ -168,21 +171,22 @@ void index_nearest_into(const SphereIndex& index, const Vec4<double>* observatio
   int kc = static_cast<int>(std::min<std::int64_t>(options.k + std::max(1, options.k / 4), n_refs));
   s.list_length = kc;
   RowList todo = options.precision == "float64"
-                     ? index_pass<double>(index, observations, RowSelection::all(n_obs), true, kc, options, rows, s, is)
-                     : index_pass<float>(index, observations, RowSelection::all(n_obs), true, kc, options, rows, s, is);
+                     ? index_pass<double>(index, observations, RowSelection::all(n_obs), true, kc, options, index_options, rows, s, is)
+                     : index_pass<float>(index, observations, RowSelection::all(n_obs), true, kc, options, index_options, rows, s, is);
   // lists too short for the references inside the window (duplicates, near-ties): float64
   // lists four times longer, at least 64, until the window closes or every reference is kept
   while (!todo.empty()) {
     s.widened += static_cast<std::int64_t>(todo.size());
     kc = static_cast<int>(std::min<std::int64_t>(std::max(4 * kc, 64), n_refs));
-    todo = index_pass<double>(index, observations, RowSelection(todo), false, kc, options, rows, s, is);
+    todo = index_pass<double>(index, observations, RowSelection(todo), false, kc, options, index_options, rows, s, is);
   }
   Kokkos::fence();
   s.search_seconds = wall_seconds() - start;
 }
 
 Neighbours index_nearest(const std::vector<Vec4<double>>& observations, const std::vector<Vec4<double>>& references,
-                         const SearchOptions& options, SearchStats* stats, IndexStats* index_stats) {
+                         const SearchOptions& options, SearchStats* stats, IndexStats* index_stats,
+                         const IndexOptions& index_options) {
   if (options.k < 1 || static_cast<std::size_t>(options.k) > references.size()) {
     throw RunError("knn: k must lie between 1 and the number of references");
   }
@@ -194,7 +198,7 @@ Neighbours index_nearest(const std::vector<Vec4<double>>& observations, const st
   allocate_rows(out, observations.size() * static_cast<std::size_t>(options.k));
   const SphereIndex index = build_sphere_index(references);
   index_nearest_into(index, observations.data(), static_cast<std::int64_t>(observations.size()), options,
-                     {out.indices.data(), out.distances.data()}, &s, &is);
+                     {out.indices.data(), out.distances.data()}, &s, &is, index_options);
   is.build_seconds = index.build_seconds;
   s.setup_seconds = index.build_seconds;
   s.search_seconds += index.build_seconds;

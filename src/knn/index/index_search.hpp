@@ -21,6 +21,11 @@ struct IndexStats {
   int levels = 0;                   // of the tree, leaves to root
 };
 
+// Test hooks of the index search.
+struct IndexOptions {
+  int heap_capacity = 0;  // cells the best-first heap holds, 1 to kHeap (0: kHeap); rows beyond go depth first
+};
+
 // The k nearest references of observations 0 to n_obs - 1 (host memory) through `index`,
 // into `rows` (n_obs x k, as nearest_into). Uses options.k, radius, precision and
 // batch_size (tiles do not apply: the index holds every reference on the device).
@@ -28,13 +33,13 @@ struct IndexStats {
 // search_seconds (the build not included); index_stats: leaves and rows screened.
 void index_nearest_into(const SphereIndex& index, const Vec4<double>* observations, std::int64_t n_obs,
                         const SearchOptions& options, ResultRows rows, SearchStats* stats = nullptr,
-                        IndexStats* index_stats = nullptr);
+                        IndexStats* index_stats = nullptr, const IndexOptions& index_options = IndexOptions());
 
 // Builds the index of `references` and searches it: the result of nearest(observations,
 // references, options), bit for bit. The build counts in stats->search_seconds, and is
 // shown on its own in stats->setup_seconds and index_stats->build_seconds.
 Neighbours index_nearest(const std::vector<Vec4<double>>& observations, const std::vector<Vec4<double>>& references,
                          const SearchOptions& options, SearchStats* stats = nullptr,
-                         IndexStats* index_stats = nullptr);
+                         IndexStats* index_stats = nullptr, const IndexOptions& index_options = IndexOptions());
 
 }  // namespace trident::knn

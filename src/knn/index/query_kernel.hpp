@@ -42,6 +42,7 @@ struct IndexScreen {
   int k = 1, kc = 1;
   bool exhaustive = false;  // the lists hold every reference: visit every leaf
   Kokkos::View<std::int64_t, DeviceMemory> depth_first_rows;  // counts the heaps that overflowed
+  int heap_capacity = kHeap;  // at most kHeap (tests: less)
 
   // Adds the leaves this observation visited to `leaves`.
   KOKKOS_INLINE_FUNCTION void operator()(int t, std::int64_t& leaves) const {
@@ -127,7 +128,7 @@ struct IndexScreen {
       for (int j = first; j < last; ++j) {
         const double lower = lower_bound(p, level - 1, j);
         if (lower > state.reach) continue;
-        if (size == kHeap) return false;
+        if (size == heap_capacity) return false;
         int m = size++;  // sift up
         while (m > 0 && lower < bound[(m - 1) / 2]) {
           bound[m] = bound[(m - 1) / 2], code[m] = code[(m - 1) / 2];
