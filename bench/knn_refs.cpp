@@ -5,10 +5,11 @@
 //
 //   trident_knn_refs METHOD SET OBSERVATIONS REFERENCES K PRECISION [WRITE_POINTS]
 //   METHOD: brute or index; PRECISION: float32 or float64
-// Prints "build_s search_s build_cpu_s cpu_s leaves_per_row widened": the index's build
+// Prints "build_s search_s build_cpu_s cpu_s leaves_per_row widened depth_first": the index's build
 // (0 for brute), the whole search with the build, the same two in the process's CPU time
 // (on a shared machine the wall time also holds the time it waited for a core), leaves
-// screened per observation (0 for brute) and rows searched again. WRITE_POINTS (a file prefix) writes the points as float64 (lat, lon)
+// screened per observation (0 for brute), rows searched again and rows whose heap of
+// cells overflowed (searched depth first; 0 for brute). WRITE_POINTS (a file prefix) writes the points as float64 (lat, lon)
 // pairs to PREFIX.obs and PREFIX.refs, for a peer run on the same points.
 #include <cmath>
 #include <cstdint>
@@ -158,7 +159,7 @@ int main(int argc, char** argv) {
   const double cpu = cpu_seconds() - cpu_start;
   const double per_row =
       index_stats.rows_screened > 0 ? double(index_stats.leaves_visited) / double(index_stats.rows_screened) : 0.0;
-  std::printf("%.4f %.4f %.4f %.4f %.1f %lld\n", build_wall, wall, build_cpu, cpu, per_row,
-              static_cast<long long>(stats.widened));
+  std::printf("%.4f %.4f %.4f %.4f %.1f %lld %lld\n", build_wall, wall, build_cpu, cpu, per_row,
+              static_cast<long long>(stats.widened), static_cast<long long>(index_stats.depth_first_rows));
   return 0;
 }

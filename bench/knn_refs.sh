@@ -4,8 +4,8 @@
 # 2^MAX_LOG2 at a fixed number of observations, on the whole sphere and on clustered sets.
 # For each run: the index's build, the whole search with it (wall and CPU seconds: on a
 # shared machine the wall time also holds the time the process waited for a core), pairs/s
-# (brute force) or leaves screened a row (index), rows searched again, and the index's
-# time over the brute force's. Brute-force runs of more than KNN_REFS_BRUTE_PAIRS pairs
+# (brute force) or leaves screened a row (index), rows searched again, rows whose heap of
+# cells overflowed (dfs: searched depth first), and the index's time over the brute force's. Brute-force runs of more than KNN_REFS_BRUTE_PAIRS pairs
 # are skipped (their time is then estimated from the largest one run, marked ~).
 # scikit-learn's BallTree (haversine) runs on the same points where /usr/bin/python3 has
 # sklearn (python3-sklearn), one thread like the host back end.
@@ -50,8 +50,8 @@ EOF
 }
 
 echo "$n_obs observations; $(date -u +%Y-%m-%d), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-printf '%-12s %3s %-7s %6s | %8s %8s %8s %9s | %8s %8s %9s %7s %5s | %7s %s\n' set k prec refs \
-  "brute s" "cpu s" "pairs/s" "again" "build s" "index s" "cpu s" "leaves" "again" "x brute" \
+printf '%-12s %3s %-7s %6s | %8s %8s %8s %9s | %8s %8s %9s %7s %5s %5s | %7s %s\n' set k prec refs \
+  "brute s" "cpu s" "pairs/s" "again" "build s" "index s" "cpu s" "leaves" "again" "dfs" "x brute" \
   "$([[ $peer == yes ]] && echo 'balltree s')"
 for set in "${sets[@]}"; do
   for k in "${ks[@]}"; do
@@ -61,21 +61,23 @@ for set in "${sets[@]}"; do
         n_ref=$((1 << log2))
         pairs=$((n_obs * n_ref))
         if ((pairs <= brute_pairs)); then
-          read -r _ b_wall _ b_cpu _ b_again <<<"$("$bench" brute "$set" "$n_obs" "$n_ref" "$k" "$precision")"
+          read -r _ b_wall _ b_cpu _ b_again _ <<<"$("$bench" brute "$set" "$n_obs" "$n_ref" "$k" "$precision")"
           rate=$(awk -v p="$pairs" -v s="$b_wall" 'BEGIN { printf "%.3g", p / s }')
           b_shown=$b_wall
-        else
+        elif [[ -n $rate ]]; then
           b_shown="~$(awk -v p="$pairs" -v r="$rate" 'BEGIN { printf "%.1f", p / r }')"
           b_wall=${b_shown#\~} b_cpu="-" b_again="-"
+        else
+          b_shown="-" b_wall="" b_cpu="-" b_again="-"
         fi
         write=()
         [[ $peer == yes ]] && write=("$work/points")
-        read -r i_build i_wall _ i_cpu leaves i_again <<<"$("$bench" index "$set" "$n_obs" "$n_ref" "$k" "$precision" "${write[@]}")"
+        read -r i_build i_wall _ i_cpu leaves i_again i_depth <<<"$("$bench" index "$set" "$n_obs" "$n_ref" "$k" "$precision" "${write[@]}")"
         ball=""
         [[ $peer == yes ]] && ball=$(balltree_seconds "$k")
-        printf '%-12s %3d %-7s 2^%-4d | %8s %8s %8s %9s | %8s %8s %9s %7s %5s | %7s %s\n' "$set" "$k" "$precision" \
-          "$log2" "$b_shown" "$b_cpu" "$rate" "$b_again" "$i_build" "$i_wall" "$i_cpu" "$leaves" "$i_again" \
-          "$(awk -v a="$i_wall" -v b="$b_wall" 'BEGIN { printf "%.3f", a / b }')" "$ball"
+        printf '%-12s %3d %-7s 2^%-4d | %8s %8s %8s %9s | %8s %8s %9s %7s %5s %5s | %7s %s\n' "$set" "$k" "$precision" \
+          "$log2" "$b_shown" "$b_cpu" "$rate" "$b_again" "$i_build" "$i_wall" "$i_cpu" "$leaves" "$i_again" "$i_depth" \
+          "$(awk -v a="$i_wall" -v b="$b_wall" 'BEGIN { if (b == "") print "-"; else printf "%.3f", a / b }')" "$ball"
       done
     done
   done

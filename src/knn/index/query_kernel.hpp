@@ -89,6 +89,11 @@ struct IndexScreen {
     return distance_to(p, ball) - ball.w;
   }
 
+  // Heap order: by bound, then by level and node (a total order, the same on every run).
+  KOKKOS_INLINE_FUNCTION static bool before(double bound_a, int code_a, double bound_b, int code_b) {
+    return bound_a < bound_b || (bound_a == bound_b && code_a < code_b);
+  }
+
   // Cells in rising order of their lower bound (a heap of kHeap entries); false when the
   // heap overflowed (then the list is unfinished).
   KOKKOS_INLINE_FUNCTION bool best_first(int o, const Vec4<double>& p, std::int64_t& leaves) const {
@@ -110,8 +115,8 @@ struct IndexScreen {
         for (;;) {
           int child = 2 * m + 1;
           if (child >= size) break;
-          if (child + 1 < size && bound[child + 1] < bound[child]) ++child;
-          if (!(bound[child] < lb)) break;
+          if (child + 1 < size && before(bound[child + 1], code[child + 1], bound[child], code[child])) ++child;
+          if (!before(bound[child], code[child], lb, lc)) break;
           bound[m] = bound[child], code[m] = code[child];
           m = child;
         }
@@ -129,12 +134,17 @@ struct IndexScreen {
         const double lower = lower_bound(p, level - 1, j);
         if (lower > state.reach) continue;
         if (size == heap_capacity) return false;
+        // cells that contain p all wait at 0, the finest first: a leaf around p is screened
+        // before the wide cells of sparse places around it are opened (ordered by how deep
+        // p lies inside them, those came first and filled the heap)
+        const double key = lower > 0.0 ? lower : 0.0;
+        const int key_code = (level - 1) << kLevelShift | j;
         int m = size++;  // sift up
-        while (m > 0 && lower < bound[(m - 1) / 2]) {
+        while (m > 0 && before(key, key_code, bound[(m - 1) / 2], code[(m - 1) / 2])) {
           bound[m] = bound[(m - 1) / 2], code[m] = code[(m - 1) / 2];
           m = (m - 1) / 2;
         }
-        bound[m] = lower, code[m] = (level - 1) << kLevelShift | j;
+        bound[m] = key, code[m] = key_code;
       }
     }
     return true;
