@@ -38,7 +38,7 @@ std::size_t bytes_per_row(int kc, int k) {
 // (besides the index), at most 2^22.
 template <class T>
 std::int64_t batch_rows(const SphereIndex& index, int kc, const SearchOptions& options) {
-  if (options.batch_size > 0) return options.batch_size;
+  if (options.batch_size > 0) return std::min<std::int64_t>(options.batch_size, std::int64_t(1) << 30);
   const std::size_t budget = search_memory_budget() / 2;
   const std::size_t held = index.bytes() + index.references.span() * sizeof(Vec4<double>);
   const std::size_t left = budget > held ? budget - held : 0;
@@ -177,7 +177,7 @@ void index_nearest_into(const SphereIndex& index, const Vec4<double>* observatio
   // lists four times longer, at least 64, until the window closes or every reference is kept
   while (!todo.empty()) {
     s.widened += static_cast<std::int64_t>(todo.size());
-    kc = static_cast<int>(std::min<std::int64_t>(std::max(4 * kc, 64), n_refs));
+    kc = static_cast<int>(std::min<std::int64_t>(std::max<std::int64_t>(4 * std::int64_t(kc), 64), n_refs));
     todo = index_pass<double>(index, observations, RowSelection(todo), false, kc, options, index_options, rows, s, is);
   }
   Kokkos::fence();

@@ -49,7 +49,7 @@ struct IndexScreen {
     const int o = order(t);
     const Vec4<double> p = obs(o);
     if (best_first(o, p, leaves)) return;
-    Kokkos::atomic_increment(&depth_first_rows());
+    Kokkos::atomic_fetch_add(&depth_first_rows(), std::int64_t(1));
     depth_first(o, p, leaves);
   }
 
