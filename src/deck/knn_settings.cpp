@@ -45,7 +45,7 @@ std::string PointSource::describe() const {
 
 KnnSettings parse_knn(const Section& top) {
   const Section s = top.section("knn", {"k", "radius", "precision", "observations", "references",
-                                        "batch_size", "tile_size"});
+                                        "batch_size", "tile_size", "method"});
   KnnSettings d;
   d.k = s.integer("k", at_least(1), 1);
   d.k_where = s.has("k") ? s.where(s.node("k")) : s.where(s.node());
@@ -55,6 +55,7 @@ KnnSettings parse_knn(const Section& top) {
   d.references = parse_points(s, "references");
   d.batch_size = s.integer("batch_size", at_least(0), 0);
   d.tile_size = s.integer("tile_size", at_least(0), 0);
+  d.method = s.choice("method", {"auto", "brute", "index"}, "auto");
   if (d.references.kind == "generate" && d.k > d.references.count) {
     s.fail("k", "expected at most the number of references (" +
                     std::to_string(d.references.count) + "), got " + std::to_string(d.k));

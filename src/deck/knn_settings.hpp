@@ -34,6 +34,10 @@ struct KnnSettings {
   PointSource references;
   std::int64_t batch_size = 0;  // observations per device batch; 0: from free device memory
   std::int64_t tile_size = 0;   // references per device tile; 0: all when they fit
+  // how references are searched: brute (every pair screened), index (knn/index/: a
+  // spatial index on the sphere) or auto (chosen from the counts and k); the answer is
+  // the same bit for bit
+  std::string method = "auto";
 };
 
 // Reads `knn:` from the top-level section (the caller checked that it is there).

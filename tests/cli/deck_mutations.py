@@ -22,6 +22,7 @@ NASTY_VALUES = [
     "!!str 5", "!!int 5", "!!float .inf", "!!binary AA==", "*undefined", "&anchor 4", "|\n  4",
     ">-\n  4", "/", "..", "/nonexistent/deck.h5", "a b c", "'\u00e9'", "'\u00c3\u00a9'", '"\\u0000"', "x" * 4096,
     "float16", "float64", "mixed", "kokkos-kernels", "gaussian", "file", "jagged",
+    "brute", "index",
 ]
 # Values that keep a run small wherever they are accepted: most mutants that survive
 # validation then also run (the work limit in deck_fuzz.py stops the rest).
@@ -33,7 +34,7 @@ KNOWN_KEYS = [
     "dt", "precision", "laplacian", "output_every", "checkpoint_every", "checkpoint_file",
     "ranks", "start", "kind", "seed", "exponent", "radius", "percentile", "centre", "width",
     "amplitude", "dataset", "knn", "k", "observations", "references", "batch_size",
-    "tile_size", "generate", "count", "csv", "latitude", "longitude", "hdf5", "ridge",
+    "tile_size", "method", "generate", "count", "csv", "latitude", "longitude", "hdf5", "ridge",
     "matrix", "rows", "columns", "density", "matrix_market", "group", "rhs", "mean", "std",
     "lambdas", "geomspace", "solver", "atol", "btol", "conlim", "max_iterations", "kernels",
     "keep_solutions", "refine_corner", "stpes", "Nx", "knn ", "'k'", "<<", "?", "-", "",

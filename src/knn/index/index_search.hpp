@@ -1,0 +1,45 @@
+#pragma once
+// The exact k nearest references through the spatial index (sphere_index.hpp): the same
+// rows, bit for bit, as the brute-force search of search.hpp (same float64 distance, same
+// tie rule, same kernels settling them), at a cost that grows with the observations and
+// the neighbours they need instead of observations x references.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "knn/index/sphere_index.hpp"
+#include "knn/search.hpp"
+
+namespace trident::knn {
+
+struct IndexStats {
+  double build_seconds = 0.0;       // the index's build (part of search_seconds when the search built it)
+  std::int64_t leaves_visited = 0;  // leaves screened, over every observation and pass
+  std::int64_t rows_screened = 0;   // observations screened, over every pass
+  std::int64_t depth_first_rows = 0;  // of those, searched depth first (their heap of cells overflowed)
+  std::size_t index_bytes = 0;      // SphereIndex::bytes
+  int levels = 0;                   // of the tree, leaves to root
+};
+
+// Test hooks of the index search.
+struct IndexOptions {
+  int heap_capacity = 0;  // cells the best-first heap holds, 1 to kHeap (0: kHeap); rows beyond go depth first
+};
+
+// The k nearest references of observations 0 to n_obs - 1 (host memory) through `index`,
+// into `rows` (n_obs x k, as nearest_into). Uses options.k, radius, precision and
+// batch_size (tiles do not apply: the index holds every reference on the device).
+// Requires 1 <= k <= the index's references. stats: batches, widened, list_length and
+// search_seconds (the build not included); index_stats: leaves and rows screened.
+void index_nearest_into(const SphereIndex& index, const Vec4<double>* observations, std::int64_t n_obs,
+                        const SearchOptions& options, ResultRows rows, SearchStats* stats = nullptr,
+                        IndexStats* index_stats = nullptr, const IndexOptions& index_options = IndexOptions());
+
+// Builds the index of `references` and searches it: the result of nearest(observations,
+// references, options), bit for bit. The build counts in stats->search_seconds, and is
+// shown on its own in stats->setup_seconds and index_stats->build_seconds.
+Neighbours index_nearest(const std::vector<Vec4<double>>& observations, const std::vector<Vec4<double>>& references,
+                         const SearchOptions& options, SearchStats* stats = nullptr,
+                         IndexStats* index_stats = nullptr, const IndexOptions& index_options = IndexOptions());
+
+}  // namespace trident::knn
