@@ -9,6 +9,7 @@
 
 #include "core/device_buffers.hpp"
 #include "core/page_lock.hpp"
+#include "core/pinned_host_space.hpp"
 #include "core/signals.hpp"
 #include "core/timers.hpp"
 #include "knn/list_bound.hpp"
@@ -24,29 +25,6 @@ constexpr double kRoundSeconds = 2.0;        // target length of later rounds: h
 constexpr double kReorderShare = 0.01;       // share of a round searched again past which the rest is reordered
 // the search runs on a device of its own (rounds sized without a measured rate)
 constexpr bool kOnDevice = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
-
-void add(SearchStats& total, const SearchStats& s) {
-  total.batches += s.batches;
-  total.tiles = s.tiles;
-  total.widened += s.widened;
-  if (total.list_length == 0) total.list_length = s.list_length;
-  total.search_seconds += s.search_seconds;
-  total.upload_seconds += s.upload_seconds;
-  total.screen_seconds += s.screen_seconds;
-  total.settle_seconds += s.settle_seconds;
-  total.download_seconds += s.download_seconds;
-  total.widened_seconds += s.widened_seconds;
-  total.pipelined_chunks += s.pipelined_chunks;
-  total.setup_seconds += s.setup_seconds;
-  total.arrays_seconds += s.arrays_seconds;
-  total.bound_places = std::max(total.bound_places, s.bound_places);
-  total.bounds_made += s.bounds_made;
-  total.reference_uploads += s.reference_uploads;
-  if (s.chunk_times_rows > total.chunk_times_rows) {
-    total.chunk_times = s.chunk_times;
-    total.chunk_times_rows = s.chunk_times_rows;
-  }
-}
 
 // The next round's size: about kRoundSeconds at the rate of the last round, in whole
 // batches of `unit`. Each round is one search with its own set-up (the references
@@ -119,7 +97,7 @@ std::int64_t largest_round(std::int64_t rows, std::int64_t references, const Sea
 }
 
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
-                     const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchStats& stats) {
+                     const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchProfile& stats) {
   SearchOptions options = given;
   // made by the first round that wants one (or by the caller before the search)
   if (!options.bound_cache) options.bound_cache = std::make_shared<ListBoundCache>();
@@ -155,7 +133,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
       // when they are n apart (ordered by place, n rows from first to first + n - 1 may be
       // other rows in any order)
       const bool contiguous = !options.ordered_by_place && last - first == n - 1;
-      SearchStats s;
+      SearchProfile s;
       if (contiguous) {
         nearest_into(observations + first, n, references, options,
                      {&rows.neighbours.indices[static_cast<std::size_t>(first) * k],
@@ -176,7 +154,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
         }
       }
       if (!probed) stats.first_round_seconds = s.search_seconds;
-      add(stats, s);
+      stats.add(s);
       if (contiguous) {
         std::fill(rows.done.begin() + first, rows.done.begin() + last + 1, std::uint8_t(1));
       } else {

@@ -7,7 +7,7 @@
 
 #include "knn/geometry.hpp"
 #include "knn/screen_kernels.hpp"
-#include "knn/search.hpp"
+#include "knn/result_rows.hpp"
 
 namespace trident::knn {
 

@@ -30,14 +30,15 @@ std::string figure(double v, const char* format) {
   return buffer;
 }
 
-SearchOptions search_options(const deck::KnnSettings& settings) {
+// The deck's settings, and the TRIDENT_KNN_* overrides.
+SearchOptions search_options(const deck::KnnSettings& settings, const core::Overrides& overrides) {
   SearchOptions options;
   options.k = static_cast<int>(settings.k);
   options.radius = settings.radius;
   options.precision = settings.precision;
   options.batch_size = settings.batch_size;
   options.tile_size = settings.tile_size;
-  return options;
+  return with_overrides(options, overrides);
 }
 
 }  // namespace
@@ -114,10 +115,11 @@ void warm_up(const Vec4<double>* observations, std::int64_t count, const std::ve
 
 }  // namespace
 
-ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm) {
+ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm,
+                         const core::Overrides& overrides) {
   ChunkResult r = chunk_header(in);
   const std::vector<Vec4<double>> references = std::move(in.references);
-  const SearchOptions options = search_options(settings);
+  const SearchOptions options = search_options(settings, overrides);
   const ObservationVectors observations(r);
   mpi::collective(comm, [&] {
     warm_up(observations.data(), r.count, references, options);
@@ -170,7 +172,7 @@ class KnnStudy : public PreparedStudy {
   void run(io::OutputFile& output) override {
     ChunkResult r = chunk_header(inputs_);
     const std::vector<Vec4<double>> references = std::move(inputs_.references);
-    SearchOptions options = search_options(settings_);
+    SearchOptions options = search_options(settings_, context_.overrides);
     options.device_buffers = std::make_shared<core::DeviceBuffers>();  // shared by the warm-up and every round
     options.bound_cache = std::make_shared<ListBoundCache>();
     int signal = 0;
@@ -285,7 +287,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                            : std::string()));
   if (!r.stats.chunk_times.empty()) {
     std::string ready, downloaded;
-    for (const SearchStats::ChunkTimes& c : r.stats.chunk_times) {
+    for (const SearchProfile::ChunkTimes& c : r.stats.chunk_times) {
       ready += (ready.empty() ? "" : " ") + figure(c.ready_ms, "%.1f");
       downloaded += (downloaded.empty() ? "" : " ") + figure(c.downloaded_ms, "%.1f");
     }
