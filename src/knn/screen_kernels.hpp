@@ -200,12 +200,11 @@ struct RegisterScreen {
   static_assert(F == 0 || F >= G, "a list's buffer must hold the candidates of one step");
   // On GPUs lists of 32 and more keep their candidates in rings and flush them down to a
   // low-water mark, half of what a flush is triggered above (see flush); shorter lists
-  // empty plain buffers, as the rings' bookkeeping cost them more than it saved (H200,
-  // float32: k = 32 screened about 3 % faster, k = 16 2 to 6 % slower). On host back ends
-  // a thread has no warp to wait for, and rings only cost (CPU build, k = 24, 2^16 x 2^12:
-  // 1.23 s against 1.13 s): its lists of up to 32 keep plain buffers, and the longer ones
-  // that only the tests ask for there (long_register_lists) take rings, so that the host
-  // tests run the GPUs' flush.
+  // empty plain buffers, as the rings' bookkeeping cost them more than it saved. On host
+  // back ends a thread has no warp to wait for, and rings only cost: its lists of up to 32
+  // keep plain buffers, and the longer ones that only the tests ask for there
+  // (SearchTestHooks::long_register_lists) take rings, so that the host tests run the
+  // GPUs' flush.
   static constexpr bool kRing = F > 0 && K >= (kSelectLanes > 1 ? 32 : 40);
   static_assert(!kRing || (F & (F - 1)) == 0, "a ring's length is a power of two");
   static constexpr int kLowWater = kRing ? (F - G) / 2 : 0;
@@ -345,7 +344,7 @@ struct RegisterScreen {
   // Rings go one candidate a list per round, all lanes of the warp in step, until none of
   // the warp holds more than `low` (0: until all are empty): a round costs the warp one
   // insertion whichever lanes take part, and emptying the rings would run the last rounds
-  // for the fullest lane alone (ncu, k = 32: 18 of 32 lanes busy in an insertion);
+  // for the fullest lane alone (a little over half the lanes busy in an insertion);
   // stopping at the low-water mark leaves those rounds for later, when the other lanes
   // have caught up.
   KOKKOS_FORCEINLINE_FUNCTION static void flush(T (&s)[P][K], int (&id)[P][K], const ScratchCandidates<T>& buffer,
