@@ -5,17 +5,17 @@
 // memory instead of a sorted list in registers.
 //
 // Why: a register list pays about 5 Kc instructions for each insertion, and a warp pays
-// for the lane with the most (k = 64, lists of 80: 5.3 times k = 16's time per pair on an
-// H200, against a target of 2). Here a candidate costs an append; when a buffer could
-// overflow at the next step, the whole warp compacts it (lane_compaction.hpp: all up to a
-// cut value stay, between Kc and most_kept(Kc) of them, and tau becomes the cut), one full
-// buffer after another, so no lane waits on another's list. From empty lists the
-// compactions cost about as much as the chords (ncu on an H200, k = 64: 37 instructions a
-// pair against about 10 for the chord and its compare); with lists that start at the
-// places' bound (list_bound.hpp) about 1.25 Kc references enter at all, and with its
-// buffers in global memory (search.cpp's buffer_placement) this screen takes over from
-// the register lists beyond 48 entries in float32 and 20 in float64 (search.cpp's
-// longest_register_list), up to Kc = 80 (longest_buffer_list).
+// for the lane with the most, so long register lists screen far slower per pair than
+// short ones. Here a candidate costs an append; when a buffer could overflow at the next
+// step, the whole warp compacts it (lane_compaction.hpp: all up to a cut value stay,
+// between Kc and most_kept(Kc) of them, and tau becomes the cut), one full buffer after
+// another, so no lane waits on another's list. From empty lists the compactions cost
+// about as much as the chords; with lists that start at the places' bound
+// (list_bound.hpp) about 1.25 Kc references enter at all, and with its buffers in global
+// memory (screen_launch.hpp's buffer_placement) this screen takes over from the register
+// lists beyond 48 entries in float32 and 20 in float64 (list_choice.cpp's
+// longest_register_list), up to Kc = 80 (longest_buffer_list). docs/history/knn.md holds
+// the measurements.
 //
 // - The running list (sorted; empty slots (+inf or the bound, kNoIndex) last) is loaded
 //   as the buffer's first entries, its empty slots left out; tau is its last value.
@@ -79,8 +79,7 @@ struct BufferScreen {
       tau = best(o, kc - 1);
     }
     // the hot loop appends through a pointer to the first free entry: an index into the
-    // buffer cost a 64-bit address sum per candidate (ncu, k = 64: 9 instructions a
-    // candidate, the append block about as long as the chords')
+    // buffer cost a 64-bit address sum per candidate
     Candidate<T>* next = own + count;
     Candidate<T>* const full = own + (capacity - G);  // past it could overflow at the next step
     for (int start = 0; start < n_refs; start += stage) {
@@ -119,9 +118,8 @@ struct BufferScreen {
   }
 
   // G references' chords, one branch on whether any is under tau; then the candidates are
-  // appended in index order. (A warp takes the branch when one lane does: with lists
-  // started at the places' bound, k = 64, in 79 % of its steps, one lane active on
-  // average.)
+  // appended in index order. (A warp takes the branch when one lane does: most steps with
+  // long lists, one lane active on average.)
   template <int Group>
   KOKKOS_FORCEINLINE_FUNCTION static void append(const ScratchPoints<T>& shared, int j, int index, const Vec4<T>& p,
                                                  T tau, Candidate<T>*& next) {

@@ -1,11 +1,9 @@
 #pragma once
 // The order of screening candidates, (S, index) ascending: the bit patterns of the
 // non-negative values S (ordered like the values), the key comparison, and on host back
-// ends a radix selection and sort by that key. A host list (one thread per observation)
-// kept its Kc smallest with std::nth_element and sorted them with std::sort: at k = 256
-// (Kc = 320) over 4096 references those took about 50 of the 61 microseconds an
-// observation's screen cost (CPU build, 2^16 x 2^12), most of it in mispredicted
-// compares. The histogram passes below branch on nothing but the loop.
+// ends a radix selection and sort by that key. std::nth_element and std::sort over a host
+// list (one thread per observation) took most of a large-k screen's time, in mispredicted
+// compares; the histogram passes below branch on nothing but the loop.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>

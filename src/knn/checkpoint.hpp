@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "deck/knn_settings.hpp"
-#include "knn/search.hpp"
+#include "knn/result_rows.hpp"
 
 namespace trident::knn {
 

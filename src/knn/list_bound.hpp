@@ -31,7 +31,7 @@
 #include "knn/candidate_order.hpp"
 #include "knn/geometry.hpp"
 #include "knn/screen_kernels.hpp"
-#include "knn/search.hpp"
+#include "knn/search_options.hpp"
 
 namespace trident::knn {
 

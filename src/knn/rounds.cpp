@@ -9,6 +9,7 @@
 
 #include "core/device_buffers.hpp"
 #include "core/page_lock.hpp"
+#include "core/pinned_host_space.hpp"
 #include "core/signals.hpp"
 #include "core/timers.hpp"
 #include "knn/list_bound.hpp"
@@ -25,29 +26,6 @@ constexpr double kReorderShare = 0.01;       // share of a round searched again 
 // the search runs on a device of its own (rounds sized without a measured rate)
 constexpr bool kOnDevice = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
 
-void add(SearchStats& total, const SearchStats& s) {
-  total.batches += s.batches;
-  total.tiles = s.tiles;
-  total.widened += s.widened;
-  if (total.list_length == 0) total.list_length = s.list_length;
-  total.search_seconds += s.search_seconds;
-  total.upload_seconds += s.upload_seconds;
-  total.screen_seconds += s.screen_seconds;
-  total.settle_seconds += s.settle_seconds;
-  total.download_seconds += s.download_seconds;
-  total.widened_seconds += s.widened_seconds;
-  total.pipelined_chunks += s.pipelined_chunks;
-  total.setup_seconds += s.setup_seconds;
-  total.arrays_seconds += s.arrays_seconds;
-  total.bound_places = std::max(total.bound_places, s.bound_places);
-  total.bounds_made += s.bounds_made;
-  total.reference_uploads += s.reference_uploads;
-  if (s.chunk_times_rows > total.chunk_times_rows) {
-    total.chunk_times = s.chunk_times;
-    total.chunk_times_rows = s.chunk_times_rows;
-  }
-}
-
 // The next round's size: about kRoundSeconds at the rate of the last round, in whole
 // batches of `unit`. Each round is one search with its own set-up (the references
 // uploaded, the result rows page-locked), so rounds are few: the first round's rate
@@ -60,7 +38,7 @@ std::int64_t next_round(std::int64_t last, std::int64_t searched, double seconds
 }
 
 // The rows page-locked for the whole search, the time taken to lock and unlock them added
-// to `seconds` (4.3 GB took 0.1 to 0.2 s to lock and 0.06 s to unlock on an H200 host).
+// to `seconds` (a tenth of a second or more for gigabytes of rows).
 class RowsLock {
  public:
   RowsLock(Neighbours& rows, double& seconds) : seconds_(seconds) {
@@ -86,10 +64,8 @@ class RowsLock {
 }  // namespace
 
 // A probe of 4096 rows on a GPU is enough to see a share of 1 % searched again (two cities
-// interleaved: about half), and costs less than 65536 (a search of 2^22 x 2^14 at k = 16 on
-// an H200: 0.0563 s after a probe of 4096 rows, 0.0588 after 65536); fewer rows searched
-// before the order by place also leave fewer to search again (two cities at k = 16 over
-// 2^22 rows: 2047 rows with a probe of 4096, 8189 with 16384, 32770 with 65536).
+// interleaved: about half), and costs less than 65536; fewer rows searched before the
+// order by place also leave fewer to search again (docs/history/knn.md).
 std::int64_t probe_round_size(std::int64_t batch_size, bool on_device) {
   if (batch_size > 0) return batch_size;
   return on_device ? kDeviceProbe : kHostProbe;
@@ -97,13 +73,11 @@ std::int64_t probe_round_size(std::int64_t batch_size, bool on_device) {
 
 // On a GPU a round costs a few milliseconds whatever its size: the search's set-up (its
 // device arrays, unless reserved before the search: reserve_search), and the rows of its
-// last chunk downloaded after the screen. The 2^22 x 2^14 search at k = 16 took 0.061 s
-// on an H200 in rounds of 65536 and then the rest, 0.054 s in one round; a rank pays that on any rank count. 2^36 pairs
-// (2^22 x 2^14) took 0.030 s at k = 1, 0.054 s at k = 16, 0.15 s in float64 at k = 64 and
-// 0.23 s on clustered points; past k = 64 the rows' download and the selection grow with k
-// (float64 k = 1024: 0.40 s for 2^32 pairs), hence the budget shrinking as 64 / k. So such
-// a round stays well under kRoundSeconds, and four times it, searched as one round, under
-// about 2 s, without a measured rate.
+// last chunk downloaded after the screen; a rank pays that on any rank count. 2^36 pairs
+// take a fraction of a second even in float64 or on clustered points; past k = 64 the
+// rows' download and the selection grow with k, hence the budget shrinking as 64 / k. So
+// such a round stays well under kRoundSeconds, and four times it, searched as one round,
+// under about 2 s, without a measured rate (docs/history/knn.md).
 std::int64_t device_round_size(std::int64_t rows_left, std::int64_t references, int k) {
   const double pairs = kDeviceRoundPairs * std::min(1.0, 64.0 / std::max(1, k));
   const auto by_pairs = static_cast<std::int64_t>(pairs / static_cast<double>(std::max<std::int64_t>(1, references)));
@@ -119,7 +93,7 @@ std::int64_t largest_round(std::int64_t rows, std::int64_t references, const Sea
 }
 
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
-                     const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchStats& stats) {
+                     const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchProfile& stats) {
   SearchOptions options = given;
   // made by the first round that wants one (or by the caller before the search)
   if (!options.bound_cache) options.bound_cache = std::make_shared<ListBoundCache>();
@@ -155,7 +129,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
       // when they are n apart (ordered by place, n rows from first to first + n - 1 may be
       // other rows in any order)
       const bool contiguous = !options.ordered_by_place && last - first == n - 1;
-      SearchStats s;
+      SearchProfile s;
       if (contiguous) {
         nearest_into(observations + first, n, references, options,
                      {&rows.neighbours.indices[static_cast<std::size_t>(first) * k],
@@ -176,7 +150,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
         }
       }
       if (!probed) stats.first_round_seconds = s.search_seconds;
-      add(stats, s);
+      stats.add(s);
       if (contiguous) {
         std::fill(rows.done.begin() + first, rows.done.begin() + last + 1, std::uint8_t(1));
       } else {

@@ -39,6 +39,6 @@ std::int64_t largest_round(std::int64_t rows, std::int64_t references, const Sea
 // are searched in the order of their places (stats.reordered_rows). Collective. Stats are
 // summed over rounds.
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
-                     const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchStats& stats);
+                     const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchProfile& stats);
 
 }  // namespace trident::knn

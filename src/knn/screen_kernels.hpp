@@ -200,12 +200,11 @@ struct RegisterScreen {
   static_assert(F == 0 || F >= G, "a list's buffer must hold the candidates of one step");
   // On GPUs lists of 32 and more keep their candidates in rings and flush them down to a
   // low-water mark, half of what a flush is triggered above (see flush); shorter lists
-  // empty plain buffers, as the rings' bookkeeping cost them more than it saved (H200,
-  // float32: k = 32 screened about 3 % faster, k = 16 2 to 6 % slower). On host back ends
-  // a thread has no warp to wait for, and rings only cost (CPU build, k = 24, 2^16 x 2^12:
-  // 1.23 s against 1.13 s): its lists of up to 32 keep plain buffers, and the longer ones
-  // that only the tests ask for there (long_register_lists) take rings, so that the host
-  // tests run the GPUs' flush.
+  // empty plain buffers, as the rings' bookkeeping cost them more than it saved. On host
+  // back ends a thread has no warp to wait for, and rings only cost: its lists of up to 32
+  // keep plain buffers, and the longer ones that only the tests ask for there
+  // (SearchTestHooks::long_register_lists) take rings, so that the host tests run the
+  // GPUs' flush.
   static constexpr bool kRing = F > 0 && K >= (kSelectLanes > 1 ? 32 : 40);
   static_assert(!kRing || (F & (F - 1)) == 0, "a ring's length is a power of two");
   static constexpr int kLowWater = kRing ? (F - G) / 2 : 0;
@@ -286,14 +285,16 @@ struct RegisterScreen {
     }
   }
 
-  // The hot loop, G references at a time: their chords to the thread's P observations
+  // The hot loop, Group references at a time: their chords to the thread's P observations
   // and one branch on whether any beats its list's worst entry (rare once the lists have
-  // filled). Only then are the candidates inserted, reference by reference (index order).
-  // Without the combined test the compiler predicates the insertion and executes it for
-  // every pair, doubling the instructions per pair.
-  template <int Group>
-  KOKKOS_FORCEINLINE_FUNCTION static void direct(const ScratchPoints<T>& shared, int j, int index,
-                                                 const Vec4<T> (&p)[P], T (&s)[P][K], int (&id)[P][K]) {
+  // filled). Only then is take(a, g, v) called for each pair (observation a, reference
+  // g, chord v) that beats its list's worst entry, reference by reference (index order).
+  // Without the combined test the compiler predicates the taking and executes it for
+  // every pair, doubling the instructions per pair. `take` may change `s` (an insertion):
+  // each pair is tested against the list as the pairs before it left it.
+  template <int Group, class Take>
+  KOKKOS_FORCEINLINE_FUNCTION static void screen_step(const ScratchPoints<T>& shared, int j, const Vec4<T> (&p)[P],
+                                                      const T (&s)[P][K], const Take& take) {
     T v[Group][P];
     bool hit = false;
     TRIDENT_UNROLL
@@ -310,10 +311,24 @@ struct RegisterScreen {
       for (int g = 0; g < Group; ++g) {
         TRIDENT_UNROLL
         for (int a = 0; a < P; ++a) {
-          if (v[g][a] < s[a][K - 1]) insert(s[a], id[a], v[g][a], index + g);
+          if (v[g][a] < s[a][K - 1]) take(a, g, v[g][a]);
         }
       }
     }
+  }
+
+  // Takes a pair into its list at once (unbuffered lists, F = 0).
+  struct Insert {
+    T (&s)[P][K];
+    int (&id)[P][K];
+    int index;  // global index of reference g = 0
+    KOKKOS_FORCEINLINE_FUNCTION void operator()(int a, int g, T v) const { insert(s[a], id[a], v, index + g); }
+  };
+
+  template <int Group>
+  KOKKOS_FORCEINLINE_FUNCTION static void direct(const ScratchPoints<T>& shared, int j, int index,
+                                                 const Vec4<T> (&p)[P], T (&s)[P][K], int (&id)[P][K]) {
+    screen_step<Group>(shared, j, p, s, Insert{s, id, index});
   }
 
   // A buffer that one more step could overflow.
@@ -329,7 +344,7 @@ struct RegisterScreen {
   // Rings go one candidate a list per round, all lanes of the warp in step, until none of
   // the warp holds more than `low` (0: until all are empty): a round costs the warp one
   // insertion whichever lanes take part, and emptying the rings would run the last rounds
-  // for the fullest lane alone (ncu, k = 32: 18 of 32 lanes busy in an insertion);
+  // for the fullest lane alone (a little over half the lanes busy in an insertion);
   // stopping at the low-water mark leaves those rounds for later, when the other lanes
   // have caught up.
   KOKKOS_FORCEINLINE_FUNCTION static void flush(T (&s)[P][K], int (&id)[P][K], const ScratchCandidates<T>& buffer,
@@ -362,41 +377,30 @@ struct RegisterScreen {
     }
   }
 
-  // The same with the candidates appended to the thread's buffer of F per list. The
-  // buffers are flushed when one of the warp's could overflow at the next step, all lanes
-  // together (a warp vote), so a warp runs insertions at about the rate of its lanes'
-  // candidates instead of paying for each lane's insertions separately. The worst entries
-  // do not change in between: the buffers may hold candidates that no longer qualify,
-  // which the flush skips.
+  // Appends a pair to its list's buffer of F (F > 0). The buffers are flushed when one of
+  // the warp's could overflow at the next step, all lanes together (a warp vote), so a
+  // warp runs insertions at about the rate of its lanes' candidates instead of paying for
+  // each lane's insertions separately. The worst entries do not change in between: the
+  // buffers may hold candidates that no longer qualify, which the flush skips.
+  struct Append {
+    const ScratchCandidates<T>& buffer;
+    const int (&head)[P];
+    int (&count)[P];
+    int ts, t;
+    int index;  // global index of reference g = 0
+    KOKKOS_FORCEINLINE_FUNCTION void operator()(int a, int g, T v) const {
+      const int slot = (a * F + ring_slot(head[a] + count[a])) * ts + t;  // thread-fastest: no bank conflicts
+      buffer(slot) = Candidate<T>{v, index + g};
+      ++count[a];
+    }
+  };
+
   template <int Group>
   KOKKOS_FORCEINLINE_FUNCTION static void buffered(const ScratchPoints<T>& shared, int j, int index,
                                                    const Vec4<T> (&p)[P], const T (&s)[P][K],
                                                    const ScratchCandidates<T>& buffer, const int (&head)[P],
                                                    int (&count)[P], int ts, int t) {
-    T v[Group][P];
-    bool hit = false;
-    TRIDENT_UNROLL
-    for (int g = 0; g < Group; ++g) {
-      const Vec4<T> q = shared(j + g);
-      TRIDENT_UNROLL
-      for (int a = 0; a < P; ++a) {
-        v[g][a] = squared_chord(p[a], q);
-        hit = hit | (v[g][a] < s[a][K - 1]);
-      }
-    }
-    if (__builtin_expect(hit, 0)) {
-      TRIDENT_UNROLL
-      for (int g = 0; g < Group; ++g) {
-        TRIDENT_UNROLL
-        for (int a = 0; a < P; ++a) {
-          if (v[g][a] < s[a][K - 1]) {
-            const int slot = (a * F + ring_slot(head[a] + count[a])) * ts + t;  // thread-fastest: no bank conflicts
-            buffer(slot) = Candidate<T>{v[g][a], index + g};
-            ++count[a];
-          }
-        }
-      }
-    }
+    screen_step<Group>(shared, j, p, s, Append{buffer, head, count, ts, t, index});
   }
 
   // Inserts (v, j), v < s[K - 1], into the sorted list, dropping the last entry: every

@@ -138,8 +138,7 @@ struct SelectScreen {
         }
         // Buffers that could overflow at the next step are compacted one at a time, through
         // one inlined copy of the compaction: a copy per observation (unrolled) made the
-        // kernel's code about 300 KB, and instruction-cache misses were its largest stall
-        // (ncu, k = 32: 35 % of the samples).
+        // kernel's code about 300 KB, and instruction-cache misses were its largest stall.
         while (full) {
           int a_full = 0;
           TRIDENT_UNROLL

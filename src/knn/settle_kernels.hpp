@@ -7,7 +7,7 @@
 
 #include "knn/geometry.hpp"
 #include "knn/screen_kernels.hpp"
-#include "knn/search.hpp"
+#include "knn/result_rows.hpp"
 
 namespace trident::knn {
 
@@ -117,10 +117,9 @@ struct Order {
 
 // The first k entries of each ordered list into the result rows (row-major, as the host
 // keeps them; distances scaled by the radius), a team per `rows_per_team` observations
-// walking their rows' entries in order, so that a warp stores along one row. (Order's own
-// loop, a thread a row, stored 8 bytes every 8 k bytes across a warp: k = 64 on an H200,
-// 1.68 ms for 2^18 rows, 160 GB/s.) The rows of observations that Order could not prove
-// get whatever their lists hold: the wider search writes them again.
+// walking their rows' entries in order, so that a warp stores along one row (a thread a
+// row would store 8 bytes every 8 k bytes across a warp). The rows of observations that
+// Order could not prove get whatever their lists hold: the wider search writes them again.
 struct WriteRows {
   ListIndices best_index;
   Distances angle;

@@ -30,14 +30,15 @@ std::string figure(double v, const char* format) {
   return buffer;
 }
 
-SearchOptions search_options(const deck::KnnSettings& settings) {
+// The deck's settings, and the TRIDENT_KNN_* overrides.
+SearchOptions search_options(const deck::KnnSettings& settings, const core::Overrides& overrides) {
   SearchOptions options;
   options.k = static_cast<int>(settings.k);
   options.radius = settings.radius;
   options.precision = settings.precision;
   options.batch_size = settings.batch_size;
   options.tile_size = settings.tile_size;
-  return options;
+  return with_overrides(options, overrides);
 }
 
 }  // namespace
@@ -83,9 +84,8 @@ ChunkResult chunk_header(KnnInputs& in) {
 }
 
 // The observations' unit vectors, page-locked: the biggest copy to the device. Made in
-// pageable memory (huge pages, first touched on every usable CPU) and then locked: Kokkos'
-// pinned allocation (cudaHostAlloc) of 2^24 of them (512 MB) took about 0.2 s on an H200
-// host, where locking 4.3 GB of touched memory takes 0.2 s.
+// pageable memory (huge pages, first touched on every usable CPU) and then locked, which
+// costs far less than Kokkos' pinned allocation (cudaHostAlloc) of the same bytes.
 class ObservationVectors {
  public:
   explicit ObservationVectors(const ChunkResult& r) {
@@ -114,10 +114,11 @@ void warm_up(const Vec4<double>* observations, std::int64_t count, const std::ve
 
 }  // namespace
 
-ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm) {
+ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm,
+                         const core::Overrides& overrides) {
   ChunkResult r = chunk_header(in);
   const std::vector<Vec4<double>> references = std::move(in.references);
-  const SearchOptions options = search_options(settings);
+  const SearchOptions options = search_options(settings, overrides);
   const ObservationVectors observations(r);
   mpi::collective(comm, [&] {
     warm_up(observations.data(), r.count, references, options);
@@ -162,7 +163,7 @@ class KnnStudy : public PreparedStudy {
       rows_.count = inputs_.count;
       rows_.done.assign(static_cast<std::size_t>(inputs_.count), 0);
       // huge pages before the first touch: the rows are 12 bytes a neighbour (3.2 GB at
-      // k = 16 on 2^24 observations), and touching them page by page cost a second
+      // k = 16 on 2^24 observations), too many pages to touch one by one
       allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.k));
     }
   }
@@ -170,7 +171,7 @@ class KnnStudy : public PreparedStudy {
   void run(io::OutputFile& output) override {
     ChunkResult r = chunk_header(inputs_);
     const std::vector<Vec4<double>> references = std::move(inputs_.references);
-    SearchOptions options = search_options(settings_);
+    SearchOptions options = search_options(settings_, context_.overrides);
     options.device_buffers = std::make_shared<core::DeviceBuffers>();  // shared by the warm-up and every round
     options.bound_cache = std::make_shared<ListBoundCache>();
     int signal = 0;
@@ -285,7 +286,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                            : std::string()));
   if (!r.stats.chunk_times.empty()) {
     std::string ready, downloaded;
-    for (const SearchStats::ChunkTimes& c : r.stats.chunk_times) {
+    for (const SearchProfile::ChunkTimes& c : r.stats.chunk_times) {
       ready += (ready.empty() ? "" : " ") + figure(c.ready_ms, "%.1f");
       downloaded += (downloaded.empty() ? "" : " ") + figure(c.downloaded_ms, "%.1f");
     }

@@ -19,7 +19,7 @@ struct ChunkResult {
   std::int64_t first = 0, count = 0;  // this rank's observations
   std::vector<double> lat_lon;        // count x 2, degrees
   Neighbours neighbours;              // count x k
-  SearchStats stats;
+  SearchProfile stats;
 };
 
 // The point sets as read and checked: every reference, and this rank's observations.
@@ -35,8 +35,9 @@ struct KnnInputs {
 // together with the lowest failing rank's message.
 KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name);
 
-// Searches this rank's chunk of observations. Collective.
-ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& inputs, MPI_Comm comm);
+// Searches this rank's chunk of observations, with the TRIDENT_KNN_* `overrides`. Collective.
+ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& inputs, MPI_Comm comm,
+                         const core::Overrides& overrides = core::Overrides{});
 
 // read_inputs then search_chunk.
 ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm);

@@ -7,6 +7,7 @@
 #include "brute_force.hpp"
 #include "knn/checkpoint.hpp"
 #include "knn/search.hpp"
+#include "knn/search_test_hooks.hpp"
 
 namespace trident::knn::test {
 
@@ -29,15 +30,20 @@ inline ChunkRows rows_to_search(std::size_t count, int k) {
 
 struct SearchCase {
   std::string precision;
-  bool select_only = false;
+  bool select_only = false;  // the any-k (select) screen for every k
   std::int64_t batch = 0, tile = 0;
   int segments = 0;  // reference segments per tile (0: automatic)
   int chunks = 0;    // pipeline chunks per batch (0: automatic, 1 off the GPU)
   bool centre_per_team = false;  // per-team screening centres (always so on GPUs)
   bool long_register_lists = false;  // register lists up to 80 (always so on GPUs)
   bool buffers_only = false;  // the buffer screen for every k
-  int list_bound = 0;  // lists start at a bound (list_bound.hpp): 1 always, -1 never, 0 by size
+  // lists start at a bound (list_bound.hpp): always (on), never (off), by size (automatic)
+  core::Switch list_bound = core::Switch::automatic;
 };
+
+inline std::string switch_name(core::Switch s) {
+  return s == core::Switch::on ? "on" : s == core::Switch::off ? "off" : "auto";
+}
 
 // Runs every case; each must equal the brute force and, with `same_across_cases`, every
 // other case bit for bit. Returns the first case's count of observations searched again
@@ -55,22 +61,23 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
                  std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
                  (c.centre_per_team ? ", centre per team" : "") +
                  (c.long_register_lists ? ", long register lists" : "") + (c.buffers_only ? ", buffers" : "") +
-                 ", list bound " + std::to_string(c.list_bound));
+                 ", list bound " + switch_name(c.list_bound));
     SearchOptions options;
     options.k = k;
     options.radius = radius;
     options.precision = c.precision;
-    options.select_only = c.select_only;
+    if (c.buffers_only) options.forced_lists = ListKind::buffers;
+    if (c.select_only) options.forced_lists = ListKind::select;
     options.batch_size = c.batch;
     options.tile_size = c.tile;
-    options.segments = c.segments;
     options.chunks = c.chunks;
-    options.centre_per_team = c.centre_per_team;
-    options.long_register_lists = c.long_register_lists;
-    options.buffers_only = c.buffers_only;
     options.list_bound = c.list_bound;
-    SearchStats stats;
-    const Neighbours got = nearest(o, r, options, &stats);
+    SearchTestHooks hooks;
+    hooks.segments = c.segments;
+    hooks.centre_per_team = c.centre_per_team;
+    hooks.long_register_lists = c.long_register_lists;
+    SearchProfile stats;
+    const Neighbours got = nearest(o, r, options, hooks, &stats);
     expect_same(want, got.indices, got.distances, k, radius);
     if (widened < 0) widened = stats.widened;
     if (widened_each != nullptr) widened_each->push_back(stats.widened);

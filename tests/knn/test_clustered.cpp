@@ -66,7 +66,7 @@ TEST(KnnClustered, HundredMetreClusterIsNotSearchedAgain) {
   SearchOptions options;
   options.k = 1;
   options.radius = kEarth;
-  SearchStats stats;
+  SearchProfile stats;
   const Neighbours got = nearest(vectors(obs), vectors(refs), options, &stats);
   EXPECT_LE(stats.widened, (1 << 16) / 100);
   // spot-check rows against the brute force
@@ -127,10 +127,10 @@ TEST(KnnClustered, RoundsOrderRowsByPlaceAfterARoundSearchedManyAgain) {
   options.k = 4;
   options.radius = kEarth;
   options.batch_size = 1024;
-  SearchStats plain_stats;
+  SearchProfile plain_stats;
   const Neighbours plain = nearest(o, r, options, &plain_stats);  // batches of 1024 in the given order
   ChunkRows rows = test::rows_to_search(obs.size(), 4);
-  SearchStats stats;
+  SearchProfile stats;
   ASSERT_EQ(search_in_rounds(o.data(), r, options, rows, MPI_COMM_SELF, stats), 0);
   EXPECT_GT(plain_stats.widened, static_cast<std::int64_t>(obs.size()) / 4);
   EXPECT_EQ(stats.reordered_rows, static_cast<std::int64_t>(obs.size()) - 1024);
@@ -166,7 +166,7 @@ TEST(KnnClustered, RoundsWithoutABatchSizeProbeFirstAndOrderTheRestByPlace) {
   options.k = 2;
   options.radius = kEarth;
   ChunkRows rows = test::rows_to_search(obs.size(), 2);
-  SearchStats stats;
+  SearchProfile stats;
   ASSERT_EQ(search_in_rounds(o.data(), r, options, rows, MPI_COMM_SELF, stats), 0);
   EXPECT_EQ(stats.reordered_rows, static_cast<std::int64_t>(obs.size()) - probe);
   EXPECT_EQ(std::count(rows.done.begin(), rows.done.end(), 1), static_cast<std::ptrdiff_t>(obs.size()));

@@ -10,13 +10,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "clusters.hpp"
 #include "core/device_buffers.hpp"
-#include "core/error.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/rounds.hpp"
 #include "search_cases.hpp"
@@ -170,9 +168,9 @@ TEST(KnnListBound, SameRowsWithAndWithoutIt) {
   const auto with_and_without = [](const std::vector<test::SearchCase>& configs) {
     std::vector<test::SearchCase> cases;
     for (test::SearchCase c : configs) {
-      c.list_bound = -1;
+      c.list_bound = core::Switch::off;
       cases.push_back(c);
-      c.list_bound = 1;
+      c.list_bound = core::Switch::on;
       cases.push_back(c);
     }
     return cases;
@@ -191,30 +189,21 @@ TEST(KnnListBound, SameRowsWithAndWithoutIt) {
   }
 }
 
-// TRIDENT_KNN_LIST_BOUND turns the bound on or off for benchmarks: the same answer either
-// way (on: from every reference, whatever the size), and anything else is one error
-// naming the variable.
-TEST(KnnListBound, FromTheEnvironment) {
+// SearchOptions::list_bound (TRIDENT_KNN_LIST_BOUND) turns the bound on or off for
+// benchmarks: the same answer either way (on: from every reference, whatever the size).
+TEST(KnnListBound, ForcedOnOrOff) {
   const auto obs = test::random_points(30, 45), refs = test::random_points(300, 46);
   SearchOptions options;
   options.k = 20;
   const test::Answer want = test::brute_force(obs, refs, options.k, 1.0);
-  for (const char* use : {"auto", "on", "off"}) {
-    SCOPED_TRACE(use);
-    ASSERT_EQ(setenv("TRIDENT_KNN_LIST_BOUND", use, 1), 0);
-    SearchStats stats;
+  for (const core::Switch use : {core::Switch::automatic, core::Switch::on, core::Switch::off}) {
+    SCOPED_TRACE(test::switch_name(use));
+    options.list_bound = use;
+    SearchProfile stats;
     const auto got = nearest(test::vectors(obs), test::vectors(refs), options, &stats);
     test::expect_same(want, got.indices, got.distances, options.k, 1.0);
-    EXPECT_EQ(stats.bound_places, std::string(use) == "on" ? 300 : 0);  // (auto: too few observations)
+    EXPECT_EQ(stats.bound_places, use == core::Switch::on ? 300 : 0);  // (auto: too few observations)
   }
-  ASSERT_EQ(setenv("TRIDENT_KNN_LIST_BOUND", "yes", 1), 0);
-  try {
-    nearest(test::vectors(obs), test::vectors(refs), options);
-    ADD_FAILURE() << "no error for TRIDENT_KNN_LIST_BOUND=yes";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "TRIDENT_KNN_LIST_BOUND: expected auto, on or off, got 'yes'");
-  }
-  unsetenv("TRIDENT_KNN_LIST_BOUND");
 }
 
 TEST(KnnListBound, ASearchInRoundsMakesItOnce) {
@@ -225,11 +214,11 @@ TEST(KnnListBound, ASearchInRoundsMakesItOnce) {
   options.k = 24;
   options.radius = test::kEarth;
   options.batch_size = 100;
-  options.list_bound = -1;
+  options.list_bound = core::Switch::off;
   const Neighbours plain = nearest(obs, refs, options);
-  options.list_bound = 1;
+  options.list_bound = core::Switch::on;
   ChunkRows rows = test::rows_to_search(obs.size(), 24);
-  SearchStats stats;
+  SearchProfile stats;
   ASSERT_EQ(search_in_rounds(obs.data(), refs, options, rows, MPI_COMM_SELF, stats), 0);
   EXPECT_GE(stats.batches, 7);
   EXPECT_EQ(stats.bounds_made, 1);
@@ -251,16 +240,16 @@ TEST(KnnListBound, AReservedSearchInRoundsAllocatesNothingAndMakesNoBound) {
     options.radius = test::kEarth;
     options.precision = precision;
     options.batch_size = 100;
-    options.list_bound = -1;
+    options.list_bound = core::Switch::off;
     const Neighbours plain = nearest(obs, refs, options);
-    options.list_bound = 1;
+    options.list_bound = core::Switch::on;
     options.device_buffers = std::make_shared<core::DeviceBuffers>();
     options.bound_cache = std::make_shared<ListBoundCache>();
     reserve_search(100, refs, options);
     const std::size_t held = options.device_buffers->held();
     EXPECT_GT(held, 0u);
     ChunkRows rows = test::rows_to_search(obs.size(), 24);
-    SearchStats stats;
+    SearchProfile stats;
     ASSERT_EQ(search_in_rounds(obs.data(), refs, options, rows, MPI_COMM_SELF, stats), 0);
     EXPECT_EQ(options.device_buffers->held(), held);
     EXPECT_EQ(stats.bounds_made, 0);

@@ -3,10 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 
 #include "core/device_buffers.hpp"
-#include "core/error.hpp"
 
 #include "search_cases.hpp"
 
@@ -128,7 +126,7 @@ TEST(KnnSearch, RandomDataRarelyWidens) {
   const auto obs = test::random_points(200, 12), refs = test::random_points(1500, 13);
   SearchOptions options;
   options.k = 1;
-  SearchStats stats;
+  SearchProfile stats;
   const auto got = nearest(vectors(obs), vectors(refs), options, &stats);
   EXPECT_LT(stats.widened, 4);  // the margin of one entry almost always proves the answer
   EXPECT_EQ(stats.list_length, 2);
@@ -154,7 +152,7 @@ TEST(KnnSearch, SearchesSharingDeviceBuffersScreenTheirOwnReferences) {
     for (const auto& [tile, uploads] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 1}, {0, 0}, {500, 5}, {0, 1}}) {
       SCOPED_TRACE(tile);
       options.tile_size = tile;
-      SearchStats stats;
+      SearchProfile stats;
       const Neighbours got = nearest(observations, references, options, &stats);
       EXPECT_EQ(stats.tiles, tile == 0 ? 1 : 3);
       EXPECT_EQ(stats.reference_uploads, uploads);
@@ -163,57 +161,58 @@ TEST(KnnSearch, SearchesSharingDeviceBuffersScreenTheirOwnReferences) {
   }
 }
 
-// TRIDENT_KNN_CHUNKS cuts each batch into that many chunks for benchmarks (the pipelined
-// path, on every back end): the same rows bit for bit; anything else is one error naming
-// the variable.
-TEST(KnnSearch, ChunkCountFromTheEnvironment) {
+// SearchOptions::chunks (TRIDENT_KNN_CHUNKS) cuts each batch into that many chunks for
+// benchmarks (the pipelined path, on every back end): the same rows bit for bit.
+TEST(KnnSearch, ForcedChunkCount) {
   const auto obs = vectors(test::random_points(500, 31)), refs = vectors(test::random_points(700, 32));
   SearchOptions options;
   options.k = 6;
   const Neighbours plain = nearest(obs, refs, options);
-  for (const char* count : {"1", "3", "64"}) {
+  for (const int count : {1, 3, 64}) {
     SCOPED_TRACE(count);
-    ASSERT_EQ(setenv("TRIDENT_KNN_CHUNKS", count, 1), 0);
-    SearchStats stats;
+    options.chunks = count;
+    SearchProfile stats;
     const Neighbours got = nearest(obs, refs, options, &stats);
-    EXPECT_EQ(stats.pipelined_chunks > 0, std::string(count) != "1");
+    EXPECT_EQ(stats.pipelined_chunks > 0, count != 1);
     EXPECT_EQ(got.indices, plain.indices);
     EXPECT_EQ(got.distances, plain.distances);
   }
-  for (const char* bad : {"0", "65", "8x", "many"}) {
-    ASSERT_EQ(setenv("TRIDENT_KNN_CHUNKS", bad, 1), 0);
-    try {
-      nearest(obs, refs, options);
-      ADD_FAILURE() << "no error for TRIDENT_KNN_CHUNKS=" << bad;
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                std::string("TRIDENT_KNN_CHUNKS: expected auto or a count from 1 to 64, got '") + bad + "'");
-    }
-  }
-  unsetenv("TRIDENT_KNN_CHUNKS");
 }
 
-// TRIDENT_KNN_LISTS picks the screen for benchmarks: every kind gives the same answer,
-// and anything else is one error naming the variable.
-TEST(KnnSearch, ListKindFromTheEnvironment) {
+// SearchOptions::forced_lists (TRIDENT_KNN_LISTS) picks the screen for benchmarks: every
+// kind gives the same answer.
+TEST(KnnSearch, ForcedListKind) {
   const auto obs = test::random_points(30, 17), refs = test::random_points(300, 18);
   SearchOptions options;
   options.k = 40;
   const test::Answer want = test::brute_force(obs, refs, options.k, 1.0);
   for (const char* kind : {"auto", "registers", "buffers", "select"}) {
     SCOPED_TRACE(kind);
-    ASSERT_EQ(setenv("TRIDENT_KNN_LISTS", kind, 1), 0);
+    options.forced_lists = list_kind_named(kind);
     const auto got = nearest(vectors(obs), vectors(refs), options);
     test::expect_same(want, got.indices, got.distances, options.k, 1.0);
   }
-  ASSERT_EQ(setenv("TRIDENT_KNN_LISTS", "heap", 1), 0);
-  try {
-    nearest(vectors(obs), vectors(refs), options);
-    ADD_FAILURE() << "no error for TRIDENT_KNN_LISTS=heap";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "TRIDENT_KNN_LISTS: expected auto, registers, buffers or select, got 'heap'");
-  }
-  unsetenv("TRIDENT_KNN_LISTS");
+}
+
+// The study's options from the TRIDENT_KNN_* overrides: each knob to its option.
+TEST(KnnSearch, OptionsFromTheOverrides) {
+  SearchOptions options;
+  options.k = 7;
+  core::Overrides overrides;
+  const SearchOptions automatic = with_overrides(options, overrides);
+  EXPECT_EQ(automatic.k, 7);
+  EXPECT_FALSE(automatic.forced_lists.has_value());
+  EXPECT_EQ(automatic.chunks, 0);
+  EXPECT_EQ(automatic.list_bound, core::Switch::automatic);
+  overrides.knn_lists = "buffers";
+  overrides.knn_chunks = 8;
+  overrides.knn_list_bound = core::Switch::off;
+  const SearchOptions set = with_overrides(options, overrides);
+  EXPECT_EQ(set.forced_lists, ListKind::buffers);
+  EXPECT_EQ(set.chunks, 8);
+  EXPECT_EQ(set.list_bound, core::Switch::off);
+  EXPECT_EQ(list_kind_named("registers"), ListKind::registers);
+  EXPECT_EQ(list_kind_named("select"), ListKind::select);
 }
 
 }  // namespace
