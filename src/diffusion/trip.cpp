@@ -12,36 +12,39 @@ TripShape forced_shape;
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
 // is needed, so that memory's latency hides behind the steps of the rows in between. The
 // rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
-// the launch bounds hold the registers to (float 64 a thread, double 85).
+// the launch bounds hold the registers to without spilling them (nvcc 13, sm_90: 51 a
+// thread for float and 4 steps, 75 for double; 8 steps need more).
 constexpr int kColumnsPerThread = 1;
 constexpr int kPrefetch = 4;
 constexpr bool kOnDevice = true;
-template <class T>
-constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? 8 : 6;
-template <class T>
-using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T>>>;
+template <class T, int kSteps>
+constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? (kSteps <= 4 ? 8 : 7) : (kSteps <= 4 ? 6 : 4);
+template <class T, int kSteps>
+using TripPolicy =
+    Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>>;
 #define TRIDENT_UNROLL _Pragma("unroll")
 #else
 // A host: a team is one thread, which takes the strip's columns in turn on each row.
 constexpr int kColumnsPerThread = kTripColumns;
 constexpr int kPrefetch = 1;
 constexpr bool kOnDevice = false;
-template <class T>
+template <class T, int kSteps>
 constexpr int kTeamsPerMultiprocessor = 1;
-template <class T>
+template <class T, int kSteps>
 using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
 #define TRIDENT_UNROLL
 #endif
 
-template <class T>
+// kSteps: the most steps this instance takes (its registers); m may be fewer.
+template <class T, int kSteps>
 struct TripKernel {
-  using Member = typename TripPolicy<T>::member_type;
+  using Member = typename TripPolicy<T, kSteps>::member_type;
   using Scratch =
       Kokkos::View<T*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   // Two rows (this row's values and the last row's) of each step but the last, with a zero
   // column on either side of the strip so that its edge columns read no neighbour's memory.
   static constexpr int kStride = kTripColumns + 2;
-  static constexpr int kScratchValues = 2 * kMaxTripSteps * kStride;
+  static constexpr int kScratchValues = 2 * kSteps * kStride;
 
   Grid<T> u, next;
   Kokkos::View<std::int64_t> first_bad;
@@ -93,14 +96,14 @@ struct TripKernel {
     const int x0 = kept.x0 - m, y0 = kept.y0 - m;  // the strip's first column and row, read from u
     const int columns = kept.x1 - kept.x0 + 2 * m, rows = kept.y1 - kept.y0 + 2 * m;
     const int rank = team.team_rank(), size = team.team_size();
-    T centre_of[kColumnsPerThread][kMaxTripSteps], south_of[kColumnsPerThread][kMaxTripSteps];
+    T centre_of[kColumnsPerThread][kSteps], south_of[kColumnsPerThread][kSteps];
     T ahead[kColumnsPerThread][kPrefetch];
     unsigned updates[kColumnsPerThread], checks[kColumnsPerThread];  // bit k: this column at step k
     for (int q = 0; q < kColumnsPerThread; ++q) {
       const int col = rank + q * size, i = x0 + col;
       updates[q] = checks[q] = 0;
       TRIDENT_UNROLL
-      for (int k = 1; k <= kMaxTripSteps; ++k) {
+      for (int k = 1; k <= kSteps; ++k) {
         const Box b = trip.step_box(k - 1);
         if (k <= m && (!kEdge || (i >= b.x0 && i < b.x1))) {
           updates[q] |= 1u << k;
@@ -111,9 +114,10 @@ struct TripKernel {
       TRIDENT_UNROLL
       for (int r = 0; r < kPrefetch; ++r) ahead[q][r] = load(y0 + r, i, col < columns && r < rows);
     }
+    T* const base = shared.data() + 1;  // column 0 of the strip (after the zero column)
     for (int s = 0; s < rows; ++s) {
-      const T* before = shared.data() + ((s + 1) & 1) * kMaxTripSteps * kStride + 1;  // published on row s - 1
-      T* now = shared.data() + (s & 1) * kMaxTripSteps * kStride + 1;
+      const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
+      T* now = base + (s & 1) * kSteps * kStride;
       for (int q = 0; q < kColumnsPerThread; ++q) {
         const int col = rank + q * size, i = x0 + col;
         if (col >= columns) continue;
@@ -123,7 +127,7 @@ struct TripKernel {
         ahead[q][kPrefetch - 1] = load(y0 + s + kPrefetch, i, s + kPrefetch < rows);
         now[col] = north;
         TRIDENT_UNROLL
-        for (int k = 1; k <= kMaxTripSteps; ++k) {
+        for (int k = 1; k <= kSteps; ++k) {
           if (k > m) break;
           const int j = y0 + s - k;  // the row step k reaches
           const T centre = centre_of[q][k - 1], south = south_of[q][k - 1];
@@ -186,13 +190,11 @@ int tile_rows_for(const Trip& trip, int keep_columns, int resident) {
   return high;
 }
 
-}  // namespace
 
-template <class T>
-void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
-               const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
-  if (trip.keeps == 0) return;
-  TripKernel<T> kernel;
+template <class T, int kSteps>
+void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
+                 const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
+  TripKernel<T, kSteps> kernel;
   kernel.u = u;
   kernel.next = next;
   kernel.first_bad = first_bad;
@@ -204,7 +206,7 @@ void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
   kernel.trip = trip;
   const int widest = kTripColumns - 2 * m;
   kernel.keep_columns = shape.columns > 0 ? std::min(shape.columns, widest) : widest;
-  const int resident = std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) * kTeamsPerMultiprocessor<T>;
+  const int resident = std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) * kTeamsPerMultiprocessor<T, kSteps>;
   kernel.keep_rows = shape.rows > 0 ? shape.rows : tile_rows_for(trip, kernel.keep_columns, resident);
   int tiles = 0;
   for (int p = 0; p < trip.keeps; ++p) {
@@ -213,11 +215,24 @@ void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
     tiles += kernel.strips[p] * ((trip.keep[p].y1 - trip.keep[p].y0 + kernel.keep_rows - 1) / kernel.keep_rows);
   }
   kernel.first_tile[trip.keeps] = tiles;
+  using Kernel = TripKernel<T, kSteps>;
   const int team = kOnDevice ? kTripColumns : 1;
-  const auto policy = TripPolicy<T>(space, tiles, team)
-                          .set_scratch_size(0, Kokkos::PerTeam(TripKernel<T>::Scratch::shmem_size(
-                                                   TripKernel<T>::kScratchValues)));
+  const auto policy = TripPolicy<T, kSteps>(space, tiles, team)
+                          .set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::shmem_size(Kernel::kScratchValues)));
   Kokkos::parallel_for("trident::diffusion::step_trip", policy, kernel);
+}
+
+}  // namespace
+
+// Two instances: short trips hold half the registers.
+template <class T>
+void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
+               const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
+  if (trip.keeps == 0) return;
+  if (m <= kMaxTripSteps / 2)
+    launch_trip<T, kMaxTripSteps / 2>(space, u, next, c, step, m, first_bad, trip, shape);
+  else
+    launch_trip<T, kMaxTripSteps>(space, u, next, c, step, m, first_bad, trip, shape);
 }
 
 int steps_per_trip(bool alone, int halo_width) {
