@@ -15,9 +15,9 @@ constexpr int kTileColumns = 128;
 #endif
 constexpr int kTileRows = TRIDENT_DIFFUSION_TILE_ROWS;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-// Float: ten teams of a multiprocessor resident at once, registers held to 48 a thread as
-// the step had before it took a box (56 left room for 9 teams, and the one-GPU step at
-// 2000^2 ran 6 % slower on an H200). Double: eight (64 registers; 48 would spill).
+// Float: ten teams of a multiprocessor resident at once, registers held to 48 a thread (56
+// left room for nine, which was slower at 2000^2: docs/history/diffusion.md). Double: eight
+// (64 registers; 48 would spill).
 template <class T>
 using TilePolicy = Kokkos::TeamPolicy<Kokkos::LaunchBounds<kTileColumns, sizeof(T) == 4 ? 10 : 8>>;
 #else

@@ -12,8 +12,7 @@ TripShape forced_shape;
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
 // is needed, so that memory's latency hides behind the steps of the rows in between. The
 // rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
-// the launch bounds hold the registers to without spilling them (nvcc 13, sm_90: 51 a
-// thread for float and 4 steps, 75 for double; 8 steps need more).
+// the launch bounds hold the registers to without spilling them (docs/history/diffusion.md).
 constexpr int kColumnsPerThread = 1;
 constexpr int kPrefetch = 4;
 constexpr bool kOnDevice = true;
