@@ -21,7 +21,6 @@ constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? (kSteps <= 4 ? 8 : 7) :
 template <class T, int kSteps>
 using TripPolicy =
     Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>>;
-#define TRIDENT_UNROLL _Pragma("unroll")
 #else
 // A host: a team is one thread, which takes the strip's columns in turn on each row.
 constexpr int kColumnsPerThread = kTripColumns;
@@ -31,6 +30,11 @@ template <class T, int kSteps>
 constexpr int kTeamsPerMultiprocessor = 1;
 template <class T, int kSteps>
 using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
+#endif
+// The per-step registers need the loops over steps unrolled (the device compiler's pass only).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define TRIDENT_UNROLL _Pragma("unroll")
+#else
 #define TRIDENT_UNROLL
 #endif
 
@@ -77,10 +81,13 @@ struct TripKernel {
     team.team_barrier();
     // Most tiles read only cells that every step updates: they skip the test of each cell.
     const Box last = trip.step_box(m - 1);
-    if (kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 && kept.x1 + m <= last.x1)
-      stream<false>(team, shared, kept);
+    const bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
+                        kept.x1 + m <= last.x1);
+    // Trips of kSteps steps (most of them) know their length when compiled.
+    if (m == kSteps)
+      edge ? stream<true, kSteps>(team, shared, kept) : stream<false, kSteps>(team, shared, kept);
     else
-      stream<true>(team, shared, kept);
+      edge ? stream<true, 0>(team, shared, kept) : stream<false, 0>(team, shared, kept);
   }
 
   // The strip's rows, from m rows before `kept` to m rows after it. Row s of the stream is
@@ -90,8 +97,9 @@ struct TripKernel {
   // on the last row). A value is right where its cone of inputs lies inside the strip's
   // loaded columns and rows: at step k, the columns [k, columns - k) and the rows from s = 2k.
   // Those are the only values written to `next` (step m) or checked for non-finite values.
-  template <bool kEdge>
+  template <bool kEdge, int kFixed>  // kFixed: m when known, else 0
   KOKKOS_INLINE_FUNCTION void stream(const Member& team, const Scratch& shared, const Box& kept) const {
+    const int m = kFixed > 0 ? kFixed : this->m;
     const int x0 = kept.x0 - m, y0 = kept.y0 - m;  // the strip's first column and row, read from u
     const int columns = kept.x1 - kept.x0 + 2 * m, rows = kept.y1 - kept.y0 + 2 * m;
     const int rank = team.team_rank(), size = team.team_size();
