@@ -18,8 +18,8 @@
 // when the halos' communicator moves device memory directly (NCCL, a GPU-aware MPI) and
 // rank 0's device has room: the blocks travel GPU to GPU and rank 0 copies the whole frame
 // to the host once, as one rank does. Otherwise every rank copies its block to the host
-// and sends it by MPI (through host memory: on two H200s this held the output to 0.71-0.76
-// of the disk's rate). The buffers are allocated once. Every frame's values are the
+// and sends it by MPI (through host memory, which held the output below the disk's rate:
+// docs/history/diffusion.md). The buffers are allocated once. Every frame's values are the
 // device's bits, so all paths write the same file contents.
 #include <Kokkos_Core.hpp>
 

@@ -15,9 +15,9 @@ constexpr int kTileColumns = 128;
 #endif
 constexpr int kTileRows = TRIDENT_DIFFUSION_TILE_ROWS;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-// Float: ten teams of a multiprocessor resident at once, registers held to 48 a thread as
-// the step had before it took a box (56 left room for 9 teams, and the one-GPU step at
-// 2000^2 ran 6 % slower on an H200). Double: eight (64 registers; 48 would spill).
+// Float: ten teams of a multiprocessor resident at once, registers held to 48 a thread (56
+// left room for nine, which was slower at 2000^2: docs/history/diffusion.md). Double: eight
+// (64 registers; 48 would spill).
 template <class T>
 using TilePolicy = Kokkos::TeamPolicy<Kokkos::LaunchBounds<kTileColumns, sizeof(T) == 4 ? 10 : 8>>;
 #else
@@ -63,12 +63,6 @@ struct BlockLaplacian {
     if (static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx) view(j - w, i - w) = l;
   }
 };
-
-// The one formula, shared by every kernel so that all compute each cell alike.
-template <class T>
-KOKKOS_INLINE_FUNCTION T laplacian_of(T centre, T west, T east, T south, T north) {
-  return T(4) * centre - (((west + east) + south) + north);
-}
 }  // namespace
 
 template <class T>
@@ -102,7 +96,7 @@ void step(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, co
             const int j = j0 + r;
             if (j >= y1) break;
             const T l = laplacian_of(centre[r + 1], west[r], east[r], centre[r], centre[r + 2]);
-            const T v = centre[r + 1] - c * l;
+            const T v = stepped(centre[r + 1], l, c);
             next(j, i) = v;
             l_block.store(j, i, l);
             // v - v is 0 for finite v and NaN otherwise: a compare per cell, and an
@@ -146,7 +140,7 @@ void step_ring(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
           i = x0 + static_cast<int>(m % width);
         }
         const T l = laplacian_of(u(j, i), u(j, i - 1), u(j, i + 1), u(j - 1, i), u(j + 1, i));
-        const T v = u(j, i) - c * l;
+        const T v = stepped(u(j, i), l, c);
         next(j, i) = v;
         l_block.store(j, i, l);
         if (!(v - v == T(0))) (void)Kokkos::atomic_fetch_min(&first_bad(), step_index + 1);

@@ -23,13 +23,24 @@ struct Box {
   std::int64_t cells() const { return empty() ? 0 : std::int64_t(y1 - y0) * (x1 - x0); }
 };
 
+// The one formula, shared by every kernel (here and in trip.cpp) so that all compute each
+// cell alike: L(u) = 4u - (((west + east) + south) + north), then u - c L(u).
+template <class T>
+KOKKOS_INLINE_FUNCTION T laplacian_of(T centre, T west, T east, T south, T north) {
+  return T(4) * centre - (((west + east) + south) + north);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T stepped(T centre, T laplacian, T c) {
+  return centre - c * laplacian;
+}
+
 // The step on the cells of `box`, from `u` into `next`, queued on `space`. The box and
-// one cell around it must hold valid values. When `laplacian` has extent > 0 it is the
+// one cell around it must hold valid values. When `laplacian` has extent > 0 (the runs pass
+// it on the steps whose L(u) goes to a frame, and an empty view otherwise) it is the
 // block without halo (ny x nx, like the interior copies) and receives L(u) at the box's
 // cells of the block; halo cells recomputed in a deep halo store none. Block-shaped, the
-// stores of L start on the rows' aligned boundaries: stored in a grid with u's halo
-// (one cell off) they made the one-GPU step 5-8 % slower on an H200 (244 against 231
-// microseconds at 8192^2, 18.0 against 16.6 at 2000^2, one call). A cell that turns
+// stores of L start on the rows' aligned boundaries (stored one cell off, in a grid with
+// u's halo, they made the step slower: docs/history/diffusion.md). A cell that turns
 // non-finite lowers `first_bad` to `step + 1`, the step at which the field stopped being
 // finite.
 template <class T>

@@ -2,11 +2,17 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+
 namespace trident::diffusion {
 
 template <class T>
 Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width)
-    : d_(d), width_(width), alone_(d.alone()) {
+    : d_(d),
+      width_(width),
+      trip_steps_(diffusion::steps_per_trip(d.alone(), width)),
+      shape_(forced_trip_shape()),
+      alone_(d.alone()) {
   const int nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size);
   interior_ = {width_, width_ + ny, width_, width_ + nx};
   toward_[0] = d.west() != MPI_PROC_NULL;
@@ -34,8 +40,67 @@ Box Stepper<T>::extended(int depth) const {
 }
 
 template <class T>
+Box Stepper<T>::inside(int depth) const {
+  return {interior_.y0 + (toward_[2] ? depth : 0), interior_.y1 - (toward_[3] ? depth : 0),
+          interior_.x0 + (toward_[0] ? depth : 0), interior_.x1 - (toward_[1] ? depth : 0)};
+}
+
+template <class T>
+int Stepper<T>::trip_limit() const {
+  if (alone_) return trip_steps_;
+  return std::min(trip_steps_, valid_ >= 1 ? valid_ : width_);
+}
+
+template <class T>
+Trip Stepper<T>::trip_from(int valid) const {
+  Trip trip;
+  trip.first = extended(valid - 1);
+  const int shrink[4] = {toward_[2], toward_[3], toward_[0], toward_[1]};  // y0, y1, x0, x1
+  std::copy(shrink, shrink + 4, trip.shrink);
+  return trip;
+}
+
+template <class T>
 void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
-                         const Kokkos::View<std::int64_t>& first_bad) {
+                         const Kokkos::View<std::int64_t>& first_bad, int steps) {
+  steps = std::min(steps, trip_limit());
+  if (steps <= 1) {
+    step_once(u, next, laplacian, c, step, first_bad);
+    return;
+  }
+  const ExecutionSpace compute;
+  if (alone_ || valid_ >= steps) {
+    Trip trip = trip_from(alone_ ? 1 : valid_);
+    trip.add_keep(extended(alone_ ? 0 : valid_ - steps));
+    step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape_);
+    if (!alone_) valid_ -= steps;
+    return;
+  }
+  // An exchange first (valid_ is 0): the cells whose cone of `steps` steps stays in the block
+  // while the halos travel, then the rest of what the halo's width - `steps` cells allow.
+  const Box in = inside(steps), all = extended(width_ - steps);
+  Trip trip = trip_from(width_), inner = trip;
+  inner.add_keep(in);
+  halo_->start(compute, u);
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, inner, shape_);
+  wait_clock_->begin(compute);
+  halo_->finish(compute, u);
+  wait_clock_->end(compute);
+  if (in.empty()) {
+    trip.add_keep(all);
+  } else {
+    trip.add_keep({all.y0, in.y0, all.x0, all.x1});  // the rows before the inside, whole width
+    trip.add_keep({in.y1, all.y1, all.x0, all.x1});  // the rows after it
+    trip.add_keep({in.y0, in.y1, all.x0, in.x0});    // beside it
+    trip.add_keep({in.y0, in.y1, in.x1, all.x1});
+  }
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape_);
+  valid_ = width_ - steps;
+}
+
+template <class T>
+void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                           const Kokkos::View<std::int64_t>& first_bad) {
   const ExecutionSpace compute;
   if (alone_) {
     diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, interior_);
@@ -47,8 +112,7 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
     return;
   }
   // The inside: the block less one cell along each edge that has a neighbour.
-  const Box inside = {interior_.y0 + (toward_[2] ? 1 : 0), interior_.y1 - (toward_[3] ? 1 : 0),
-                      interior_.x0 + (toward_[0] ? 1 : 0), interior_.x1 - (toward_[1] ? 1 : 0)};
+  const Box inside = this->inside(1);
   halo_->start(compute, u);
   diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, inside);
   wait_clock_->begin(compute);

@@ -7,6 +7,11 @@
 // the block (the cells that read no halo) while the halos travel, then the strips along
 // the edges once they have arrived. A block alone updates its cells with one kernel and
 // nothing else: the one-rank path pays for none of this.
+//
+// Several steps may go in one trip through memory (trip.hpp): a trip of m steps needs a halo
+// valid m cells deep, so it takes at most the halo's valid depth, and a trip that starts with
+// an exchange updates the cells whose m-step cone reads no halo while the halos travel, then
+// the rest.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,6 +21,7 @@
 #include "diffusion/decomposition.hpp"
 #include "diffusion/halo.hpp"
 #include "diffusion/stencil.hpp"
+#include "diffusion/trip.hpp"
 
 namespace trident::diffusion {
 
@@ -23,10 +29,14 @@ template <class T>
 class Stepper {
  public:
   // `width` from halo_width_for(d, ...). Collective over d.cart() when d is not alone
-  // (sets up the transport).
+  // (sets up the transport). A trip takes at most steps_per_trip(...) steps.
   Stepper(const Decomposition& d, const core::TransportChoice& transport, int width);
 
   int width() const { return width_; }
+  // The most steps the next trip may take (the valid halo's depth caps it).
+  int trip_limit() const;
+  // The rule's steps per trip, for the run log.
+  int steps_per_trip() const { return trip_steps_; }
   // The block's own cells in a grid with this halo.
   Box interior() const { return interior_; }
   // How halos travel, for the run log.
@@ -34,10 +44,12 @@ class Stepper {
   // The halos' communicator (the frames use it too); null when the block is alone.
   core::DeviceComm* comm() const { return comm_.get(); }
 
-  // One step, queued on the default instance: `next` <- `u` - c L(u) on the block (and L(u)
-  // into `laplacian` when kept); then the caller swaps `u` and `next`.
+  // `steps` steps (1 to trip_limit()) from step `step`, queued on the default instance:
+  // `next` <- `u` after them on the block; then the caller swaps `u` and `next`. One step
+  // also puts L(u) into `laplacian` when that is not empty (a frame's step); a trip of
+  // several keeps no L(u).
   void advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
-               const Kokkos::View<std::int64_t>& first_bad);
+               const Kokkos::View<std::int64_t>& first_bad, int steps = 1);
   // Makes u's halo at least one cell deep current (the final Laplacian reads it).
   void refresh(const Grid<T>& u);
   // u was replaced (a restart): its halo holds nothing current.
@@ -49,8 +61,14 @@ class Stepper {
 
  private:
   Box extended(int depth) const;  // the block and `depth` cells of halo towards each neighbour
+  Box inside(int depth) const;    // the block less `depth` cells along each edge with a neighbour
+  void step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                 const Kokkos::View<std::int64_t>& first_bad);
+  Trip trip_from(int valid) const;  // a trip's steps with a halo valid `valid` cells deep
   const Decomposition& d_;
   int width_;
+  int trip_steps_;
+  TripShape shape_;
   Box interior_;
   bool alone_;
   bool toward_[4];  // west, east, south, north: a neighbour there

@@ -20,6 +20,7 @@
 #include "diffusion/start_field.hpp"
 #include "diffusion/stencil.hpp"
 #include "diffusion/stepper.hpp"
+#include "diffusion/trip.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::diffusion {
@@ -93,7 +94,7 @@ class Solver : public PreparedStudy {
     std::ostringstream line;
     line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << s.precision << ", c = " << s.c
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
-         << stepper_.describe();
+         << stepper_.describe() << ", " << describe_trips(stepper_.steps_per_trip());
     log::info(ctx.comm, line.str());
     // a checkpoint can be asked for at any step (a stop signal): its place must be usable
     io::check_output_destination(ctx.comm, checkpoint_path_, /*overwrite=*/true);
@@ -108,9 +109,9 @@ class Solver : public PreparedStudy {
     double last_check_time = wall_seconds();
     std::int64_t last_check_step = first;
     stepping_since_ = wall_seconds();
-    for (std::int64_t step = first;; ++step) {
+    for (std::int64_t step = first;;) {
       const bool frame = frame_due(step, first, s_.steps, s_.output_every);
-      const bool checkpoint = s_.checkpoint_every > 0 && step > first && step % s_.checkpoint_every == 0;
+      const bool checkpoint = checkpoint_due(step, first);
       const bool last = step == s_.steps;
       if (frame || checkpoint || last || step >= next_check) {
         std::int64_t bad = kNeverBad;
@@ -136,13 +137,21 @@ class Solver : public PreparedStudy {
         if (frame) write_final_frame(step, frames);
         break;
       }
-      stepper_.advance(u_, next_, laplacian_, static_cast<T>(s_.c), step, first_bad_);
       if (frame) {  // u_ and, computed by this step, L(u_)
+        stepper_.advance(u_, next_, laplacian_, static_cast<T>(s_.c), step, first_bad_);
         account_stepping();
         write_frame(step, frames);
         stepping_since_ = wall_seconds();
+        std::swap(u_, next_);
+        ++step;
+        continue;
       }
+      // A trip of several steps ends at the next step that needs the field (a frame, a
+      // checkpoint, a check or the last step); no L(u) is kept, none is written.
+      const std::int64_t steps = std::min<std::int64_t>(stepper_.trip_limit(), next_stop(step, next_check) - step);
+      stepper_.advance(u_, next_, Grid<T>(), static_cast<T>(s_.c), step, first_bad_, static_cast<int>(steps));
       std::swap(u_, next_);
+      step += steps;
     }
     {
       auto t = ctx_.timers.scope("diffusion.output");
@@ -152,6 +161,20 @@ class Solver : public PreparedStudy {
   }
 
  private:
+  bool checkpoint_due(std::int64_t step, std::int64_t first) const {
+    return s_.checkpoint_every > 0 && step > first && step % s_.checkpoint_every == 0;
+  }
+
+  // The first step after `step` at which the loop needs the field: a frame, a checkpoint,
+  // the collective check or the last step.
+  std::int64_t next_stop(std::int64_t step, std::int64_t next_check) const {
+    const auto next_multiple = [step](std::int64_t every) { return (step / every + 1) * every; };
+    std::int64_t stop = std::min(s_.steps, std::max(next_check, step + 1));
+    if (s_.output_every > 0) stop = std::min(stop, next_multiple(s_.output_every));
+    if (s_.checkpoint_every > 0) stop = std::min(stop, next_multiple(s_.checkpoint_every));
+    return stop;
+  }
+
   // Loads the start field or the checkpoint; returns the first step. Rejects a
   // non-finite start field (a bad start file) as a stop at step 0.
   std::int64_t load_start() {

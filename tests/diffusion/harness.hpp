@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,10 @@ inline std::vector<double> reference_laplacian(const std::vector<double>& u, lon
     for (long i = 0; i < nx; ++i)
       l[j * nx + i] = 4 * at(i, j) - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1);
   return l;
+}
+
+inline bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 inline double max_abs_difference(const std::vector<double>& a, const std::vector<double>& b) {

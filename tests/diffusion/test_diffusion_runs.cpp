@@ -13,11 +13,8 @@
 namespace trident {
 namespace {
 
+using test::bitwise_equal;
 using test::run_diffusion;
-
-bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
 
 deck::DiffusionSettings uneven(const std::string& precision) {
   deck::DiffusionSettings s;

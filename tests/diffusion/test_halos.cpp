@@ -19,9 +19,7 @@
 namespace trident {
 namespace {
 
-bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
+using test::bitwise_equal;
 
 // test::run_diffusion with a chosen transport (host staging runs on the CPU too: its
 // copies go to plain host memory there).

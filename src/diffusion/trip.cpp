@@ -1,0 +1,266 @@
+#include "diffusion/trip.hpp"
+
+#include <algorithm>
+
+namespace trident::diffusion {
+
+namespace {
+
+TripShape forced_shape;
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+// A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
+// is needed, so that memory's latency hides behind the steps of the rows in between. The
+// rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
+// the launch bounds hold the registers to without spilling them (docs/history/diffusion.md).
+constexpr int kColumnsPerThread = 1;
+constexpr int kPrefetch = 4;
+constexpr bool kOnDevice = true;
+template <class T, int kSteps>
+constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? (kSteps <= 4 ? 8 : 7) : (kSteps <= 4 ? 6 : 4);
+template <class T, int kSteps>
+using TripPolicy =
+    Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>>;
+#else
+// A host: a team is one thread, which takes the strip's columns in turn on each row.
+constexpr int kColumnsPerThread = kTripColumns;
+constexpr int kPrefetch = 1;
+constexpr bool kOnDevice = false;
+template <class T, int kSteps>
+constexpr int kTeamsPerMultiprocessor = 1;
+template <class T, int kSteps>
+using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
+#endif
+// The per-step registers need the loops over steps unrolled (the device compiler's pass only).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define TRIDENT_UNROLL _Pragma("unroll")
+#else
+#define TRIDENT_UNROLL
+#endif
+
+// kSteps: the most steps this instance takes (its registers); m may be fewer.
+template <class T, int kSteps>
+struct TripKernel {
+  using Member = typename TripPolicy<T, kSteps>::member_type;
+  using Scratch =
+      Kokkos::View<T*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // Two rows (this row's values and the last row's) of each step but the last, with a zero
+  // column on either side of the strip so that its edge columns read no neighbour's memory.
+  static constexpr int kStride = kTripColumns + 2;
+  static constexpr int kScratchValues = 2 * kSteps * kStride;
+
+  Grid<T> u, next;
+  Kokkos::View<std::int64_t> first_bad;
+  T c;
+  std::int64_t step;
+  int m, keep_columns, keep_rows, ny, nx;
+  Trip trip;
+  int first_tile[Trip::kMaxKeeps + 1];
+  int strips[Trip::kMaxKeeps];
+
+  // u's value, or zero outside the grid (a domain's edge beyond the allocated halo).
+  KOKKOS_INLINE_FUNCTION T load(int j, int i, bool wanted) const {
+    return wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
+                   static_cast<unsigned>(i) < static_cast<unsigned>(nx)
+               ? u(j, i)
+               : T(0);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    int p = 0, tile = team.league_rank();
+    while (p + 1 < trip.keeps && tile >= first_tile[p + 1]) ++p;
+    tile -= first_tile[p];
+    const Box& keep = trip.keep[p];
+    Box kept;  // the cells this team writes
+    kept.x0 = keep.x0 + (tile % strips[p]) * keep_columns;
+    kept.x1 = kept.x0 + keep_columns < keep.x1 ? kept.x0 + keep_columns : keep.x1;
+    kept.y0 = keep.y0 + (tile / strips[p]) * keep_rows;
+    kept.y1 = kept.y0 + keep_rows < keep.y1 ? kept.y0 + keep_rows : keep.y1;
+    const Scratch shared(team.team_scratch(0), kScratchValues);
+    for (int k = team.team_rank(); k < kScratchValues; k += team.team_size()) shared(k) = T(0);
+    team.team_barrier();
+    // Most tiles read only cells that every step updates: they skip the test of each cell.
+    const Box last = trip.step_box(m - 1);
+    const bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
+                        kept.x1 + m <= last.x1);
+    // Trips of kSteps steps (most of them) know their length when compiled.
+    if (m == kSteps)
+      edge ? stream<true, kSteps>(team, shared, kept) : stream<false, kSteps>(team, shared, kept);
+    else
+      edge ? stream<true, 0>(team, shared, kept) : stream<false, 0>(team, shared, kept);
+  }
+
+  // The strip's rows, from m rows before `kept` to m rows after it. Row s of the stream is
+  // read from memory (step 0), and step k computes row s - k from the step k - 1 values of
+  // rows s - k - 1 (held since two rows), s - k (since one row) and s - k + 1 (computed just
+  // now) of this column, and of row s - k in the neighbouring columns (published in `shared`
+  // on the last row). A value is right where its cone of inputs lies inside the strip's
+  // loaded columns and rows: at step k, the columns [k, columns - k) and the rows from s = 2k.
+  // Those are the only values written to `next` (step m) or checked for non-finite values.
+  template <bool kEdge, int kFixed>  // kFixed: m when known, else 0
+  KOKKOS_INLINE_FUNCTION void stream(const Member& team, const Scratch& shared, const Box& kept) const {
+    const int m = kFixed > 0 ? kFixed : this->m;
+    const int x0 = kept.x0 - m, y0 = kept.y0 - m;  // the strip's first column and row, read from u
+    const int columns = kept.x1 - kept.x0 + 2 * m, rows = kept.y1 - kept.y0 + 2 * m;
+    const int rank = team.team_rank(), size = team.team_size();
+    T centre_of[kColumnsPerThread][kSteps], south_of[kColumnsPerThread][kSteps];
+    T ahead[kColumnsPerThread][kPrefetch];
+    unsigned updates[kColumnsPerThread], checks[kColumnsPerThread];  // bit k: this column at step k
+    for (int q = 0; q < kColumnsPerThread; ++q) {
+      const int col = rank + q * size, i = x0 + col;
+      updates[q] = checks[q] = 0;
+      TRIDENT_UNROLL
+      for (int k = 1; k <= kSteps; ++k) {
+        const Box b = trip.step_box(k - 1);
+        if (k <= m && (!kEdge || (i >= b.x0 && i < b.x1))) {
+          updates[q] |= 1u << k;
+          if (col >= k && col < columns - k) checks[q] |= 1u << k;
+        }
+        centre_of[q][k - 1] = south_of[q][k - 1] = T(0);
+      }
+      TRIDENT_UNROLL
+      for (int r = 0; r < kPrefetch; ++r) ahead[q][r] = load(y0 + r, i, col < columns && r < rows);
+    }
+    T* const base = shared.data() + 1;  // column 0 of the strip (after the zero column)
+    for (int s = 0; s < rows; ++s) {
+      const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
+      T* now = base + (s & 1) * kSteps * kStride;
+      for (int q = 0; q < kColumnsPerThread; ++q) {
+        const int col = rank + q * size, i = x0 + col;
+        if (col >= columns) continue;
+        T north = ahead[q][0];  // step 0 of row s
+        TRIDENT_UNROLL
+        for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
+        ahead[q][kPrefetch - 1] = load(y0 + s + kPrefetch, i, s + kPrefetch < rows);
+        now[col] = north;
+        TRIDENT_UNROLL
+        for (int k = 1; k <= kSteps; ++k) {
+          if (k > m) break;
+          const int j = y0 + s - k;  // the row step k reaches
+          const T centre = centre_of[q][k - 1], south = south_of[q][k - 1];
+          const T west = before[(k - 1) * kStride + col - 1], east = before[(k - 1) * kStride + col + 1];
+          south_of[q][k - 1] = centre;
+          centre_of[q][k - 1] = north;
+          T v = stepped(centre, laplacian_of(centre, west, east, south, north), c);
+          bool updated = true;
+          if (kEdge) {  // a cell the one-step kernels leave alone at this step keeps its value
+            const Box b = trip.step_box(k - 1);
+            updated = j >= b.y0 && j < b.y1 && ((updates[q] >> k) & 1u);
+            if (!updated) v = centre;
+          }
+          if (!(v - v == T(0)) && updated && s >= 2 * k && ((checks[q] >> k) & 1u))
+            (void)Kokkos::atomic_fetch_min(&first_bad(), step + k);
+          if (k < m)
+            now[k * kStride + col] = v;
+          else if (j >= kept.y0 && col >= m && col < columns - m)
+            next(j, i) = v;
+          north = v;
+        }
+      }
+      team.team_barrier();
+    }
+  }
+};
+
+#undef TRIDENT_UNROLL
+
+int strips_of(const Box& b, int keep_columns) { return (b.x1 - b.x0 + keep_columns - 1) / keep_columns; }
+
+std::int64_t tiles_of(const Trip& trip, int keep_columns, int keep_rows) {
+  std::int64_t tiles = 0;
+  for (int p = 0; p < trip.keeps; ++p)
+    tiles += std::int64_t(strips_of(trip.keep[p], keep_columns)) *
+             ((trip.keep[p].y1 - trip.keep[p].y0 + keep_rows - 1) / keep_rows);
+  return tiles;
+}
+
+// The rows a team keeps: tall tiles recompute fewer overlap rows (2 m a tile), but a last
+// wave of teams that fills only part of the device leaves the rest idle. So: the fewest
+// rows (at least kMinRows) whose tiles fill a whole number of waves of the teams that
+// surely run at once.
+int tile_rows_for(const Trip& trip, int keep_columns, int resident) {
+  constexpr int kMinRows = 16, kRowsPerWave = 128;
+  std::int64_t work = 0;  // strips times rows
+  int tallest = 1;
+  for (int p = 0; p < trip.keeps; ++p) {
+    work += std::int64_t(strips_of(trip.keep[p], keep_columns)) * (trip.keep[p].y1 - trip.keep[p].y0);
+    tallest = std::max(tallest, trip.keep[p].y1 - trip.keep[p].y0);
+  }
+  const std::int64_t waves = std::max<std::int64_t>(1, work / (std::int64_t(resident) * kRowsPerWave));
+  const std::int64_t budget = waves * resident;
+  int low = std::min(kMinRows, tallest), high = tallest;  // the least rows with tiles_of <= budget
+  if (tiles_of(trip, keep_columns, low) <= budget) return low;
+  while (high - low > 1) {
+    const int mid = low + (high - low) / 2;
+    (tiles_of(trip, keep_columns, mid) <= budget ? high : low) = mid;
+  }
+  return high;
+}
+
+
+template <class T, int kSteps>
+void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
+                 const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
+  TripKernel<T, kSteps> kernel;
+  kernel.u = u;
+  kernel.next = next;
+  kernel.first_bad = first_bad;
+  kernel.c = c;
+  kernel.step = step;
+  kernel.m = m;
+  kernel.ny = static_cast<int>(u.extent(0));
+  kernel.nx = static_cast<int>(u.extent(1));
+  kernel.trip = trip;
+  const int widest = kTripColumns - 2 * m;
+  kernel.keep_columns = shape.columns > 0 ? std::min(shape.columns, widest) : widest;
+  const int resident = std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) * kTeamsPerMultiprocessor<T, kSteps>;
+  kernel.keep_rows = shape.rows > 0 ? shape.rows : tile_rows_for(trip, kernel.keep_columns, resident);
+  int tiles = 0;
+  for (int p = 0; p < trip.keeps; ++p) {
+    kernel.first_tile[p] = tiles;
+    kernel.strips[p] = strips_of(trip.keep[p], kernel.keep_columns);
+    tiles += kernel.strips[p] * ((trip.keep[p].y1 - trip.keep[p].y0 + kernel.keep_rows - 1) / kernel.keep_rows);
+  }
+  kernel.first_tile[trip.keeps] = tiles;
+  using Kernel = TripKernel<T, kSteps>;
+  const int team = kOnDevice ? kTripColumns : 1;
+  const auto policy = TripPolicy<T, kSteps>(space, tiles, team)
+                          .set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::shmem_size(Kernel::kScratchValues)));
+  Kokkos::parallel_for("trident::diffusion::step_trip", policy, kernel);
+}
+
+}  // namespace
+
+// Two instances: short trips hold half the registers.
+template <class T>
+void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
+               const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
+  if (trip.keeps == 0) return;
+  if (m <= kMaxTripSteps / 2)
+    launch_trip<T, kMaxTripSteps / 2>(space, u, next, c, step, m, first_bad, trip, shape);
+  else
+    launch_trip<T, kMaxTripSteps>(space, u, next, c, step, m, first_bad, trip, shape);
+}
+
+int steps_per_trip(bool alone, int halo_width) {
+  int steps = forced_shape.steps;
+  if (steps <= 0) steps = kOnDevice ? kDeviceTripSteps : 1;
+  steps = std::min(steps, kMaxTripSteps);
+  return alone ? steps : std::min(steps, halo_width);
+}
+
+std::string describe_trips(int steps) {
+  if (steps == 1) return "1 step per trip through memory (the one-step kernel)";
+  return std::to_string(steps) + " steps per trip through memory (" + std::to_string(kTripColumns) +
+         "-column strips, " + std::to_string(steps) + " columns of overlap each side)";
+}
+
+void force_trip_shape(const TripShape& shape) { forced_shape = shape; }
+const TripShape& forced_trip_shape() { return forced_shape; }
+
+template void step_trip<float>(const ExecutionSpace&, const Grid<float>&, const Grid<float>&, float, std::int64_t,
+                               int, const Kokkos::View<std::int64_t>&, const Trip&, const TripShape&);
+template void step_trip<double>(const ExecutionSpace&, const Grid<double>&, const Grid<double>&, double,
+                                std::int64_t, int, const Kokkos::View<std::int64_t>&, const Trip&, const TripShape&);
+
+}  // namespace trident::diffusion

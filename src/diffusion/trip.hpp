@@ -1,0 +1,80 @@
+#pragma once
+// Several steps of the scheme per trip through device memory (temporal blocking), and the
+// rule that says how many. One step reads u and writes u_new, 8 bytes a cell in float32: at
+// that rate a GPU is held to its memory bandwidth. A trip of m steps reads u once, takes
+// each cell through the m steps on chip, and writes the result once.
+//
+// How: a team takes a strip of kTripColumns columns (the columns it keeps and m more on each
+// side, which the neighbouring strips keep: overlapped tiling, the overlap recomputed) and
+// streams down the strip's rows. Each row read from memory goes through the m steps one row
+// behind the other (the step k value of a row needs the step k - 1 values of the rows above
+// and below it): a thread holds its column's last two rows of each step in registers, and the
+// neighbouring columns' values go through a small buffer in team scratch (shared) memory,
+// one barrier a row. Only the last step's rows are written.
+//
+// The same bits as m single steps: every cell is computed with stencil.hpp's formula, from
+// the same neighbours, and a step updates exactly the cells the one-step kernels update
+// there (Trip::first and Trip::shrink; the cells outside keep their values, which matters at
+// the domain's edge, where they are zero); the cells of a strip's overlap are recomputed
+// from the same values. The first non-finite step is found as the one-step kernels find it:
+// from the cells those update, each at its own step.
+#include <cstdint>
+#include <string>
+
+#include "diffusion/stencil.hpp"
+
+namespace trident::diffusion {
+
+constexpr int kMaxTripSteps = 8;  // steps a trip may take (registers a thread holds per step)
+constexpr int kTripColumns = 128;  // a strip's columns, overlap included (a team's threads on a GPU)
+
+// What a trip of m steps updates. Step k (0-based) updates step_box(k): `first` less k cells
+// on each side whose `shrink` is 1 (the sides towards a neighbour's block, where a deep halo
+// loses one valid cell a step); the cells of the `keep` boxes receive the values after the
+// m steps, and must lie in step_box(m - 1).
+struct Trip {
+  Box first;
+  int shrink[4] = {0, 0, 0, 0};  // y0 (south), y1 (north), x0 (west), x1 (east)
+  static constexpr int kMaxKeeps = 4;
+  Box keep[kMaxKeeps];
+  int keeps = 0;
+  KOKKOS_INLINE_FUNCTION Box step_box(int k) const {
+    return {first.y0 + k * shrink[0], first.y1 - k * shrink[1], first.x0 + k * shrink[2], first.x1 - k * shrink[3]};
+  }
+  void add_keep(const Box& b) {
+    if (!b.empty()) keep[keeps++] = b;
+  }
+};
+
+// The tiles of a trip: the columns a strip keeps and the rows a team streams; 0 lets the
+// rule choose (tile_rows_for). Tests set them small to cross many tile edges.
+struct TripShape {
+  int steps = 0;    // the most steps a trip takes; 0: steps_per_trip's rule
+  int columns = 0;  // columns a strip keeps, at most kTripColumns - 2 m
+  int rows = 0;     // rows a team keeps
+};
+
+// `m` steps (2 <= m <= kMaxTripSteps) from `u` into `next`: next <- the cells of trip.keep
+// after m steps, queued on `space`. u must hold valid values on step_box(0) and one cell
+// around it; cells outside the grid count as zero. A cell that turns non-finite at step
+// `step` + k lowers `first_bad` to `step` + k + 1. L(u) is not kept (trips never hold a
+// frame's step).
+template <class T>
+void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
+               const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape = {});
+
+// The most steps a trip takes: 1 on host back ends (the one-step kernel keeps a CPU's
+// caches busy as well; docs/history/diffusion.md), kDeviceTripSteps on a device, and on
+// several ranks no more than the halo's width (a w-deep halo serves w steps). A shape forced
+// by force_trip_shape() wins (capped the same way).
+constexpr int kDeviceTripSteps = 4;
+int steps_per_trip(bool alone, int halo_width);
+// The run log's words for it, e.g. "4 steps per trip through device memory".
+std::string describe_trips(int steps);
+
+// Test hook (not a deck key): the trip shape of the runs that start after it, on host back
+// ends too, so that CI runs the blocked kernel; {} restores the rules.
+void force_trip_shape(const TripShape& shape);
+const TripShape& forced_trip_shape();
+
+}  // namespace trident::diffusion

@@ -1,0 +1,283 @@
+// Several steps per trip through memory (diffusion/trip.hpp) against one step at a time, bit
+// for bit: the kernel alone on random fields (every trip length, tile shapes that cross many
+// tile edges, halos on some sides, fields that turn non-finite in the middle of a trip), and
+// whole runs on 1-4 ranks with frames, checkpoints and restarts inside.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "core/error.hpp"
+#include "diffusion/stencil.hpp"
+#include "diffusion/trip.hpp"
+#include "harness.hpp"
+#include "support/test_support.hpp"
+
+namespace trident {
+namespace {
+
+using diffusion::Box;
+using diffusion::Trip;
+using diffusion::TripShape;
+
+// The trip shape of the runs made in its scope (force_trip_shape).
+class ForcedTrips {
+ public:
+  explicit ForcedTrips(const TripShape& shape) { diffusion::force_trip_shape(shape); }
+  ~ForcedTrips() { diffusion::force_trip_shape({}); }
+};
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// A block of ny x nx cells in a grid with a w-deep halo; `toward` (west, east, south, north)
+// says where a neighbour's block lies: there the halo holds values (valid `valid` cells
+// deep), elsewhere zeros (the domain's edge), as in a run.
+struct Layout {
+  int ny, nx, w, valid;
+  bool toward[4];
+  Box extended(int depth) const {
+    return {w - (toward[2] ? depth : 0), w + ny + (toward[3] ? depth : 0), w - (toward[0] ? depth : 0),
+            w + nx + (toward[1] ? depth : 0)};
+  }
+  Trip trip() const {
+    Trip t;
+    t.first = extended(valid - 1);
+    const int shrink[4] = {toward[2], toward[3], toward[0], toward[1]};
+    std::copy(shrink, shrink + 4, t.shrink);
+    return t;
+  }
+};
+
+// m steps of the one-step kernel on step_box(k) against one trip of m steps that keeps
+// `keeps`; the kept cells must match bit for bit, nothing else may be written, and the first
+// non-finite step must be the same. Returns that step (or `never`).
+template <class T>
+std::int64_t compare_trip(const Layout& g, int m, const std::vector<Box>& keeps, const TripShape& shape, double c,
+                          double scale, unsigned seed) {
+  const std::int64_t start = 40, never = 1000000;
+  const int rows = g.ny + 2 * g.w, columns = g.nx + 2 * g.w;
+  diffusion::Grid<T> u("u", rows, columns), a("a", rows, columns), b("b", rows, columns), out("out", rows, columns);
+  auto host = Kokkos::create_mirror_view(u);
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> value(-scale, scale);
+  const Box valid = g.extended(g.valid);
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < columns; ++i) {
+      const bool in_valid = j >= valid.y0 && j < valid.y1 && i >= valid.x0 && i < valid.x1;
+      const bool in_block = j >= g.w && j < g.w + g.ny && i >= g.w && i < g.w + g.nx;
+      // the halo beyond the valid depth holds stale values a correct kernel never reads
+      const bool stale = !in_valid && ((i < g.w && g.toward[0]) || (i >= g.w + g.nx && g.toward[1]) ||
+                                       (j < g.w && g.toward[2]) || (j >= g.w + g.ny && g.toward[3]));
+      host(j, i) = in_valid || in_block ? static_cast<T>(value(random))
+                   : stale                ? std::numeric_limits<T>::quiet_NaN()
+                                          : T(0);
+    }
+  Kokkos::deep_copy(u, host);
+  Kokkos::deep_copy(a, u);
+  Kokkos::deep_copy(b, u);
+  Kokkos::deep_copy(out, T(-7));
+  Kokkos::View<std::int64_t> bad_one("bad_one"), bad_trip("bad_trip");
+  Kokkos::deep_copy(bad_one, never);
+  Kokkos::deep_copy(bad_trip, never);
+  const diffusion::ExecutionSpace space;
+  Trip trip = g.trip();
+  for (const Box& k : keeps) trip.add_keep(k);
+  for (int k = 0; k < m; ++k) {
+    diffusion::step<T>(space, a, b, diffusion::Grid<T>(), static_cast<T>(c), start + k, bad_one, trip.step_box(k));
+    std::swap(a, b);
+  }
+  diffusion::step_trip<T>(space, u, out, static_cast<T>(c), start, m, bad_trip, trip, shape);
+  auto one = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  int mismatches = 0, stray = 0;
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < columns; ++i) {
+      bool kept = false;
+      for (const Box& k : keeps) kept = kept || (j >= k.y0 && j < k.y1 && i >= k.x0 && i < k.x1);
+      if (kept)
+        mismatches += !same_bits(one(j, i), got(j, i));
+      else
+        stray += !same_bits(got(j, i), T(-7));
+    }
+  std::int64_t first_one = 0, first_trip = 0;
+  Kokkos::deep_copy(first_one, bad_one);
+  Kokkos::deep_copy(first_trip, bad_trip);
+  EXPECT_EQ(mismatches, 0) << "m " << m << " columns " << shape.columns << " rows " << shape.rows;
+  EXPECT_EQ(stray, 0);
+  EXPECT_EQ(first_trip, first_one) << "m " << m;
+  return first_one;
+}
+
+template <class T>
+void every_trip_length(double c, double scale) {
+  const Layout alone{23, 41, 1, 1, {false, false, false, false}};
+  const Layout corner{21, 30, 9, 9, {false, true, true, false}};   // neighbours east and south
+  const Layout middle{18, 27, 8, 8, {true, true, true, true}};     // neighbours all round
+  const Layout shallow{19, 25, 9, 6, {true, false, false, true}};  // halo valid 6 of 9 deep
+  for (int m = 2; m <= diffusion::kMaxTripSteps; ++m) {
+    for (const TripShape& shape : {TripShape{}, TripShape{0, 5, 3}, TripShape{0, 1, 1}, TripShape{0, 13, 7}}) {
+      const unsigned seed = static_cast<unsigned>(100 * m + shape.columns);
+      compare_trip<T>(alone, m, {alone.extended(0)}, shape, c, scale, seed);
+      for (const Layout& g : {corner, middle, shallow}) {
+        if (m > g.valid) continue;
+        compare_trip<T>(g, m, {g.extended(g.valid - m)}, shape, c, scale, seed + 1);
+        // the kept cells in several boxes, as a trip after an exchange keeps them
+        const Box all = g.extended(g.valid - m);
+        const Box in{all.y0 + 2, all.y1 - 3, all.x0 + 4, all.x1 - 1};
+        compare_trip<T>(g, m,
+                        {{all.y0, in.y0, all.x0, all.x1}, {in.y1, all.y1, all.x0, all.x1},
+                         {in.y0, in.y1, all.x0, in.x0}, {in.y0, in.y1, in.x1, all.x1}},
+                        shape, c, scale, seed + 2);
+      }
+    }
+  }
+}
+
+TEST(DiffusionTrips, EveryTripLengthAndTileShapeGivesTheOneStepBitsFloat) { every_trip_length<float>(0.25, 1.0); }
+TEST(DiffusionTrips, EveryTripLengthAndTileShapeGivesTheOneStepBitsDouble) { every_trip_length<double>(0.21, 1.0); }
+
+// An unstable c (a kernel-level test: the deck refuses c > 0.25) makes large values overflow
+// some steps into the trip, at different steps in different cells.
+TEST(DiffusionTrips, TheFirstNonFiniteStepInsideATripIsTheOneStepKernels) {
+  const Layout alone{20, 33, 1, 1, {false, false, false, false}};
+  const Layout middle{18, 27, 8, 8, {true, true, true, true}};
+  std::int64_t latest = 0;
+  for (int m = 3; m <= diffusion::kMaxTripSteps; ++m)
+    for (const TripShape& shape : {TripShape{}, TripShape{0, 4, 2}}) {
+      latest = std::max(latest, compare_trip<float>(alone, m, {alone.extended(0)}, shape, 30.0, 1e34, m));
+      latest = std::max(latest, compare_trip<double>(middle, m, {middle.extended(middle.valid - m)}, shape, 30.0,
+                                                     1e302, m));
+    }
+  EXPECT_GT(latest, 41);  // some overflow came after the trip's first step (step 40)
+  EXPECT_LT(latest, 1000000);
+}
+
+// The rule: one step on host back ends, and a forced shape wins there too, capped by the
+// halo's width on several ranks and by kMaxTripSteps.
+TEST(DiffusionTrips, StepsPerTripFollowTheRuleAndTheForcedShape) {
+  const int device = Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                                diffusion::ExecutionSpace::memory_space>::accessible
+                         ? 1
+                         : diffusion::kDeviceTripSteps;
+  EXPECT_EQ(diffusion::steps_per_trip(true, 1), device);
+  EXPECT_EQ(diffusion::steps_per_trip(false, 2), std::min(device, 2));
+  {
+    const ForcedTrips forced({6, 0, 0});
+    EXPECT_EQ(diffusion::steps_per_trip(true, 1), 6);
+    EXPECT_EQ(diffusion::steps_per_trip(false, 4), 4);
+    EXPECT_EQ(diffusion::steps_per_trip(false, 16), 6);
+  }
+  const ForcedTrips forced({50, 0, 0});
+  EXPECT_EQ(diffusion::steps_per_trip(true, 1), diffusion::kMaxTripSteps);
+  EXPECT_EQ(diffusion::describe_trips(1), "1 step per trip through memory (the one-step kernel)");
+}
+
+deck::DiffusionSettings uneven(long halo_width, const std::string& precision) {
+  deck::DiffusionSettings s;
+  s.nx = 37;  // uneven blocks on 2, 3 and 4 ranks; the smallest side is at least 7
+  s.ny = 29;
+  s.steps = 90;
+  s.precision = precision;
+  s.laplacian = true;
+  s.output_every = 7;       // frames inside trips of any length
+  s.checkpoint_every = 20;  // and checkpoints (the newest at 80)
+  s.start.seed = 9;
+  s.halo_width = halo_width;
+  return s;
+}
+
+std::array<std::int64_t, 2> layout(const std::string& name, int ranks) {
+  if (name == "rows") return {1, ranks};
+  if (name == "columns") return {ranks, 1};
+  return {0, 0};
+}
+
+class MpiDiffusionTrips
+    : public testing::TestWithParam<std::tuple<int, long, std::string, std::string, bool>> {};
+
+// Trips of `steps` against one step at a time on these ranks and on one rank: every frame
+// (field and Laplacian), and the run resumed from the newest checkpoint with trips.
+TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const auto [steps, width, shape, precision, small_tiles] = GetParam();
+  const std::string folder = test::scratch_folder(comm, "trips_" + std::to_string(steps) + "_" + std::to_string(width) +
+                                                           "_" + shape + "_" + precision + (small_tiles ? "_small" : ""));
+  deck::DiffusionSettings s = uneven(width, precision);
+  s.ranks = layout(shape, mpi::size(comm));
+  const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
+  const TripShape forced{steps, small_tiles ? 3 : 0, small_tiles ? 4 : 0};
+  test::DiffusionOutput trips, resumed;
+  {
+    const ForcedTrips scope(forced);
+    trips = test::run_diffusion(comm, s, folder + "/trips.h5");
+    resumed = test::run_diffusion(comm, s, folder + "/resumed.h5", folder + "/one_step.h5.checkpoint.h5");
+  }
+  ASSERT_EQ(trips.steps, one_step.steps);
+  EXPECT_EQ(trips.steps.size(), 14u);  // 0, 7, ..., 84 and 90
+  EXPECT_TRUE(test::bitwise_equal(trips.field, one_step.field));
+  EXPECT_TRUE(test::bitwise_equal(trips.laplacian, one_step.laplacian));
+  ASSERT_EQ(resumed.steps, (std::vector<std::int64_t>{80, 84, 90}));
+  const auto last_two = [n = static_cast<std::ptrdiff_t>(s.nx * s.ny)](const std::vector<double>& frames) {
+    return std::vector<double>(frames.end() - 2 * n, frames.end());
+  };
+  EXPECT_TRUE(test::bitwise_equal(last_two(resumed.field), last_two(one_step.field)));
+  EXPECT_TRUE(test::bitwise_equal(last_two(resumed.laplacian), last_two(one_step.laplacian)));
+  if (mpi::rank(comm) == 0) {
+    deck::DiffusionSettings alone = s;
+    alone.ranks = {0, 0};
+    const auto one = test::run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5");
+    EXPECT_TRUE(test::bitwise_equal(trips.field, one.field));
+    EXPECT_TRUE(test::bitwise_equal(trips.laplacian, one.laplacian));
+  }
+  MPI_Barrier(comm);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Float32, MpiDiffusionTrips,
+    testing::Combine(testing::Values(2, 3, 8), testing::Values(0L, 5L), testing::Values("auto", "rows", "columns"),
+                     testing::Values("float32"), testing::Values(true)),
+    [](const auto& info) {
+      return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
+             std::get<2>(info.param) + "_small_tiles";
+    });
+
+// The rule's tiles (on a host: one strip, rows as the rule gives them).
+INSTANTIATE_TEST_SUITE_P(
+    RuleTiles, MpiDiffusionTrips,
+    testing::Combine(testing::Values(2, 8), testing::Values(0L), testing::Values("auto"), testing::Values("float32"),
+                     testing::Values(false)),
+    [](const auto& info) {
+      return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
+             std::get<2>(info.param) + (std::get<4>(info.param) ? "_small_tiles" : "");
+    });
+
+INSTANTIATE_TEST_SUITE_P(
+    Float64, MpiDiffusionTrips,
+    testing::Combine(testing::Values(4, 7), testing::Values(0L, 3L), testing::Values("auto"),
+                     testing::Values("float64"), testing::Values(true)),
+    [](const auto& info) {
+      return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) +
+             "_float64";
+    });
+
+// A value that overflows at the first step, on the edge between blocks, stops a run of
+// trips at step 1 as it stops the one-step run.
+TEST(MpiDiffusionTripsNonFinite, OverflowInTheFirstTripStopsAtStepOne) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "trips_overflow");
+  const long nx = 16, ny = 12;
+  std::vector<double> u0(static_cast<std::size_t>(nx * ny), 0.5);
+  u0[6 * nx + 8] = 3e38;
+  test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
+  deck::DiffusionSettings s = test::from_file(nx, ny, 40, folder + "/u0.h5");
+  s.halo_width = 4;
+  const ForcedTrips scope({4, 2, 3});
+  test::expect_overflow_at_first_step([&] { test::run_diffusion(comm, s, folder + "/out.h5"); });
+}
+
+}  // namespace
+}  // namespace trident
