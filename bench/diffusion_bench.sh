@@ -17,9 +17,9 @@ bandwidth=$(awk '/copy_bandwidth_Bps/ {print $2}' <<<"$limits")
 printf '%-16s %8s %12s %12s %8s\n' case steps "us/step" "floor us" ratio
 for deck in diffusion_2000 diffusion_8192; do
   log="$work/$deck.log"
-  "${launcher[@]}" "$build/src/trident" run "$here/$deck.yaml" --output "$work/$deck.h5" >"$log" 2>&1 || { cat "$log"; exit 1; }
+  "${launcher[@]}" "$build/src/trident" run "$here/$deck.yaml" --output "$work/$deck.h5" --verbose >"$log" 2>&1 || { cat "$log"; exit 1; }
   read -r nx ny steps < <(awk '/^  nx:/ {nx=$2} /^  ny:/ {ny=$2} /^  steps:/ {s=$2} END {print nx, ny, s}' "$here/$deck.yaml")
-  seconds=$(awk '/^  diffusion.compute|^  diffusion.halo/ {t += $3} END {print t}' "$log")
+  seconds=$(awk '$1 == "diffusion.compute" || $1 == "diffusion.halo" {t += $3} END {print t}' "$log")
   awk -v name="$deck" -v nx="$nx" -v ny="$ny" -v steps="$steps" -v s="$seconds" -v bw="$bandwidth" 'BEGIN {
     us = s / steps * 1e6; floor = nx * ny * 12 / bw * 1e6;
     printf "%-16s %8d %12.2f %12.2f %8.2f\n", name, steps, us, floor, us / floor }'

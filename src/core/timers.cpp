@@ -104,7 +104,7 @@ std::vector<std::string> Timers::phase_names(MPI_Comm comm) const {
 
 std::string Timers::summary(MPI_Comm comm) const {
   const int n = mpi::size(comm);
-  std::string out = "timing (seconds)            mean       max  slowest rank\n";
+  std::string out = "timing (seconds)                mean       max  slowest rank\n";
   char line[200];
   double steps = 0;  // the steps of the run (phases without a dot), mean over ranks
   std::string step;  // the step the phases below belong to
@@ -117,7 +117,7 @@ std::string Timers::summary(MPI_Comm comm) const {
     const double mean = mpi::sum_over_ranks(comm, mine.value) / n;
     const bool is_step = name.find('.') == std::string::npos;
     if (is_step) step = name;
-    std::snprintf(line, sizeof line, is_step ? "  %-24s %9.3f %9.3f  %d\n" : "    %-22s %9.3f %9.3f  %d\n",
+    std::snprintf(line, sizeof line, is_step ? "  %-28s %9.3f %9.3f  %d\n" : "    %-26s %9.3f %9.3f  %d\n",
                   shown_name(name, step).c_str(), mean, slowest.value, slowest.rank);
     out += line;
     if (is_step) steps += mean;
