@@ -12,8 +12,8 @@ std::string help_text() {
 
 commands:
   run DECK [options]       run the studies of a YAML deck (under mpirun/srun for several ranks)
-  validate DECK [options]  make every check 'run' makes before it works (the deck, the input
-                           files' headers, the output's place, the rank layout); writes nothing
+  validate DECK [options]  check what 'run' checks before it starts: the deck, the input
+                           files' headers, the output's place, the rank layout; writes nothing
   info                     versions, Kokkos backend and devices, MPI, HDF5
   --version                print the trident version
   --help                   print this help
@@ -32,7 +32,7 @@ option of validate:
   --ranks N              check the rank layout for a job of N ranks (default: the ranks
                          validate runs on)
 
-Example decks: inputs/*_small.yaml (seconds on a laptop), inputs/*_tutorial.yaml; the deck
+Example decks: inputs/*_small.yaml (seconds on two CPU cores), inputs/*_tutorial.yaml; the deck
 keys, outputs, restarting and clusters are described in docs/ (start at README.md).
 Kokkos options (--kokkos-help lists them), e.g. --kokkos-tools-libs=LIB, are accepted too.
 exit codes: 0 success, 1 run-time failure, 2 bad input, 75 stopped by SIGUSR1/SIGTERM
