@@ -30,10 +30,10 @@ echo "== whole runs through trident (the rule's steps per trip)"
 printf '%-16s %8s %3s %12s %12s %12s %8s %8s\n' case steps T "us/step" "floor T=1" "floor T" "x T=1" "x T"
 for deck in diffusion_2000 diffusion_8192; do
   log="$work/$deck.log"
-  "${launcher[@]}" "$build/src/trident" run "$here/$deck.yaml" --output "$work/$deck.h5" >"$log" 2>&1 || { cat "$log"; exit 1; }
+  "${launcher[@]}" "$build/src/trident" run "$here/$deck.yaml" --output "$work/$deck.h5" --verbose >"$log" 2>&1 || { cat "$log"; exit 1; }
   read -r nx ny steps < <(awk '/^  nx:/ {nx=$2} /^  ny:/ {ny=$2} /^  steps:/ {s=$2} END {print nx, ny, s}' "$here/$deck.yaml")
   trip=$(sed -n 's/.* \([0-9]*\) steps\{0,1\} per trip through memory.*/\1/p' "$log" | head -n 1)
-  seconds=$(awk '/^  diffusion.compute|^  diffusion.halo/ {t += $3} END {print t}' "$log")
+  seconds=$(awk '$1 == "diffusion.compute" || $1 == "diffusion.halo" {t += $3} END {print t}' "$log")
   awk -v name="$deck" -v nx="$nx" -v ny="$ny" -v steps="$steps" -v s="$seconds" -v bw="$BANDWIDTH_BPS" -v t="${trip:-1}" 'BEGIN {
     us = s / steps * 1e6; one = nx * ny * 8 / bw * 1e6; floor = one / t;
     printf "%-16s %8d %3d %12.2f %12.2f %12.2f %8.2f %8.2f\n", name, steps, t, us, one, floor, us / one, us / floor }'

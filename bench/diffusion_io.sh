@@ -116,7 +116,7 @@ result() {  # name ranks log whole
 run() {  # name ranks
   local log="$work/$1.$2.log" a b
   a=$(date +%s.%N)
-  "${mpirun[@]}" -n "$2" "$trident" run "$work/$1.yaml" --output "$work/$1.h5" --overwrite >"$log" 2>&1 || { cat "$log"; exit 1; }
+  "${mpirun[@]}" -n "$2" "$trident" run "$work/$1.yaml" --output "$work/$1.h5" --overwrite --verbose >"$log" 2>&1 || { cat "$log"; exit 1; }
   b=$(date +%s.%N)
   result "$1" "$2" "$log" "$(awk -v a="$a" -v b="$b" 'BEGIN {print b - a}')"
   cp "$log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true

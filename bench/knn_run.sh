@@ -37,7 +37,8 @@ knn_timed_run() {
   local deck=$1 what=$2 t0 t1
   log="$work/log.txt"
   t0=$(date +%s.%N)
-  if ! "${launcher[@]}" "$trident" run "$deck" >"$log" 2>&1; then
+  # --verbose: the search's parts, and the timer table's phases by their full names
+  if ! "${launcher[@]}" "$trident" run "$deck" --verbose >"$log" 2>&1; then
     echo "run failed for $what:" >&2
     cat "$log" >&2
     exit 1

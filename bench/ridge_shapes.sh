@@ -54,7 +54,7 @@ ridge:
   precision: $precision
   keep_solutions: false
 DECK
-  "${launcher[@]}" "$build/src/trident" run "$work/$name.yaml" --output "$work/$name.h5" >"$work/$name.log" 2>&1 ||
+  "${launcher[@]}" "$build/src/trident" run "$work/$name.yaml" --output "$work/$name.h5" --verbose >"$work/$name.log" 2>&1 ||
     { cat "$work/$name.log" >&2; echo "ridge_shapes.sh: $name failed" >&2; exit 1; }
   rm -f "$work/$name.h5"
   cp "$work/$name.log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true

@@ -19,7 +19,7 @@ def parse(path):
     m = re.search(r"ridge: products: A: (.*); A\^T: (.*)", text)
     run["layout"] = (m.group(1), m.group(2)) if m else None
     run["timers"] = {name: float(mean) for name, mean in
-                     re.findall(r"^  ([a-z_.]+) +([0-9.]+) +[0-9.]+ +\d+$", text, re.M)}
+                     re.findall(r"^ +([a-z_.]+) +([0-9.]+) +[0-9.]+ +\d+$", text, re.M)}
     m = re.search(r"whole run so far ([0-9.]+) s", text)
     run["whole"] = float(m.group(1))
     return run

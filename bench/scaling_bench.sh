@@ -35,7 +35,7 @@ run_deck() {
   printf '%s\n' "$text" >"$work/$name.yaml"
   log="$work/$name.log"
   local start; start=$(date +%s.%N)
-  "${launcher[@]}" -n "$ranks" "$trident" run "$work/$name.yaml" --output "$work/$name.h5" >"$log" 2>&1 ||
+  "${launcher[@]}" -n "$ranks" "$trident" run "$work/$name.yaml" --output "$work/$name.h5" --verbose >"$log" 2>&1 ||
     { cat "$log"; exit 1; }
   seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {print e - s}')
   rm -f "$work/$name.h5"
@@ -55,7 +55,7 @@ diffusion:
   precision: float32
   laplacian: true
   start: {kind: gaussian, width: 0.05}"
-  local busy; busy=$(awk '/^  diffusion.compute|^  diffusion.halo/ {t += $3} END {print t}' "$log")
+  local busy; busy=$(awk '$1 == "diffusion.compute" || $1 == "diffusion.halo" {t += $3} END {print t}' "$log")
   local halos; halos=$(sed -n 's/.*halos \(.*\)$/\1/p' "$log" | head -1)
   local width transport
   width=$(sed -n 's/^\([0-9]*\) cell.*/\1/p' <<<"$halos"); width=${width:--}

@@ -1,3 +1,4 @@
+// Parsing the command line, dispatching the command, and mapping failures to exit codes.
 #include <cstdio>
 
 #include "app/commands.hpp"
@@ -30,6 +31,7 @@ int application(const Runtime& runtime) {
   try {
     CommandLine command_line;
     mpi::collective(comm, [&] { command_line = parse_command_line(runtime.args()); });
+    log::set_verbosity(command_line.verbosity);
     if (command_line.command == "help") {
       if (speaker) std::fputs(help_text().c_str(), stdout);
       return kExitOk;
@@ -46,7 +48,7 @@ int application(const Runtime& runtime) {
     if (command_line.command == "validate") return validate_command(command_line, runtime);
     return run_command(command_line, runtime);
   } catch (const CollectiveError& e) {
-    if (speaker && e.exit_code() == kExitStopped) log::info(comm, e.what());  // not an error
+    if (speaker && e.exit_code() == kExitStopped) log::result(comm, e.what());  // not an error
     else if (speaker) log::error(e.what());
     return e.exit_code();
   } catch (const InputError& e) {

@@ -1,10 +1,13 @@
+// The `run` command: the plan and its checks, the studies prepared, run and written, the
+// timer table.
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/own_checkpoints.hpp"
+#include "app/run_plan.hpp"
 #include "core/comm.hpp"
 #include "core/device_comm.hpp"
 #include "core/error.hpp"
@@ -13,9 +16,7 @@
 #include "deck/deck.hpp"
 #include "diffusion/study.hpp"
 #include "diffusion/xdmf.hpp"
-#include "io/input_file.hpp"
 #include "io/output_file.hpp"
-#include "io/paths.hpp"
 #include "io/provenance.hpp"
 #include "knn/study.hpp"
 #include "ridge/study.hpp"
@@ -23,38 +24,6 @@
 namespace trident::app {
 
 namespace {
-
-// The study a checkpoint belongs to, by what it holds: diffusion's /field, knn's
-// /knn/done, ridge's /ridge/done.
-std::string checkpoint_study(const std::string& path) {
-  const io::InputFile file(path, "checkpoint (--restart)");
-  if (file.has("/field")) return "diffusion";
-  if (file.has("/knn/done")) return "knn";
-  if (file.has("/ridge/done")) return "ridge";
-  throw InputError(path + ": not a trident checkpoint (it holds none of /field, /knn/done, /ridge/done)");
-}
-
-struct CheckedDeck {
-  deck::Deck deck;
-  std::string restart_study;  // the study that resumes from --restart, or empty
-};
-
-CheckedDeck read_checked_deck(const CommandLine& command_line, MPI_Comm comm) {
-  CheckedDeck checked;
-  mpi::collective(comm, [&] {
-    checked.deck = deck::read_deck(command_line.deck);
-    if (command_line.restart.empty()) return;
-    const deck::Deck& deck = checked.deck;
-    checked.restart_study = checkpoint_study(command_line.restart);
-    const bool has = checked.restart_study == "diffusion" ? bool(deck.diffusion)
-                     : checked.restart_study == "knn"     ? bool(deck.knn)
-                                                          : bool(deck.ridge);
-    if (!has)
-      throw InputError("--restart " + command_line.restart + ": the checkpoint is a " + checked.restart_study +
-                       " checkpoint, but the deck has no " + checked.restart_study + " section");
-  });
-  return checked;
-}
 
 // mpirun binds each of one or two ranks to a core by default: a rank's host work (reading
 // and generating inputs, staging, writing) then runs on that core alone while the host's
@@ -73,8 +42,9 @@ void warn_of_one_cpu(MPI_Comm comm, const DeviceBinding& binding) {
 
 void log_start(const Runtime& runtime, const std::string& deck_file, const std::string& output) {
   const MPI_Comm comm = runtime.comm();
-  log::info(comm, version_line() + ", " + std::to_string(mpi::size(comm)) + " rank(s), deck " + deck_file +
-                      ", output " + output);
+  log::info(comm, "running " + deck_file + " on " + std::to_string(mpi::size(comm)) + " rank(s), output " + output +
+                      "; version " + BuildInfo::trident_version() + " (Kokkos " + BuildInfo::kokkos_version() +
+                      ", " + BuildInfo::kokkos_backend() + ")");
   log::info(comm, "Kokkos Kernels " + BuildInfo::kokkos_kernels_version() + ", MPI " + BuildInfo::mpi_library() +
                       ", HDF5 " + BuildInfo::hdf5_version() + (BuildInfo::hdf5_parallel() ? " (parallel)" : " (serial)") +
                       ", GPU-aware MPI: " + (BuildInfo::mpi_gpu_aware() ? "yes" : "no") + " (" +
@@ -92,25 +62,6 @@ core::TransportChoice log_transport(const Runtime& runtime) {
 }
 
 }  // namespace
-
-int validate_command(const CommandLine& command_line, const Runtime& runtime) {
-  const deck::Deck deck = read_checked_deck(command_line, runtime.comm()).deck;
-  std::ostringstream s;
-  s << deck.source.file << ": valid; studies:";
-  if (deck.diffusion)
-    s << " diffusion (" << deck.diffusion->nx << " x " << deck.diffusion->ny << " cells, "
-      << deck.diffusion->steps << " steps, " << deck.diffusion->precision << ")";
-  if (deck.knn)
-    s << " knn (k = " << deck.knn->k << ", observations " << deck.knn->observations.describe()
-      << ", references " << deck.knn->references.describe() << ")";
-  if (deck.ridge)
-    s << " ridge (" << deck.ridge->lambdas.size() << " lambda values, "
-      << deck::precision_name(deck.ridge->precision) << ", "
-      << deck::kernels_name(deck.ridge->solver.kernels) << " kernels)";
-  s << "; output " << deck.output.file;
-  log::info(runtime.comm(), s.str());
-  return kExitOk;
-}
 
 namespace {
 
@@ -131,29 +82,26 @@ RunContext context_for(const RunContext& common, const std::string& restart_stud
 // Every study reads and checks its inputs, settles its rank layout and checks its memory
 // before the output file exists: a mistake there leaves nothing behind. `contexts` keeps
 // each study's context alive as long as the study.
-std::vector<NamedStudy> prepare_studies(const deck::Deck& deck, const RunContext& common,
-                                        const std::string& restart_study, const std::string& output_path,
+std::vector<NamedStudy> prepare_studies(const RunPlan& plan, const RunContext& common,
                                         std::vector<std::unique_ptr<RunContext>>& contexts) {
-  const std::string default_checkpoint = io::default_checkpoint_path(output_path);
+  const deck::Deck& deck = plan.deck;
   const auto context = [&](const char* study) -> RunContext& {
-    contexts.push_back(std::make_unique<RunContext>(context_for(common, restart_study, study)));
+    contexts.push_back(std::make_unique<RunContext>(context_for(common, plan.restart_study, study)));
     return *contexts.back();
   };
   std::vector<NamedStudy> studies;
   if (deck.diffusion) {
-    const std::string checkpoint = deck.diffusion->checkpoint_file.empty()
-                                       ? default_checkpoint
-                                       : deck.diffusion->checkpoint_file;
     auto t = common.timers.scope("diffusion.prepare");
-    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, context("diffusion"), checkpoint)});
+    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, context("diffusion"),
+                                                             plan.checkpoint_path("diffusion"))});
   }
   if (deck.knn) {
     auto t = common.timers.scope("knn.prepare");
-    studies.push_back({"knn", knn::prepare_study(*deck.knn, context("knn"), default_checkpoint)});
+    studies.push_back({"knn", knn::prepare_study(*deck.knn, context("knn"), plan.checkpoint_path("knn"))});
   }
   if (deck.ridge) {
     auto t = common.timers.scope("ridge.prepare");
-    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context("ridge"), default_checkpoint)});
+    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context("ridge"), plan.checkpoint_path("ridge"))});
   }
   return studies;
 }
@@ -168,12 +116,14 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   timers.add("startup", process_seconds());
   const std::string start_time = io::utc_now();
   std::optional<Timers::Scope> step(std::in_place, timers, "deck");
-  const CheckedDeck checked = read_checked_deck(command_line, comm);
-  const deck::Deck& deck = checked.deck;
-  const std::string output_path = command_line.output.empty() ? deck.output.file : command_line.output;
-  const bool overwrite = command_line.overwrite || deck.output.overwrite;
+  const RunPlan plan = read_plan(command_line, comm);
+  const deck::Deck& deck = plan.deck;
+  const std::string& output_path = plan.output_path;
   log_start(runtime, deck.source.file, output_path);
-  io::check_output_destination(comm, output_path, overwrite);
+  // what validate checks, before anything is read or allocated: a wrong file name or rank
+  // layout ends the run at once, in validate's words
+  check_before_work(plan, comm, mpi::size(comm), Reading::headers);
+  const OwnCheckpoints checkpoints(comm, plan.checkpoint_paths(), plan.restart_path);
 
   const core::TransportChoice transport = log_transport(runtime);
   RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds,
@@ -182,10 +132,10 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   context.overrides = core::read_overrides();
   step.emplace(timers, "prepare");
   std::vector<std::unique_ptr<RunContext>> contexts;
-  std::vector<NamedStudy> studies = prepare_studies(deck, context, checked.restart_study, output_path, contexts);
+  std::vector<NamedStudy> studies = prepare_studies(plan, context, contexts);
 
   step.emplace(timers, "open_output");
-  io::OutputFile output(comm, output_path, overwrite,
+  io::OutputFile output(comm, output_path, plan.overwrite,
                         command_line.gathered_io ? io::Mode::gathered : io::Mode::automatic);
   log::info(comm, std::string("writing ") + output.partial_path() + " (" +
                       (output.parallel() ? "parallel HDF5" : "gathered to rank 0") + ")");
@@ -216,13 +166,14 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
       if (mpi::rank(comm) == 0) diffusion::write_xdmf(output_path);
     });
   }
+  if (exit_code == kExitOk) checkpoints.remove_after_completion();
   step.reset();
   const std::string summary = timers.summary(comm);
   if (mpi::rank(comm) == 0 && !log::quiet()) {
     std::fputs(summary.c_str(), stdout);
     set_exit_report(timers.steps_seconds());
   }
-  log::info(comm, "wrote " + output_path);
+  log::result(comm, "wrote " + output_path);
   if (exit_code != kExitOk) throw CollectiveError(status, exit_code);
   return kExitOk;
 }

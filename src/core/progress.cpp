@@ -1,3 +1,4 @@
+// Progress lines on rank 0 (core/progress.hpp).
 #include "core/progress.hpp"
 
 #include <cstdio>
@@ -9,9 +10,10 @@
 namespace trident {
 
 Progress::Progress(MPI_Comm comm, std::string label, std::int64_t first, std::int64_t last,
-                   double interval_seconds)
+                   double interval_seconds, std::string unit)
     : comm_(comm),
       label_(std::move(label)),
+      unit_(std::move(unit)),
       first_(first),
       last_(last),
       interval_(interval_seconds),
@@ -36,10 +38,10 @@ std::string Progress::line(std::int64_t step) const {
   const double rate = elapsed > 0 ? done / elapsed : 0.0;
   const double left = rate > 0 ? (total - done) / rate : 0.0;
   char text[200];
-  std::snprintf(text, sizeof text, "%s step %lld of %lld (%.1f%%), %.1f steps/s, %.0f s left",
-                label_.c_str(), static_cast<long long>(step), static_cast<long long>(last_),
+  std::snprintf(text, sizeof text, "%s %s %lld of %lld (%.1f%%), %.1f %ss/s, %.0f s left",
+                label_.c_str(), unit_.c_str(), static_cast<long long>(step), static_cast<long long>(last_),
                 total > 0 ? 100.0 * (static_cast<double>(step) / static_cast<double>(last_)) : 100.0,
-                rate, left);
+                rate, unit_.c_str(), left);
   return text;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/log.hpp"
 
 namespace trident {
 
@@ -55,6 +56,14 @@ std::string region_name(const std::string& phase) {
   }
   return name;
 }
+// How the table shows a phase: a step as it is; a part of the step above it without that
+// step's name ("search" under "knn" for knn.search), and with --verbose by its full name,
+// which is also its Kokkos Tools region and its name in the output's /timings.
+std::string shown_name(const std::string& name, const std::string& step) {
+  if (log::verbosity() == log::Verbosity::verbose || step.empty()) return name;
+  const std::string prefix = step + ".";
+  return name.compare(0, prefix.size(), prefix) == 0 ? name.substr(prefix.size()) : name;
+}
 }  // namespace
 
 Timers::Scope::Scope(Timers& timers, std::string phase)
@@ -95,9 +104,10 @@ std::vector<std::string> Timers::phase_names(MPI_Comm comm) const {
 
 std::string Timers::summary(MPI_Comm comm) const {
   const int n = mpi::size(comm);
-  std::string out = "timing (seconds)            mean       max  slowest rank\n";
+  std::string out = "timing (seconds)                mean       max  slowest rank\n";
   char line[200];
   double steps = 0;  // the steps of the run (phases without a dot), mean over ranks
+  std::string step;  // the step the phases below belong to
   for (const std::string& name : phase_names(comm)) {
     struct {
       double value;
@@ -105,15 +115,17 @@ std::string Timers::summary(MPI_Comm comm) const {
     } mine{seconds(name), mpi::rank(comm)}, slowest{0.0, 0};
     MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
     const double mean = mpi::sum_over_ranks(comm, mine.value) / n;
-    std::snprintf(line, sizeof line, "  %-24s %9.3f %9.3f  %d\n", name.c_str(), mean,
-                  slowest.value, slowest.rank);
+    const bool is_step = name.find('.') == std::string::npos;
+    if (is_step) step = name;
+    std::snprintf(line, sizeof line, is_step ? "  %-28s %9.3f %9.3f  %d\n" : "    %-26s %9.3f %9.3f  %d\n",
+                  shown_name(name, step).c_str(), mean, slowest.value, slowest.rank);
     out += line;
-    if (name.find('.') == std::string::npos) steps += mean;
+    if (is_step) steps += mean;
   }
   const double whole = mpi::sum_over_ranks(comm, process_seconds()) / n;
   std::snprintf(line, sizeof line,
                 "  whole run so far %.3f s (process start to this table, mean over ranks); its "
-                "steps (the phases without a dot) account for %.3f s, %.1f %%\n",
+                "steps (the phases not indented) account for %.3f s, %.1f %%\n",
                 whole, steps, whole > 0 ? 100.0 * steps / whole : 0.0);
   out += line;
   last_steps_ = steps;

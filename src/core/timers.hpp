@@ -3,7 +3,8 @@
 // timed scope is also a Kokkos Tools region ("trident::diffusion::compute").
 // A phase named without a dot ("startup", "knn") is a step of the whole run: those steps
 // follow each other, and the summary compares their sum with the time since the process
-// started. A dotted phase ("knn.search") is a part of some step, shown for detail.
+// started. A dotted phase ("knn.search") is a part of some step, shown for detail, indented
+// under the step that was running when it was first timed.
 #include <mpi.h>
 
 #include <chrono>
@@ -37,7 +38,8 @@ class Timers {
   // run the same phases). Collective.
   std::vector<std::string> phase_names(MPI_Comm comm) const;
 
-  // One line per phase: the mean over ranks, the slowest rank and its time; then the
+  // One line per phase (parts indented under their step, named without the step's name
+  // unless --verbose): the mean over ranks, the slowest rank and its time; then the
   // whole run so far (process start to now, slowest rank) and the share of it that the
   // steps of the run account for. Collective; every rank must have the same phase names
   // (a phase missing on a rank counts 0).

@@ -1,3 +1,4 @@
+// Reading a whole deck: the top-level keys, the output section, then each study's section.
 #include "deck/deck.hpp"
 
 #include "core/error.hpp"
@@ -7,13 +8,15 @@ namespace trident::deck {
 namespace {
 
 std::string default_output(const Source& source) {
-  // results beside the deck, named after it: decks/heat.yaml -> decks/heat.h5
+  // named after the deck, in the working folder, as most simulation codes do:
+  // decks/heat.yaml -> heat.h5 (beside the deck, running an example twice from the
+  // source tree would find its own output, and write into the sources)
   std::string name = source.file;
   const auto slash = name.find_last_of('/');
   if (slash != std::string::npos) name = name.substr(slash + 1);
   const auto dot = name.find_last_of('.');
   if (dot != std::string::npos && dot > 0) name = name.substr(0, dot);
-  return resolve_path(source, name + ".h5");
+  return name + ".h5";
 }
 
 Deck read(std::pair<Source, YAML::Node> loaded) {

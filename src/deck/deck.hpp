@@ -11,7 +11,8 @@
 namespace trident::deck {
 
 struct OutputSettings {
-  std::string file;        // resolved against the deck's folder
+  std::string file;        // output.file, resolved against the deck's folder; without it
+                           // DECKNAME.h5 in the working folder
   bool overwrite = false;  // replace an existing file
   double progress_seconds = 10.0;
   int compression = 0;  // deflate level (with shuffle) of the diffusion frames; 0: none

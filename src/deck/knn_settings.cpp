@@ -56,11 +56,15 @@ KnnSettings parse_knn(const Section& top) {
   d.batch_size = s.integer("batch_size", at_least(0), 0);
   d.tile_size = s.integer("tile_size", at_least(0), 0);
   d.method = s.choice("method", {"auto", "brute", "index"}, "auto");
-  if (d.references.kind == "generate" && d.k > d.references.count) {
-    s.fail("k", "expected at most the number of references (" +
-                    std::to_string(d.references.count) + "), got " + std::to_string(d.k));
-  }
+  if (d.references.kind == "generate") check_k(d, d.references.count);
   return d;
+}
+
+void check_k(const KnnSettings& settings, std::int64_t references) {
+  if (settings.k > references) {
+    throw InputError(settings.k_where + ": knn.k: expected at most the number of references (" +
+                     std::to_string(references) + "), got " + std::to_string(settings.k));
+  }
 }
 
 }  // namespace trident::deck

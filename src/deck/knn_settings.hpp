@@ -43,4 +43,8 @@ struct KnnSettings {
 // Reads `knn:` from the top-level section (the caller checked that it is there).
 KnnSettings parse_knn(const Section& top);
 
+// k against the number of references, once a file has told it: InputError naming knn.k
+// (run and validate both check it before any point is read).
+void check_k(const KnnSettings& settings, std::int64_t references);
+
 }  // namespace trident::deck

@@ -165,4 +165,11 @@ RidgeSettings parse_ridge(const Section& top) {
   return out;
 }
 
+void check_lambda_groups(const RidgeSettings& settings, int ranks) {
+  if (settings.lambda_groups > 0 && ranks % settings.lambda_groups != 0)
+    throw InputError(settings.lambda_groups_where + ": " + std::to_string(settings.lambda_groups) +
+                     " groups do not divide the " + std::to_string(ranks) + " ranks; give a divisor of " +
+                     std::to_string(ranks) + ", or 0 to let the run choose");
+}
+
 }  // namespace trident::deck

@@ -73,4 +73,8 @@ struct RidgeSettings {
 // Reads `ridge:` from the top-level section (the caller checked that it is there).
 RidgeSettings parse_ridge(const Section& top);
 
+// ridge.lambda_groups against a job of `ranks` ranks: InputError when the groups do not
+// divide them (run and validate --ranks N both check it before any work).
+void check_lambda_groups(const RidgeSettings& settings, int ranks);
+
 }  // namespace trident::deck

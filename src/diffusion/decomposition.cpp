@@ -7,8 +7,6 @@
 
 namespace trident::diffusion {
 
-namespace {
-
 // MPI's dims (slowest, fastest) = (ranks along y, along x) for `n` ranks; throws InputError
 // when the deck's layout does not match the job or the blocks do not fit the grid.
 void block_layout(int n, std::int64_t nx, std::int64_t ny, std::array<std::int64_t, 2> ranks, int dims[2]) {
@@ -31,8 +29,6 @@ void block_layout(int n, std::int64_t nx, std::int64_t ny, std::array<std::int64
                      " by ny = " + std::to_string(ny) + " cells; use fewer ranks or set diffusion.ranks");
   }
 }
-
-}  // namespace
 
 Decomposition::Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
                              std::array<std::int64_t, 2> ranks)

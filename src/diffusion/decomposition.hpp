@@ -33,6 +33,11 @@ KOKKOS_INLINE_FUNCTION int split_owner(std::int64_t cells, int parts, std::int64
                         : static_cast<int>(extra + (cell - in_long) / base);
 }
 
+// MPI's dims (slowest, fastest) = (ranks along y, along x) for `n` ranks; throws InputError
+// when the deck's layout does not match the job or the blocks do not fit the grid.
+// Needs no communicator: `validate --ranks N` checks a job it does not run in.
+void block_layout(int n, std::int64_t nx, std::int64_t ny, std::array<std::int64_t, 2> ranks, int dims[2]);
+
 class Decomposition {
  public:
   // `ranks` = {along x, along y}; {0, 0} lets MPI_Dims_create choose. Throws InputError

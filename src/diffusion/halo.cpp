@@ -9,21 +9,26 @@
 
 namespace trident::diffusion {
 
-int halo_width_for(const Decomposition& d, std::int64_t requested) {
-  if (d.alone()) return 1;
-  const std::int64_t smallest = d.smallest_block_side();
+int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, std::int64_t requested) {
+  if (blocks[0] == 1 && blocks[1] == 1) return 1;
+  // the last blocks along each axis are the smallest (remainders go to the first ones)
+  const std::int64_t smallest = std::min(nx / blocks[0], ny / blocks[1]);
   if (requested <= 0) return static_cast<int>(std::min(kDefaultHaloWidth, smallest));
-  // The same on every rank (the smallest block is a global figure): thrown by all alike.
-  mpi::collective(d.cart(), [&] {
-    if (requested > smallest) {
-      throw InputError("diffusion.halo_width: expected at most " + std::to_string(smallest) +
-                       ", the smallest block's side (" + std::to_string(d.dims()[0]) + " x " +
-                       std::to_string(d.dims()[1]) + " blocks of the " + std::to_string(d.nx()) + " x " +
-                       std::to_string(d.ny()) + " grid), got " + std::to_string(requested) +
-                       "; a halo comes from the adjacent block alone");
-    }
-  });
+  if (requested > smallest) {
+    throw InputError("diffusion.halo_width: expected at most " + std::to_string(smallest) +
+                     ", the smallest block's side (" + std::to_string(blocks[0]) + " x " +
+                     std::to_string(blocks[1]) + " blocks of the " + std::to_string(nx) + " x " +
+                     std::to_string(ny) + " grid), got " + std::to_string(requested) +
+                     "; a halo comes from the adjacent block alone");
+  }
   return static_cast<int>(requested);
+}
+
+int halo_width_for(const Decomposition& d, std::int64_t requested) {
+  int width = 1;
+  // The same on every rank (the smallest block is a global figure): thrown by all alike.
+  mpi::collective(d.cart(), [&] { width = halo_width_for(d.dims(), d.nx(), d.ny(), requested); });
+  return width;
 }
 
 namespace {

@@ -30,6 +30,9 @@ namespace trident::diffusion {
 // smallest block's side when that is less.
 constexpr std::int64_t kDefaultHaloWidth = 16;
 int halo_width_for(const Decomposition& d, std::int64_t requested);
+// The same for `blocks` (ranks along x, y) over an nx x ny grid, on one rank: InputError,
+// not collective (validate checks a job of another size with it).
+int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, std::int64_t requested);
 
 // Where a piece of the halo lies in the grid and in the buffer.
 struct HaloRegion {

@@ -14,6 +14,8 @@ namespace trident::diffusion {
 
 namespace {
 
+const char* const kStartFileRole = "start field file (diffusion.start.file)";
+
 template <class S>
 hid_t native_type() {
   return std::is_same<S, float>::value ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -105,10 +107,8 @@ void read_block_as(const io::InputFile& file, const deck::StartField& start, Ext
 
 }  // namespace
 
-template <class T>
-void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
-                          const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes) {
-  const io::InputFile file(start.file, "start field file (diffusion.start.file)");
+namespace {
+void check_shape(const io::InputFile& file, const deck::StartField& start, std::int64_t nx, std::int64_t ny) {
   const auto dims = file.dims(start.dataset);
   if (dims.size() != 2 || dims[0] != static_cast<std::uint64_t>(ny) || dims[1] != static_cast<std::uint64_t>(nx)) {
     std::string shape;
@@ -117,6 +117,18 @@ void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::i
                      "), expected (ny, nx) = (" + std::to_string(ny) + ", " + std::to_string(nx) +
                      ") as set by diffusion.ny and diffusion.nx");
   }
+}
+}  // namespace
+
+void check_start_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny) {
+  check_shape(io::InputFile(start.file, kStartFileRole), start, nx, ny);
+}
+
+template <class T>
+void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
+                          const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes) {
+  const io::InputFile file(start.file, kStartFileRole);
+  check_shape(file, start, nx, ny);
   // float32 stays float32 until the device; float64 and every other type arrive as float64
   if (file.float_size(start.dataset) == 4) {
     read_block_as<float, T>(file, start, x, y, block, slab_bytes);

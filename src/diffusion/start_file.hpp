@@ -16,6 +16,10 @@ namespace trident::diffusion {
 // to allocate, large enough that each HDF5 read runs at the file's speed.
 constexpr std::size_t kStartSlabBytes = std::size_t(8) << 20;
 
+// Opens the file and checks that the dataset exists with shape (ny, nx), reading no cell:
+// InputError naming the file and the dataset otherwise, the words fill_block_from_file uses.
+void check_start_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny);
+
 // Throws InputError for a missing file or dataset, a wrong shape, or a non-finite value
 // (naming the file, the dataset and the first such cell of the block, as (y, x)).
 template <class T>

@@ -93,7 +93,8 @@ std::int64_t largest_round(std::int64_t rows, std::int64_t references, const Sea
 }
 
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
-                     const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchProfile& stats) {
+                     const SearchOptions& given, ChunkRows& rows, MPI_Comm comm, SearchProfile& stats,
+                     const std::function<void(std::int64_t)>& after_round) {
   SearchOptions options = given;
   // made by the first round that wants one (or by the caller before the search)
   if (!options.bound_cache) options.bound_cache = std::make_shared<ListBoundCache>();
@@ -169,6 +170,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
         options.ordered_by_place = true;
       }
     }
+    if (after_round) after_round(rows.count - static_cast<std::int64_t>(todo.size() - next));
     // one agreement per round on every rank: a pending signal anywhere, and work left anywhere
     std::int64_t mine[2] = {signals::pending(), next < todo.size() ? 1 : 0}, agreed[2];
     MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MAX, comm);

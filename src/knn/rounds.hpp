@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "knn/checkpoint.hpp"
@@ -37,8 +38,11 @@ std::int64_t largest_round(std::int64_t rows, std::int64_t references, const Sea
 // on, or 0 once every rank's rows are done (a signal that arrives during the last round is
 // not acted on). After a round that searched more than 1 % of its rows again, the rows left
 // are searched in the order of their places (stats.reordered_rows). Collective. Stats are
-// summed over rounds.
+// summed over rounds. `after_round`, when given, is called on every rank after each round,
+// before that agreement, with the rows of `rows` done so far (it may be collective: the
+// study sums them over ranks for its progress line).
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
-                     const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchProfile& stats);
+                     const SearchOptions& options, ChunkRows& rows, MPI_Comm comm, SearchProfile& stats,
+                     const std::function<void(std::int64_t)>& after_round = {});
 
 }  // namespace trident::knn

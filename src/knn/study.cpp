@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/page_lock.hpp"
+#include "core/progress.hpp"
 #include "core/signals.hpp"
 #include "io/huge_pages.hpp"
 #include "io/output_file.hpp"
@@ -49,10 +51,7 @@ KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const st
   // rank stops all of them with the same message, before the search starts.
   mpi::collective(comm, [&] {
     in.n_references = count_points(settings.references);
-    if (settings.k > in.n_references) {
-      throw InputError(settings.k_where + ": knn.k: expected at most the number of references (" +
-                       std::to_string(in.n_references) + "), got " + std::to_string(settings.k));
-    }
+    deck::check_k(settings, in.n_references);
     in.n_observations = count_points(settings.observations);
     chunk_of(in.n_observations, mpi::size(comm), mpi::rank(comm), in.first, in.count);
     // host memory held for the whole search: the points as read and as unit vectors, and
@@ -186,8 +185,18 @@ class KnnStudy : public PreparedStudy {
         auto warm = context_.timers.scope("knn.warm_up");
         mpi::collective(context_.comm, [&] { warm_up(observations->data(), r.count, references, options); });
       }
+      // progress over every rank's rows: one sum over ranks a round (rounds last seconds)
+      const double done = mpi::sum_over_ranks(
+          context_.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
+      Progress progress(context_.comm, "knn: search,", static_cast<std::int64_t>(done), r.n_observations,
+                        context_.progress_seconds, "row");
+      std::function<void(std::int64_t)> report;
+      if (context_.progress_seconds > 0)
+        report = [&](std::int64_t rows) {
+          progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(context_.comm, static_cast<double>(rows))));
+        };
       mpi::collective(context_.comm, [&] {
-        signal = search_in_rounds(observations->data(), references, options, rows_, context_.comm, r.stats);
+        signal = search_in_rounds(observations->data(), references, options, rows_, context_.comm, r.stats, report);
       });
     }
     context_.timers.add("knn.page_lock", r.stats.page_lock_seconds);
@@ -253,7 +262,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                            ? ", where a round searched over 1 % again and the " +
                                  std::to_string(r.stats.reordered_rows) + " rows left were ordered by place"
                            : std::string()));
-  log::info(comm, "knn: rank 0 search parts: upload " + figure(r.stats.upload_seconds, "%.4f") +
+  log::detail(comm, "knn: rank 0 search parts: upload " + figure(r.stats.upload_seconds, "%.4f") +
                       " s, screen " + figure(r.stats.screen_seconds, "%.4f") + " s, settle " +
                       figure(r.stats.settle_seconds, "%.4f") + " s, download " +
                       figure(r.stats.download_seconds, "%.4f") + " s, widened " +
@@ -290,7 +299,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
       ready += (ready.empty() ? "" : " ") + figure(c.ready_ms, "%.1f");
       downloaded += (downloaded.empty() ? "" : " ") + figure(c.downloaded_ms, "%.1f");
     }
-    log::info(comm, "knn: rank 0 chunks of its largest batch (" + std::to_string(r.stats.chunk_times_rows) +
+    log::detail(comm, "knn: rank 0 chunks of its largest batch (" + std::to_string(r.stats.chunk_times_rows) +
                         " rows), ms after its first upload: rows ready " + ready + "; downloaded " + downloaded);
   }
 

@@ -100,7 +100,7 @@ HostCsr parse_matrix_market(std::istream& in, const std::string& name) {
   return parse_matrix_market(lines, name);
 }
 
-HostCsr parse_matrix_market(io::TextLines& lines, const std::string& name) {
+MatrixMarketHeader read_matrix_market_header(io::TextLines& lines, const std::string& name) {
   std::string_view view;
   std::string line;
   auto fail = [&](const std::string& what, long long line_number) -> void {
@@ -164,6 +164,19 @@ HostCsr parse_matrix_market(io::TextLines& lines, const std::string& name) {
   if (symmetric && rows != columns)
     fail("a symmetric matrix must be square, got " + std::to_string(rows) + " x " +
          std::to_string(columns), size_line);
+  return {rows, columns, entries, field, pattern, integer, symmetric};
+}
+
+HostCsr parse_matrix_market(io::TextLines& lines, const std::string& name) {
+  const MatrixMarketHeader header = read_matrix_market_header(lines, name);
+  const long long rows = header.rows, columns = header.columns, entries = header.entries;
+  const bool pattern = header.pattern, integer = header.integer, symmetric = header.symmetric;
+  const std::string& field = header.field;
+  std::string_view view;
+  std::string line;
+  auto fail = [&](const std::string& what, long long line_number) -> void {
+    throw InputError(name + ":" + std::to_string(line_number) + ": " + what);
+  };
 
   const EntryRules rules{rows, columns, pattern, integer, symmetric};
   std::vector<Triplet> triplets;
@@ -219,10 +232,22 @@ HostCsr parse_matrix_market(io::TextLines& lines, const std::string& name) {
   return csr_from_triplets(int(rows), int(columns), std::move(triplets));
 }
 
-HostCsr read_matrix_market(const std::string& path) {
+namespace {
+io::TextLines open_matrix_market(const std::string& path) {
   std::optional<io::TextLines> lines = io::TextLines::open_file(path);
   if (!lines) throw InputError(path + ": cannot open the Matrix Market file (does it exist and is it readable?)");
-  return parse_matrix_market(*lines, path);
+  return std::move(*lines);
+}
+}  // namespace
+
+HostCsr read_matrix_market(const std::string& path) {
+  io::TextLines lines = open_matrix_market(path);
+  return parse_matrix_market(lines, path);
+}
+
+MatrixMarketHeader read_matrix_market_header(const std::string& path) {
+  io::TextLines lines = open_matrix_market(path);
+  return read_matrix_market_header(lines, path);
 }
 
 }  // namespace trident::ridge

@@ -543,6 +543,8 @@ std::vector<double> rhs_rows(const deck::RidgeRhsSettings& r, std::int64_t rows,
 
 }  // namespace
 
+void check_rhs(const deck::RidgeRhsSettings& rhs, std::int64_t rows) { rhs_rows(rhs, rows, 0, 0); }
+
 Problem load_problem(const deck::RidgeSettings& settings) {
   const MatrixRows rows(settings.matrix, MPI_COMM_SELF);
   Problem p = load_rows(settings, rows, 0, rows.rows());

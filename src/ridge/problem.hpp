@@ -88,6 +88,10 @@ std::vector<double> generate_rhs_rows(std::int64_t first, std::int64_t count, do
 HostCsr read_hdf5_csr(const std::string& file, const std::string& group);
 std::vector<double> read_hdf5_vector(const std::string& file, const std::string& dataset);
 
+// Checks an HDF5 b against a matrix of `rows` rows as load_rows does (the file, the dataset,
+// its length), reading none of its values; nothing for a generated b.
+void check_rhs(const deck::RidgeRhsSettings& rhs, std::int64_t rows);
+
 // Reads or generates the whole A and b and checks them (on this rank alone; errors are
 // InputError).
 Problem load_problem(const deck::RidgeSettings& settings);

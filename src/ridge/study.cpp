@@ -78,12 +78,7 @@ void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::
 int lambda_groups(MPI_Comm comm, const deck::RidgeSettings& s, std::int64_t nonzeros) {
   const int ranks = mpi::size(comm);
   if (s.lambda_groups == 0) return choose_lambda_groups(ranks, nonzeros, s.lambdas.size());
-  mpi::collective(comm, [&] {
-    if (ranks % s.lambda_groups != 0)
-      throw InputError(s.lambda_groups_where + ": " + std::to_string(s.lambda_groups) +
-                       " groups do not divide the " + std::to_string(ranks) + " ranks; give a divisor of " +
-                       std::to_string(ranks) + ", or 0 to let the run choose");
-  });
+  mpi::collective(comm, [&] { deck::check_lambda_groups(s, ranks); });
   return static_cast<int>(s.lambda_groups);
 }
 
@@ -130,7 +125,7 @@ class RidgeStudy : public PreparedStudy {
     solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels,
                                             layout_->rows_comm());
     const std::string layout = solver_->product_layout();
-    if (!layout.empty()) log::info(comm, "ridge: products: " + layout);
+    if (!layout.empty()) log::detail(comm, "ridge: products: " + layout);
   }
 
   void run(io::OutputFile& output) override;

@@ -125,7 +125,8 @@ def run_case(index, seed, decks, data, trident, deck_work, root):
     case = {"index": index, "seed_deck": os.path.basename(seed_deck), "mutations": mutations,
             "text": text, "folder": folder, "ran": False, "skipped_large": False}
 
-    rc, output, hung = execute([trident, "validate", "deck.yaml"], folder)
+    # validate checks the output's place as run would: the same --output
+    rc, output, hung = execute([trident, "validate", "deck.yaml", "--output", "out/result.h5"], folder)
     case["validate"] = rc
     problems = outcome_problems("trident validate", rc, output, hung)
     details = [("trident validate", rc, output)]

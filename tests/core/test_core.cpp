@@ -1,10 +1,13 @@
-// Core helpers: device choice, block splits, collective error agreement, timers.
+// Core helpers: device choice, block splits, collective error agreement, timers, log levels,
+// progress lines.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "core/timers.hpp"
 #include "diffusion/decomposition.hpp"
@@ -95,12 +98,70 @@ TEST(MpiTimers, SummaryListsPhasesInRunOrderAndAddsUpTheSteps) {
   timers.add("close", 0.25);
   const std::string summary = timers.summary(comm);
   const auto at = [&](const std::string& text) { return summary.find(text); };
-  ASSERT_NE(at("  startup "), std::string::npos) << summary;
-  EXPECT_LT(at("  startup "), at("  work "));
-  EXPECT_LT(at("  work "), at("  work.part "));
-  EXPECT_LT(at("  work.part "), at("  close "));
-  EXPECT_NE(at("its steps (the phases without a dot) account for 3.25"), std::string::npos) << summary;
+  ASSERT_NE(at("\n  startup "), std::string::npos) << summary;
+  EXPECT_LT(at("\n  startup "), at("\n  work "));
+  EXPECT_LT(at("\n  work "), at("\n    part "));  // indented under its step, without its name
+  EXPECT_LT(at("\n    part "), at("\n  close "));
+  EXPECT_EQ(at("work.part"), std::string::npos) << summary;
+  EXPECT_NE(at("its steps (the phases not indented) account for 3.25"), std::string::npos) << summary;
   EXPECT_NE(at("  whole run so far "), std::string::npos) << summary;
+}
+
+// A part keeps its whole name under a step of another name (knn.read is timed inside the
+// run's "prepare"), and every part shows its whole name with --verbose, as the output's
+// /timings and Kokkos Tools name it.
+TEST(MpiTimers, PartsOfAnotherStepAndVerboseTablesShowWholeNames) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  Timers timers;
+  timers.add("prepare", 1.0);
+  timers.add("knn.read", 0.5);
+  timers.add("knn", 2.0);
+  timers.add("knn.search", 1.5);
+  const std::string plain = timers.summary(comm);
+  EXPECT_NE(plain.find("\n    knn.read "), std::string::npos) << plain;
+  EXPECT_NE(plain.find("\n    search "), std::string::npos) << plain;
+  const log::Verbosity before = log::verbosity();
+  log::set_verbosity(log::Verbosity::verbose);
+  const std::string verbose = timers.summary(comm);
+  log::set_verbosity(before);
+  EXPECT_NE(verbose.find("\n    knn.search "), std::string::npos) << verbose;
+  EXPECT_EQ(verbose.find(" search "), std::string::npos) << verbose;
+}
+
+// What each level prints on rank 0: --quiet keeps the final line (and errors), the default
+// adds info, --verbose adds details.
+TEST(MpiLog, EachLevelPrintsItsLines) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const log::Verbosity before = log::verbosity();
+  const auto printed = [&](log::Verbosity level) {
+    log::set_verbosity(level);
+    testing::internal::CaptureStdout();
+    log::info(comm, "set-up");
+    log::detail(comm, "tuning");
+    log::result(comm, "wrote x.h5");
+    return testing::internal::GetCapturedStdout();
+  };
+  const std::string quiet = printed(log::Verbosity::quiet), normal = printed(log::Verbosity::normal),
+                    verbose = printed(log::Verbosity::verbose);
+  log::set_verbosity(before);
+  if (mpi::rank(comm) != 0) {
+    EXPECT_EQ(quiet + normal + verbose, "");
+    return;
+  }
+  EXPECT_EQ(quiet, "trident: wrote x.h5\n");
+  EXPECT_EQ(normal, "trident: set-up\ntrident: wrote x.h5\n");
+  EXPECT_EQ(verbose, "trident: set-up\ntrident: tuning\ntrident: wrote x.h5\n");
+}
+
+// The counted unit names the figures: diffusion counts steps, knn rows.
+TEST(MpiProgress, TheLineNamesWhatItCounts) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const Progress rows(comm, "knn: search,", 0, 4096, 10.0, "row");
+  const std::string line = rows.line(1024);
+  EXPECT_EQ(line.rfind("knn: search, row 1024 of 4096 (25.0%), ", 0), 0u) << line;
+  EXPECT_NE(line.find(" rows/s, "), std::string::npos) << line;
+  const Progress steps(comm, "diffusion", 100, 400, 10.0);
+  EXPECT_EQ(steps.line(200).rfind("diffusion step 200 of 400 (50.0%), ", 0), 0u) << steps.line(200);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ TEST(DeckReader, DefaultsAndResolvedPaths) {
   const Deck d = read_deck_text("diffusion: {nx: 4, ny: 3, steps: 2}\n", "decks/heat.yaml", "decks");
   ASSERT_TRUE(d.diffusion.has_value());
   EXPECT_FALSE(d.knn.has_value());
-  EXPECT_EQ(d.output.file, "decks/heat.h5");
+  EXPECT_EQ(d.output.file, "heat.h5");  // named after the deck, in the working folder
   EXPECT_FALSE(d.output.overwrite);
   EXPECT_EQ(d.diffusion->nx, 4);
   EXPECT_EQ(d.diffusion->ny, 3);

@@ -1,0 +1,103 @@
+#!/bin/bash
+# The command line as a user meets it, on one rank: unknown options and commands get the
+# closest known one; --help names every option and where the manual and example decks are;
+# --quiet prints the final line alone, the default the set-up, progress, timer table and
+# where it wrote, --verbose the tuning diagnostics too. Without an output named, the output
+# is DECKNAME.h5 in the working folder; a completed run removes the checkpoint it wrote or
+# resumed from as its own, and keeps one it was given from elsewhere; a stopped run keeps
+# its checkpoint for the job templates' requeue. No timing: the stops come from a signal
+# made pending before trident starts (pending_signal.py).
+# usage: command_line.sh TRIDENT
+set -u
+trident=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/decks" "$work/run"
+cd "$work/run"
+python=""
+for p in /usr/bin/python3 python3; do "$p" -c 'import signal' 2>/dev/null && { python=$p; break; }; done
+fail=0; pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# usage_error MESSAGE ARGS...: exit 2 and exactly one line, the message.
+usage_error() {
+  local message=$1; shift
+  local out; out=$("$trident" "$@" 2>&1); local rc=$?
+  [ $rc -eq 2 ] && [ "$out" = "trident: error: $message" ] && ok || { bad "trident $*: exit $rc"; echo "  expected: trident: error: $message"; echo "  got: $out"; }
+}
+cat > ../decks/knn.yaml <<'DECK'
+output: {progress_seconds: 0.000001}
+knn:
+  k: 4
+  observations: {generate: {count: 4096, seed: 1}}
+  references: {generate: {count: 512, seed: 2}}
+  batch_size: 1024
+DECK
+usage_error "unknown option '--ouput' for 'run'; did you mean '--output'?; see 'trident --help'" run ../decks/knn.yaml --ouput x.h5
+usage_error "unknown option '--rank' for 'validate'; did you mean '--ranks'?; see 'trident --help'" validate ../decks/knn.yaml --rank 4
+usage_error "unknown option '--verbse' for 'validate'; did you mean '--verbose'?; see 'trident --help'" validate ../decks/knn.yaml --verbse
+usage_error "unknown option '--ranks' for 'run'; see 'trident --help'" run ../decks/knn.yaml --ranks 4
+usage_error "unknown option '--output' for 'info'; see 'trident --help'" info --output x.h5
+usage_error "unknown command 'vaildate' (expected run, validate or info); did you mean 'validate'?; see 'trident --help'" vaildate ../decks/knn.yaml
+usage_error "option --ranks needs a whole number of ranks, at least 1, got '0'; see 'trident --help'" validate ../decks/knn.yaml --ranks 0
+usage_error "option --ranks needs a whole number of ranks, at least 1, got 'two'; see 'trident --help'" validate ../decks/knn.yaml --ranks two
+usage_error "options --quiet and --verbose exclude each other; give one; see 'trident --help'" run ../decks/knn.yaml --quiet --verbose
+[ -z "$(ls -A)" ] && ok || bad "a refused command left files: $(ls -A)"
+
+help=$("$trident" --help)
+for text in "--restart CHECKPOINT   continue the study (diffusion, knn or ridge)" "--quiet" "--verbose" \
+            "--ranks N" "inputs/*_small.yaml" "docs/" "DECKNAME.h5 in the working folder"; do
+  grep -qF -- "$text" <<<"$help" && ok || bad "--help does not mention '$text'"
+done
+
+# --quiet: the final line alone; the output named after the deck, in the working folder
+out=$("$trident" run ../decks/knn.yaml --quiet 2>&1); rc=$?
+[ $rc -eq 0 ] && [ "$out" = "trident: wrote knn.h5" ] && ok || { bad "--quiet: exit $rc"; echo "$out"; }
+[ -f knn.h5 ] && [ ! -e ../decks/knn.h5 ] && ok || bad "the default output is not knn.h5 in the working folder"
+out=$("$trident" validate ../decks/knn.yaml --quiet 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$out" = "trident: error: knn.h5: the output file already exists; choose another with --output, or pass --overwrite (deck: output.overwrite: true) to replace it" ] \
+  && ok || { bad "validate of a deck whose output exists: exit $rc"; echo "$out"; }
+
+# the default: set-up, progress, the timer table with the study's parts under it, where it
+# wrote; no tuning diagnostics
+"$trident" run ../decks/knn.yaml --overwrite >default.log 2>&1 && ok || { bad "default run failed"; cat default.log; }
+head -1 default.log | grep -qE '^trident: running \.\./decks/knn\.yaml on 1 rank\(s\), output knn\.h5; version [0-9.]+ \(Kokkos ' \
+  && ok || { bad "first line"; head -1 default.log; }
+grep -qE '^trident: knn: search, row [0-9]+ of 4096 \([0-9.]+%\), [0-9.]+ rows/s, [0-9]+ s left$' default.log \
+  && ok || { bad "no knn progress line"; cat default.log; }
+grep -qx '  knn  .*' default.log && grep -qx '    search  .*' default.log && ok || { bad "timer table"; cat default.log; }
+[ "$(tail -2 default.log | head -1)" = "trident: wrote knn.h5" ] && ok || { bad "'wrote' is not the line after the table"; cat default.log; }
+grep -q "search parts\|knn\.search" default.log && { bad "tuning diagnostics without --verbose"; cat default.log; } || ok
+"$trident" run ../decks/knn.yaml --overwrite --verbose >verbose.log 2>&1 && ok || { bad "--verbose run failed"; cat verbose.log; }
+grep -q '^trident: knn: rank 0 search parts: ' verbose.log && grep -qx '    knn\.search  .*' verbose.log && ok \
+  || { bad "--verbose: no search parts or no full phase names"; cat verbose.log; }
+
+# checkpoints: the requeue of jobs/long-run.sbatch, by hand
+rm -f knn.h5
+if [ -n "$python" ]; then
+  "$python" "$here/pending_signal.py" USR1 all "$trident" run ../decks/knn.yaml >stop.log 2>&1; rc=$?
+  [ $rc -eq 75 ] && [ -f knn.checkpoint.h5 ] && grep -q "^trident: knn: stopped by SIGUSR1 .*; resume with --restart knn.checkpoint.h5$" stop.log && ok \
+    || { bad "stopped run: exit $rc, or no checkpoint kept"; cat stop.log; }
+  mv knn.h5 knn.part0.h5
+  "$trident" run ../decks/knn.yaml --restart knn.checkpoint.h5 >resume.log 2>&1; rc=$?
+  [ $rc -eq 0 ] && [ ! -e knn.checkpoint.h5 ] && grep -qx "trident: removed the checkpoint knn.checkpoint.h5: the run completed" resume.log \
+    && ok || { bad "resumed run: exit $rc, or its own checkpoint kept"; cat resume.log; ls; }
+  # a checkpoint from elsewhere stays; so does one at the run's place that it did not touch
+  "$python" "$here/pending_signal.py" TERM all "$trident" run ../decks/knn.yaml --output other.h5 >/dev/null 2>&1
+  cp other.checkpoint.h5 stale.checkpoint.h5
+  "$trident" run ../decks/knn.yaml --output final.h5 --restart other.checkpoint.h5 >given.log 2>&1 \
+    && [ -f other.checkpoint.h5 ] && ! grep -q "removed the checkpoint" given.log && ok || { bad "a given checkpoint was removed"; cat given.log; }
+  "$trident" run ../decks/knn.yaml --output stale.h5 >/dev/null 2>&1 && [ -f stale.checkpoint.h5 ] && ok \
+    || bad "a checkpoint the run neither wrote nor resumed from was removed"
+fi
+# a diffusion run that writes checkpoints as it goes removes the last one once it completes
+cat > ../decks/heat.yaml <<'DECK'
+diffusion: {nx: 16, ny: 12, steps: 6, checkpoint_every: 2, start: {kind: gaussian}}
+DECK
+"$trident" run ../decks/heat.yaml >heat.log 2>&1; rc=$?
+[ $rc -eq 0 ] && [ -f heat.h5 ] && [ ! -e heat.checkpoint.h5 ] && grep -q "checkpoint at step 4 written to heat.checkpoint.h5" heat.log \
+  && ok || { bad "diffusion: exit $rc, or its checkpoint kept"; cat heat.log; ls; }
+
+echo "command line: $pass passed, $fail failed"
+[ $fail -eq 0 ]
