@@ -6,6 +6,10 @@
 
 #include <type_traits>
 
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 #include "ridge/execution.hpp"
 
 namespace trident::ridge {
