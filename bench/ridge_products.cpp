@@ -5,7 +5,8 @@
 // underneath on GPUs). Prints microseconds per pair of products beside the floor: the
 // fused engine's bytes of A and A^T over the device copy bandwidth measured here.
 // usage: trident_ridge_products [LOG2_NONZEROS ...]   (default 24)
-// It builds without trident's library (only row_schedule.cpp), so it can be compiled on a
+// It builds without trident's library (only ridge's row_schedule, device_csr_build,
+// device_tuning and csr, and core's host_threads and page_lock), so it can be compiled on a
 // GPU machine that has Kokkos and Kokkos Kernels but not trident's other dependencies.
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
@@ -19,7 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "ridge/device_csr.hpp"
+#include "ridge/device_tuning.hpp"
+#include "ridge/row_products.hpp"
 
 #if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40200
 #define TRIDENT_BENCH_SPMV_HANDLE 1

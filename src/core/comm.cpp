@@ -85,4 +85,12 @@ double max_over_ranks(MPI_Comm comm, double value) { return reduce(comm, value, 
 double min_over_ranks(MPI_Comm comm, double value) { return reduce(comm, value, MPI_MIN); }
 double sum_over_ranks(MPI_Comm comm, double value) { return reduce(comm, value, MPI_SUM); }
 
+void min_over_ranks(MPI_Comm comm, std::vector<int>& values) {
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT, MPI_MIN, comm);
+}
+
+void sum_over_ranks(MPI_Comm comm, std::vector<double>& values) {
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, comm);
+}
+
 }  // namespace trident::mpi

@@ -37,5 +37,8 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& text, 
 double max_over_ranks(MPI_Comm comm, double value);
 double min_over_ranks(MPI_Comm comm, double value);
 double sum_over_ranks(MPI_Comm comm, double value);
+// Each entry's minimum (sum) over ranks, in place: one all-reduce for all of them.
+void min_over_ranks(MPI_Comm comm, std::vector<int>& values);
+void sum_over_ranks(MPI_Comm comm, std::vector<double>& values);
 
 }  // namespace trident::mpi

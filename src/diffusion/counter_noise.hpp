@@ -7,22 +7,16 @@
 #include <cstdint>
 
 #include "core/kokkos_math.hpp"
+#include "core/splitmix64.hpp"
 
 namespace trident::diffusion {
 
-// splitmix64's output function: a bijection of 64-bit words that mixes every input bit.
-KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // The key of a seed: the counter stream below starts from it.
-inline std::uint64_t noise_key(std::uint64_t seed) { return mix64(seed + 0x9E3779B97F4A7C15ull); }
+inline std::uint64_t noise_key(std::uint64_t seed) { return core::splitmix_mix(seed + core::kSplitMixGamma); }
 
-// Word `counter` of the seed's stream: splitmix64 addressed by position instead of by state.
+// Word `counter` of the seed's stream: SplitMix64 addressed by position instead of by state.
 KOKKOS_INLINE_FUNCTION std::uint64_t noise_word(std::uint64_t key, std::uint64_t counter) {
-  return mix64(key + (counter + 1) * 0x9E3779B97F4A7C15ull);
+  return core::splitmix_mix(key + (counter + 1) * core::kSplitMixGamma);
 }
 
 // A uniform value in (0, 1) from the top 53 bits: never 0, so its logarithm is finite.

@@ -81,6 +81,15 @@ std::size_t InputFile::float_size(const std::string& dataset) const {
   return H5Tget_class(type.get()) == H5T_FLOAT ? H5Tget_size(type.get()) : 0;
 }
 
+bool InputFile::fits_int32(const std::string& dataset) const {
+  dims(dataset);  // names a missing dataset
+  Handle d(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT));
+  Handle type(H5Dget_type(d.get()));
+  if (H5Tget_class(type.get()) != H5T_INTEGER) return false;
+  const std::size_t size = H5Tget_size(type.get());
+  return size < 4 || (size == 4 && H5Tget_sign(type.get()) == H5T_SGN_2);
+}
+
 template <class T>
 std::vector<T> InputFile::read(const std::string& dataset, const std::vector<std::uint64_t>& offset,
                                const std::vector<std::uint64_t>& count) const {
@@ -134,6 +143,19 @@ std::int64_t InputFile::integer_attribute(const std::string& object, const std::
   std::int64_t v = 0;
   H5Aread(a.get(), H5T_NATIVE_INT64, &v);
   return v;
+}
+
+std::vector<std::int64_t> InputFile::integer_attribute_values(const std::string& object,
+                                                             const std::string& name) const {
+  Handle o(H5Oopen(file_, object.c_str(), H5P_DEFAULT));
+  if (!o.valid() || H5Aexists(o.get(), name.c_str()) <= 0) return {};
+  Handle a(H5Aopen(o.get(), name.c_str(), H5P_DEFAULT));
+  Handle space(H5Aget_space(a.get()));
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  std::vector<std::int64_t> out(static_cast<std::size_t>(count > 0 ? count : 0));
+  if (count > 0 && H5Aread(a.get(), H5T_NATIVE_INT64, out.data()) < 0)
+    throw InputError(path_ + ": attribute '" + name + "' of '" + object + "' in the " + role_ + " is not integers");
+  return out;
 }
 
 std::string not_finite_message(const std::string& file, const std::string& dataset,

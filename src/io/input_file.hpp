@@ -32,9 +32,15 @@ class InputFile {
                  const std::vector<std::uint64_t>& count, hid_t memory_type, void* out) const;
   // Bytes of a floating-point dataset's values (4 or 8); 0 for other types.
   std::size_t float_size(const std::string& dataset) const;
+  // Whether a dataset holds integers that int32 holds exactly (signed of 32 bits or fewer,
+  // unsigned of fewer), so that they can be read straight into int32.
+  bool fits_int32(const std::string& dataset) const;
   std::string string_attribute(const std::string& object, const std::string& name) const;
   double real_attribute(const std::string& object, const std::string& name) const;
   std::int64_t integer_attribute(const std::string& object, const std::string& name) const;
+  // Every value of an integer attribute (a shape, say); empty when the object has none of
+  // that name.
+  std::vector<std::int64_t> integer_attribute_values(const std::string& object, const std::string& name) const;
 
  private:
   std::string path_, role_;

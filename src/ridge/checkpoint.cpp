@@ -1,3 +1,6 @@
+// Ridge checkpoints written and read (checkpoint.hpp), with the fingerprint of the problem
+// they belong to, and the solution rows that outputs and checkpoints hold, each written by
+// the rank that computed it.
 #include "ridge/checkpoint.hpp"
 
 #include <algorithm>

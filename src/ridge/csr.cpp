@@ -1,3 +1,5 @@
+// Host CSR matrices: assembly from triplets, the transpose, the row ranges of the parallel
+// passes over A, and the structure and value checks of whole matrices and blocks of rows.
 #include "ridge/csr.hpp"
 
 #include <algorithm>

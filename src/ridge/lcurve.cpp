@@ -1,3 +1,4 @@
+// The L-curve's Menger curvatures, its corner, and the λ that refine it.
 #include "ridge/lcurve.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SweepSolver: the engine chosen for the deck's kernels, the stopping rules with their
+// defaults, and the device memory a sweep needs.
 #include "ridge/lsmr_sweep.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -34,12 +36,12 @@ core::DeviceComm* reducing(const Problem& problem, core::DeviceComm* rows_comm) 
 }  // namespace
 
 SweepSolver::SweepSolver(const Problem& problem, deck::RidgePrecision precision,
-                         deck::RidgeKernels kernels, core::DeviceComm* rows_comm)
+                         deck::RidgeKernels kernels, core::DeviceComm* rows_comm, const EngineOptions& options)
     : rows_(problem.rows()),
       columns_(problem.a.columns),
       engine_(kernels == deck::RidgeKernels::kokkos_kernels
                   ? make_kokkos_kernels_engine(problem, precision, reducing(problem, rows_comm))
-                  : make_fused_engine(problem, precision, reducing(problem, rows_comm))) {}
+                  : make_fused_engine(problem, precision, reducing(problem, rows_comm), options)) {}
 
 SweepSolver::~SweepSolver() = default;
 

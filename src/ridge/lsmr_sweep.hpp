@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "core/device_memory.hpp"
+#include "ridge/engine_options.hpp"
+#include "ridge/problem.hpp"
 
 namespace trident::core {
 class DeviceComm;
 }
-
-#include "ridge/problem.hpp"
 
 namespace trident::ridge {
 
@@ -75,11 +75,13 @@ struct SweepOutcome {
 // iteration, A_i v and ||u_i||^2 are local and one all-reduce sums A_i^T u_i together with
 // ||u_i||^2 (columns + 1 numbers; + 2 in float32, where ||u||^2 travels as two floats, high
 // and low part, to keep its double precision). Each rank then forms the same v, x and
-// recurrences, so the ranks stop together.
+// recurrences, so the ranks stop together. `options` override the fused engine's automatic
+// choices (the study passes the TRIDENT_RIDGE_* overrides).
 class SweepSolver {
  public:
   SweepSolver(const Problem& problem, deck::RidgePrecision precision,
-              deck::RidgeKernels kernels = deck::RidgeKernels::fused, core::DeviceComm* rows_comm = nullptr);
+              deck::RidgeKernels kernels = deck::RidgeKernels::fused, core::DeviceComm* rows_comm = nullptr,
+              const EngineOptions& options = {});
   SweepSolver(const Problem& problem, bool float64,
               deck::RidgeKernels kernels = deck::RidgeKernels::fused)
       : SweepSolver(problem, float64 ? deck::RidgePrecision::float64 : deck::RidgePrecision::float32,

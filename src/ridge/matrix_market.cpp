@@ -1,3 +1,4 @@
+// The Matrix Market reader: banner, size line and entries, each checked with its line.
 #include "ridge/matrix_market.hpp"
 
 #include <algorithm>

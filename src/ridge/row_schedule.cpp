@@ -1,20 +1,13 @@
+// Choosing how a product spreads a matrix's rows over threads: lanes per work item, segments
+// of long rows and column bands, from the row lengths, the back end and ScheduleOptions.
 #include "ridge/row_schedule.hpp"
 
-#include "core/error.hpp"
-#include "io/plain_numbers.hpp"
-
 #include <algorithm>
-#include <atomic>
-#include <climits>
-#include <cstdlib>
 #include <cstdio>
 
 namespace trident::ridge {
 
 namespace {
-
-std::atomic<int> forced_segments{0};
-std::atomic<int> forced_bands{0};
 
 // Packs that one lane of a segment reads: long enough that a segment's fixed costs (its
 // share of the launch, its partial sum written and read back) are small against its reads.
@@ -22,70 +15,17 @@ constexpr std::int64_t kPacksPerLane = 16;
 // A row is long when it holds more than this many times the mean: then the threads of
 // its work item would run long after the rest of the product has finished.
 constexpr double kSkew = 8;
-// Most segments of one row: a warp adds their sums (LongRowSums in device_csr.hpp), each
+// Most segments of one row: a warp adds their sums (LongRowSums in finish_rows.hpp), each
 // thread a run of them in turn; longer rows get longer segments instead.
 constexpr std::int64_t kMostSegmentsPerRow = 4096;
 
-// The environment variable's text ("" when unset).
-std::string environment_text(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? "" : value;
-}
-
-// The whole of `text` as an int (digits, an optional '-'), or false.
-bool whole_int(const std::string& text, int& out) {
-  long long value = 0;
-  if (!io::plain_integer(text.data(), text.data() + text.size(), value) || value < INT_MIN || value > INT_MAX)
-    return false;
-  out = static_cast<int>(value);
-  return true;
-}
-
-// An environment variable that holds auto (0, also when unset), off (-1) or a positive
-// integer; anything else is one InputError: "VARIABLE: expected auto, off or WHAT (a
-// positive integer), got 'TEXT'".
-int auto_off_or_count(const char* variable, const char* what) {
-  const std::string text = environment_text(variable);
-  if (text.empty() || text == "auto") return 0;
-  if (text == "off") return -1;
-  int count = 0;
-  if (!whole_int(text, count) || count <= 0)
-    throw InputError(std::string(variable) + ": expected auto, off or " + what + " (a positive integer), got '" +
-                     text + "'");
-  return count;
-}
-
 }  // namespace
 
-void force_row_segments(int packs) { forced_segments = packs; }
-int forced_row_segments() { return forced_segments; }
-
-int requested_row_segments() {
-  if (forced_segments != 0) return forced_segments;
-  return auto_off_or_count("TRIDENT_RIDGE_ROW_SEGMENTS", "a segment length in packs");
-}
-
-int requested_row_lanes() {
-  const std::string text = environment_text("TRIDENT_RIDGE_ROW_LANES");
-  if (text.empty() || text == "auto") return 0;
-  int lanes = 0;
-  if (!whole_int(text, lanes) || lanes <= 0 || lanes > 32 || (lanes & (lanes - 1)) != 0)
-    throw InputError("TRIDENT_RIDGE_ROW_LANES: expected auto or lanes per row (1, 2, 4, 8, 16 or 32), got '" +
-                     text + "'");
-  return lanes;
-}
-
-void force_column_bands(int bands) { forced_bands = bands; }
-
-int requested_column_bands() {
-  return auto_off_or_count("TRIDENT_RIDGE_COLUMN_BANDS", "a number of column bands");
-}
-
 int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double mean_entries,
-                        std::int64_t cache_bytes) {
-  if (forced_bands != 0) return forced_bands < 0 ? 1 : static_cast<int>(std::min<std::int64_t>(forced_bands, columns));
-  const int asked = requested_column_bands();
+                        std::int64_t cache_bytes, const ScheduleOptions& options) {
+  const int asked = options.column_bands;
   if (asked < 0) return 1;
+  if (options.bands_on_any_matrix && asked > 0) return static_cast<int>(std::min<std::int64_t>(asked, columns));
   const std::int64_t gathered = columns * static_cast<std::int64_t>(vector_bytes);
   const std::int64_t most = static_cast<std::int64_t>(mean_entries / 16);
   if (cache_bytes <= 0 || gathered <= cache_bytes / 2 || most < 2) return 1;
@@ -94,8 +34,8 @@ int choose_column_bands(std::int64_t columns, std::size_t vector_bytes, double m
   return static_cast<int>(std::min((gathered + quarter - 1) / quarter, most));
 }
 
-bool rows_spread_over_bands(const std::vector<std::int64_t>& pieces, int bands) {
-  if (forced_bands > 0) return true;
+bool rows_spread_over_bands(const std::vector<std::int64_t>& pieces, int bands, const ScheduleOptions& options) {
+  if (options.bands_on_any_matrix && options.column_bands > 0) return true;
   std::int64_t rows_with_entries = 0, nonempty = 0;
   for (std::size_t i = 0; i + static_cast<std::size_t>(bands) <= pieces.size(); i += static_cast<std::size_t>(bands)) {
     std::int64_t here = 0;
@@ -127,7 +67,7 @@ std::string RowSchedule::describe() const {
 }
 
 RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int max_lanes,
-                                std::int64_t fill_threads, int pack_entries) {
+                                std::int64_t fill_threads, int pack_entries, const ScheduleOptions& options) {
   RowSchedule s;
   s.rows = static_cast<std::int64_t>(row_packs.size());
   std::int64_t total = 0;
@@ -136,18 +76,14 @@ RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int 
     s.longest_packs = std::max(s.longest_packs, p);
   }
   s.mean_packs = s.rows > 0 ? static_cast<double>(total) / static_cast<double>(s.rows) : 0.0;
-  const int asked_lanes = requested_row_lanes();
-  if (asked_lanes > 0)
-    s.lanes = std::min(asked_lanes, max_lanes);
+  if (options.row_lanes > 0)
+    s.lanes = std::min(options.row_lanes, max_lanes);
   else
-    // A lane per 4 entries of the mean row, rounded up to a power of two. Measured on one
-    // H200 (ncu, 2^20 x 2^17 matrices of 2^24 nonzeros): float32 rows of 16 entries (4
-    // packs) 114 us a product with 4 lanes, 132 with 16; float64 power-law rows (mean 17
-    // entries, 8.6 packs) 146 us with 8 lanes, 193 with 16 (a lane per pack); float64
-    // block-diagonal rows of 16 entries 59 us with 4, 92 with 8.
+    // A lane per 4 entries of the mean row, rounded up to a power of two: more lanes than
+    // that leave most of them idle on short rows (docs/history/ridge.md, "Lanes per row").
     while (s.lanes < max_lanes && s.lanes * 4 < s.mean_packs * pack_entries) s.lanes *= 2;
 
-  const int forced = requested_row_segments();
+  const int forced = options.row_segments;
   std::int64_t segment = 0;
   if (forced > 0) {
     segment = forced;
@@ -162,9 +98,7 @@ RowSchedule choose_row_schedule(const std::vector<std::int64_t>& row_packs, int 
       if (!skewed) {
         // Even rows too few to fill the device: segments as long as still give it twice its
         // fill in threads. Shorter ones, more of them at once, each gathering from its own
-        // stretch of x, thrash the cache: A^T of a 2^24 x 1024 matrix (1024 rows of 2^15
-        // packs) took 2670 us a product pair with segments of 256 packs, 2021 with 2048
-        // (cuSPARSE 2543; one H200).
+        // stretch of x, thrash the cache (docs/history/ridge.md, "Segments of even rows").
         const std::int64_t items = std::max<std::int64_t>(1, 2 * fill_threads / s.lanes);
         const std::int64_t even = (total / items + s.lanes - 1) / s.lanes * s.lanes;
         segment = std::max(segment, even);

@@ -1,3 +1,5 @@
+// The ridge study: reading and checking the problem, laying out the ranks, sweeping the λ
+// (with its checkpoint on a stop signal), the corner, and /ridge in the output.
 #include "ridge/study.hpp"
 
 #include <algorithm>
@@ -103,7 +105,7 @@ class RidgeStudy : public PreparedStudy {
     {
       const MatrixRows matrix(settings.matrix, comm);  // shape and row offsets; rank 0 parses Matrix Market
       const int groups = lambda_groups(comm, settings, matrix.nonzeros());
-      layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport);
+      layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport, context.overrides.peer_sums);
       const std::vector<std::int64_t> bounds = nonzero_balanced_rows(
           matrix.rows(), layout_->group_size(), [&matrix](std::int64_t row) { return matrix.offset(row); });
       const std::int64_t first = bounds[layout_->rank_in_group()];
@@ -123,7 +125,7 @@ class RidgeStudy : public PreparedStudy {
     }
     scope.emplace(context.timers, "ridge.setup");
     solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels,
-                                            layout_->rows_comm());
+                                            layout_->rows_comm(), EngineOptions::from_overrides(context.overrides));
     const std::string layout = solver_->product_layout();
     if (!layout.empty()) log::detail(comm, "ridge: products: " + layout);
   }

@@ -1,3 +1,5 @@
+// Sweeps over ranks: the λ groups and their row communicators, the agreement on a stop
+// signal between blocks, and the L-curve points gathered onto every rank.
 #include "ridge/sweep.hpp"
 
 #include <algorithm>
@@ -26,7 +28,9 @@ int choose_lambda_groups(int ranks, std::int64_t nonzeros, std::size_t lambdas) 
   return best;
 }
 
-SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice& transport) : groups_(groups) {
+SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice& transport,
+                         const core::Switch peer_sums)
+    : groups_(groups) {
   const int ranks = mpi::size(comm), me = mpi::rank(comm);
   group_size_ = ranks / groups;
   group_ = me / group_size_;
@@ -34,7 +38,7 @@ SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice&
   MPI_Comm_split(comm, group_, rank_in_group_, &group_comm_);
   if (group_size_ > 1) {
     rows_comm_ = std::make_unique<core::DeviceComm>(group_comm_, transport);
-    rows_comm_->connect_peer_sums();  // the all-reduce of every iteration is small and latency-bound
+    rows_comm_->connect_peer_sums(peer_sums);  // the all-reduce of every iteration is small and latency-bound
   }
 }
 

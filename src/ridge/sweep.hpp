@@ -39,8 +39,10 @@ int choose_lambda_groups(int ranks, std::int64_t nonzeros, std::size_t lambdas);
 class SweepLayout {
  public:
   // `groups` divides the rank count. The device communicator of each group (for the
-  // per-iteration all-reduce) is built with `transport` when a group has several ranks.
-  SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice& transport = core::mpi_transport());
+  // per-iteration all-reduce) is built with `transport` when a group has several ranks,
+  // its small sums through peer memory where `peer_sums` (TRIDENT_PEER_SUMS) allows.
+  SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice& transport = core::mpi_transport(),
+              core::Switch peer_sums = core::Switch::automatic);
   ~SweepLayout();
   SweepLayout(const SweepLayout&) = delete;
   SweepLayout& operator=(const SweepLayout&) = delete;

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/device_comm.hpp"
 #include "deck/ridge_settings.hpp"
+#include "ridge/engine_options.hpp"
 #include "ridge/lsmr_recurrence.hpp"
 #include "ridge/lsmr_sweep.hpp"
 
@@ -47,25 +49,26 @@ struct SweepSolver::Engine {
 std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
                                                                 deck::RidgePrecision precision,
                                                                 core::DeviceComm* rows_comm);
-// trident's own kernels: row products with the norms fused in and 16-bit indices where they
-// fit, the λ recurrences advanced on the device, and one wait per few iterations.
+// trident's own kernels (fused_engine.hpp): row products with the norms fused in and 16-bit
+// indices where they fit, the λ recurrences advanced on the device, and one wait per few
+// iterations.
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
                                                        deck::RidgePrecision precision,
-                                                       core::DeviceComm* rows_comm);
+                                                       core::DeviceComm* rows_comm, const EngineOptions& options);
 
-// E<M, S> (matrix scalar M, vector scalar S) for a precision: float32 <float, float>, mixed
-// <float, double>, float64 <double, double>.
-template <template <class, class> class E>
+// E<M, S>(problem, rows_comm, extra...) (matrix scalar M, vector scalar S) for a precision:
+// float32 <float, float>, mixed <float, double>, float64 <double, double>.
+template <template <class, class> class E, class... Extra>
 std::unique_ptr<SweepSolver::Engine> make_typed_engine(const Problem& problem,
                                                        deck::RidgePrecision precision,
-                                                       core::DeviceComm* rows_comm) {
+                                                       core::DeviceComm* rows_comm, const Extra&... extra) {
   switch (precision) {
     case deck::RidgePrecision::float64:
-      return std::make_unique<E<double, double>>(problem, rows_comm);
+      return std::make_unique<E<double, double>>(problem, rows_comm, extra...);
     case deck::RidgePrecision::mixed:
-      return std::make_unique<E<float, double>>(problem, rows_comm);
+      return std::make_unique<E<float, double>>(problem, rows_comm, extra...);
     default:
-      return std::make_unique<E<float, float>>(problem, rows_comm);
+      return std::make_unique<E<float, float>>(problem, rows_comm, extra...);
   }
 }
 
@@ -103,8 +106,7 @@ KOKKOS_INLINE_FUNCTION double norm_from_tail(const S* buffer, int columns) {
 // Sums a few doubles over the ranks of a row communicator, on the host (once per sweep).
 inline void sum_over_rows(core::DeviceComm* rows_comm, std::vector<double>& values) {
   if (rows_comm == nullptr || values.empty()) return;
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM,
-                rows_comm->mpi_comm());
+  mpi::sum_over_ranks(rows_comm->mpi_comm(), values);
 }
 
 // ||u||^2, summed in double (beta^2 when u holds beta * u_true).

@@ -1,11 +1,11 @@
 // The fused engine's device matrix (rows padded to packs, 16- or 32-bit indices, long rows
-// cut into segments) and its row products, against a plain float64 loop. The lane count
-// and segment length are parameters, so the 32 lanes per row that GPUs use and the split
-// path are checked on host back ends too.
+// cut into segments, column bands) and its row products, against a plain float64 loop; the
+// row schedule's choices. The lane count, segment length and bands are parameters
+// (ScheduleOptions), so the 32 lanes per row that GPUs use and the split and banded paths
+// are checked on host back ends too.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <initializer_list>
 #include <random>
 #include <stdexcept>
@@ -13,8 +13,11 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/overrides.hpp"
 #include "ridge/csr.hpp"
 #include "ridge/device_csr.hpp"
+#include "ridge/row_products.hpp"
+#include "ridge/row_schedule.hpp"
 
 namespace trident::ridge {
 namespace {
@@ -109,19 +112,16 @@ void expect_products_match(const HostCsr& h, int lanes, int segment_packs = 0) {
   expect_device_products_match<M, S>(h, m);
 }
 
-// Sets the column bands for the matrices made in its scope (force_column_bands), with
-// rows never cut into segments (a GPU would cut these few rows to fill itself, and cut
-// rows are never banded) unless bands are off.
-struct ForcedBands {
-  explicit ForcedBands(int bands) {
-    force_column_bands(bands);
-    if (bands > 0) force_row_segments(-1);
-  }
-  ~ForcedBands() {
-    force_column_bands(0);
-    force_row_segments(0);
-  }
-};
+// `bands` column bands on any matrix (-1: none), with rows never cut into segments (a GPU
+// would cut these few rows to fill itself, and cut rows are never banded) unless bands are
+// off; `segments` as ScheduleOptions::row_segments otherwise.
+ScheduleOptions forced_bands(int bands, int segments = 0) {
+  ScheduleOptions o;
+  o.column_bands = bands;
+  o.bands_on_any_matrix = bands > 0;
+  o.row_segments = bands > 0 ? -1 : segments;
+  return o;
+}
 
 // Columns in 2, 3 or 7 bands (each row stored as its pieces, one work item per row and
 // band, band 0 of every row first, the pieces' sums added in band order) give every row as
@@ -130,17 +130,18 @@ TEST(DeviceCsr, BandedRowsMatchAFloat64LoopForAnyBandCount) {
   const HostCsr narrow = awkward_matrix(41, 3000, 8);
   const HostCsr wide = awkward_matrix(13, 70000, 9);
   for (const int bands : {2, 3, 7}) {
-    const ForcedBands forced(bands);
+    const ScheduleOptions forced = forced_bands(bands);
     for (const int lanes : lane_counts()) {
       SCOPED_TRACE(std::to_string(bands) + " bands, " + std::to_string(lanes) + " lanes");
-      const auto f = DeviceCsr<float>::scheduled(narrow, "test::A", lanes);
+      const auto f = DeviceCsr<float>::scheduled(narrow, "test::A", lanes, 0, forced);
       ASSERT_EQ(f.bands, bands);
       EXPECT_EQ(f.work_items, 41 * bands);
       EXPECT_FALSE(f.split());
       expect_device_products_match<float, float>(narrow, f);
       expect_device_products_match<float, double>(narrow, f);
-      expect_device_products_match<double, double>(narrow, DeviceCsr<double>::scheduled(narrow, "test::A", lanes));
-      expect_device_products_match<float, float>(wide, DeviceCsr<float>::scheduled(wide, "test::A", lanes));
+      expect_device_products_match<double, double>(narrow,
+                                                   DeviceCsr<double>::scheduled(narrow, "test::A", lanes, 0, forced));
+      expect_device_products_match<float, float>(wide, DeviceCsr<float>::scheduled(wide, "test::A", lanes, 0, forced));
     }
   }
 }
@@ -151,8 +152,7 @@ TEST(DeviceCsr, BandsStoreEachRowAsItsPiecesAndRunBandByBand) {
   // Row 0: columns 0, 1, 7; row 1: none; row 2: columns 5..9.
   const HostCsr h = csr_from_triplets(3, 10, {{0, 0, 1.0}, {0, 1, 2.0}, {0, 7, 3.0}, {2, 5, 1.0}, {2, 6, 1.0},
                                               {2, 7, 1.0}, {2, 8, 1.0}, {2, 9, 1.0}});
-  const ForcedBands forced(2);
-  const auto m = DeviceCsr<float>::scheduled(h, "test::A", 1);
+  const auto m = DeviceCsr<float>::scheduled(h, "test::A", 1, 0, forced_bands(2));
   ASSERT_EQ(m.bands, 2);
   EXPECT_EQ(m.band_columns, 5);
   EXPECT_EQ(m.rows, 3);
@@ -247,20 +247,22 @@ TEST(DeviceCsr, CutsLongRowsIntoSegmentsOfWholePacks) {
   EXPECT_FALSE(DeviceCsr<float>(csr_from_triplets(3, 100, t), "t", 2, 3).split());
 }
 
-// Each of `bad` in the environment variable makes the schedule of `rows` one InputError,
-// "VARIABLE: EXPECTED, got 'BAD'"; the variable is unset after.
-void expect_refused(const char* variable, std::initializer_list<const char*> bad, const std::string& expected,
-                    const std::vector<std::int64_t>& rows) {
+// Each of `bad` as the value of `variable` is refused by the one reader of the overrides,
+// "VARIABLE: EXPECTED, got 'BAD'", before any schedule is made.
+void expect_refused(const char* variable, std::initializer_list<const char*> bad, const std::string& expected) {
   for (const char* value : bad) {
-    setenv(variable, value, 1);
     try {
-      choose_row_schedule(rows, 16);
+      core::parse_overrides({std::string(variable) + "=" + value});
       ADD_FAILURE() << variable << "=" << value << " accepted";
     } catch (const InputError& e) {
       EXPECT_EQ(std::string(e.what()), std::string(variable) + ": " + expected + ", got '" + value + "'");
     }
   }
-  unsetenv(variable);
+}
+
+// The schedule options a deck's run takes from the environment.
+ScheduleOptions from_environment(std::initializer_list<const char*> environment) {
+  return ScheduleOptions::from_overrides(core::parse_overrides(std::vector<std::string>(environment.begin(), environment.end())));
 }
 
 // The schedule from row statistics: a lane per 4 entries of the mean row, up to the back
@@ -307,37 +309,30 @@ TEST(RowSchedule, CutsOnlySkewedRowsAndFitsLanesToTheMeanRow) {
   EXPECT_EQ(s.segment_packs, (std::int64_t(1) << 24) / 4096);
   EXPECT_EQ(s.segment_packs % s.lanes, 0);
 
-  // The test hook: forced segments on any row longer, or never.
-  force_row_segments(2);
-  EXPECT_EQ(choose_row_schedule(even, 16).segment_packs, 2);
-  force_row_segments(-1);
-  EXPECT_FALSE(choose_row_schedule(skewed, 16).split());
-  force_row_segments(0);
-  EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
+  // Segments asked for: on any row longer, or never.
+  ScheduleOptions o;
+  o.row_segments = 2;
+  EXPECT_EQ(choose_row_schedule(even, 16, 0, 4, o).segment_packs, 2);
+  o.row_segments = -1;
+  EXPECT_FALSE(choose_row_schedule(skewed, 16, 0, 4, o).split());
+  o.row_segments = 0;
+  EXPECT_TRUE(choose_row_schedule(skewed, 16, 0, 4, o).split());
 
-  // The environment's choice, below the test hook's.
-  setenv("TRIDENT_RIDGE_ROW_SEGMENTS", "off", 1);
-  EXPECT_FALSE(choose_row_schedule(skewed, 16).split());
-  setenv("TRIDENT_RIDGE_ROW_SEGMENTS", "3", 1);
-  EXPECT_EQ(choose_row_schedule(even, 16).segment_packs, 3);
-  force_row_segments(-1);
-  EXPECT_FALSE(choose_row_schedule(even, 16).split());
-  force_row_segments(0);
-  setenv("TRIDENT_RIDGE_ROW_SEGMENTS", "auto", 1);
-  EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
+  // The same from the environment, as a run reads it.
+  EXPECT_FALSE(choose_row_schedule(skewed, 16, 0, 4, from_environment({"TRIDENT_RIDGE_ROW_SEGMENTS=off"})).split());
+  EXPECT_EQ(choose_row_schedule(even, 16, 0, 4, from_environment({"TRIDENT_RIDGE_ROW_SEGMENTS=3"})).segment_packs, 3);
+  EXPECT_TRUE(choose_row_schedule(skewed, 16, 0, 4, from_environment({"TRIDENT_RIDGE_ROW_SEGMENTS=auto"})).split());
   expect_refused("TRIDENT_RIDGE_ROW_SEGMENTS", {"0", "-2", "12x", "many", "99999999999"},
-                 "expected auto, off or a segment length in packs (a positive integer)", skewed);
-  EXPECT_TRUE(choose_row_schedule(skewed, 16).split());
+                 "expected auto, off or a segment length in packs (a positive integer)");
 
-  // Lanes from the environment, at most the back end's most.
+  // Lanes asked for, at most the back end's most.
   const int chosen = choose_row_schedule(even, 16).lanes;
-  setenv("TRIDENT_RIDGE_ROW_LANES", "2", 1);
-  EXPECT_EQ(choose_row_schedule(even, 16).lanes, 2);
-  EXPECT_EQ(choose_row_schedule(even, 1).lanes, 1);
-  setenv("TRIDENT_RIDGE_ROW_LANES", "auto", 1);
-  EXPECT_EQ(choose_row_schedule(even, 16).lanes, chosen);
+  const ScheduleOptions two = from_environment({"TRIDENT_RIDGE_ROW_LANES=2"});
+  EXPECT_EQ(choose_row_schedule(even, 16, 0, 4, two).lanes, 2);
+  EXPECT_EQ(choose_row_schedule(even, 1, 0, 4, two).lanes, 1);
+  EXPECT_EQ(choose_row_schedule(even, 16, 0, 4, from_environment({"TRIDENT_RIDGE_ROW_LANES=auto"})).lanes, chosen);
   expect_refused("TRIDENT_RIDGE_ROW_LANES", {"0", "3", "64", "4x", "many", "4294967300"},
-                 "expected auto or lanes per row (1, 2, 4, 8, 16 or 32)", even);
+                 "expected auto or lanes per row (1, 2, 4, 8, 16 or 32)");
 }
 
 // Column bands: none while the gathered vector fits half the cache (or on a host back end,
@@ -351,40 +346,27 @@ TEST(RowSchedule, BandsColumnsOnlyWhenTheGatheredVectorOutgrowsTheCache) {
   EXPECT_EQ(choose_column_bands(1 << 23, 8, 20, l2), 1);     // rows of 20: pieces too short
   EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, 0), 1);     // host back ends
   EXPECT_EQ(choose_column_bands(1 << 23, 0, 128, l2), 1);    // vector unknown
-  setenv("TRIDENT_RIDGE_COLUMN_BANDS", "off", 1);
-  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 1);
-  setenv("TRIDENT_RIDGE_COLUMN_BANDS", "5", 1);  // the count where bands are used
-  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 5);
-  EXPECT_EQ(choose_column_bands(1 << 20, 4, 128, l2), 1);
-  EXPECT_EQ(choose_column_bands(1 << 23, 4, 20, l2), 1);
-  force_column_bands(-1);  // the test hook before the environment
-  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 1);
-  force_column_bands(4);   // and on any matrix, never more bands than columns
-  EXPECT_EQ(choose_column_bands(1 << 10, 4, 2, 0), 4);
-  EXPECT_EQ(choose_column_bands(3, 4, 2, 0), 3);
-  force_column_bands(0);
-  setenv("TRIDENT_RIDGE_COLUMN_BANDS", "auto", 1);
-  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2), 3);
-  for (const char* bad : {"0", "-3", "2x", "many", "99999999999"}) {
-    setenv("TRIDENT_RIDGE_COLUMN_BANDS", bad, 1);
-    try {
-      choose_column_bands(1 << 23, 4, 128, l2);
-      ADD_FAILURE() << bad << " accepted";
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()), std::string("TRIDENT_RIDGE_COLUMN_BANDS: expected auto, off or a number of "
-                                                   "column bands (a positive integer), got '") + bad + "'");
-    }
-  }
-  unsetenv("TRIDENT_RIDGE_COLUMN_BANDS");
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2, from_environment({"TRIDENT_RIDGE_COLUMN_BANDS=off"})), 1);
+  const ScheduleOptions five = from_environment({"TRIDENT_RIDGE_COLUMN_BANDS=5"});  // the count where bands are used
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2, five), 5);
+  EXPECT_EQ(choose_column_bands(1 << 20, 4, 128, l2, five), 1);
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 20, l2, five), 1);
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2, forced_bands(-1)), 1);
+  // bands on any matrix, never more than columns
+  EXPECT_EQ(choose_column_bands(1 << 10, 4, 2, 0, forced_bands(4)), 4);
+  EXPECT_EQ(choose_column_bands(3, 4, 2, 0, forced_bands(4)), 3);
+  EXPECT_EQ(choose_column_bands(1 << 23, 4, 128, l2, from_environment({"TRIDENT_RIDGE_COLUMN_BANDS=auto"})), 3);
+  expect_refused("TRIDENT_RIDGE_COLUMN_BANDS", {"0", "-3", "2x", "many", "99999999999"},
+                 "expected auto, off or a number of column bands (a positive integer)");
 
   // Rows whose columns lie close together (banded, block diagonal) would leave most pieces
   // empty: no bands. Rows over all of them (uniform, or most pieces full): bands.
   EXPECT_TRUE(rows_spread_over_bands({5, 4, 6, 3, 3, 2, 0, 0, 0}, 3));     // an empty row does not count
   EXPECT_TRUE(rows_spread_over_bands({5, 4, 0, 3, 3, 2, 1, 1, 1}, 3));     // 8 of 9: 3/4 or more
   EXPECT_FALSE(rows_spread_over_bands({9, 0, 0, 0, 8, 1, 0, 0, 7}, 3));    // 4 of 9
-  force_column_bands(3);  // the hook's bands are kept on any matrix
-  EXPECT_TRUE(rows_spread_over_bands({9, 0, 0, 0, 8, 1, 0, 0, 7}, 3));
-  force_column_bands(0);
+  EXPECT_FALSE(rows_spread_over_bands({9, 0, 0, 0, 8, 1, 0, 0, 7}, 3, five));
+  // bands asked for on any matrix are kept on any matrix
+  EXPECT_TRUE(rows_spread_over_bands({9, 0, 0, 0, 8, 1, 0, 0, 7}, 3, forced_bands(3)));
 }
 
 // Rows pad to whole packs of 16 bytes with zeros; the bytes a product reads count them.
@@ -462,27 +444,25 @@ TEST(DeviceCsr, TransposeBuiltDirectlyEqualsTheTransposedHostMatrix) {
   const std::vector<HostCsr> matrices{awkward_matrix(300, 1000, 5), awkward_matrix(70001, 30, 6),
                                       dense_columns(5000, 200, 7)};
   for (const auto [segments, bands] : {std::pair{-1, -1}, std::pair{2, -1}, std::pair{-1, 3}}) {
-    force_row_segments(segments);
-    const ForcedBands forced(bands);
+    const ScheduleOptions o = forced_bands(bands, segments);
     for (const HostCsr& a : matrices) {
       for (const int lanes : {1, 4}) {
         SCOPED_TRACE(std::to_string(a.rows) + " x " + std::to_string(a.columns) + ", " + std::to_string(lanes) +
                      " lanes, segments " + std::to_string(segments) + ", bands " + std::to_string(bands));
-        EXPECT_EQ(DeviceCsr<float>::transpose_of(a, "t", lanes).bands, bands > 0 ? bands : 1);
-        expect_same_device_matrix(DeviceCsr<float>::transpose_of(a, "t", lanes),
-                                  DeviceCsr<float>::scheduled(transpose(a), "t", lanes));
-        expect_same_device_matrix(DeviceCsr<double>::transpose_of(a, "t", lanes),
-                                  DeviceCsr<double>::scheduled(transpose(a), "t", lanes));
+        EXPECT_EQ(DeviceCsr<float>::transpose_of(a, "t", lanes, 0, o).bands, bands > 0 ? bands : 1);
+        expect_same_device_matrix(DeviceCsr<float>::transpose_of(a, "t", lanes, 0, o),
+                                  DeviceCsr<float>::scheduled(transpose(a), "t", lanes, 0, o));
+        expect_same_device_matrix(DeviceCsr<double>::transpose_of(a, "t", lanes, 0, o),
+                                  DeviceCsr<double>::scheduled(transpose(a), "t", lanes, 0, o));
       }
     }
   }
-  force_row_segments(0);
   // Large enough that the passes over A split its rows among the CPUs (on 2 or more).
   const HostCsr big = dense_columns(40000, 300, 8);
   for (const int bands : {-1, 3}) {
-    const ForcedBands forced(bands);
-    expect_same_device_matrix(DeviceCsr<float>::transpose_of(big, "t", 4),
-                              DeviceCsr<float>::scheduled(transpose(big), "t", 4));
+    const ScheduleOptions o = forced_bands(bands);
+    expect_same_device_matrix(DeviceCsr<float>::transpose_of(big, "t", 4, 0, o),
+                              DeviceCsr<float>::scheduled(transpose(big), "t", 4, 0, o));
   }
   ASSERT_TRUE(DeviceCsr<float>::transpose_of(matrices[2], "t", 1).wide.extent(0) == 0);  // narrow: 5000 rows of A
   ASSERT_TRUE(DeviceCsr<float>::transpose_of(matrices[1], "t", 1).narrow.extent(0) == 0);  // wide: 70001

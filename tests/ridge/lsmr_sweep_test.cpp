@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/overrides.hpp"
 #include "reference.hpp"
 #include "ridge/lsmr_sweep.hpp"
 #include "ridge/problem.hpp"
@@ -309,22 +309,22 @@ TEST(RidgeSweep, ChecksForTheStopAboutEveryFourMilliseconds) {
 }
 
 // The fused engine records an iteration once and replays it on CUDA builds (CUDA graphs;
-// TRIDENT_RIDGE_GRAPHS=off queues it kernel by kernel): the same kernels in the same order,
-// so the same sweep bit for bit. On other builds both take the queued path. A bad value
-// is refused by name.
+// iteration_graphs off, TRIDENT_RIDGE_GRAPHS=off, queues it kernel by kernel): the same
+// kernels in the same order, so the same sweep bit for bit. On other builds both take the
+// queued path.
 TEST(RidgeSweep, RecordedIterationsGiveTheQueuedSweepBitForBit) {
   const Problem p = random_problem({300, 200, "tall"}, 12);
   LsmrOptions options;
   options.atol = options.btol = 1e-9;
   const std::vector<double> lambdas = {0.05, 0.5, 5.0};
   const bool cuda = std::string(Kokkos::DefaultExecutionSpace::name()) == "Cuda";
-  for (const bool float64 : {true, false}) {
-    setenv("TRIDENT_RIDGE_GRAPHS", "off", 1);
-    SweepSolver queued(p, float64);
+  const EngineOptions queue_each = EngineOptions::from_overrides(core::parse_overrides({"TRIDENT_RIDGE_GRAPHS=off"}));
+  ASSERT_EQ(queue_each.iteration_graphs, core::Switch::off);
+  for (const RidgePrecision precision : {RidgePrecision::float64, RidgePrecision::float32}) {
+    SweepSolver queued(p, precision, RidgeKernels::fused, nullptr, queue_each);
     EXPECT_EQ(queued.product_layout().find("CUDA graphs"), std::string::npos);
     const SweepOutcome a = queued.solve(lambdas, options, true);
-    unsetenv("TRIDENT_RIDGE_GRAPHS");
-    SweepSolver recorded(p, float64);
+    SweepSolver recorded(p, precision);
     EXPECT_EQ(recorded.product_layout().find("CUDA graphs") != std::string::npos, cuda) << recorded.product_layout();
     const SweepOutcome b = recorded.solve(lambdas, options, true);
     EXPECT_GT(a.shared_iterations, 64);  // several blocks of 32 recorded iterations
@@ -337,16 +337,14 @@ TEST(RidgeSweep, RecordedIterationsGiveTheQueuedSweepBitForBit) {
     }
     EXPECT_EQ(a.solutions, b.solutions);
   }
-  for (const char* bad : {"yes", "1", ""}) {
-    setenv("TRIDENT_RIDGE_GRAPHS", bad, 1);
+  for (const char* bad : {"yes", "1"}) {
     try {
-      SweepSolver solver(p, true);
+      core::parse_overrides({std::string("TRIDENT_RIDGE_GRAPHS=") + bad});
       ADD_FAILURE() << "TRIDENT_RIDGE_GRAPHS=" << bad << " accepted";
     } catch (const InputError& e) {
       EXPECT_EQ(std::string(e.what()), std::string("TRIDENT_RIDGE_GRAPHS: expected auto, on or off, got '") + bad + "'");
     }
   }
-  unsetenv("TRIDENT_RIDGE_GRAPHS");
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 #include "ridge/lcurve.hpp"
 #include "ridge/matrix_market.hpp"
 #include "ridge/problem.hpp"
-#include "ridge/row_schedule.hpp"
+#include "ridge/engine_options.hpp"
 #include "ridge/study.hpp"
 #include "ridge/sweep.hpp"
 #include "io/exact_text.hpp"
@@ -59,7 +59,8 @@ double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs
 //  - run to convergence (no tolerance, 3 x columns iterations): ||x||, ||b - A x|| and x
 //    to 1e-10 (float32 1e-5), as the solution is then determined by A and b alone.
 void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_t>& bounds,
-                             const std::vector<double>& lambdas, RidgePrecision precision, RidgeKernels kernels) {
+                             const std::vector<double>& lambdas, RidgePrecision precision, RidgeKernels kernels,
+                             const EngineOptions& engine = {}) {
   SCOPED_TRACE(std::string(deck::kernels_name(kernels)) + ", " + deck::precision_name(precision));
   const int me = mpi::rank(MPI_COMM_WORLD);
   const bool single = precision == RidgePrecision::float32;
@@ -72,8 +73,8 @@ void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
   const SweepLayout layout(MPI_COMM_WORLD, 1);
   const Problem mine = block_of(whole, bounds[me], bounds[me + 1] - bounds[me]);
-  SweepSolver split(mine, precision, kernels, layout.rows_comm());
-  SweepSolver alone(whole, precision, kernels);
+  SweepSolver split(mine, precision, kernels, layout.rows_comm(), engine);
+  SweepSolver alone(whole, precision, kernels, nullptr, engine);
   for (const bool converged : {false, true}) {
     SCOPED_TRACE(converged ? "to convergence" : "stopped by the tests");
     LsmrOptions options;
@@ -167,12 +168,12 @@ TEST(MpiRidgeRowSplit, ColumnBandsGiveOneRanksCurve) {
   const Problem whole = generated(300, 120, 0.1, 53);
   const auto bounds = nonzero_balanced_rows(300, mpi::size(MPI_COMM_WORLD),
                                             [&](std::int64_t r) { return std::int64_t(whole.a.row_ptr[r]); });
-  force_column_bands(3);
-  force_row_segments(-1);  // a GPU would cut these few rows to fill itself, and cut rows are not banded
-  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, RidgePrecision::float64, RidgeKernels::fused);
-  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, RidgePrecision::float32, RidgeKernels::fused);
-  force_column_bands(0);
-  force_row_segments(0);
+  EngineOptions banded;
+  banded.schedule.column_bands = 3;
+  banded.schedule.bands_on_any_matrix = true;
+  banded.schedule.row_segments = -1;  // a GPU would cut these few rows to fill itself, and cut rows are not banded
+  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, RidgePrecision::float64, RidgeKernels::fused, banded);
+  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, RidgePrecision::float32, RidgeKernels::fused, banded);
 }
 
 TEST(MpiRidgeRowSplit, UnevenBlocksARankWithoutNonzerosAndOneWithoutRows) {
@@ -204,7 +205,7 @@ TEST(MpiRidgeRowSplit, ColumnsOfTheUpdateSplitOverTheRanksGiveOneRanksCurve) {
 
 // On CUDA builds the row ranks' iterations are recorded (CUDA graphs) in two parts, the
 // launches before the all-reduce and those after it, with the all-reduce queued between
-// their replays; TRIDENT_RIDGE_GRAPHS=off queues every kernel instead. The same kernels in
+// their replays; iteration_graphs off (TRIDENT_RIDGE_GRAPHS=off) queues every kernel instead. The same kernels in
 // the same order: the same sweep bit for bit. Other builds take the queued path both times.
 TEST(MpiRidgeRowSplit, RecordedIterationsGiveTheQueuedSweepBitForBit) {
   const Problem whole = generated(1500, 1100, 0.01, 61);
@@ -219,9 +220,9 @@ TEST(MpiRidgeRowSplit, RecordedIterationsGiveTheQueuedSweepBitForBit) {
   options.atol = options.btol = 1e-9;
   for (const RidgePrecision precision : {RidgePrecision::float64, RidgePrecision::float32}) {
     SCOPED_TRACE(deck::precision_name(precision));
-    setenv("TRIDENT_RIDGE_GRAPHS", "off", 1);
-    SweepSolver queued(mine, precision, RidgeKernels::fused, layout.rows_comm());
-    unsetenv("TRIDENT_RIDGE_GRAPHS");
+    EngineOptions queue_each;
+    queue_each.iteration_graphs = core::Switch::off;
+    SweepSolver queued(mine, precision, RidgeKernels::fused, layout.rows_comm(), queue_each);
     SweepSolver recorded(mine, precision, RidgeKernels::fused, layout.rows_comm());
     EXPECT_EQ(queued.product_layout().find("CUDA graphs"), std::string::npos);
     EXPECT_EQ(recorded.product_layout().find("CUDA graphs") != std::string::npos, cuda) << recorded.product_layout();

@@ -1,6 +1,6 @@
 // Matrices with dense rows, dense columns (dense rows of A^T), empty rows and an empty
 // column, swept with the fused engine's rows cut into segments or stored in column bands
-// (forced on these small matrices through the test hooks) and with whole rows: all give
+// (forced on these small matrices through EngineOptions) and with whole rows: all give
 // the dense reference's L-curve, each other's to rounding, and on any rank count the same
 // bits as one rank.
 #include <gtest/gtest.h>
@@ -16,18 +16,19 @@
 #include "reference.hpp"
 #include "ridge/lsmr_sweep.hpp"
 #include "ridge/problem.hpp"
-#include "ridge/row_schedule.hpp"
+#include "ridge/engine_options.hpp"
 #include "ridge/sweep.hpp"
 
 namespace trident::ridge {
 namespace {
 
+using deck::RidgeKernels;
 using deck::RidgePrecision;
 using test::relative_difference;
 using test::solution_row;
 
-// How the solvers made in its scope lay out the rows: whole, cut into segments of some
-// packs, or stored as their pieces in column bands (force_row_segments, force_column_bands).
+// How a solver lays out the rows: whole, cut into segments of some packs, or stored as
+// their pieces in column bands, on any matrix.
 struct Layout {
   int segments;  // -1: never cut
   int bands;     // -1: none
@@ -35,15 +36,12 @@ struct Layout {
     return bands > 0 ? std::to_string(bands) + " column bands"
                      : segments > 0 ? "segments of " + std::to_string(segments) + " packs" : "whole rows";
   }
-};
-struct ForcedLayout {
-  explicit ForcedLayout(const Layout& l) {
-    force_row_segments(l.segments);
-    force_column_bands(l.bands);
-  }
-  ~ForcedLayout() {
-    force_row_segments(0);
-    force_column_bands(0);
+  EngineOptions options() const {
+    EngineOptions o;
+    o.schedule.row_segments = segments;
+    o.schedule.column_bands = bands;
+    o.schedule.bands_on_any_matrix = bands > 0;
+    return o;
   }
 };
 
@@ -104,8 +102,7 @@ TEST(SkewedRows, SplitAndWholeRowsGiveTheDenseReferenceCurve) {
       std::vector<SweepOutcome> curves;
       for (const Layout& layout : kLayouts) {
         SCOPED_TRACE(layout.name());
-        const ForcedLayout forced(layout);
-        SweepSolver solver(p, precision);
+        SweepSolver solver(p, precision, RidgeKernels::fused, nullptr, layout.options());
         // A^T always has rows past 3 packs here; the log line says so.
         EXPECT_EQ(solver.product_layout().find("cut into segments") != std::string::npos, layout.segments > 0)
             << solver.product_layout();
@@ -144,8 +141,7 @@ TEST(MpiSkewedRows, SplitSweepIsBitwiseTheSameOnAnyRankCount) {
     for (const Case& c : skewed_cases()) {
       for (const Layout& layout : kLayouts) {
         SCOPED_TRACE(std::string(c.name) + ", " + deck::precision_name(precision) + ", " + layout.name());
-        const ForcedLayout forced(layout);
-        SweepSolver solver(c.problem, precision);
+        SweepSolver solver(c.problem, precision, RidgeKernels::fused, nullptr, layout.options());
         const GatheredSweep spread =
             sweep_over_ranks(MPI_COMM_WORLD, solver, kLambdas, options_for(precision), true);
         const SweepOutcome alone = solver.solve(kLambdas, options_for(precision), true);

@@ -9,13 +9,16 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/overrides.hpp"
 #include "core/run_context.hpp"
 #include "deck/deck.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
-#include "ridge/device_csr.hpp"
+#include "ridge/engine_options.hpp"
 #include "ridge/lcurve.hpp"
+#include "ridge/lsmr_sweep.hpp"
 #include "ridge/matrix_market.hpp"
+#include "ridge/problem.hpp"
 #include "ridge/study.hpp"
 #include "ridge/sweep.hpp"
 #include "support/test_support.hpp"
@@ -23,12 +26,14 @@
 namespace trident::ridge {
 namespace {
 
-void run(const std::string& folder, const std::string& deck_text, const std::string& output) {
+void run(const std::string& folder, const std::string& deck_text, const std::string& output,
+         const core::Overrides& overrides = {}) {
   const deck::Deck deck = deck::read_deck_text(deck_text, folder + "/deck.yaml", folder);
   io::OutputFile file(MPI_COMM_WORLD, output, true);
   Timers timers;
   DeviceBinding binding;
   RunContext context{MPI_COMM_WORLD, timers, binding};
+  context.overrides = overrides;
   run_study(*deck.ridge, context, file);
   file.commit();
 }
@@ -96,6 +101,38 @@ TEST(MpiRidgeStudy, WritesTheLCurveItsCornerAndTheSolutions) {
   EXPECT_EQ(in.integer_attribute("/ridge", "bytes_per_iteration"), solver.bytes_per_iteration());
   EXPECT_EQ(in.integer_attribute("/ridge", "rows"), 30);
   EXPECT_EQ(in.integer_attribute("/ridge", "nonzeros"), p.a.nonzeros());
+}
+
+// The run's TRIDENT_RIDGE_* overrides reach the fused engine's row schedules: rows cut
+// into segments of one pack read more offsets an iteration (bytes_per_iteration, the same
+// as a solver given those options) and give the same curve to rounding (the sums' order
+// differs), on any rank count.
+TEST(MpiRidgeStudy, TheRunsOverridesReachTheProductSchedule) {
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "ridge_study_overrides");
+  const std::string deck =
+      "ridge:\n"
+      "  matrix: {generate: {rows: 40, columns: 30, density: 0.4, seed: 3}}\n"
+      "  lambdas: [0.1, 1, 10]\n"
+      "  solver: {atol: 1e-12, btol: 1e-12, max_iterations: 200}\n"
+      "  precision: float64\n";
+  run(folder, deck, folder + "/auto.h5");
+  const core::Overrides cut = core::parse_overrides({"TRIDENT_RIDGE_ROW_SEGMENTS=1"});
+  run(folder, deck, folder + "/cut.h5", cut);
+
+  Problem p;
+  p.a = generate_matrix(40, 30, 0.4, 3);
+  p.b = generate_rhs(40, 3.0, 1.0, 2);  // the deck's default right-hand side
+  const SweepSolver whole(p, deck::RidgePrecision::float64);
+  const SweepSolver segments(p, deck::RidgePrecision::float64, deck::RidgeKernels::fused, nullptr,
+                             EngineOptions::from_overrides(cut));
+  ASSERT_NE(segments.bytes_per_iteration(), whole.bytes_per_iteration());
+  io::InputFile automatic(folder + "/auto.h5", "ridge output"), overridden(folder + "/cut.h5", "ridge output");
+  EXPECT_EQ(automatic.integer_attribute("/ridge", "bytes_per_iteration"), whole.bytes_per_iteration());
+  EXPECT_EQ(overridden.integer_attribute("/ridge", "bytes_per_iteration"), segments.bytes_per_iteration());
+  const auto a = automatic.read<double>("/ridge/residual_norm"), b = overridden.read<double>("/ridge/residual_norm");
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(b.size(), 3u);
+  for (std::size_t j = 0; j < a.size(); ++j) EXPECT_NEAR(b[j], a[j], 1e-10 * a[j]);
 }
 
 TEST(MpiRidgeStudy, MoreRanksThanLambdasStillWritesEverySolution) {

@@ -310,7 +310,7 @@ TEST(RidgeProblem, BadHdf5DataIsNamed) {
                    "or a dataset 'shape' in it");
   EXPECT_EQ(trident::test::input_error_message([&] { read_hdf5_csr(path, "/B"); }), path + ": no CSR group /B");
   EXPECT_EQ(trident::test::input_error_message([&] { read_hdf5_csr(folder + "/none.h5", "/A"); }),
-            folder + "/none.h5: cannot open as an HDF5 file (does it exist?)");
+            folder + "/none.h5: cannot open the matrix file of ridge.matrix (does it exist and is it readable?)");
 }
 
 TEST(RidgeProblem, RightHandSideOfTheWrongLengthIsNamed) {

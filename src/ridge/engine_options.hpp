@@ -1,0 +1,25 @@
+#pragma once
+// What may override the fused engine's automatic choices: the TRIDENT_RIDGE_* knobs read
+// by core::Overrides (for comparing variants in benchmarks; the automatic choices are
+// best), and tests, which set the fields to take the paths small matrices would not.
+#include "core/overrides.hpp"
+#include "ridge/row_schedule.hpp"
+
+namespace trident::ridge {
+
+struct EngineOptions {
+  // Whether the iterations are recorded once and replayed (CUDA graphs): automatic and on
+  // record them on CUDA builds, off queues every kernel (TRIDENT_RIDGE_GRAPHS).
+  core::Switch iteration_graphs = core::Switch::automatic;
+  // The row schedules of A's and A^T's products.
+  ScheduleOptions schedule;
+
+  static EngineOptions from_overrides(const core::Overrides& overrides) {
+    EngineOptions o;
+    o.iteration_graphs = overrides.ridge_graphs;
+    o.schedule = ScheduleOptions::from_overrides(overrides);
+    return o;
+  }
+};
+
+}  // namespace trident::ridge
