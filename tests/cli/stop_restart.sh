@@ -50,7 +50,6 @@ DECK
 sed 's/k: 8/k: 5/' knn.yaml > knn-k5.yaml
 sed 's/count: 2048, seed: 2/count: 2048, seed: 3/' knn.yaml > knn-refs.yaml
 cp "$here/../../inputs/ridge_small.yaml" ridge.yaml
-sed -i 's/^  file: ridge_small.h5/  file: ridge.h5/' ridge.yaml
 sed 's/precision: float32/precision: float64/' ridge.yaml > ridge-f64.yaml
 
 # --- knn ---
