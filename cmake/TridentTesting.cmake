@@ -1,4 +1,5 @@
-# trident_add_test_folder(FOLDER): builds tests/FOLDER/*.cpp into test_FOLDER and
+# trident_add_test_folder(FOLDER): builds the sources TRIDENT_TEST_SOURCES_FOLDER (tests/FOLDER,
+# from cmake/TridentSources.cmake) into test_FOLDER, linked to trident_FOLDER alone, and
 # registers it with ctest: FOLDER.unit on one rank (suites whose name has no "Mpi") and
 # FOLDER.mpi.npN for N = 1..4 (suites whose name contains "Mpi", parameterised ones included) through MPIEXEC_EXECUTABLE.
 set(TRIDENT_TEST_RANKS 1 2 3 4 CACHE STRING "Rank counts the MPI tests run on")
@@ -6,13 +7,13 @@ set(TRIDENT_MPIEXEC_EXTRA_FLAGS "" CACHE STRING
     "Extra mpiexec flags for tests (e.g. --oversubscribe --allow-run-as-root)")
 
 function(trident_add_test_folder folder)
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/*.cpp)
+  set(sources ${TRIDENT_TEST_SOURCES_${folder}})
   if(NOT sources)
     return()
   endif()
   trident_kokkos_sources(${sources})
   add_executable(test_${folder} ${sources})
-  target_link_libraries(test_${folder} PRIVATE trident_test_main)
+  target_link_libraries(test_${folder} PRIVATE trident_test_main trident_${folder})
   separate_arguments(extra UNIX_COMMAND "${TRIDENT_MPIEXEC_EXTRA_FLAGS}")
   add_test(NAME ${folder}.unit
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${extra} ${MPIEXEC_PREFLAGS}

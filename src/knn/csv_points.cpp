@@ -1,5 +1,6 @@
 #include "knn/csv_points.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -93,7 +94,10 @@ class CsvFile {
       fail(at, "expected " + std::to_string(header_fields_) + " fields as in the header, got " +
                    std::to_string(n));
     }
-    for (std::size_t i = 0; i < n; ++i) {
+    // Only the columns read must hold a value: station lists leave others (an elevation, a
+    // name) empty. The lower column first, as a left-to-right reading would meet them.
+    for (const int column : {std::min(latitude_, longitude_), std::max(latitude_, longitude_)}) {
+      const auto i = static_cast<std::size_t>(column);
       if (fields_[i].text.empty())
         fail(fields_[i].column, "field " + std::to_string(i + 1) + " (column '" +
                                     header_names_[i] + "') is empty");

@@ -1,5 +1,4 @@
-// Core helpers: device choice, block splits, collective error agreement, timers, log levels,
-// progress lines.
+// Core helpers: device choice, collective error agreement, timers, log levels, progress lines.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,7 +9,6 @@
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "core/timers.hpp"
-#include "diffusion/decomposition.hpp"
 
 namespace trident {
 namespace {
@@ -21,23 +19,6 @@ TEST(DeviceChoice, OneVisibleDeviceOrLocalRankModuloCount) {
   EXPECT_EQ(choose_device(0, 4), 0);
   EXPECT_EQ(choose_device(5, 4), 1);
   EXPECT_EQ(choose_device(7, 2), 1);
-}
-
-TEST(Split, CoversTheAxisWithBlocksDifferingByAtMostOne) {
-  for (std::int64_t cells : {1, 7, 10, 37, 1000}) {
-    for (int parts = 1; parts <= std::min<std::int64_t>(cells, 9); ++parts) {
-      std::int64_t next = 0, smallest = cells, largest = 0;
-      for (int p = 0; p < parts; ++p) {
-        const diffusion::Extent e = diffusion::split(cells, parts, p);
-        EXPECT_EQ(e.offset, next);
-        next += e.size;
-        smallest = std::min(smallest, e.size);
-        largest = std::max(largest, e.size);
-      }
-      EXPECT_EQ(next, cells);
-      EXPECT_LE(largest - smallest, 1);
-    }
-  }
 }
 
 TEST(MpiCollective, AFailureOnOneRankIsThrownOnAll) {

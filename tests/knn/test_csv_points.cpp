@@ -98,8 +98,10 @@ TEST_F(KnnCsvRows, MalformedRowsNameFileLineAndColumn) {
             f + "trailing.csv:2:5: expected 2 fields as in the header, got 3");
   EXPECT_EQ(error("few.csv", "lat,lon,name\n1,2,x\n1,2\r\n"),
             f + "few.csv:3:4: expected 3 fields as in the header, got 2");
-  EXPECT_EQ(error("empty.csv", "lat,lon,name\n1,2,\n"),
-            f + "empty.csv:2:5: field 3 (column 'name') is empty");
+  EXPECT_EQ(error("empty.csv", "name,lat,lon,elevation\n,1,,\n"),
+            f + "empty.csv:2:4: field 3 (column 'lon') is empty");
+  EXPECT_EQ(error("empty4.csv", "lon,x,lat\n , ,\"\"\n"),
+            f + "empty4.csv:2:1: field 1 (column 'lon') is empty");
   EXPECT_EQ(error("empty2.csv", "lat,lon\n1, \n"),
             f + "empty2.csv:2:3: field 2 (column 'lon') is empty");
   EXPECT_EQ(error("empty3.csv", "lat,lon\n\"\",2\n"),
@@ -115,6 +117,16 @@ TEST_F(KnnCsvRows, MalformedRowsNameFileLineAndColumn) {
             f + "hex.csv: row 1, column 'lon': expected a longitude in [-180, 180] degrees, got 1e999");
   EXPECT_EQ(error("word.csv", "lat,lon\n1,\"2 3\"\n"),
             f + "word.csv: row 1, column 'lon': expected a number, got '2 3'");
+}
+
+TEST_F(KnnCsvRows, EmptyFieldsAreAcceptedInColumnsNotRead) {
+  // Station lists leave gaps (a missing elevation or name); only latitude and longitude must hold a value.
+  const auto p = csv("gaps.csv",
+                     "id,name,lat,elevation,lon\n"
+                     ",Paris,48.85,,2.35\n"
+                     "2,\"\", -1.5 ,  ,2\n"
+                     "3,,10,\"\",-20\n");
+  EXPECT_EQ(read_points(p, 0, count_points(p)), (std::vector<double>{48.85, 2.35, -1.5, 2, 10, -20}));
 }
 
 TEST_F(KnnCsvRows, OnlyTheRowsReadAreChecked) {
