@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   options.k = k;
   options.radius = kEarth;
   options.precision = precision;
-  trident::knn::SearchStats stats;
+  trident::knn::SearchProfile stats;
   trident::knn::IndexStats index_stats;
   // CPU time of the build and of the whole search (the index's built first, as
   // index_nearest does, so the two can be shown apart)

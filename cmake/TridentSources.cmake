@@ -111,7 +111,6 @@ set(TRIDENT_TEST_SOURCES_core
   core/test_host_threads.cpp
   core/test_overrides.cpp
   core/test_signals.cpp
-  core/test_splitmix64.cpp
 )
 set(TRIDENT_TEST_SOURCES_io
   io/test_output_file.cpp
@@ -130,6 +129,7 @@ set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_diffusion_runs.cpp
   diffusion/test_frames.cpp
   diffusion/test_halos.cpp
+  diffusion/test_splitmix64.cpp
   diffusion/test_start_field.cpp
   diffusion/test_start_file.cpp
   diffusion/test_trips.cpp

@@ -42,7 +42,7 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
     options.batch_size = c.batch;
     IndexOptions index_options;
     index_options.heap_capacity = c.heap;
-    SearchStats stats;
+    SearchProfile stats;
     IndexStats index_stats;
     const Neighbours got = index_nearest(o, r, options, &stats, &index_stats, index_options);
     test::expect_same(want, got.indices, got.distances, k, radius);

@@ -118,7 +118,7 @@ void search_batch(const SphereIndex& index, const BatchArrays<T>& a, int kc, con
 template <class T>
 RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, RowSelection which, bool contiguous,
                    int kc, const SearchOptions& options, const IndexOptions& index_options, ResultRows out,
-                   SearchStats& stats, IndexStats& istats) {
+                   SearchProfile& stats, IndexStats& istats) {
   const int k = options.k;
   const std::int64_t total = which.size(), batch = batch_rows<T>(index, kc, options);
   RowList failed;
@@ -156,12 +156,12 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
 }  // namespace
 
 void index_nearest_into(const SphereIndex& index, const Vec4<double>* observations, std::int64_t n_obs,
-                        const SearchOptions& options, ResultRows rows, SearchStats* stats, IndexStats* index_stats,
+                        const SearchOptions& options, ResultRows rows, SearchProfile* stats, IndexStats* index_stats,
                         const IndexOptions& index_options) {
   const std::int64_t n_refs = index.view.references;
   if (options.k < 1 || options.k > n_refs) throw RunError("knn: k must lie between 1 and the number of references");
-  SearchStats local;
-  SearchStats& s = stats != nullptr ? *stats : local;
+  SearchProfile local;
+  SearchProfile& s = stats != nullptr ? *stats : local;
   IndexStats local_index;
   IndexStats& is = index_stats != nullptr ? *index_stats : local_index;
   is.index_bytes = index.bytes();
@@ -185,13 +185,13 @@ void index_nearest_into(const SphereIndex& index, const Vec4<double>* observatio
 }
 
 Neighbours index_nearest(const std::vector<Vec4<double>>& observations, const std::vector<Vec4<double>>& references,
-                         const SearchOptions& options, SearchStats* stats, IndexStats* index_stats,
+                         const SearchOptions& options, SearchProfile* stats, IndexStats* index_stats,
                          const IndexOptions& index_options) {
   if (options.k < 1 || static_cast<std::size_t>(options.k) > references.size()) {
     throw RunError("knn: k must lie between 1 and the number of references");
   }
-  SearchStats local;
-  SearchStats& s = stats != nullptr ? *stats : local;
+  SearchProfile local;
+  SearchProfile& s = stats != nullptr ? *stats : local;
   IndexStats local_index;
   IndexStats& is = index_stats != nullptr ? *index_stats : local_index;
   Neighbours out;

@@ -32,14 +32,14 @@ struct IndexOptions {
 // Requires 1 <= k <= the index's references. stats: batches, widened, list_length and
 // search_seconds (the build not included); index_stats: leaves and rows screened.
 void index_nearest_into(const SphereIndex& index, const Vec4<double>* observations, std::int64_t n_obs,
-                        const SearchOptions& options, ResultRows rows, SearchStats* stats = nullptr,
+                        const SearchOptions& options, ResultRows rows, SearchProfile* stats = nullptr,
                         IndexStats* index_stats = nullptr, const IndexOptions& index_options = IndexOptions());
 
 // Builds the index of `references` and searches it: the result of nearest(observations,
 // references, options), bit for bit. The build counts in stats->search_seconds, and is
 // shown on its own in stats->setup_seconds and index_stats->build_seconds.
 Neighbours index_nearest(const std::vector<Vec4<double>>& observations, const std::vector<Vec4<double>>& references,
-                         const SearchOptions& options, SearchStats* stats = nullptr,
+                         const SearchOptions& options, SearchProfile* stats = nullptr,
                          IndexStats* index_stats = nullptr, const IndexOptions& index_options = IndexOptions());
 
 }  // namespace trident::knn
