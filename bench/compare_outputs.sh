@@ -27,7 +27,18 @@ done
 [[ $# -ge 2 ]] || { echo "$usage" >&2; exit 2; }
 before=$(realpath "$1") after=$(realpath "$2")
 shift 2
-command -v h5diff >/dev/null || { echo "$0: h5diff not found (HDF5's tools)" >&2; exit 2; }
+# Without HDF5's tools (h5diff, h5dump): trident_h5_same built beside AFTER (or $H5_SAME).
+h5_same=${H5_SAME:-$(dirname "$after")/../bench/trident_h5_same}
+if ! command -v h5diff >/dev/null; then
+  [[ -x $h5_same ]] || { echo "$0: neither h5diff (HDF5's tools) nor $h5_same found" >&2; exit 2; }
+  same() { "$h5_same" "$1" "$2" >/dev/null; }
+else
+  same() {
+    h5diff -q --exclude-path /timings --exclude-attribute / --exclude-attribute /diffusion \
+      --exclude-attribute /knn --exclude-attribute /ridge "$1" "$2" >/dev/null 2>&1 &&
+      cmp -s <(study_attributes "$1") <(study_attributes "$2")
+  }
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/compare_outputs.XXXXXX")
 
 decks=("$@")
@@ -71,9 +82,7 @@ for deck in "${decks[@]}"; do
     fi
   done
   a=$work/before/$name.h5 b=$work/after/$name.h5
-  if h5diff -q --exclude-path /timings --exclude-attribute / --exclude-attribute /diffusion \
-       --exclude-attribute /knn --exclude-attribute /ridge "$a" "$b" >/dev/null 2>&1 &&
-     cmp -s <(study_attributes "$a") <(study_attributes "$b"); then
+  if same "$a" "$b"; then
     echo "$label: same"
     rm -f "$work"/*/"$name".*
   else

@@ -16,12 +16,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 rounds=${ROUNDS:-3}
 cases=${CASES:-"diffusion_2000 diffusion_8192 knn_k1 knn_k16 ridge_tutorial ridge_large"}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-command -v h5dump >/dev/null || { echo "$0: needs h5dump (HDF5's tools)" >&2; exit 2; }
-
-# timing FILE NAME: the /timings attribute NAME of an output file.
+# timing FILE NAME: the phase NAME of a run, from the /timings attribute of its output, or
+# where HDF5's tools are missing from the timer table of its log (FILE.log; the max column).
 timing() {
-  h5dump -a "/timings/$2" "$1" | awk '/\(0\):/ {print $2}'
+  if command -v h5dump >/dev/null; then
+    h5dump -a "/timings/$2" "$1" | awk '/\(0\):/ {print $2}'
+  else
+    awk -v n="$2" '$1 == n {print $3; exit}' "$1.log"
+  fi
 }
+
+# verbose BINARY: --verbose where the build has it (full phase names in its timer table).
+verbose() { "$1" --help 2>/dev/null | grep -q -- --verbose && echo --verbose || true; }
 
 # deck CASE: the deck of a case (kNN decks are filled in from bench/knn_bench.yaml).
 deck() {
@@ -58,8 +64,8 @@ for c in $cases; do
     for which in before after; do
       bin=$before; [ $which = after ] && bin=$after
       out="$work/$c.$which.h5"
-      "${launcher[@]}" "$bin" run "$d" --output "$out" --overwrite >"$work/$c.$which.log" 2>&1 ||
-        { cat "$work/$c.$which.log"; echo "$0: $c failed with the $which build" >&2; exit 1; }
+      "${launcher[@]}" "$bin" run "$d" --output "$out" --overwrite $(verbose "$bin") >"$out.log" 2>&1 ||
+        { cat "$out.log"; echo "$0: $c failed with the $which build" >&2; exit 1; }
       figure "$c" "$out" >>"$work/$which.txt"; echo >>"$work/$which.txt"
     done
   done
