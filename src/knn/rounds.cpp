@@ -12,7 +12,9 @@
 #include "core/pinned_host_space.hpp"
 #include "core/signals.hpp"
 #include "core/timers.hpp"
+#include "knn/index/index_search.hpp"
 #include "knn/list_bound.hpp"
+#include "knn/result_rows.hpp"
 
 namespace trident::knn {
 
@@ -132,16 +134,22 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
       const bool contiguous = !options.ordered_by_place && last - first == n - 1;
       SearchProfile s;
       if (contiguous) {
-        nearest_into(observations + first, n, references, options,
-                     {&rows.neighbours.indices[static_cast<std::size_t>(first) * k],
-                      &rows.neighbours.distances[static_cast<std::size_t>(first) * k]},
-                     &s);
+        const ResultRows into{&rows.neighbours.indices[static_cast<std::size_t>(first) * k],
+                              &rows.neighbours.distances[static_cast<std::size_t>(first) * k]};
+        if (options.index) index_nearest_into(*options.index, observations + first, n, options, into, &s);
+        else nearest_into(observations + first, n, references, options, into, &s);
       } else {
         if (static_cast<std::int64_t>(staged.extent(0)) < n)
           staged = decltype(staged)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::staged_observations")),
                                     static_cast<std::size_t>(n));
         for (std::int64_t o = 0; o < n; ++o) staged(o) = observations[todo[next + static_cast<std::size_t>(o)]];
-        const Neighbours found = nearest(staged.data(), n, references, options, &s);
+        Neighbours found;
+        if (options.index) {
+          allocate_rows(found, static_cast<std::size_t>(n) * k);
+          index_nearest_into(*options.index, staged.data(), n, options, {found.indices.data(), found.distances.data()}, &s);
+        } else {
+          found = nearest(staged.data(), n, references, options, &s);
+        }
         for (std::int64_t o = 0; o < n; ++o) {
           const std::size_t row = static_cast<std::size_t>(todo[next + static_cast<std::size_t>(o)]);
           std::memcpy(&rows.neighbours.indices[row * k], &found.indices[static_cast<std::size_t>(o) * k],

@@ -23,6 +23,8 @@ struct ListBoundCache;  // list_bound.hpp
 // (select_kernels.hpp).
 enum class ListKind { registers, buffers, select };
 
+struct SphereIndex;  // index/sphere_index.hpp
+
 struct SearchOptions {
   int k = 1;
   double radius = 1.0;                // distances are angles times this
@@ -50,6 +52,9 @@ struct SearchOptions {
   // the observations come in the order of their places (rounds.hpp): on host back ends a
   // batch is then cut into chunks too, each screened around its own centre
   bool ordered_by_place = false;
+  // knn.method chose the spatial index (index/method.hpp): searches go through this index
+  // of the references (built once by the study, shared by every round); null: brute force
+  std::shared_ptr<const SphereIndex> index;
 };
 
 // The list kind an override value names (core::Overrides::knn_lists: auto, registers,

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "core/comm.hpp"
 #include "core/device_buffers.hpp"
@@ -18,6 +19,8 @@
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
+#include "knn/index/index_search.hpp"
+#include "knn/index/method.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/points.hpp"
 #include "knn/rounds.hpp"
@@ -176,6 +179,7 @@ class KnnStudy : public PreparedStudy {
     int signal = 0;
     {
       auto timer = context_.timers.scope("knn.total");
+      use_index_if_chosen(r, references, options);
       std::optional<ObservationVectors> observations;
       {
         auto stage = context_.timers.scope("knn.stage");
@@ -183,7 +187,9 @@ class KnnStudy : public PreparedStudy {
       }
       {
         auto warm = context_.timers.scope("knn.warm_up");
-        mpi::collective(context_.comm, [&] { warm_up(observations->data(), r.count, references, options); });
+        mpi::collective(context_.comm, [&] {
+          if (!options.index) warm_up(observations->data(), r.count, references, options);
+        });
       }
       // progress over every rank's rows: one sum over ranks a round (rounds last seconds)
       const double done = mpi::sum_over_ranks(
@@ -200,6 +206,7 @@ class KnnStudy : public PreparedStudy {
       });
     }
     context_.timers.add("knn.page_lock", r.stats.page_lock_seconds);
+    if (options.index) r.stats.search_seconds += options.index->build_seconds;  // the build is part of the search
     context_.timers.add("knn.search", r.stats.search_seconds);
     if (signal == 0) {
       r.neighbours = std::move(rows_.neighbours);
@@ -226,6 +233,28 @@ class KnnStudy : public PreparedStudy {
   }
 
  private:
+  // knn.method: the cost model's choice (index/method.hpp), logged with why; the index is
+  // built once here (its own timer phase, counted in the search time) and shared by every round.
+  void use_index_if_chosen(ChunkResult& r, const std::vector<Vec4<double>>& references, SearchOptions& options) {
+    constexpr bool on_device =
+        !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
+    const MethodChoice choice = choose_method(settings_.method, r.n_observations, r.n_references,
+                                              static_cast<int>(settings_.k), on_device);
+    log::info(context_.comm, "knn: method " + choice.reason);
+    if (!choice.use_index) return;
+    r.method = "index";
+    auto timer = context_.timers.scope("knn.index_build");
+    mpi::collective(context_.comm, [&] {
+      options.index = std::make_shared<const SphereIndex>(build_sphere_index(references));
+    });
+    const SphereIndex& index = *options.index;
+    log::info(context_.comm, "knn: spatial index of " + std::to_string(index.view.references) + " references, " +
+                                 std::to_string(index.view.levels) + " levels of balls (leaves of " +
+                                 std::to_string(kLeafSize) + ", " + std::to_string(kFanout) + " children a node), " +
+                                 figure(static_cast<double>(index.bytes()) / 1048576.0, "%.1f") +
+                                 " MiB on the device, built in " + figure(index.build_seconds, "%.4f") + " s");
+  }
+
   const deck::KnnSettings& settings_;
   RunContext& context_;
   std::string checkpoint_path_;
@@ -307,6 +336,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   const auto n = static_cast<std::uint64_t>(r.n_observations);
   const std::vector<std::uint64_t> offset{static_cast<std::uint64_t>(r.first), 0};
   out.create_group("/knn");
+  out.attribute("/knn", "method", r.method);
   out.create_dataset<NeighbourIndex>("/knn/indices", {n, k});
   out.create_dataset<double>("/knn/distances", {n, k});
   out.create_dataset<double>("/knn/observations", {n, 2});

@@ -20,6 +20,7 @@ struct ChunkResult {
   std::vector<double> lat_lon;        // count x 2, degrees
   Neighbours neighbours;              // count x k
   SearchProfile stats;
+  std::string method = "brute";  // the search knn.method took: brute or index
 };
 
 // The point sets as read and checked: every reference, and this rank's observations.

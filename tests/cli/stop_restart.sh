@@ -71,6 +71,14 @@ if [ "$ranks" -gt 1 ]; then  # the checkpoint is per observation: another rank c
   "$trident" run knn.yaml --restart knn-2.checkpoint.h5 --output knn-3-one-rank.h5 >knn-3b.log 2>&1 \
     && check knn-equal knn-full.h5 knn-3-one-rank.h5 && ok || { bad "knn: restart on 1 rank"; cat knn-3b.log; }
 fi
+# knn.method: index: the same rows as the brute force, stopped and resumed alike
+sed 's/^knn:/knn:\n  method: index/' knn.yaml > knn-index.yaml
+run knn-i1.log USR1 all -- run knn-index.yaml --output knn-i1.h5
+rc=$?; [ $rc -eq 75 ] && grep -q "knn: method index" knn-i1.log && ok || { bad "knn index: SIGUSR1: exit $rc, expected 75"; cat knn-i1.log; }
+check knn-stopped knn-i1.h5 knn-i1.checkpoint.h5 knn-full.h5 $((ranks * batch)) SIGUSR1 && ok || bad "knn index: first stop"
+run knn-i2.log -- run knn-index.yaml --restart knn-i1.checkpoint.h5 --output knn-i2.h5
+rc=$?; [ $rc -eq 0 ] && ok || { bad "knn index: restart to the end: exit $rc"; cat knn-i2.log; }
+check knn-equal knn-full.h5 knn-i2.h5 && ok || bad "knn index: the restarted result differs from the brute force's"
 # refusals: exact messages, exit 2, no output
 expect_refusal() {  # LOG MESSAGE -- trident args
   local log=$1 message=$2; shift 3

@@ -2,7 +2,7 @@
 // the brute force screens every pair; the index is built once over the references (a sort)
 // and then screens a few leaves a row, whose cost grows with k and, through cache misses,
 // slowly with the references. The rates are those bench/knn_refs.sh measures (host: one
-// core of the development machine; device: one H100); they need only be right within a
+// core of the development machine; device: one H100, docs/benchmarks.md); they need only be right within a
 // factor of two or so, since the two costs part by orders of magnitude away from the
 // crossing.
 #include "knn/index/method.hpp"
@@ -23,7 +23,7 @@ struct Rates {
 };
 
 constexpr Rates kHostRates{4.0e8, 2.0e-7, 0.6e-6, 0.17e-6, 0.05};
-constexpr Rates kDeviceRates{1.5e12, 2.0e-9, 5.0e-9, 1.0e-9, 0.05};
+constexpr Rates kDeviceRates{1.78e12, 7.0e-9, 1.0e-7, 1.2e-8, 0.015};
 
 std::string seconds_text(double s) {
   char text[32];
