@@ -1,8 +1,9 @@
-// trident_h5_same A B: whether two trident outputs hold the same study results bit for bit,
+// trident_h5_same A B [ATTRIBUTE...]: whether two trident outputs hold the same study results bit for bit,
 // for machines without HDF5's command-line tools (bench/compare_outputs.sh uses h5diff where
 // it exists). Compares every dataset under /diffusion, /knn and /ridge (type, shape, bytes)
 // and every attribute of those groups and their datasets except the timing ones (names
-// ending in _seconds or _per_second). Exit 0 same, 1 different (the first difference
+// ending in _seconds or _per_second, and the ATTRIBUTEs named: e.g. method, to compare a
+// brute-force and an index search). Exit 0 same, 1 different (the first difference
 // printed), 2 an unreadable file.
 #include <hdf5.h>
 
@@ -12,7 +13,11 @@
 
 namespace {
 
+std::vector<std::string> ignored;  // attribute names left out, from the command line
+
 bool timing_name(const std::string& name) {
+  for (const std::string& i : ignored)
+    if (name == i) return true;
   const auto ends = [&](const std::string& tail) {
     return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
   };
@@ -91,7 +96,8 @@ herr_t visit(hid_t group_a, const char* name, const H5O_info_t* info, void* data
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) return std::fprintf(stderr, "usage: %s A.h5 B.h5\n", argv[0]), 2;
+  if (argc < 3) return std::fprintf(stderr, "usage: %s A.h5 B.h5 [ATTRIBUTE...]\n", argv[0]), 2;
+  ignored.assign(argv + 3, argv + argc);
   H5Eset_auto(H5E_DEFAULT, nullptr, nullptr);
   Files files{H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT), H5Fopen(argv[2], H5F_ACC_RDONLY, H5P_DEFAULT), ""};
   if (files.a < 0 || files.b < 0) return std::fprintf(stderr, "%s: cannot open both files\n", argv[0]), 2;
