@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
+#include "core/splitmix64.hpp"
 #include "knn/geometry.hpp"
 #include "knn/csv_points.hpp"
 #include "knn/hdf5_points.hpp"
@@ -12,12 +13,8 @@ namespace trident::knn {
 
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// SplitMix64's draw from state x: addressed by position, so each point has its own words.
+std::uint64_t splitmix64(std::uint64_t x) { return core::splitmix_mix(x + core::kSplitMixGamma); }
 
 double unit_interval(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 

@@ -92,4 +92,28 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
   return widened;
 }
 
+// References and observations at both poles (every longitude), just off them, and on both
+// sides of the dateline (at +-180 exactly and a hair inside): the places where latitude and
+// longitude mislead.
+inline void poles_and_dateline(std::vector<Point>& refs, std::vector<Point>& obs) {
+  for (int i = 0; i < 24; ++i) {
+    const double lon = -180.0 + 15.0 * i;
+    refs.push_back({90.0, lon});
+    refs.push_back({-90.0, lon});
+    refs.push_back({89.9999, lon});
+    refs.push_back({-89.99999, lon + 7.5});
+    refs.push_back({0.001 * i - 0.01, 180.0});
+    refs.push_back({0.001 * i - 0.012, -180.0});
+    refs.push_back({10.0 + 0.1 * i, 179.99999 - 0.00001 * i});
+    refs.push_back({10.0 + 0.1 * i, -179.99999 + 0.00001 * i});
+  }
+  for (int i = 0; i < 20; ++i) {
+    obs.push_back({90.0, -180.0 + 18.0 * i});
+    obs.push_back({-90.0, 3.0 * i});
+    obs.push_back({89.99995, 10.0 * i});
+    obs.push_back({0.001 * i, i % 2 ? 180.0 : -180.0});
+    obs.push_back({10.0 + 0.12 * i, i % 2 ? 179.999999 : -179.999999});
+  }
+}
+
 }  // namespace trident::knn::test

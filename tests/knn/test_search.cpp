@@ -57,24 +57,7 @@ TEST(KnnSearch, DuplicateReferencesTieToLowerIndex) {
 
 TEST(KnnSearch, PolesAndTheAntimeridian) {
   std::vector<Point> refs, obs;
-  for (int i = 0; i < 24; ++i) {
-    const double lon = -180.0 + 15.0 * i;
-    refs.push_back({90.0, lon});
-    refs.push_back({-90.0, lon});
-    refs.push_back({89.9999, lon});
-    refs.push_back({-89.99999, lon + 7.5});
-    refs.push_back({0.001 * i - 0.01, 180.0});
-    refs.push_back({0.001 * i - 0.012, -180.0});
-    refs.push_back({10.0 + 0.1 * i, 179.99999 - 0.00001 * i});
-    refs.push_back({10.0 + 0.1 * i, -179.99999 + 0.00001 * i});
-  }
-  for (int i = 0; i < 20; ++i) {
-    obs.push_back({90.0, -180.0 + 18.0 * i});
-    obs.push_back({-90.0, 3.0 * i});
-    obs.push_back({89.99995, 10.0 * i});
-    obs.push_back({0.001 * i, i % 2 ? 180.0 : -180.0});
-    obs.push_back({10.0 + 0.12 * i, i % 2 ? 179.999999 : -179.999999});
-  }
+  test::poles_and_dateline(refs, obs);
   for (int k : {1, 4, 10, 24, 50}) check(obs, refs, k);
 }
 
