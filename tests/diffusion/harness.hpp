@@ -1,5 +1,6 @@
 #pragma once
 // Runs the diffusion study in-process on a communicator and reads its output back.
+#include <array>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -95,6 +96,14 @@ inline std::vector<double> reference_laplacian(const std::vector<double>& u, lon
     for (long i = 0; i < nx; ++i)
       l[j * nx + i] = 4 * at(i, j) - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1);
   return l;
+}
+
+// diffusion.ranks for a layout name: chosen by MPI ("auto"), all ranks along y ("rows"), all
+// along x ("columns").
+inline std::array<std::int64_t, 2> layout(const std::string& name, int ranks) {
+  if (name == "rows") return {1, ranks};
+  if (name == "columns") return {ranks, 1};
+  return {0, 0};
 }
 
 inline bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {

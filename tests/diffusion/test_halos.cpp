@@ -57,12 +57,6 @@ deck::DiffusionSettings uneven(long halo_width) {
   return s;
 }
 
-// The layout names: chosen by MPI, all ranks along y (rows), all along x (columns).
-std::array<std::int64_t, 2> layout(const std::string& name, int ranks) {
-  if (name == "rows") return {1, ranks};
-  if (name == "columns") return {ranks, 1};
-  return {0, 0};
-}
 
 class MpiDiffusionHalos
     : public testing::TestWithParam<std::tuple<long, std::string, std::string, std::string>> {};
@@ -74,7 +68,7 @@ TEST_P(MpiDiffusionHalos, EveryFrameIsBitwiseIdenticalToOneRank) {
       comm, "halos_" + std::to_string(width) + "_" + shape + "_" + precision + "_" + transport);
   deck::DiffusionSettings s = uneven(width);
   s.precision = precision;
-  s.ranks = layout(shape, mpi::size(comm));
+  s.ranks = test::layout(shape, mpi::size(comm));
   const auto many = run_through(comm, s, folder + "/many.h5", transport_named(transport));
   if (mpi::rank(comm) == 0) {
     deck::DiffusionSettings alone = s;

@@ -190,11 +190,6 @@ deck::DiffusionSettings uneven(long halo_width, const std::string& precision) {
   return s;
 }
 
-std::array<std::int64_t, 2> layout(const std::string& name, int ranks) {
-  if (name == "rows") return {1, ranks};
-  if (name == "columns") return {ranks, 1};
-  return {0, 0};
-}
 
 class MpiDiffusionTrips
     : public testing::TestWithParam<std::tuple<int, long, std::string, std::string, bool>> {};
@@ -207,7 +202,7 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   const std::string folder = test::scratch_folder(comm, "trips_" + std::to_string(steps) + "_" + std::to_string(width) +
                                                            "_" + shape + "_" + precision + (small_tiles ? "_small" : ""));
   deck::DiffusionSettings s = uneven(width, precision);
-  s.ranks = layout(shape, mpi::size(comm));
+  s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
   const TripShape forced{steps, small_tiles ? 3 : 0, small_tiles ? 4 : 0};
   test::DiffusionOutput trips, resumed;
