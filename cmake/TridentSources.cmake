@@ -60,6 +60,7 @@ set(TRIDENT_SOURCES_knn
   knn/csv_points.cpp
   knn/geometry.cpp
   knn/hdf5_points.cpp
+  knn/index/index_screen.cpp
   knn/index/index_search.cpp
   knn/index/method.cpp
   knn/index/radix_sort.cpp
