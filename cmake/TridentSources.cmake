@@ -71,6 +71,7 @@ set(TRIDENT_SOURCES_knn
   knn/result_rows.cpp
   knn/rounds.cpp
   knn/search.cpp
+  knn/search_method.cpp
   knn/search_options.cpp
   knn/search_profile.cpp
   knn/searcher.cpp

@@ -61,7 +61,7 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
     test::expect_same(want, got.indices, got.distances, k, radius);
     EXPECT_EQ(got.indices, brute.indices);
     EXPECT_EQ(got.distances, brute.distances);
-    EXPECT_GE(index_stats.rows_screened, static_cast<std::int64_t>(obs.size()));
+    EXPECT_GE(stats.index_rows, static_cast<std::int64_t>(obs.size()));
     EXPECT_EQ(index_stats.register_lists, !c.global_lists && k + std::max(1, k / 4) <= 48);
     if (c.chunks > 1 && obs.size() > 7) EXPECT_GT(stats.pipelined_chunks, 0);
     if (widened < 0) widened = stats.widened;
@@ -79,10 +79,10 @@ TEST(KnnIndex, UniformVisitsFewLeaves) {
   const auto obs = vectors(test::random_points(500, 103)), refs = vectors(test::random_points(20000, 104));
   SearchOptions options;
   options.k = 8;
-  IndexStats stats;
-  index_nearest(obs, refs, options, nullptr, &stats);
-  EXPECT_EQ(stats.rows_screened, 500);
-  EXPECT_LT(stats.leaves_visited * kLeafSize, 500 * 20000 / 20);
+  SearchProfile stats;
+  index_nearest(obs, refs, options, &stats);
+  EXPECT_EQ(stats.index_rows, 500);
+  EXPECT_LT(stats.index_leaves * kLeafSize, 500 * 20000 / 20);
 }
 
 TEST(KnnIndex, Clustered) {

@@ -57,6 +57,11 @@ std::int64_t batch_rows(int kc, const SearchOptions& options, std::size_t held) 
   return std::max<std::int64_t>(1, std::min(kMaxBatch, rows));
 }
 
+// Where the chunks of a batch of n rows start: the brute force's pipeline (a thread a row).
+std::vector<int> chunks_of(int n, const SearchOptions& options) {
+  return chunk_starts(n, chunk_count(n, n, true, options.chunks, false));
+}
+
 // One batch's device arrays, views over the search's device buffers (valid for one pass).
 template <class T>
 struct BatchArrays {
@@ -190,14 +195,13 @@ struct HostStaging {
 template <class T>
 RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, RowSelection which, bool contiguous,
                    IndexLists lists, bool first_pass, const SearchOptions& options, const IndexOptions& index_options,
-                   core::DeviceBuffers& buffers, ResultRows out, SearchProfile& profile, IndexStats& istats) {
+                   core::DeviceBuffers& buffers, ResultRows out, SearchProfile& profile) {
   const int k = options.k;
   const std::int64_t total = which.size();
   const auto batch = static_cast<int>(std::min(total, batch_rows<T>(lists.kc, options, buffers.held())));
   const int start_leaves = index_options.start_leaves > 0 ? index_options.start_leaves
                                                           : default_start_leaves(lists.kc);
-  const auto chunks_of = [&](int n) { return chunk_starts(n, chunk_count(n, n, true, options.chunks, false)); };
-  const BatchArrays<T> a(buffers, batch, lists.kc, k, static_cast<int>(chunks_of(batch).size()) - 1);
+  const BatchArrays<T> a(buffers, batch, lists.kc, k, static_cast<int>(chunks_of(batch, options).size()) - 1);
   const HostStaging staging(contiguous, batch, k);
   const ExecSpace space;
   RowList failed;
@@ -205,7 +209,7 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
   std::vector<int> flags;
   for (std::int64_t first = 0; first < total; first += batch) {
     const int n = static_cast<int>(std::min<std::int64_t>(batch, total - first));
-    const std::vector<int> starts = chunks_of(n);
+    const std::vector<int> starts = chunks_of(n, options);
     const int chunks = static_cast<int>(starts.size()) - 1;
     ++profile.batches;
     if (chunks > 1) profile.pipelined_chunks += chunks;
@@ -239,8 +243,8 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
     leaves.resize(static_cast<std::size_t>(chunks));
     Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, HostUnmanaged>(leaves.data(), leaves.size()),
                       Kokkos::subview(a.leaves, std::make_pair(0, chunks)));
-    for (const std::int64_t l : leaves) istats.leaves_visited += l;
-    istats.rows_screened += n;
+    for (const std::int64_t l : leaves) profile.index_leaves += l;
+    profile.index_rows += n;
     // the rows to search again: few or none, so the flags come back only when there are some
     const Flags unproven = a.unproven;
     int again = 0;
@@ -281,6 +285,23 @@ std::size_t index_search_bytes(std::int64_t rows, int k, const std::string& prec
   return static_cast<std::size_t>(std::min(std::max<std::int64_t>(rows, 1), kMaxBatch)) * per_row;
 }
 
+void reserve_index_search(std::int64_t rows, const SphereIndex& index, const SearchOptions& options) {
+  if (!options.device_buffers || rows <= 0) return;
+  const IndexLists lists = index_lists(first_list_length(options.k), index.view.references, true);
+  core::DeviceBuffers& buffers = *options.device_buffers;
+  const auto reserve = [&](auto precision) {
+    using T = decltype(precision);
+    const auto batch = static_cast<int>(std::min(rows, batch_rows<T>(lists.kc, options, buffers.held())));
+    const BatchArrays<T> arrays(buffers, batch, lists.kc, options.k,
+                                static_cast<int>(chunks_of(batch, options).size()) - 1);
+  };
+  if (options.precision == "float64") {
+    reserve(double());
+  } else {
+    reserve(float());
+  }
+}
+
 void index_nearest_into(const SphereIndex& index, const Vec4<double>* observations, std::int64_t n_obs,
                         const SearchOptions& options, ResultRows rows, SearchProfile* profile, IndexStats* index_stats,
                         const IndexOptions& index_options) {
@@ -302,9 +323,9 @@ void index_nearest_into(const SphereIndex& index, const Vec4<double>* observatio
   s.list_length = lists.kc;
   RowList todo = options.precision == "float64"
                      ? index_pass<double>(index, observations, RowSelection::all(n_obs), true, lists, true, options,
-                                          index_options, *buffers, rows, s, is)
+                                          index_options, *buffers, rows, s)
                      : index_pass<float>(index, observations, RowSelection::all(n_obs), true, lists, true, options,
-                                         index_options, *buffers, rows, s, is);
+                                         index_options, *buffers, rows, s);
   // lists too short for the references inside the window (duplicates, near-ties): float64
   // lists four times longer, at least 64, until the window closes or every reference is kept
   int kc = lists.kc;
@@ -312,7 +333,7 @@ void index_nearest_into(const SphereIndex& index, const Vec4<double>* observatio
     s.widened += static_cast<std::int64_t>(todo.size());
     kc = static_cast<int>(std::min<std::int64_t>(std::max<std::int64_t>(4 * std::int64_t(kc), 64), n_refs));
     todo = index_pass<double>(index, observations, RowSelection(todo), false, IndexLists{kc, false}, false, options,
-                              index_options, *buffers, rows, s, is);
+                              index_options, *buffers, rows, s);
   }
   Kokkos::fence();
   s.search_seconds = wall_seconds() - start;

@@ -5,6 +5,7 @@
 // the neighbours they need instead of observations x references.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "knn/index/sphere_index.hpp"
@@ -14,8 +15,6 @@ namespace trident::knn {
 
 struct IndexStats {
   double build_seconds = 0.0;       // the index's build (part of search_seconds when the search built it)
-  std::int64_t leaves_visited = 0;  // leaves screened, over every observation and pass
-  std::int64_t rows_screened = 0;   // observations screened, over every pass
   std::size_t index_bytes = 0;      // SphereIndex::bytes
   int levels = 0;                   // of the tree, leaves to root
   bool register_lists = false;      // the first pass kept its lists in registers
@@ -32,11 +31,16 @@ struct IndexOptions {
 // chunks and device_buffers (where the batches' device arrays are kept between searches;
 // null: its own); tiles do not apply: the index holds every reference on the device.
 // Requires 1 <= k <= the index's references. profile: batches, widened, list_length,
-// pipelined_chunks, the phases and search_seconds (the build not included); index_stats:
-// leaves and rows screened.
+// pipelined_chunks, the phases, index_leaves and index_rows, and search_seconds (the build
+// not included).
 void index_nearest_into(const SphereIndex& index, const Vec4<double>* observations, std::int64_t n_obs,
                         const SearchOptions& options, ResultRows rows, SearchProfile* profile = nullptr,
                         IndexStats* index_stats = nullptr, const IndexOptions& index_options = IndexOptions());
+
+// Allocates in options.device_buffers (where given) the device arrays of a search of
+// `rows` contiguous observations through `index` (a search of fewer fits in them too),
+// before the search, where they are not timed with it.
+void reserve_index_search(std::int64_t rows, const SphereIndex& index, const SearchOptions& options);
 
 // Builds the index of `references` and searches it: the result of nearest(observations,
 // references, options), bit for bit. The build counts in profile->search_seconds, and is
