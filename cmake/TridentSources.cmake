@@ -148,6 +148,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_large_k.cpp
   knn/test_list_bound.cpp
   knn/test_mpi.cpp
+  knn/test_mpi_index.cpp
   knn/test_output.cpp
   knn/test_points.cpp
   knn/test_rounds.cpp
