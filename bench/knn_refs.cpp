@@ -214,7 +214,9 @@ int main(int argc, char** argv) {
   constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
   const std::vector<double> obs_ll = generate(set, n_obs, 1);
   if (!peer.empty()) write_points(peer + ".obs", obs_ll);
-  const Points obs = trident::knn::unit_vectors(obs_ll);
+  Points obs = trident::knn::unit_vectors(obs_ll);
+  // page-locked, as a run's observations are (knn.stage)
+  const trident::core::PageLock lock_obs(obs.data(), obs.size() * sizeof(Vec4<double>));
   int k_max = 1;
   for (const int k : ks) k_max = std::max(k_max, k);
   trident::knn::Neighbours rows;  // the largest k's rows, page-locked once

@@ -11,8 +11,11 @@ namespace trident::knn {
 
 namespace {
 
-// The register list lengths compiled, as the brute force's register screen's.
-constexpr int kRegisterLengths[] = {2, 4, 8, 12, 20, 32, 40, 48};
+// The register list lengths compiled (the brute force's register screen's, and 64 and 80),
+// and the longest in each precision that ptxas (sm_90) keeps in registers without spilling
+// (docs/history/knn.md has the counts).
+constexpr int kRegisterLengths[] = {2, 4, 8, 12, 20, 32, 40, 48, 64, 80};
+constexpr int kLongestFloatRegisters = 80, kLongestDoubleRegisters = 64;
 
 template <class T, class List>
 void launch(const ExecSpace& space, const std::string& label, const IndexScreen<T, List>& screen, int r0, int r1,
@@ -31,10 +34,11 @@ bool screen_registers(const ExecSpace& space, const IndexScreen<T, GlobalList<T>
 
 }  // namespace
 
-IndexLists index_lists(int kc_wanted, std::int64_t n_refs, bool registers_allowed) {
+IndexLists index_lists(int kc_wanted, std::int64_t n_refs, bool float64, bool registers_allowed) {
+  const int longest = float64 ? kLongestDoubleRegisters : kLongestFloatRegisters;
   if (registers_allowed) {
     for (int length : kRegisterLengths) {
-      if (length >= kc_wanted) return IndexLists{length, true};
+      if (length >= kc_wanted && length <= longest) return IndexLists{length, true};
     }
   }
   return IndexLists{static_cast<int>(std::min<std::int64_t>(kc_wanted, n_refs)), false};
@@ -52,7 +56,8 @@ void screen_rows(const ExecSpace& space, const SphereIndexView& ix, const Points
       (screen_registers<T, 2>(space, global, r0, r1, leaves) || screen_registers<T, 4>(space, global, r0, r1, leaves) ||
        screen_registers<T, 8>(space, global, r0, r1, leaves) || screen_registers<T, 12>(space, global, r0, r1, leaves) ||
        screen_registers<T, 20>(space, global, r0, r1, leaves) || screen_registers<T, 32>(space, global, r0, r1, leaves) ||
-       screen_registers<T, 40>(space, global, r0, r1, leaves) || screen_registers<T, 48>(space, global, r0, r1, leaves))) {
+       screen_registers<T, 40>(space, global, r0, r1, leaves) || screen_registers<T, 48>(space, global, r0, r1, leaves) ||
+       screen_registers<T, 64>(space, global, r0, r1, leaves) || screen_registers<T, 80>(space, global, r0, r1, leaves))) {
     return;
   }
   launch(space, "trident::knn::index::screen_lists", global, r0, r1, leaves);

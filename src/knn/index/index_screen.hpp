@@ -1,6 +1,6 @@
 #pragma once
 // The launch of the index's screen (query_kernel.hpp) over a range of a batch's rows: the
-// list kind and length (registers up to 48 entries, compiled for each length, else the
+// list kind and length (registers up to 80 entries, compiled for each length, else the
 // batch's list arrays) and how many leaves each row screens around its key first.
 #include <Kokkos_Core.hpp>
 
@@ -17,14 +17,15 @@ struct IndexLists {
   bool registers = false;
 };
 
-// The lists of a pass that wants kc_wanted entries a row over n_refs references: in
-// registers (kc rounded up to a compiled length) when kc_wanted is at most 48 and
-// `registers_allowed`, else kc_wanted entries (at most n_refs) in the list arrays.
-IndexLists index_lists(int kc_wanted, std::int64_t n_refs, bool registers_allowed);
+// The lists of a pass that wants kc_wanted entries a row over n_refs references, screened
+// in float64 or float32: in registers (kc rounded up to a compiled length) when
+// `registers_allowed` and kc_wanted is at most 80 (float32) or 64 (float64), else
+// kc_wanted entries (at most n_refs) in the list arrays.
+IndexLists index_lists(int kc_wanted, std::int64_t n_refs, bool float64, bool registers_allowed);
 
 // Leaves a row screens around its own key before the depth-first walk: enough to hold a
-// list of kc entries and one more (the list must hold k entries before the walk can skip
-// a cell: measured, fewer leave the walk wandering at k = 64).
+// list of kc entries and one more (the walk skips no cell before the list holds k entries;
+// with fewer leaves first it wanders through many at large k: docs/history/knn.md).
 int default_start_leaves(int kc);
 
 // Screens rows [r0, r1) of a batch (observations `sorted`, in key order) into `best` and

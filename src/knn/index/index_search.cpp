@@ -48,6 +48,13 @@ std::size_t bytes_per_row(int kc, int k) {
 // most rows prove their answer.
 int first_list_length(int k) { return k + std::max(1, k / 4); }
 
+// The first pass's lists (IndexOptions::lists).
+IndexLists first_lists(int k, std::int64_t n_refs, const std::string& precision, IndexOptions::Lists where) {
+  constexpr bool on_device = !std::is_same<ExecSpace, Kokkos::DefaultHostExecutionSpace>::value;
+  const bool registers = where == IndexOptions::Lists::registers || (where == IndexOptions::Lists::automatic && on_device);
+  return index_lists(first_list_length(k), n_refs, precision == "float64", registers);
+}
+
 // Rows a batch: the deck's batch size, else what the search's memory budget holds, at
 // most kMaxBatch.
 template <class T>
@@ -279,7 +286,7 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
 }  // namespace
 
 std::size_t index_search_bytes(std::int64_t rows, int k, const std::string& precision) {
-  const IndexLists lists = index_lists(first_list_length(k), std::int64_t(1) << 30, true);
+  const IndexLists lists = first_lists(k, std::int64_t(1) << 30, precision, IndexOptions::Lists::automatic);
   const std::size_t per_row =
       precision == "float64" ? bytes_per_row<double>(lists.kc, k) : bytes_per_row<float>(lists.kc, k);
   return static_cast<std::size_t>(std::min(std::max<std::int64_t>(rows, 1), kMaxBatch)) * per_row;
@@ -287,7 +294,8 @@ std::size_t index_search_bytes(std::int64_t rows, int k, const std::string& prec
 
 void reserve_index_search(std::int64_t rows, const SphereIndex& index, const SearchOptions& options) {
   if (!options.device_buffers || rows <= 0) return;
-  const IndexLists lists = index_lists(first_list_length(options.k), index.view.references, true);
+  const IndexLists lists =
+      first_lists(options.k, index.view.references, options.precision, IndexOptions::Lists::automatic);
   core::DeviceBuffers& buffers = *options.device_buffers;
   const auto reserve = [&](auto precision) {
     using T = decltype(precision);
@@ -318,7 +326,7 @@ void index_nearest_into(const SphereIndex& index, const Vec4<double>* observatio
   // the batches' arrays: kept between searches when the caller keeps them (the rounds)
   std::shared_ptr<core::DeviceBuffers> buffers = options.device_buffers;
   if (!buffers) buffers = std::make_shared<core::DeviceBuffers>();
-  const IndexLists lists = index_lists(first_list_length(options.k), n_refs, !index_options.global_lists);
+  const IndexLists lists = first_lists(options.k, n_refs, options.precision, index_options.lists);
   is.register_lists = lists.registers;
   s.list_length = lists.kc;
   RowList todo = options.precision == "float64"

@@ -22,8 +22,12 @@ struct IndexStats {
 
 // Test hooks of the index search.
 struct IndexOptions {
-  int start_leaves = 0;       // leaves screened around a row's key before the walk (0: default_start_leaves)
-  bool global_lists = false;  // lists in the batch's arrays even where registers would hold them
+  int start_leaves = 0;  // leaves screened around a row's key before the walk (0: default_start_leaves)
+  // Where the first pass keeps its lists: in registers on GPUs and in the list arrays on
+  // host back ends (where an insertion that shifts only the entries behind it is faster than
+  // one that rewrites every register; docs/history/knn.md), unless a test asks for the one
+  // or the other everywhere.
+  enum class Lists { automatic, registers, arrays } lists = Lists::automatic;
 };
 
 // The k nearest references of observations 0 to n_obs - 1 (host memory) through `index`,

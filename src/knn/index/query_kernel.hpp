@@ -23,8 +23,9 @@
 // the list's reach. The first leaves make the reach small from the start, so the depth-first
 // walk opens about the cells a best-first search would, with a stack of bounded size (no
 // heap that can overflow) and no branch that differs between neighbouring threads more than
-// their cells do. Lists of up to 48 entries live in registers (RegisterList), longer ones
-// in the batch's list arrays (GlobalList), observation-fastest on GPUs.
+// their cells do. Lists of up to 80 entries (64 in float64) live in registers
+// (RegisterList), longer ones in the batch's list arrays (GlobalList), observation-fastest on
+// GPUs.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
