@@ -62,6 +62,11 @@ RunMethod choose_run_method(const deck::KnnSettings& settings, std::int64_t n_ob
   return run;
 }
 
+void warm_up_index_build(const std::vector<Vec4<double>>& references) {
+  const std::size_t few = std::min<std::size_t>(references.size(), 4096);
+  if (few > 0) build_sphere_index(std::vector<Vec4<double>>(references.begin(), references.begin() + few));
+}
+
 double build_run_index(const std::vector<Vec4<double>>& references, SearchOptions& options, MPI_Comm comm) {
   mpi::collective(comm, [&] { options.index = std::make_shared<const SphereIndex>(build_sphere_index(references)); });
   const SphereIndex& index = *options.index;

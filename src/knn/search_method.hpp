@@ -29,6 +29,11 @@ struct RunMethod {
 RunMethod choose_run_method(const deck::KnnSettings& settings, std::int64_t n_obs, std::int64_t rows,
                             std::int64_t n_refs, MPI_Comm comm, const std::string& device);
 
+// Builds the index of the first few references and drops it: CUDA loads each of the
+// build's kernels (and the sort's) at its first launch, milliseconds apiece, which the timed
+// build would otherwise hold.
+void warm_up_index_build(const std::vector<Vec4<double>>& references);
+
 // Builds the index of `references` into options.index on every rank and logs its shape
 // (leaves, levels, device bytes) and build time; returns the build's seconds on this rank.
 // Collective.
