@@ -1,27 +1,43 @@
-// The kNN search alone, brute force or through the spatial index, on generated point sets
-// (the whole sphere, squares of 1 km and 100 m, two cities, half the points in a square,
-// a polar cap, a strip across the dateline; observations from the same set as the
-// references, another seed). For bench/knn_refs.sh: one line of figures a run.
+// The kNN search alone, the brute force and through the spatial index side by side, on
+// generated point sets (the whole sphere, squares of 1 km and 100 m, two cities, half the
+// points in a square, a polar cap, a strip across the dateline; observations from the same
+// set as the references, another seed). For bench/knn_refs.sh: one process a set, its
+// observations made once and each reference count once (on every CPU, the same points
+// whatever their number), every k and precision searched on them.
 //
-//   trident_knn_refs METHOD SET OBSERVATIONS REFERENCES K PRECISION [WRITE_POINTS]
-//   METHOD: brute or index; PRECISION: float32 or float64
-// Prints "build_s search_s build_cpu_s cpu_s leaves_per_row widened depth_first": the index's build
-// (0 for brute), the whole search with the build, the same two in the process's CPU time
+//   trident_knn_refs SET OBSERVATIONS LOG2S KS PRECISIONS BRUTE_MAX_PAIRS [PEER_PREFIX PEER_MAX_LOG2]
+//   LOG2S, KS, PRECISIONS: comma-separated lists (14,16,18  1,16,64  float32,float64)
+//
+// A line a run: "set log2 k precision method search_s build_s cpu_s leaves_a_row widened auto":
+// search_s as trident's knn.search counts it (the index's build included; the device arrays,
+// the result rows' page-locking and a warm-up that loads the kernels made before, as a run
+// makes them in knn.warm_up), the build alone, the process's CPU seconds over the same span
 // (on a shared machine the wall time also holds the time it waited for a core), leaves
-// screened per observation (0 for brute), rows searched again and rows whose heap of
-// cells overflowed (searched depth first; 0 for brute). WRITE_POINTS (a file prefix) writes the points as float64 (lat, lon)
-// pairs to PREFIX.obs and PREFIX.refs, for a peer run on the same points.
+// screened a row (0 for brute), rows searched again, and the method knn.method: auto takes
+// for these counts. The brute force runs where observations x references is at most
+// BRUTE_MAX_PAIRS. With PEER_PREFIX, the points of every reference count up to
+// 2^PEER_MAX_LOG2 are written as float64 (lat, lon) pairs to PREFIX.obs and PREFIX.LOG2.refs,
+// for scikit-learn's BallTree on the same points.
+#include <time.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <random>
-#include <time.h>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 
+#include "core/device_buffers.hpp"
+#include "core/host_threads.hpp"
+#include "core/page_lock.hpp"
+#include "core/splitmix64.hpp"
 #include "knn/index/index_search.hpp"
+#include "knn/index/method.hpp"
 #include "knn/search.hpp"
 
 namespace {
@@ -30,23 +46,22 @@ using trident::knn::Vec4;
 
 constexpr double kDegree = 3.14159265358979323846 / 180.0;
 constexpr double kEarth = 6371008.8;
+constexpr std::int64_t kWarmRows = 256;
 
 // A point uniform over the sphere.
-void uniform(std::mt19937_64& rng, double& lat, double& lon) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0), l(-180.0, 180.0);
-  lat = std::asin(u(rng)) / kDegree;
-  lon = l(rng);
+void uniform(trident::core::SplitMix64& rng, double& lat, double& lon) {
+  lat = std::asin(2.0 * rng.uniform() - 1.0) / kDegree;
+  lon = 360.0 * rng.uniform() - 180.0;
 }
 
 // A point uniform over a square of side_m metres on the plane tangent at (lat0, lon0),
 // projected back onto the sphere (the tests' clusters.hpp, which works at the poles too).
-void in_square(std::mt19937_64& rng, double lat0, double lon0, double side_m, double& lat, double& lon) {
+void in_square(trident::core::SplitMix64& rng, double lat0, double lon0, double side_m, double& lat, double& lon) {
   const double c[3] = {std::cos(lat0 * kDegree) * std::cos(lon0 * kDegree),
                        std::cos(lat0 * kDegree) * std::sin(lon0 * kDegree), std::sin(lat0 * kDegree)};
   const double e[3] = {-std::sin(lon0 * kDegree), std::cos(lon0 * kDegree), 0.0};
   const double n[3] = {c[1] * e[2] - c[2] * e[1], c[2] * e[0] - c[0] * e[2], c[0] * e[1] - c[1] * e[0]};
-  std::uniform_real_distribution<double> u(-0.5, 0.5);
-  const double a = u(rng) * side_m / kEarth, b = u(rng) * side_m / kEarth;
+  const double a = (rng.uniform() - 0.5) * side_m / kEarth, b = (rng.uniform() - 0.5) * side_m / kEarth;
   double v[3];
   for (int i = 0; i < 3; ++i) v[i] = c[i] + a * e[i] + b * n[i];
   const double r = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -54,41 +69,49 @@ void in_square(std::mt19937_64& rng, double lat0, double lon0, double side_m, do
   lon = std::atan2(v[1], v[0]) / kDegree;
 }
 
-// `count` (lat, lon) pairs of set `set`; false for an unknown set.
-bool generate(const std::string& set, std::int64_t count, std::uint64_t seed, std::vector<double>& lat_lon) {
-  std::mt19937_64 rng(seed);
-  lat_lon.resize(2 * static_cast<std::size_t>(count));
-  for (std::int64_t i = 0; i < count; ++i) {
-    double& lat = lat_lon[2 * i];
-    double& lon = lat_lon[2 * i + 1];
-    if (set == "uniform") {
-      uniform(rng, lat, lon);
-    } else if (set == "square_1km") {
+// Point i of set `set`; false for an unknown set.
+bool place(const std::string& set, std::int64_t i, trident::core::SplitMix64& rng, double& lat, double& lon) {
+  if (set == "uniform") {
+    uniform(rng, lat, lon);
+  } else if (set == "square_1km") {
+    in_square(rng, 48.8566, 2.3522, 1000.0, lat, lon);
+  } else if (set == "square_100m") {
+    in_square(rng, 48.8566, 2.3522, 100.0, lat, lon);
+  } else if (set == "two_cities") {  // alternating between 1 km squares in Paris and Sydney
+    in_square(rng, i % 2 ? -33.8688 : 48.8566, i % 2 ? 151.2093 : 2.3522, 1000.0, lat, lon);
+  } else if (set == "half_1km") {  // every other point in a 1 km square, the rest anywhere
+    if (i % 2) {
       in_square(rng, 48.8566, 2.3522, 1000.0, lat, lon);
-    } else if (set == "square_100m") {
-      in_square(rng, 48.8566, 2.3522, 100.0, lat, lon);
-    } else if (set == "two_cities") {  // alternating between 1 km squares in Paris and Sydney
-      in_square(rng, i % 2 ? -33.8688 : 48.8566, i % 2 ? 151.2093 : 2.3522, 1000.0, lat, lon);
-    } else if (set == "half_1km") {  // every other point in a 1 km square, the rest anywhere
-      if (i % 2) {
-        in_square(rng, 48.8566, 2.3522, 1000.0, lat, lon);
-      } else {
-        uniform(rng, lat, lon);
-      }
-    } else if (set == "polar_cap") {  // uniform over the cap within 5 degrees of the north pole
-      std::uniform_real_distribution<double> z(std::cos(5.0 * kDegree), 1.0), l(-180.0, 180.0);
-      lat = std::asin(z(rng)) / kDegree;
-      lon = l(rng);
-    } else if (set == "dateline") {  // a strip 1 degree wide across the dateline, 60 S to 60 N
-      std::uniform_real_distribution<double> z(-std::sin(60.0 * kDegree), std::sin(60.0 * kDegree)), l(-0.5, 0.5);
-      lat = std::asin(z(rng)) / kDegree;
-      lon = l(rng) + 180.0;
-      if (lon > 180.0) lon -= 360.0;
     } else {
-      return false;
+      uniform(rng, lat, lon);
     }
+  } else if (set == "polar_cap") {  // uniform over the cap within 5 degrees of the north pole
+    const double z0 = std::cos(5.0 * kDegree);
+    lat = std::asin(z0 + (1.0 - z0) * rng.uniform()) / kDegree;
+    lon = 360.0 * rng.uniform() - 180.0;
+  } else if (set == "dateline") {  // a strip 1 degree wide across the dateline, 60 S to 60 N
+    const double z = std::sin(60.0 * kDegree) * (2.0 * rng.uniform() - 1.0);
+    lat = std::asin(z) / kDegree;
+    lon = rng.uniform() - 0.5 + 180.0;
+    if (lon > 180.0) lon -= 360.0;
+  } else {
+    return false;
   }
   return true;
+}
+
+// `count` points of `set` as (lat, lon) pairs: point i from its own stretch of one
+// SplitMix64 stream, so any number of threads makes the same points.
+std::vector<double> generate(const std::string& set, std::int64_t count, std::uint64_t seed) {
+  std::vector<double> lat_lon(2 * static_cast<std::size_t>(count));
+  const std::uint64_t base = trident::core::splitmix_mix(seed);
+  trident::core::host_parallel_ranges(count, std::int64_t(1) << 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      trident::core::SplitMix64 rng{base + static_cast<std::uint64_t>(i) * 4 * trident::core::kSplitMixGamma};
+      place(set, i, rng, lat_lon[2 * i], lat_lon[2 * i + 1]);
+    }
+  });
+  return lat_lon;
 }
 
 void write_points(const std::string& file, const std::vector<double>& lat_lon) {
@@ -106,60 +129,124 @@ double cpu_seconds() {  // this process's, all threads
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
+template <class T>
+std::vector<T> list_of(const std::string& text) {
+  std::vector<T> values;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ',')) {
+    std::stringstream v(item);
+    T value{};
+    if (v >> value) values.push_back(value);
+  }
+  return values;
+}
+
+struct Figures {
+  double search = 0.0, build = 0.0, cpu = 0.0, leaves = 0.0;
+  std::int64_t widened = 0;
+};
+
+using Points = std::vector<Vec4<double>>;
+
+// The brute force as a run makes it: its device arrays, list bound and reference upload
+// made before (reserve_search), then the search into page-locked rows.
+Figures brute(const Points& obs, const Points& refs, trident::knn::SearchOptions options,
+              trident::knn::ResultRows rows) {
+  options.device_buffers = std::make_shared<trident::core::DeviceBuffers>();
+  const auto n_obs = static_cast<std::int64_t>(obs.size());
+  trident::knn::nearest(obs.data(), std::min(n_obs, kWarmRows), refs, options);
+  trident::knn::reserve_search(n_obs, refs, options);
+  trident::knn::SearchProfile profile;
+  const double cpu = cpu_seconds();
+  trident::knn::nearest_into(obs.data(), n_obs, refs, options, rows, &profile);
+  return {profile.search_seconds, 0.0, cpu_seconds() - cpu, 0.0, profile.widened};
+}
+
+// The index as a run makes it: kernels loaded by a small warm-up, the build timed, the
+// batches' device arrays reserved, the search into page-locked rows.
+Figures index(const Points& obs, const Points& refs, trident::knn::SearchOptions options,
+              trident::knn::ResultRows rows) {
+  options.device_buffers = std::make_shared<trident::core::DeviceBuffers>();
+  const auto n_obs = static_cast<std::int64_t>(obs.size());
+  {
+    const Points some(refs.begin(), refs.begin() + std::min<std::size_t>(refs.size(), 4096));
+    trident::knn::SearchOptions warm = options;
+    warm.k = std::min<int>(options.k, static_cast<int>(some.size()));
+    trident::knn::index_nearest_into(trident::knn::build_sphere_index(some), obs.data(), std::min(n_obs, kWarmRows),
+                                     warm, rows);
+  }
+  const double cpu = cpu_seconds();
+  const trident::knn::SphereIndex built = trident::knn::build_sphere_index(refs);
+  const double build_cpu = cpu_seconds() - cpu;
+  trident::knn::reserve_index_search(n_obs, built, options);
+  trident::knn::SearchProfile profile;
+  const double search_cpu = cpu_seconds();
+  trident::knn::index_nearest_into(built, obs.data(), n_obs, options, rows, &profile);
+  return {built.build_seconds + profile.search_seconds, built.build_seconds, build_cpu + cpu_seconds() - search_cpu,
+          profile.index_rows > 0 ? double(profile.index_leaves) / double(profile.index_rows) : 0.0, profile.widened};
+}
+
 int usage() {
   std::fprintf(stderr,
-               "usage: trident_knn_refs brute|index SET OBSERVATIONS REFERENCES K float32|float64 [WRITE_POINTS]\n"
-               "SET: uniform square_1km square_100m two_cities half_1km polar_cap dateline\n");
+               "usage: trident_knn_refs SET OBSERVATIONS LOG2S KS PRECISIONS BRUTE_MAX_PAIRS [PEER_PREFIX "
+               "PEER_MAX_LOG2]\nSET: uniform square_1km square_100m two_cities half_1km polar_cap dateline\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 7) return usage();
-  const std::string method = argv[1], set = argv[2], precision = argv[6];
-  const std::int64_t n_obs = std::atoll(argv[3]), n_refs = std::atoll(argv[4]);
-  const int k = std::atoi(argv[5]);
-  if ((method != "brute" && method != "index") || (precision != "float32" && precision != "float64") ||
-      n_obs < 1 || n_refs < 1 || k < 1 || k > n_refs) {
-    return usage();
-  }
+  if (argc != 7 && argc != 9) return usage();
+  const std::string set = argv[1], peer = argc == 9 ? argv[7] : "";
+  const std::int64_t n_obs = std::atoll(argv[2]);
+  const auto log2s = list_of<int>(argv[3]);
+  const auto ks = list_of<int>(argv[4]);
+  const auto precisions = list_of<std::string>(argv[5]);
+  const double brute_max_pairs = std::atof(argv[6]);
+  const int peer_max_log2 = argc == 9 ? std::atoi(argv[8]) : 0;
+  double lat = 0, lon = 0;
+  trident::core::SplitMix64 probe{1};
+  if (n_obs < 1 || log2s.empty() || ks.empty() || precisions.empty() || !place(set, 0, probe, lat, lon)) return usage();
+  for (const std::string& p : precisions)
+    if (p != "float32" && p != "float64") return usage();
   Kokkos::ScopeGuard kokkos(argc, argv);
-  std::vector<double> obs_ll, refs_ll;
-  if (!generate(set, n_obs, 1, obs_ll) || !generate(set, n_refs, 2, refs_ll)) return usage();
-  if (argc > 7) {
-    write_points(std::string(argv[7]) + ".obs", obs_ll);
-    write_points(std::string(argv[7]) + ".refs", refs_ll);
+  constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
+  const std::vector<double> obs_ll = generate(set, n_obs, 1);
+  if (!peer.empty()) write_points(peer + ".obs", obs_ll);
+  Points obs = trident::knn::unit_vectors(obs_ll);
+  // page-locked, as a run's observations are (knn.stage)
+  const trident::core::PageLock lock_obs(obs.data(), obs.size() * sizeof(Vec4<double>));
+  int k_max = 1;
+  for (const int k : ks) k_max = std::max(k_max, k);
+  trident::knn::Neighbours rows;  // the largest k's rows, page-locked once
+  trident::knn::allocate_rows(rows, static_cast<std::size_t>(n_obs) * static_cast<std::size_t>(k_max));
+  const trident::core::PageLock lock_indices(rows.indices.data(), rows.indices.size() * sizeof(int));
+  const trident::core::PageLock lock_distances(rows.distances.data(), rows.distances.size() * sizeof(double));
+  const trident::knn::ResultRows into{rows.indices.data(), rows.distances.data()};
+  for (const int log2 : log2s) {
+    const std::int64_t n_refs = std::int64_t(1) << log2;
+    const std::vector<double> refs_ll = generate(set, n_refs, 2);
+    if (!peer.empty() && log2 <= peer_max_log2) write_points(peer + "." + std::to_string(log2) + ".refs", refs_ll);
+    const Points refs = trident::knn::unit_vectors(refs_ll);
+    for (const int k : ks) {
+      if (k > n_refs) continue;
+      for (const std::string& precision : precisions) {
+        trident::knn::SearchOptions options;
+        options.k = k;
+        options.radius = kEarth;
+        options.precision = precision;
+        const bool auto_index = trident::knn::choose_method("auto", n_obs, n_refs, k, on_device).use_index;
+        for (const bool through_index : {false, true}) {
+          if (!through_index && double(n_obs) * double(n_refs) > brute_max_pairs) continue;
+          const Figures f = through_index ? index(obs, refs, options, into) : brute(obs, refs, options, into);
+          std::printf("%s %d %d %s %s %.4f %.4f %.3f %.2f %lld %s\n", set.c_str(), log2, k, precision.c_str(),
+                      through_index ? "index" : "brute", f.search, f.build, f.cpu, f.leaves,
+                      static_cast<long long>(f.widened), auto_index ? "index" : "brute");
+          std::fflush(stdout);
+        }
+      }
+    }
   }
-  const std::vector<Vec4<double>> obs = trident::knn::unit_vectors(obs_ll), refs = trident::knn::unit_vectors(refs_ll);
-  trident::knn::SearchOptions options;
-  options.k = k;
-  options.radius = kEarth;
-  options.precision = precision;
-  trident::knn::SearchProfile stats;
-  trident::knn::IndexStats index_stats;
-  // CPU time of the build and of the whole search (the index's built first, as
-  // index_nearest does, so the two can be shown apart)
-  double build_cpu = 0.0, build_wall = 0.0, wall = 0.0;
-  const double cpu_start = cpu_seconds();
-  if (method == "brute") {
-    trident::knn::nearest(obs, refs, options, &stats);
-    wall = stats.search_seconds;
-  } else {
-    trident::knn::Neighbours rows;
-    trident::knn::allocate_rows(rows, obs.size() * static_cast<std::size_t>(k));
-    const double build_start = cpu_seconds();
-    const trident::knn::SphereIndex index = trident::knn::build_sphere_index(refs);
-    build_cpu = cpu_seconds() - build_start;
-    build_wall = index.build_seconds;
-    trident::knn::index_nearest_into(index, obs.data(), n_obs, options, {rows.indices.data(), rows.distances.data()},
-                                     &stats, &index_stats);
-    wall = build_wall + stats.search_seconds;
-  }
-  const double cpu = cpu_seconds() - cpu_start;
-  const double per_row =
-      index_stats.rows_screened > 0 ? double(index_stats.leaves_visited) / double(index_stats.rows_screened) : 0.0;
-  std::printf("%.4f %.4f %.4f %.4f %.1f %lld %lld\n", build_wall, wall, build_cpu, cpu, per_row,
-              static_cast<long long>(stats.widened), static_cast<long long>(index_stats.depth_first_rows));
   return 0;
 }

@@ -1,84 +1,138 @@
 #!/usr/bin/env bash
-# kNN against growing reference sets: the brute force and the spatial index side by side
-# (BUILD_DIR/bench/trident_knn_refs, one process a run), references from 2^14 to
-# 2^MAX_LOG2 at a fixed number of observations, on the whole sphere and on clustered sets.
-# For each run: the index's build, the whole search with it (wall and CPU seconds: on a
-# shared machine the wall time also holds the time the process waited for a core), pairs/s
-# (brute force) or leaves screened a row (index), rows searched again, rows whose heap of
-# cells overflowed (dfs: searched depth first), and the index's time over the brute force's. Brute-force runs of more than KNN_REFS_BRUTE_PAIRS pairs
-# are skipped (their time is then estimated from the largest one run, marked ~).
-# scikit-learn's BallTree (haversine) runs on the same points where /usr/bin/python3 has
-# sklearn (python3-sklearn), one thread like the host back end.
+# kNN against growing reference sets (issue 44): the brute force and the spatial index side
+# by side (BUILD_DIR/bench/trident_knn_refs, one process a point set), references from
+# 2^MIN_LOG2 to 2^MAX_LOG2 at a fixed number of observations, on the whole sphere and on
+# clustered sets; then the issue's targets at the largest size (k = 1 and 64, float64),
+# and scikit-learn's BallTree (haversine, one thread) on the same points where
+# /usr/bin/python3 has sklearn. Each run line as it comes, then a compact table and the
+# targets' figures last.
 #
-#   bench/knn_refs.sh BUILD_DIR [OBSERVATIONS [MAX_LOG2]]
-#   e.g. bench/knn_refs.sh build/cpu 65536 22
+#   bench/knn_refs.sh BUILD_DIR
 #
-# KNN_REFS_SETS (default "uniform square_1km square_100m two_cities half_1km polar_cap
-# dateline"), KNN_REFS_K (default "16"), KNN_REFS_PRECISIONS (default float32) and
-# KNN_REFS_BRUTE_PAIRS (default 2^33) narrow the runs.
+# Sizes and cases from the environment (defaults: on a machine with nvidia-smi the GPU's,
+# else a few seconds a run on one CPU core):
+#   KNN_REFS_OBS          observations                     (GPU 16777216, CPU 65536)
+#   KNN_REFS_MIN_LOG2     smallest reference count, log2   (14)
+#   KNN_REFS_MAX_LOG2     largest reference count, log2    (GPU 24, CPU 20)
+#   KNN_REFS_STEP         log2 step                        (2)
+#   KNN_REFS_SETS         point sets   (uniform square_1km square_100m two_cities half_1km polar_cap dateline)
+#   KNN_REFS_K            k values, comma-separated        (16)
+#   KNN_REFS_PRECISIONS   comma-separated                  (float32)
+#   KNN_REFS_BRUTE_PAIRS  largest observations x references the brute force runs (GPU 2^42, CPU 2^33)
+#   KNN_REFS_TARGETS      1: also k = 1 and 64 and float64 k = 16, uniform, at the largest size (1)
+#   KNN_REFS_PEER_MAX_LOG2  BallTree up to this reference count, log2 (20)
+# e.g. on one GPU, about five minutes: bench/knn_refs.sh build
+#      the targets alone: KNN_REFS_SETS=uniform KNN_REFS_MIN_LOG2=24 bench/knn_refs.sh build
 set -euo pipefail
-if [[ $# -lt 1 ]]; then
-  echo "usage: $0 BUILD_DIR [OBSERVATIONS [MAX_LOG2]]" >&2
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 BUILD_DIR" >&2
   exit 2
 fi
 bench=$(realpath "$1")/bench/trident_knn_refs
 [[ -x $bench ]] || { echo "$bench: not built (cmake --build BUILD_DIR --target trident_knn_refs)" >&2; exit 2; }
-n_obs=${2:-65536}
-max_log2=${3:-22}
+gpu=no
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=yes; fi
+n_obs=${KNN_REFS_OBS:-$([[ $gpu == yes ]] && echo 16777216 || echo 65536)}
+min_log2=${KNN_REFS_MIN_LOG2:-14}
+max_log2=${KNN_REFS_MAX_LOG2:-$([[ $gpu == yes ]] && echo 24 || echo 20)}
+step=${KNN_REFS_STEP:-2}
 sets=(${KNN_REFS_SETS:-uniform square_1km square_100m two_cities half_1km polar_cap dateline})
-ks=(${KNN_REFS_K:-16})
-precisions=(${KNN_REFS_PRECISIONS:-float32})
-brute_pairs=${KNN_REFS_BRUTE_PAIRS:-8589934592}
+ks=${KNN_REFS_K:-16}
+precisions=${KNN_REFS_PRECISIONS:-float32}
+brute_pairs=${KNN_REFS_BRUTE_PAIRS:-$([[ $gpu == yes ]] && echo 4398046511104 || echo 8589934592)}
+targets=${KNN_REFS_TARGETS:-1}
+peer_max=${KNN_REFS_PEER_MAX_LOG2:-20}
 work=$(mktemp -d "${TMPDIR:-/tmp}/knn_refs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 peer=no
 if /usr/bin/python3 -c "import sklearn, numpy" 2>/dev/null; then peer=yes; fi
+log2s=$(seq -s, "$min_log2" "$step" "$max_log2")
+[[ $(( (max_log2 - min_log2) % step )) -eq 0 ]] || log2s="$log2s,$max_log2"
 
-# BallTree on the points the last index run wrote: seconds to build and query.
-balltree_seconds() {  # K
-  /usr/bin/python3 - "$work/points" "$1" <<'EOF'
+# BallTree on the points a run wrote: seconds to build and query.
+balltree_seconds() {  # LOG2 K
+  /usr/bin/python3 - "$work/points" "$1" "$2" <<'EOF'
 import sys, time
 import numpy as np
 from sklearn.neighbors import BallTree
-prefix, k = sys.argv[1], int(sys.argv[2])
+prefix, log2, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
 obs = np.radians(np.fromfile(prefix + ".obs").reshape(-1, 2))
-refs = np.radians(np.fromfile(prefix + ".refs").reshape(-1, 2))
+refs = np.radians(np.fromfile(prefix + "." + log2 + ".refs").reshape(-1, 2))
 t = time.perf_counter()
 BallTree(refs, metric="haversine").query(obs, k=k)
 print(f"{time.perf_counter() - t:.3f}")
 EOF
 }
 
-echo "$n_obs observations; $(date -u +%Y-%m-%d), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-printf '%-12s %3s %-7s %6s | %8s %8s %8s %9s | %8s %8s %9s %7s %5s %5s | %7s %s\n' set k prec refs \
-  "brute s" "cpu s" "pairs/s" "again" "build s" "index s" "cpu s" "leaves" "again" "dfs" "x brute" \
-  "$([[ $peer == yes ]] && echo 'balltree s')"
-for set in "${sets[@]}"; do
-  for k in "${ks[@]}"; do
-    for precision in "${precisions[@]}"; do
-      rate=""  # the brute force's pairs/s at the largest size it ran
-      for ((log2 = 14; log2 <= max_log2; log2 += 2)); do
-        n_ref=$((1 << log2))
-        pairs=$((n_obs * n_ref))
-        if ((pairs <= brute_pairs)); then
-          read -r _ b_wall _ b_cpu _ b_again _ <<<"$("$bench" brute "$set" "$n_obs" "$n_ref" "$k" "$precision")"
-          rate=$(awk -v p="$pairs" -v s="$b_wall" 'BEGIN { printf "%.3g", p / s }')
-          b_shown=$b_wall
-        elif [[ -n $rate ]]; then
-          b_shown="~$(awk -v p="$pairs" -v r="$rate" 'BEGIN { printf "%.1f", p / r }')"
-          b_wall=${b_shown#\~} b_cpu="-" b_again="-"
-        else
-          b_shown="-" b_wall="" b_cpu="-" b_again="-"
-        fi
-        write=()
-        [[ $peer == yes ]] && write=("$work/points")
-        read -r i_build i_wall _ i_cpu leaves i_again i_depth <<<"$("$bench" index "$set" "$n_obs" "$n_ref" "$k" "$precision" "${write[@]}")"
-        ball=""
-        [[ $peer == yes ]] && ball=$(balltree_seconds "$k")
-        printf '%-12s %3d %-7s 2^%-4d | %8s %8s %8s %9s | %8s %8s %9s %7s %5s %5s | %7s %s\n' "$set" "$k" "$precision" \
-          "$log2" "$b_shown" "$b_cpu" "$rate" "$b_again" "$i_build" "$i_wall" "$i_cpu" "$leaves" "$i_again" "$i_depth" \
-          "$(awk -v a="$i_wall" -v b="$b_wall" 'BEGIN { if (b == "") print "-"; else printf "%.3f", a / b }')" "$ball"
-      done
-    done
+device=$([[ $gpu == yes ]] && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 || echo "host")
+echo "knn_refs: $n_obs observations, references 2^$min_log2 to 2^$max_log2; $device; $(date -u +%Y-%m-%d)," \
+     "commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "set log2 k precision method search_s build_s cpu_s leaves_a_row widened auto [balltree_s]"
+runs=$work/runs
+: > "$runs"
+run() {  # SET LOG2S KS PRECISIONS BRUTE_PAIRS [PEER]
+  local extra=()
+  [[ ${6:-no} == yes ]] && extra=("$work/points" "$peer_max")
+  "$bench" "$1" "$n_obs" "$2" "$3" "$4" "$5" "${extra[@]}" | while read -r line; do
+    read -r _ log2 k _ method _ <<<"$line"
+    if [[ ${6:-no} == yes && $method == index && $log2 -le $peer_max ]]; then
+      line="$line $(balltree_seconds "$log2" "$k")"
+    fi
+    echo "$line"
+    echo "$line" >> "$runs"
   done
-done
+}
+for set in "${sets[@]}"; do run "$set" "$log2s" "$ks" "$precisions" "$brute_pairs" "$peer"; done
+if [[ $targets == 1 ]]; then
+  run uniform "$max_log2" 1,64 float32 0
+  run uniform "$max_log2" 16 float64 0
+fi
+
+# The compact table: a row per set, size, k and precision; brute and index seconds, the
+# index's build and leaves a row, auto's choice and its time over the brute force's, the
+# index's time over the uniform set's at the same size, k and precision.
+awk -v max="$max_log2" -v min="$min_log2" -v n_obs="$n_obs" '
+  { key = $1 " " $2 " " $3 " " $4
+    if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
+    auto_of[key] = $11
+    if ($5 == "brute") brute[key] = $6
+    else { index_s[key] = $6; build[key] = $7; leaves[key] = $9; if (NF >= 12) ball[key] = $12 } }
+  END {
+    printf "\n%-12s %6s %3s %-7s | %9s %9s %8s %6s | %-5s %7s | %9s %s\n", "set", "refs", "k", "prec", "brute s",
+           "index s", "build s", "leaves", "auto", "/brute", "x uniform", "balltree s"
+    for (r = 1; r <= rows; ++r) {
+      key = order[r]; split(key, f, " ")
+      u = "uniform " f[2] " " f[3] " " f[4]
+      b = "-"; over_brute = "-"; over_uniform = "-"; peer_s = ""
+      if (key in brute) {
+        b = brute[key]
+        over_brute = sprintf("%.2f", (auto_of[key] == "index" ? index_s[key] : brute[key]) / brute[key])
+      }
+      if ((u in index_s) && index_s[u] > 0) over_uniform = sprintf("%.2f", index_s[key] / index_s[u])
+      if (key in ball) peer_s = ball[key]
+      printf "%-12s 2^%-4s %3s %-7s | %9s %9s %8s %6s | %-5s %7s | %9s %s\n", f[1], f[2], f[3], f[4], b,
+             index_s[key], build[key], leaves[key], auto_of[key], over_brute, over_uniform, peer_s }
+    # the issue targets, where this run measured them
+    printf "\ntargets (%d observations; the issue: 2^24 x 2^24 on one GPU):\n", n_obs
+    t16 = "uniform " max " 16 float32"
+    if (t16 in index_s) printf "  2^%d refs, k = 16, float32: index %s s (target <= 0.5)\n", max, index_s[t16]
+    t1 = "uniform " max " 1 float32"
+    if (t1 in index_s) printf "  2^%d refs, k = 1: index %s s (target <= 0.3)\n", max, index_s[t1]
+    t64 = "uniform " max " 64 float32"
+    if (t64 in index_s) printf "  2^%d refs, k = 64: index %s s (target <= 2)\n", max, index_s[t64]
+    t64f = "uniform " max " 16 float64"
+    if ((t64f in index_s) && (t16 in index_s))
+      printf "  float64 over float32, k = 16: %.2f (target <= 2)\n", index_s[t64f] / index_s[t16]
+    worst = 0
+    for (r = 1; r <= rows; ++r) {
+      key = order[r]; split(key, f, " ")
+      u = "uniform " f[2] " " f[3] " " f[4]
+      if (f[2] == max && f[1] != "uniform" && (u in index_s) && index_s[u] > 0 && index_s[key] / index_s[u] > worst) {
+        worst = index_s[key] / index_s[u]; worst_set = f[1] }
+    }
+    if (worst > 0) printf "  clustered sets at 2^%d refs: the slowest, %s, %.2f times uniform (target <= 2)\n", max, worst_set, worst
+    ta = "uniform " min " 16 float32"
+    if ((ta in brute) && (ta in index_s))
+      printf "  2^%d refs, k = 16: auto takes %s, %.2f times the brute force (target <= 1)\n", min, auto_of[ta],
+             (auto_of[ta] == "index" ? index_s[ta] : brute[ta]) / brute[ta]
+  }' "$runs"

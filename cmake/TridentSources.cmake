@@ -60,6 +60,7 @@ set(TRIDENT_SOURCES_knn
   knn/csv_points.cpp
   knn/geometry.cpp
   knn/hdf5_points.cpp
+  knn/index/index_screen.cpp
   knn/index/index_search.cpp
   knn/index/method.cpp
   knn/index/radix_sort.cpp
@@ -70,6 +71,7 @@ set(TRIDENT_SOURCES_knn
   knn/result_rows.cpp
   knn/rounds.cpp
   knn/search.cpp
+  knn/search_method.cpp
   knn/search_options.cpp
   knn/search_profile.cpp
   knn/searcher.cpp
@@ -146,6 +148,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_large_k.cpp
   knn/test_list_bound.cpp
   knn/test_mpi.cpp
+  knn/test_mpi_index.cpp
   knn/test_output.cpp
   knn/test_points.cpp
   knn/test_rounds.cpp

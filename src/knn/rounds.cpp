@@ -25,6 +25,11 @@ constexpr std::int64_t kDeviceProbe = 4096;         // rows of the first round o
 constexpr double kDeviceRoundPairs = 68719476736.0;  // 2^36: pairs of the round after it, to k = 64
 constexpr double kRoundSeconds = 2.0;        // target length of later rounds: how long a stop may wait
 constexpr double kReorderShare = 0.01;       // share of a round searched again past which the rest is reordered
+// A search through the spatial index costs about as much a row as the brute force over
+// 2^15 references (its leaves and cells a row do not grow with the references): its rounds
+// are sized as for that many, not for the catalogue (2^24 references would otherwise cut
+// 2^24 rows into 256 rounds, each with the fixed costs of a search).
+constexpr std::int64_t kIndexRowReferences = std::int64_t(1) << 15;
 // the search runs on a device of its own (rounds sized without a measured rate)
 constexpr bool kOnDevice = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
 
@@ -63,6 +68,11 @@ class RowsLock {
   std::optional<core::PageLock> indices_, distances_;
 };
 
+// The references a round is sized for (see kIndexRowReferences).
+std::int64_t round_references(std::int64_t references, const SearchOptions& options) {
+  return options.index ? std::min(references, kIndexRowReferences) : references;
+}
+
 }  // namespace
 
 // A probe of 4096 rows on a GPU is enough to see a share of 1 % searched again (two cities
@@ -91,7 +101,7 @@ std::int64_t largest_round(std::int64_t rows, std::int64_t references, const Sea
   if (!kOnDevice) return 0;
   if (options.batch_size > 0) return std::min(rows, options.batch_size);
   const std::int64_t probe = probe_round_size(0, true);
-  return rows <= probe ? rows : device_round_size(rows - probe, references, options.k);
+  return rows <= probe ? rows : device_round_size(rows - probe, round_references(references, options), options.k);
 }
 
 int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<double>>& references,
@@ -170,8 +180,9 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
       // city and the globe), and the float32 screen around a chunk's centre cannot resolve
       // neighbours within each place. The rows left are searched in the order of their
       // places from then on, so that a chunk covers one place (a row's answer does not
-      // depend on its batch; the rows then take the staged path). Once per search.
-      if (stats.reordered_rows == 0 && next < todo.size() &&
+      // depend on its batch; the rows then take the staged path). Once per search. (The
+      // index puts every batch in key order itself and screens each row around itself.)
+      if (!options.index && stats.reordered_rows == 0 && next < todo.size() &&
           static_cast<double>(s.widened) > kReorderShare * static_cast<double>(n)) {
         order_by_place(observations, todo, next);
         stats.reordered_rows = static_cast<std::int64_t>(todo.size() - next);
@@ -186,7 +197,7 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
     if (agreed[0] != 0) return static_cast<int>(agreed[0]);
     if (kOnDevice && !probed && options.batch_size == 0) {
       round = device_round_size(static_cast<std::int64_t>(todo.size() - next),
-                                static_cast<std::int64_t>(references.size()), options.k);
+                                round_references(static_cast<std::int64_t>(references.size()), options), options.k);
     } else {
       round = next_round(round, n, wall_seconds() - start, unit);
     }

@@ -22,6 +22,8 @@ void SearchProfile::add(const SearchProfile& s) {
   bound_places = std::max(bound_places, s.bound_places);
   bounds_made += s.bounds_made;
   reference_uploads += s.reference_uploads;
+  index_leaves += s.index_leaves;
+  index_rows += s.index_rows;
   if (s.chunk_times_rows > chunk_times_rows) {
     chunk_times = s.chunk_times;
     chunk_times_rows = s.chunk_times_rows;

@@ -36,6 +36,9 @@ struct SearchProfile {
   // again (rounds.hpp)
   std::int64_t reordered_rows = 0;
   std::int64_t reference_uploads = 0;  // reference tiles copied to the device
+  // a search through the spatial index (index/index_search.hpp): leaves screened, and rows
+  // screened (every pass), for the leaves a row
+  std::int64_t index_leaves = 0, index_rows = 0;
   // the pipelined batch of most rows (on GPUs): for each chunk, when its rows were ready on
   // the device and when they were in host memory, in ms after the batch's first upload was
   // queued; tells rows that wait for the link from rows that wait for the screen

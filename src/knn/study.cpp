@@ -20,10 +20,10 @@
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
 #include "knn/index/index_search.hpp"
-#include "knn/index/method.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/points.hpp"
 #include "knn/rounds.hpp"
+#include "knn/search_method.hpp"
 
 namespace trident::knn {
 
@@ -120,11 +120,25 @@ ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_
                          const core::Overrides& overrides) {
   ChunkResult r = chunk_header(in);
   const std::vector<Vec4<double>> references = std::move(in.references);
-  const SearchOptions options = search_options(settings, overrides);
+  SearchOptions options = search_options(settings, overrides);
+  if (choose_run_method(settings, r.n_observations, r.count, r.n_references, comm, "the device").use_index) {
+    mpi::collective(comm, [&] { warm_up_index_build(references); });
+    r.method = "index";
+    r.index_build_seconds = build_run_index(references, options, comm);
+  }
   const ObservationVectors observations(r);
   mpi::collective(comm, [&] {
-    warm_up(observations.data(), r.count, references, options);
-    r.neighbours = nearest(observations.data(), r.count, references, options, &r.stats);
+    if (!options.index) {
+      warm_up(observations.data(), r.count, references, options);
+      r.neighbours = nearest(observations.data(), r.count, references, options, &r.stats);
+      return;
+    }
+    warm_up_index(observations.data(), r.count, options);
+    allocate_rows(r.neighbours, static_cast<std::size_t>(r.count * settings.k));
+    index_nearest_into(*options.index, observations.data(), r.count, options,
+                       {r.neighbours.indices.data(), r.neighbours.distances.data()}, &r.stats);
+    r.stats.search_seconds += r.index_build_seconds;  // the build is part of the search
+    r.stats.setup_seconds += r.index_build_seconds;
   });
   return r;
 }
@@ -168,6 +182,10 @@ class KnnStudy : public PreparedStudy {
       // k = 16 on 2^24 observations), too many pages to touch one by one
       allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.k));
     }
+    // knn.method, with the device memory the index takes checked, before the output exists
+    method_ = choose_run_method(settings, inputs_.n_observations, inputs_.count, inputs_.n_references, context.comm,
+                                context.binding.device_name.empty() ? "the device" : context.binding.device_name);
+    log::info(context.comm, "knn: method " + method_.reason);
   }
 
   void run(io::OutputFile& output) override {
@@ -179,7 +197,15 @@ class KnnStudy : public PreparedStudy {
     int signal = 0;
     {
       auto timer = context_.timers.scope("knn.total");
-      use_index_if_chosen(r, references, options);
+      if (method_.use_index) {  // built once here, shared by every round
+        {
+          auto warm = context_.timers.scope("knn.warm_up");
+          mpi::collective(context_.comm, [&] { warm_up_index_build(references); });
+        }
+        auto build = context_.timers.scope("knn.index_build");
+        r.method = "index";
+        r.index_build_seconds = build_run_index(references, options, context_.comm);
+      }
       std::optional<ObservationVectors> observations;
       {
         auto stage = context_.timers.scope("knn.stage");
@@ -188,7 +214,11 @@ class KnnStudy : public PreparedStudy {
       {
         auto warm = context_.timers.scope("knn.warm_up");
         mpi::collective(context_.comm, [&] {
-          if (!options.index) warm_up(observations->data(), r.count, references, options);
+          if (options.index) {
+            warm_up_index(observations->data(), r.count, options);
+          } else {
+            warm_up(observations->data(), r.count, references, options);
+          }
         });
       }
       // progress over every rank's rows: one sum over ranks a round (rounds last seconds)
@@ -206,7 +236,9 @@ class KnnStudy : public PreparedStudy {
       });
     }
     context_.timers.add("knn.page_lock", r.stats.page_lock_seconds);
-    if (options.index) r.stats.search_seconds += options.index->build_seconds;  // the build is part of the search
+    // the index's build is part of the search (and of its set-up in the log's parts)
+    r.stats.search_seconds += r.index_build_seconds;
+    r.stats.setup_seconds += r.index_build_seconds;
     context_.timers.add("knn.search", r.stats.search_seconds);
     if (signal == 0) {
       r.neighbours = std::move(rows_.neighbours);
@@ -233,33 +265,12 @@ class KnnStudy : public PreparedStudy {
   }
 
  private:
-  // knn.method: the cost model's choice (index/method.hpp), logged with why; the index is
-  // built once here (its own timer phase, counted in the search time) and shared by every round.
-  void use_index_if_chosen(ChunkResult& r, const std::vector<Vec4<double>>& references, SearchOptions& options) {
-    constexpr bool on_device =
-        !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
-    const MethodChoice choice = choose_method(settings_.method, r.n_observations, r.n_references,
-                                              static_cast<int>(settings_.k), on_device);
-    log::info(context_.comm, "knn: method " + choice.reason);
-    if (!choice.use_index) return;
-    r.method = "index";
-    auto timer = context_.timers.scope("knn.index_build");
-    mpi::collective(context_.comm, [&] {
-      options.index = std::make_shared<const SphereIndex>(build_sphere_index(references));
-    });
-    const SphereIndex& index = *options.index;
-    log::info(context_.comm, "knn: spatial index of " + std::to_string(index.view.references) + " references, " +
-                                 std::to_string(index.view.levels) + " levels of balls (leaves of " +
-                                 std::to_string(kLeafSize) + ", " + std::to_string(kFanout) + " children a node), " +
-                                 figure(static_cast<double>(index.bytes()) / 1048576.0, "%.1f") +
-                                 " MiB on the device, built in " + figure(index.build_seconds, "%.4f") + " s");
-  }
-
   const deck::KnnSettings& settings_;
   RunContext& context_;
   std::string checkpoint_path_;
   KnnInputs inputs_;
   ChunkRows rows_;
+  RunMethod method_;  // knn.method's choice, made before the output exists
 };
 
 }  // namespace
@@ -280,13 +291,20 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
   const double pairs = static_cast<double>(r.n_observations) * static_cast<double>(r.n_references);
   const double widened = mpi::sum_over_ranks(comm, static_cast<double>(r.stats.widened));
+  const double build = mpi::max_over_ranks(comm, r.index_build_seconds);
+  const double leaves_a_row =
+      r.stats.index_rows > 0 ? static_cast<double>(r.stats.index_leaves) / static_cast<double>(r.stats.index_rows) : 0.0;
   log::info(comm, "knn: " + std::to_string(r.n_observations) + " observations x " +
                       std::to_string(r.n_references) + " references, k = " +
                       std::to_string(settings.k) + ", " + settings.precision + " screening");
   log::info(comm, "knn: search " + figure(slowest, "%.4f") + " s (slowest rank), " +
                       figure(pairs / slowest, "%.4g") + " pairs/s, " + figure(widened, "%.0f") +
-                      " observations needed a longer list, " + std::to_string(r.stats.tiles) +
-                      " reference tile(s), " + std::to_string(r.stats.batches) + " batch(es) on rank 0" +
+                      " observations needed a longer list, " +
+                      (r.method == "index"
+                           ? "through the spatial index (built in " + figure(build, "%.4f") + " s, slowest rank; " +
+                                 figure(leaves_a_row, "%.1f") + " leaves screened a row on rank 0), "
+                           : std::to_string(r.stats.tiles) + " reference tile(s), ") +
+                      std::to_string(r.stats.batches) + " batch(es) on rank 0" +
                       (r.stats.reordered_rows > 0
                            ? ", where a round searched over 1 % again and the " +
                                  std::to_string(r.stats.reordered_rows) + " rows left were ordered by place"
@@ -362,6 +380,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   out.attribute("/knn", "tile_size", settings.tile_size);
   out.attribute("/knn", "distance", std::string("radius * atan2(|p x q|, p . q) in float64 on unit vectors"));
   out.attribute("/knn", "search_seconds", slowest);
+  out.attribute("/knn", "index_build_seconds", build);  // part of search_seconds; 0 for the brute force
   out.attribute("/knn", "pairs_per_second", pairs / slowest);
 }
 

@@ -21,6 +21,7 @@ struct ChunkResult {
   Neighbours neighbours;              // count x k
   SearchProfile stats;
   std::string method = "brute";  // the search knn.method took: brute or index
+  double index_build_seconds = 0.0;  // this rank's build of the index (part of stats.search_seconds)
 };
 
 // The point sets as read and checked: every reference, and this rank's observations.

@@ -3,8 +3,10 @@
 // side (metres) on the plane tangent to the sphere at a centre, projected back to the
 // sphere. Works at the poles and across the dateline (the square is built from vectors).
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "brute_force.hpp"
@@ -29,6 +31,17 @@ inline std::vector<Point> cluster(std::size_t n, double lat, double lon, double 
     x = Point{std::asin(v[2] / r) / d, std::atan2(v[1], v[0]) / d};
   }
   return p;
+}
+
+// Points as CSV text with the columns lat and lon, every digit kept.
+inline std::string csv_text(const std::vector<Point>& points) {
+  std::string text = "lat,lon\n";
+  char row[64];
+  for (const auto& p : points) {
+    std::snprintf(row, sizeof row, "%.17g,%.17g\n", p.lat, p.lon);
+    text += row;
+  }
+  return text;
 }
 
 inline std::vector<Point> joined(std::vector<Point> a, const std::vector<Point>& b) {

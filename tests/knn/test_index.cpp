@@ -4,6 +4,7 @@
 // hemisphere, poles and the dateline, k up to the reference count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -18,40 +19,55 @@ using test::Point;
 using test::kEarth;
 using test::vectors;
 
+using Lists = IndexOptions::Lists;
 struct IndexCase {
   std::string precision;
   std::int64_t batch = 0;
-  int heap = 0;  // IndexOptions::heap_capacity (4: nearly every row overflows and goes depth first)
+  int chunks = 0;        // SearchOptions::chunks: the chunk pipeline, forced on the host
+  int start_leaves = 0;  // IndexOptions::start_leaves (0: the default)
+  Lists lists = Lists::registers;
 };
-const std::vector<IndexCase> kCases = {{"float32", 0, 0}, {"float32", 7, 0}, {"float64", 0, 0}, {"float64", 7, 0},
-                                       {"float32", 0, 4}};
+const std::vector<IndexCase> kCases = {
+    {"float32", 0, 0, 0, Lists::registers}, {"float32", 7, 3, 0, Lists::registers},
+    {"float64", 0, 0, 0, Lists::registers}, {"float64", 7, 0, 1, Lists::arrays},
+    {"float32", 0, 2, 1, Lists::arrays},    {"float32", 0, 0, 9, Lists::automatic}};
 
 // Every case equals the brute force and nearest() bit for bit; returns the rows searched
-// again by the first (float32, whole batches). Checks that the small heap overflowed.
+// again by the first (float32, whole batches).
 std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k, double radius = kEarth) {
   const test::Answer want = test::brute_force(obs, refs, k, radius);
   const auto o = vectors(obs), r = vectors(refs);
+  const Neighbours brute = nearest(o, r, [&] {
+    SearchOptions options;
+    options.k = k;
+    options.radius = radius;
+    return options;
+  }());
   std::int64_t widened = -1;
   for (const IndexCase& c : kCases) {
-    SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + ", batch " + std::to_string(c.batch) + ", heap " +
-                 std::to_string(c.heap));
+    SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + ", batch " + std::to_string(c.batch) + ", chunks " +
+                 std::to_string(c.chunks) + ", start leaves " + std::to_string(c.start_leaves) + ", lists " +
+                 std::to_string(static_cast<int>(c.lists)));
     SearchOptions options;
     options.k = k;
     options.radius = radius;
     options.precision = c.precision;
     options.batch_size = c.batch;
+    options.chunks = c.chunks;
     IndexOptions index_options;
-    index_options.heap_capacity = c.heap;
+    index_options.start_leaves = c.start_leaves;
+    index_options.lists = c.lists;
     SearchProfile stats;
     IndexStats index_stats;
     const Neighbours got = index_nearest(o, r, options, &stats, &index_stats, index_options);
     test::expect_same(want, got.indices, got.distances, k, radius);
-    const Neighbours brute = nearest(o, r, options);
     EXPECT_EQ(got.indices, brute.indices);
     EXPECT_EQ(got.distances, brute.distances);
-    EXPECT_GE(index_stats.rows_screened, static_cast<std::int64_t>(obs.size()));
-    if (c.heap > 0 && refs.size() > 4 * kFanout * kLeafSize) EXPECT_GT(index_stats.depth_first_rows, 0);
-    if (c.heap == 0) EXPECT_EQ(index_stats.depth_first_rows, 0);
+    EXPECT_GE(stats.index_rows, static_cast<std::int64_t>(obs.size()));
+    // (host back ends keep them in the list arrays unless asked)
+    EXPECT_EQ(index_stats.register_lists,
+              c.lists == Lists::registers && k + std::max(1, k / 4) <= (c.precision == "float64" ? 64 : 80));
+    if (c.chunks > 1 && obs.size() > 7) EXPECT_GT(stats.pipelined_chunks, 0);
     if (widened < 0) widened = stats.widened;
   }
   return widened;
@@ -59,7 +75,7 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
 
 TEST(KnnIndex, UniformPointsManyK) {
   const auto obs = test::random_points(120, 101), refs = test::random_points(1500, 102);
-  for (int k : {1, 2, 5, 16, 33, 100}) check(obs, refs, k);
+  for (int k : {1, 2, 5, 16, 33, 60, 100}) check(obs, refs, k);
 }
 
 TEST(KnnIndex, UniformVisitsFewLeaves) {
@@ -67,10 +83,10 @@ TEST(KnnIndex, UniformVisitsFewLeaves) {
   const auto obs = vectors(test::random_points(500, 103)), refs = vectors(test::random_points(20000, 104));
   SearchOptions options;
   options.k = 8;
-  IndexStats stats;
-  index_nearest(obs, refs, options, nullptr, &stats);
-  EXPECT_EQ(stats.rows_screened, 500);
-  EXPECT_LT(stats.leaves_visited * kLeafSize, 500 * 20000 / 20);
+  SearchProfile stats;
+  index_nearest(obs, refs, options, &stats);
+  EXPECT_EQ(stats.index_rows, 500);
+  EXPECT_LT(stats.index_leaves * kLeafSize, 500 * 20000 / 20);
 }
 
 TEST(KnnIndex, Clustered) {

@@ -101,6 +101,32 @@ void check_index(const std::vector<Vec4<double>>& refs) {
     if (i > 0) EXPECT_LE(index::cube_key(refs[reference(i - 1)]), index::cube_key(q));
   }
   EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n);
+  // each leaf's key is its first reference's, and a key's leaf (leaf_of, on the device) is
+  // the last that starts at or before it on the curve
+  const auto leaf_keys = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ix.leaf_keys);
+  ASSERT_EQ(static_cast<int>(leaf_keys.extent(0)), ix.level_count[0]);
+  for (int l = 0; l < ix.level_count[0]; ++l) EXPECT_EQ(leaf_keys(l), index::cube_key(sorted(l * kLeafSize)));
+  index::Keys probes("probes", 3 * n + 2);
+  auto h_probes = Kokkos::create_mirror_view(probes);
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t key = index::cube_key(sorted(i));
+    h_probes(3 * i) = key, h_probes(3 * i + 1) = key - 1, h_probes(3 * i + 2) = key + 1;
+  }
+  h_probes(3 * n) = 0, h_probes(3 * n + 1) = ~std::uint64_t(0);
+  Kokkos::deep_copy(probes, h_probes);
+  index::Values leaf("leaf", probes.extent(0));
+  Kokkos::parallel_for(
+      "leaf_of", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(probes.extent(0))),
+      KOKKOS_LAMBDA(int i) { leaf(i) = ix.leaf_of(probes(i)); });
+  const auto h_leaf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), leaf);
+  int misplaced = 0;
+  for (std::size_t i = 0; i < probes.extent(0); ++i) {
+    const int l = h_leaf(i);
+    const std::uint64_t key = h_probes(i);
+    misplaced += l < 0 || l >= ix.level_count[0] || (l > 0 && leaf_keys(l) > key) ||
+                 (l + 1 < ix.level_count[0] && leaf_keys(l + 1) <= key);
+  }
+  EXPECT_EQ(misplaced, 0);
   EXPECT_EQ(ix.level_count[ix.levels - 1], 1);
   std::int64_t span = kLeafSize;
   int outside = 0;

@@ -2,8 +2,6 @@
 // forced small, equal to the brute force; bad data stops every rank with one message.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-
 #include "brute_force.hpp"
 #include "clusters.hpp"
 #include "core/comm.hpp"
@@ -112,23 +110,13 @@ TEST(MpiKnn, SameAnswerWithDuplicatesFromCsv) {
       "  tile_size: 7\n");
 }
 
-std::string csv_text(const std::vector<test::Point>& points) {
-  std::string text = "lat,lon\n";
-  char row[64];
-  for (const auto& p : points) {
-    std::snprintf(row, sizeof row, "%.17g,%.17g\n", p.lat, p.lon);
-    text += row;
-  }
-  return text;
-}
-
 TEST(MpiKnn, SameAnswerInA100MetreClusterLargeK) {
   // observations in a 100 m square, references in it and over the globe; k through the
   // register lists and the select screen, batches and tiles forced small
   const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "knn_mpi_cluster");
   if (mpi::rank(MPI_COMM_WORLD) == 0) {
-    trident::test::write_text(folder + "/obs.csv", csv_text(test::cluster(50, -0.5, 179.9995, 100.0, 61)));
-    trident::test::write_text(folder + "/refs.csv", csv_text(test::joined(test::cluster(300, -0.5, 179.9995, 100.0, 62),
+    trident::test::write_text(folder + "/obs.csv", test::csv_text(test::cluster(50, -0.5, 179.9995, 100.0, 61)));
+    trident::test::write_text(folder + "/refs.csv", test::csv_text(test::joined(test::cluster(300, -0.5, 179.9995, 100.0, 62),
                                                                            test::random_points(100, 63))));
   }
   MPI_Barrier(MPI_COMM_WORLD);

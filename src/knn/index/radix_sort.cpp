@@ -1,4 +1,6 @@
-// A least-significant-digit radix sort (8-bit digits) in portable Kokkos. Each pass counts
+// On CUDA with Kokkos 4.3 or later: Kokkos' sort_by_key (Thrust's radix sort, stable for
+// integer keys). Elsewhere a least-significant-digit radix sort (8-bit digits) in portable
+// Kokkos, whose one thread a block of 1024 pairs suits host back ends. Each pass counts
 // the digits of blocks of consecutive pairs, turns the counts into each block's first
 // position per digit by one scan (digit-major, so equal digits keep the order of their
 // blocks), and scatters each block in order: stable without atomics, the same on every
@@ -7,7 +9,13 @@
 #include "knn/index/radix_sort.hpp"
 
 #include <string>
+#include <type_traits>
 #include <utility>
+
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION >= 40300
+#include <Kokkos_Sort.hpp>
+#define TRIDENT_INDEX_DEVICE_SORT 1
+#endif
 
 namespace trident::knn::index {
 
@@ -72,6 +80,12 @@ void radix_pass(const Keys& keys, const Values& values, const Keys& to_keys, con
 void sort_by_key(Keys& keys, Values& values) {
   const int n = static_cast<int>(keys.extent(0));
   if (n < 2) return;
+#if defined(TRIDENT_INDEX_DEVICE_SORT)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    Kokkos::Experimental::sort_by_key(ExecSpace(), keys, values);
+    return;
+  }
+#endif
   const std::uint64_t varying = varying_bits(keys);
   if (varying == 0) return;
   const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };

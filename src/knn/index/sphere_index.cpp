@@ -89,7 +89,17 @@ void balls_from_children(const SphereIndexView& ix, int level) {
 
 std::size_t SphereIndex::bytes() const {
   return view.sorted.span() * sizeof(Vec4<double>) + view.reference.span() * sizeof(int) +
-         view.nodes.span() * sizeof(Vec4<double>);
+         view.nodes.span() * sizeof(Vec4<double>) + view.leaf_keys.span() * sizeof(std::uint64_t);
+}
+
+std::size_t sphere_index_build_bytes(std::int64_t references) {
+  const auto n = static_cast<std::size_t>(references);
+  const std::size_t leaves = (n + kLeafSize - 1) / kLeafSize;
+  // the nodes above the leaves are fewer than a seventh of them
+  const std::size_t index = n * (sizeof(Vec4<double>) + sizeof(int)) +
+                            (leaves + leaves / 7 + kMaxLevels) * sizeof(Vec4<double>) + leaves * sizeof(std::uint64_t);
+  const std::size_t sort = 2 * n * (sizeof(std::uint64_t) + sizeof(int));
+  return n * sizeof(Vec4<double>) + index + sort;
 }
 
 SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references) {
@@ -117,6 +127,13 @@ SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references) {
         });
     index::sort_by_key(keys, order);
     ix.reference = order;
+    const int leaves = (n + kLeafSize - 1) / kLeafSize;
+    ix.leaf_keys = Kokkos::View<std::uint64_t*, DeviceMemory>(no_init("trident::knn::index::leaf_keys"), leaves);
+    const auto leaf_keys = ix.leaf_keys;
+    const index::Keys sorted_keys = keys;
+    Kokkos::parallel_for(
+        "trident::knn::index::leaf_keys", Kokkos::RangePolicy<ExecSpace>(0, leaves),
+        KOKKOS_LAMBDA(int l) { leaf_keys(l) = sorted_keys(l * kLeafSize); });
     ix.sorted = PointsView<double>(no_init("trident::knn::index::sorted_references"), n);
     const PointsView<double> sorted = ix.sorted;
     Kokkos::parallel_for(

@@ -1,0 +1,139 @@
+// The study through the spatial index (knn.method: index) on 1-4 ranks: /knn the same bit
+// for bit as a brute-force run's (its references in tiles) and as one rank's brute-force
+// search in one batch, and the exact answer of the long-double brute force; in rounds of a
+// few rows (batch_size), on uniform and clustered points, with duplicates, in both
+// precisions, with k through the register lists and the list arrays.
+#include <gtest/gtest.h>
+
+#include "brute_force.hpp"
+#include "clusters.hpp"
+#include "core/comm.hpp"
+#include "core/run_context.hpp"
+#include "deck/deck.hpp"
+#include "io/input_file.hpp"
+#include "io/output_file.hpp"
+#include "knn/points.hpp"
+#include "knn/study.hpp"
+#include "search_cases.hpp"
+#include "support/test_support.hpp"
+
+namespace trident::knn {
+namespace {
+
+struct Output {
+  std::vector<NeighbourIndex> indices;
+  std::vector<double> distances;
+  std::string method;
+  double build_seconds = -1.0;
+};
+
+// Runs the study of `knn` (the lines of a knn: section) into `file` and reads /knn back.
+Output run_deck(const std::string& knn, const std::string& file) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const deck::Deck d = deck::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
+  {
+    Timers timers;
+    DeviceBinding binding;
+    io::OutputFile out(comm, file, true);
+    RunContext context{comm, timers, binding};
+    run_study(*d.knn, context, out);
+    out.commit();
+  }
+  const io::InputFile in(file, "knn output");
+  return {in.read<NeighbourIndex>("/knn/indices"), in.read<double>("/knn/distances"),
+          in.string_attribute("/knn", "method"), in.real_attribute("/knn", "index_build_seconds")};
+}
+
+std::vector<test::Point> points(const deck::PointSource& source) {
+  const auto ll = read_points(source, 0, count_points(source));
+  std::vector<test::Point> p;
+  for (std::size_t i = 0; i < ll.size(); i += 2) p.push_back({ll[i], ll[i + 1]});
+  return p;
+}
+
+// The index's run against the brute force's (with `brute_lines` added: tiles), one rank's
+// search in one batch, and the long-double answer.
+void check(const std::string& name, const std::string& knn, const std::string& brute_lines = "  tile_size: 37\n") {
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, name);
+  const Output index = run_deck("  method: index\n" + knn, folder + "/index.h5");
+  const Output brute = run_deck("  method: brute\n" + knn + brute_lines, folder + "/brute.h5");
+  EXPECT_EQ(index.method, "index");
+  EXPECT_EQ(brute.method, "brute");
+  EXPECT_GT(index.build_seconds, 0.0);
+  EXPECT_EQ(brute.build_seconds, 0.0);
+  EXPECT_EQ(index.indices, brute.indices);
+  EXPECT_EQ(index.distances, brute.distances);
+  const deck::Deck d = deck::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
+  const deck::KnnSettings& s = *d.knn;
+  const auto obs = points(s.observations), refs = points(s.references);
+  SearchOptions whole;
+  whole.k = static_cast<int>(s.k);
+  whole.radius = s.radius;
+  whole.precision = s.precision;
+  const Neighbours one = nearest(test::vectors(obs), test::vectors(refs), whole);
+  EXPECT_EQ(std::vector<NeighbourIndex>(one.indices.begin(), one.indices.end()), index.indices);
+  EXPECT_EQ(std::vector<double>(one.distances.begin(), one.distances.end()), index.distances);
+  test::expect_same(test::brute_force(obs, refs, whole.k, s.radius), index.indices, index.distances, whole.k,
+                    s.radius);
+}
+
+TEST(MpiKnnIndex, UniformInRoundsOfAFewRows) {
+  check("knn_mpi_index_uniform",
+        "  k: 6\n"
+        "  observations: {generate: {count: 157, seed: 3}}\n"
+        "  references: {generate: {count: 900, seed: 4}}\n"
+        "  batch_size: 11\n");
+}
+
+TEST(MpiKnnIndex, Float64ListArrays) {
+  check("knn_mpi_index_float64",
+        "  k: 45\n"
+        "  precision: float64\n"
+        "  radius: 1000\n"
+        "  observations: {generate: {count: 61, seed: 5}}\n"
+        "  references: {generate: {count: 700, seed: 6}}\n"
+        "  batch_size: 9\n");
+}
+
+TEST(MpiKnnIndex, ClusteredAndGlobal) {
+  // observations in a 100 m square across the dateline and over the globe, references in
+  // it, in a 1 km square at the pole and over the globe
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "knn_mpi_index_cluster");
+  if (mpi::rank(MPI_COMM_WORLD) == 0) {
+    trident::test::write_text(folder + "/obs.csv", test::csv_text(test::joined(test::cluster(60, -0.5, 179.9995, 100.0, 71),
+                                                                               test::random_points(40, 72))));
+    trident::test::write_text(
+        folder + "/refs.csv",
+        test::csv_text(test::joined(test::joined(test::cluster(400, -0.5, 179.9995, 100.0, 73),
+                                                 test::cluster(300, 90.0, 0.0, 1000.0, 74)),
+                                    test::random_points(300, 75))));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (const char* k : {"1", "16", "70"}) {
+    check("knn_mpi_index_cluster_k" + std::string(k),
+          std::string("  k: ") + k + "\n"
+          "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
+          "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n");
+  }
+}
+
+TEST(MpiKnnIndex, DuplicatesTieToTheLowerIndex) {
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "knn_mpi_index_duplicates");
+  if (mpi::rank(MPI_COMM_WORLD) == 0) {
+    std::vector<test::Point> refs, obs;
+    for (int i = 0; i < 90; ++i) refs.push_back({-80.0 + 5 * (i % 10), 179.0 - (i % 4)});  // each point 2 to 3 times
+    for (int i = 0; i < 50; ++i) obs.push_back({-80.0 + 4 * (i % 11), 179.0 - (i % 5)});
+    trident::test::write_text(folder + "/refs.csv", test::csv_text(refs));
+    trident::test::write_text(folder + "/obs.csv", test::csv_text(obs));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  check("knn_mpi_index_duplicates_run",
+        "  k: 4\n"
+        "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
+        "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n"
+        "  batch_size: 3\n",
+        "  tile_size: 7\n");
+}
+
+}  // namespace
+}  // namespace trident::knn
