@@ -7,6 +7,7 @@ set(TRIDENT_SOURCES_core
   core/host_memory.cpp
   core/host_threads.cpp
   core/log.cpp
+  core/nccl_comm.cpp
   core/overrides.cpp
   core/page_lock.cpp
   core/peer_sum.cpp

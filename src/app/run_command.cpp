@@ -114,6 +114,9 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   // open_output, each study, close_output; the summary compares them with the wall time.
   Timers timers;
   timers.add("startup", process_seconds());
+  timers.add("startup.loading", runtime.startup_parts().loading);
+  timers.add("startup.mpi", runtime.startup_parts().mpi);
+  timers.add("startup.device", runtime.startup_parts().device);
   const std::string start_time = io::utc_now();
   std::optional<Timers::Scope> step(std::in_place, timers, "deck");
   const RunPlan plan = read_plan(command_line, comm);

@@ -1,4 +1,5 @@
 #include "core/device_comm.hpp"
+#include "core/timers.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -91,12 +92,6 @@ TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding, co
   return {Transport::host_staging, "set by TRIDENT_DEVICE_COMM"};
 }
 
-struct DeviceComm::Nccl {
-#if defined(TRIDENT_HAVE_NCCL)
-  ncclComm_t comm = nullptr;
-#endif
-};
-
 struct DeviceComm::Staging {
   Kokkos::View<char*, StagingSpace> send, receive;
 };
@@ -116,42 +111,25 @@ cudaStream_t stream_of(const Kokkos::DefaultExecutionSpace& space) { return spac
 }  // namespace
 #endif
 
-DeviceComm::DeviceComm(MPI_Comm comm, const TransportChoice& choice)
-    : choice_(choice), nccl_(std::make_unique<Nccl>()), staging_(std::make_unique<Staging>()) {
+DeviceComm::DeviceComm(MPI_Comm comm, const TransportChoice& choice, const NcclStart start)
+    : choice_(choice), staging_(std::make_unique<Staging>()) {
+  const double begin = wall_seconds();
   MPI_Comm_dup(comm, &comm_);
   rank_ = mpi::rank(comm_);
   size_ = mpi::size(comm_);
-#if defined(TRIDENT_HAVE_NCCL)
-  if (choice_.transport == Transport::nccl) {
-    // NCCL 2.22 and later connect a collective's channels on its first call, which then
-    // takes from milliseconds to a second inside whatever timer is open; connecting them
-    // in ncclCommInitRank puts that cost in the set-up. A user's own setting stands.
-    // (Point-to-point connections are made on first use whatever this says: the users of
-    // exchange() make one exchange while they set up.)
-    setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0);
-    ncclUniqueId id;
-    int ok = 1;
-    if (rank_ == 0) ok = ncclGetUniqueId(&id) == ncclSuccess;
-    MPI_Bcast(&ok, 1, MPI_INT, 0, comm_);
-    if (!ok) throw CollectiveError("NCCL could not make a communicator id (ncclGetUniqueId)", kExitRunFailure);
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm_);
-    const ncclResult_t result = ncclCommInitRank(&nccl_->comm, size_, id, rank_);
-    int failed = result != ncclSuccess, any_failed = 0;
-    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm_);
-    if (any_failed)
-      throw CollectiveError(std::string("NCCL could not set up its communicator (ncclCommInitRank") +
-                                (failed ? std::string(": ") + ncclGetErrorString(result) : std::string(" on another rank")) +
-                                "); TRIDENT_DEVICE_COMM=host-staging avoids NCCL",
-                            kExitRunFailure);
-  }
-#endif
+  if (choice_.transport == Transport::nccl && start == NcclStart::at_once) nccl_.start(comm_);
+  setup_seconds_ = wall_seconds() - begin;
 }
 
 DeviceComm::~DeviceComm() {
-#if defined(TRIDENT_HAVE_NCCL)
-  if (nccl_->comm != nullptr) ncclCommDestroy(nccl_->comm);
-#endif
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void* DeviceComm::nccl() {
+  const double begin = wall_seconds();
+  void* comm = nccl_.get(comm_);
+  setup_seconds_ += wall_seconds() - begin;
+  return comm;
 }
 
 bool DeviceComm::device_to_device() const {
@@ -190,16 +168,18 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
                           const std::vector<Piece>& receives) {
 #if defined(TRIDENT_HAVE_NCCL)
   if (choice_.transport == Transport::nccl) {
+    const auto comm = static_cast<ncclComm_t>(nccl());
+    const double begin = wall_seconds();
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (const Piece& p : receives)
       if (p.peer != MPI_PROC_NULL && p.count > 0)
-        check_nccl(ncclRecv(receive + p.offset, p.count, nccl_type<T>(), p.peer, nccl_->comm, stream_of(space)),
-                   "ncclRecv");
+        check_nccl(ncclRecv(receive + p.offset, p.count, nccl_type<T>(), p.peer, comm, stream_of(space)), "ncclRecv");
     for (const Piece& p : sends)
       if (p.peer != MPI_PROC_NULL && p.count > 0)
-        check_nccl(ncclSend(send + p.offset, p.count, nccl_type<T>(), p.peer, nccl_->comm, stream_of(space)),
-                   "ncclSend");
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+        check_nccl(ncclSend(send + p.offset, p.count, nccl_type<T>(), p.peer, comm, stream_of(space)), "ncclSend");
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");  // the first one connects the pairs of ranks
+    if (!exchanged_) setup_seconds_ += wall_seconds() - begin;
+    exchanged_ = true;
     return;
   }
 #endif
@@ -247,7 +227,21 @@ void DeviceComm::connect_peer_sums(const Switch peer_sums) {
     no_peer_sums_ = "TRIDENT_PEER_SUMS=off";
     return;
   }
+  const double start = wall_seconds();
   peer_sum_ = PeerSum::connect(comm_, no_peer_sums_);
+  setup_seconds_ += wall_seconds() - start;
+}
+
+void DeviceComm::expect_sums(const std::size_t bytes) {
+  if (choice_.transport != Transport::nccl || size_ == 1) return;
+  if (peer_sum_ != nullptr && bytes <= PeerSum::kMostBytes) return;
+  const double begin = wall_seconds();
+  nccl_.start(comm_);
+  setup_seconds_ += wall_seconds() - begin;
+}
+
+void DeviceComm::wait_until_ready() {
+  if (nccl_.started()) nccl();
 }
 
 bool DeviceComm::sum_recordable(const std::size_t bytes) const {
@@ -272,8 +266,11 @@ void DeviceComm::all_reduce_sum(const ExecutionSpace& space, T* data, std::size_
   }
 #if defined(TRIDENT_HAVE_NCCL)
   if (choice_.transport == Transport::nccl) {
-    check_nccl(ncclAllReduce(data, data, count, nccl_type<T>(), ncclSum, nccl_->comm, stream_of(space)),
-               "ncclAllReduce");
+    const auto comm = static_cast<ncclComm_t>(nccl());
+    const double begin = wall_seconds();
+    check_nccl(ncclAllReduce(data, data, count, nccl_type<T>(), ncclSum, comm, stream_of(space)), "ncclAllReduce");
+    if (!summed_) setup_seconds_ += wall_seconds() - begin;  // the first one connects the ranks
+    summed_ = true;
     return;
   }
 #endif

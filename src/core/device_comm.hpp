@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/nccl_comm.hpp"
 #include "core/overrides.hpp"
 #include "core/runtime.hpp"
 
@@ -50,8 +51,13 @@ class DeviceComm {
  public:
   using ExecutionSpace = Kokkos::DefaultExecutionSpace;
 
-  // Collective over `comm` (which it duplicates); sets up NCCL when chosen.
-  DeviceComm(MPI_Comm comm, const TransportChoice& choice);
+  // When NCCL's communicator is started: at once (made while the caller goes on setting up),
+  // or when first needed (expect_sums() or the first call that uses it).
+  enum class NcclStart { at_once, when_needed };
+
+  // Collective over `comm` (which it duplicates); with NCCL chosen, starts its communicator
+  // as `start` says (core/nccl_comm.hpp): the first call that needs it waits for it.
+  DeviceComm(MPI_Comm comm, const TransportChoice& choice, NcclStart start = NcclStart::at_once);
   ~DeviceComm();
   DeviceComm(const DeviceComm&) = delete;
   DeviceComm& operator=(const DeviceComm&) = delete;
@@ -97,12 +103,24 @@ class DeviceComm {
   // ridge's small per-iteration all-reduce is latency-bound through NCCL). Switch::off
   // (TRIDENT_PEER_SUMS=off) keeps NCCL; automatic connects where possible.
   void connect_peer_sums(Switch peer_sums = Switch::automatic);
+  // Collective: sums of up to `bytes` will be asked for; starts NCCL's communicator now
+  // unless the peer sums carry them (so a run whose sums all go through peer memory never
+  // pays for NCCL).
+  void expect_sums(std::size_t bytes);
+  // Collective: waits for NCCL's communicator if it was started (before recording streams:
+  // its set-up must not run beside a capture).
+  void wait_until_ready();
   // Whether all_reduce_sum of `bytes` queues device work alone, which a recording of the
   // stream (core::QueueRecording) may hold: the sums through peer memory.
   bool sum_recordable(std::size_t bytes) const;
   // How all_reduce_sum travels, for the run log: "NCCL", "peer memory up to 256 KiB, NCCL
   // beyond", "NCCL (no peer memory: <why>)", or the MPI transport's name.
   std::string sums_route() const;
+  // Seconds of set-up this rank has spent so far on its thread: starting NCCL's
+  // communicator, waiting for it, the host side of the first exchange and the first sum
+  // (where NCCL connects the ranks), the peer sums' mappings (the timer table's
+  // "<study>.device_comm").
+  double setup_seconds() const { return setup_seconds_; }
 
  private:
   // Page-locked host buffers of at least `bytes`, grown when needed and then reused.
@@ -112,12 +130,14 @@ class DeviceComm {
   TransportChoice choice_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
-  struct Nccl;
-  std::unique_ptr<Nccl> nccl_;
+  void* nccl();  // the communicator, waited for (timed as set-up)
+  NcclComm nccl_;
+  bool exchanged_ = false, summed_ = false;  // first calls timed as set-up
   struct Staging;
   std::unique_ptr<Staging> staging_;
   std::unique_ptr<PeerSum> peer_sum_;
   std::string no_peer_sums_;  // why connect_peer_sums() found none
+  double setup_seconds_ = 0;
 };
 
 }  // namespace trident::core

@@ -1,5 +1,6 @@
 #include "core/runtime.hpp"
 
+#include "core/nccl_comm.hpp"
 #include "core/overrides.hpp"
 #include "core/timers.hpp"
 
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "core/comm.hpp"
@@ -78,6 +80,36 @@ void describe_device(DeviceBinding& b) {
   b.device_name = std::string("host (") + Kokkos::DefaultExecutionSpace::name() + ")";
 }
 
+// The rank's place among the ranks of its host as the launcher gives it in the environment
+// (Open MPI, MPICH and Intel MPI, SLURM, Cray PALS), known before MPI starts; -1 if none.
+int launcher_local_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "PALS_LOCAL_RANKID"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    const long rank = std::strtol(value, &end, 10);
+    if (*end == '\0' && rank >= 0 && rank < 65536) return static_cast<int>(rank);
+  }
+  return -1;
+}
+
+// Makes the CUDA context of the device `local_rank` will drive, on its own thread, so that
+// it is made while MPI starts (both take a large share of a rank's start); Kokkos then finds
+// it made. Nothing when the local rank is not known before MPI.
+std::thread start_device_early(int local_rank) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (local_rank >= 0) {
+    return std::thread([local_rank] {
+      const int device = choose_device(local_rank, count_devices());
+      if (device >= 0 && cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
+    });
+  }
+#else
+  (void)local_rank;
+#endif
+  return {};
+}
+
 bool has_arg_prefix(int argc, char** argv, const char* prefix) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], prefix, std::strlen(prefix)) == 0) return true;
@@ -87,10 +119,15 @@ bool has_arg_prefix(int argc, char** argv, const char* prefix) {
 }  // namespace
 
 Runtime::Runtime(int& argc, char**& argv) {
+  startup_.loading = process_seconds();
+  double mark = wall_seconds();
+  std::thread early_device = start_device_early(launcher_local_rank());
   // FUNNELED: the diffusion frames' writer thread calls HDF5 but never MPI (frames.hpp);
   // a library that gives less keeps those writes on the main thread.
   int thread_level = MPI_THREAD_SINGLE;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &thread_level);
+  startup_.mpi = wall_seconds() - mark;
+  mark = wall_seconds();
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
   binding_.world_rank = mpi::rank(MPI_COMM_WORLD);
@@ -103,6 +140,7 @@ Runtime::Runtime(int& argc, char**& argv) {
   int host_length = 0;
   MPI_Get_processor_name(host, &host_length);
   binding_.host = host;
+  if (early_device.joinable()) early_device.join();
   binding_.visible_devices = count_devices();
   binding_.device_id = choose_device(binding_.local_rank, binding_.visible_devices);
 
@@ -124,10 +162,12 @@ Runtime::Runtime(int& argc, char**& argv) {
   char** kargv = kokkos_argv.data();
   Kokkos::initialize(kokkos_argc, kargv);
   describe_device(binding_);
+  startup_.device = wall_seconds() - mark;
 }
 
 Runtime::~Runtime() {
   const double begin = wall_seconds();
+  core::join_nccl_releases();
   Kokkos::finalize();
   MPI_Finalize();
   print_exit_report(binding_.world_rank, wall_seconds() - begin);

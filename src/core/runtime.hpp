@@ -53,8 +53,16 @@ class Runtime {
   const DeviceBinding& binding() const { return binding_; }
   const std::vector<std::string>& args() const { return args_; }
 
+  // Where the start of the process went, in seconds: from exec to the constructor (loading
+  // the program and its libraries), MPI_Init, then the device (its context and Kokkos).
+  struct StartupParts {
+    double loading = 0, mpi = 0, device = 0;
+  };
+  const StartupParts& startup_parts() const { return startup_; }
+
  private:
   DeviceBinding binding_;
+  StartupParts startup_;
   std::vector<std::string> args_;
 };
 

@@ -91,6 +91,7 @@ class Solver : public PreparedStudy {
         first_bad_("trident::diffusion::first_bad"),
         stepper_(d_, ctx.transport, halo_width_) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
+    if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;
     line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << s.precision << ", c = " << s.c
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "

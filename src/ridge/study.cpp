@@ -106,6 +106,11 @@ class RidgeStudy : public PreparedStudy {
       const MatrixRows matrix(settings.matrix, comm);  // shape and row offsets; rank 0 parses Matrix Market
       const int groups = lambda_groups(comm, settings, matrix.nonzeros());
       layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport, context.overrides.peer_sums);
+      // NCCL only where the peer sums cannot carry a sum (the largest: a number a column and
+      // one a λ, at most double), made while the rows are read and set up
+      if (layout_->rows_comm() != nullptr)
+        layout_->rows_comm()->expect_sums((static_cast<std::size_t>(matrix.columns()) + settings.lambdas.size() + 1) *
+                                          sizeof(double));
       const std::vector<std::int64_t> bounds = nonzero_balanced_rows(
           matrix.rows(), layout_->group_size(), [&matrix](std::int64_t row) { return matrix.offset(row); });
       const std::int64_t first = bounds[layout_->rank_in_group()];
@@ -126,6 +131,10 @@ class RidgeStudy : public PreparedStudy {
     scope.emplace(context.timers, "ridge.setup");
     solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels,
                                             layout_->rows_comm(), EngineOptions::from_overrides(context.overrides));
+    if (core::DeviceComm* rows = layout_->rows_comm()) {
+      rows->wait_until_ready();
+      context.timers.add("ridge.device_comm", rows->setup_seconds());
+    }
     const std::string layout = solver_->product_layout();
     if (!layout.empty()) log::detail(comm, "ridge: products: " + layout);
   }

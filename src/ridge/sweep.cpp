@@ -37,7 +37,7 @@ SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice&
   rank_in_group_ = me % group_size_;
   MPI_Comm_split(comm, group_, rank_in_group_, &group_comm_);
   if (group_size_ > 1) {
-    rows_comm_ = std::make_unique<core::DeviceComm>(group_comm_, transport);
+    rows_comm_ = std::make_unique<core::DeviceComm>(group_comm_, transport, core::DeviceComm::NcclStart::when_needed);
     rows_comm_->connect_peer_sums(peer_sums);  // the all-reduce of every iteration is small and latency-bound
   }
 }
