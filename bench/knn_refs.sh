@@ -57,7 +57,8 @@ device=$([[ $gpu == yes ]] && nvidia-smi --query-gpu=name --format=csv,noheader 
 echo "knn_refs: $n_obs observations, references 2^$min_log2 to 2^$max_log2; $device; $(date -u +%Y-%m-%d)," \
      "commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "set log2 k precision method search_s build_s cpu_s leaves_a_row widened auto"
-[[ $peer == yes ]] && echo "set log2 k precision balltree search_s cpu_s threads check  (BallTree: $peer_threads threads)"
+[[ $peer == yes ]] && echo "set log2 k precision balltree search_s cpu_s threads check" \
+  "(BallTree: $peer_threads threads)"
 runs=$work/runs
 : > "$runs"
 run() {  # SET LOG2S KS PRECISIONS BRUTE_PAIRS [PEER]

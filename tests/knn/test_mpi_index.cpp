@@ -83,6 +83,20 @@ void check(const std::string& name, const std::string& knn, const std::string& b
                     s.radius);
 }
 
+// Writes the points as CSV files (rank 0) and returns the lines of a knn: section that
+// read them.
+std::string csv_points(const std::string& name, const std::vector<test::Point>& obs,
+                       const std::vector<test::Point>& refs) {
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, name);
+  if (mpi::rank(MPI_COMM_WORLD) == 0) {
+    trident::test::write_text(folder + "/obs.csv", test::csv_text(obs));
+    trident::test::write_text(folder + "/refs.csv", test::csv_text(refs));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
+         "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n";
+}
+
 TEST(MpiKnnIndex, UniformInRoundsOfAFewRows) {
   check("knn_mpi_index_uniform",
         "  k: 6\n"
@@ -104,55 +118,23 @@ TEST(MpiKnnIndex, Float64ListArrays) {
 TEST(MpiKnnIndex, ClusteredAndGlobal) {
   // observations in a 100 m square across the dateline and over the globe, references in
   // it, in a 1 km square at the pole and over the globe
-  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "knn_mpi_index_cluster");
-  if (mpi::rank(MPI_COMM_WORLD) == 0) {
-    trident::test::write_text(folder + "/obs.csv", test::csv_text(test::joined(test::cluster(60, -0.5, 179.9995, 100.0, 71),
-                                                                               test::random_points(40, 72))));
-    trident::test::write_text(
-        folder + "/refs.csv",
-        test::csv_text(test::joined(test::joined(test::cluster(400, -0.5, 179.9995, 100.0, 73),
-                                                 test::cluster(300, 90.0, 0.0, 1000.0, 74)),
-                                    test::random_points(300, 75))));
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string points = csv_points(
+      "knn_mpi_index_cluster",
+      test::joined(test::cluster(60, -0.5, 179.9995, 100.0, 71), test::random_points(40, 72)),
+      test::joined(test::joined(test::cluster(400, -0.5, 179.9995, 100.0, 73),
+                                test::cluster(300, 90.0, 0.0, 1000.0, 74)),
+                   test::random_points(300, 75)));
   for (const char* k : {"1", "16", "70"}) {
-    check("knn_mpi_index_cluster_k" + std::string(k),
-          std::string("  k: ") + k + "\n"
-          "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
-          "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n");
+    check("knn_mpi_index_cluster_k" + std::string(k), std::string("  k: ") + k + "\n" + points);
   }
 }
 
 TEST(MpiKnnIndex, DuplicatesTieToTheLowerIndex) {
-  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "knn_mpi_index_duplicates");
-  if (mpi::rank(MPI_COMM_WORLD) == 0) {
-    std::vector<test::Point> refs, obs;
-    for (int i = 0; i < 90; ++i) refs.push_back({-80.0 + 5 * (i % 10), 179.0 - (i % 4)});  // each point 2 to 3 times
-    for (int i = 0; i < 50; ++i) obs.push_back({-80.0 + 4 * (i % 11), 179.0 - (i % 5)});
-    trident::test::write_text(folder + "/refs.csv", test::csv_text(refs));
-    trident::test::write_text(folder + "/obs.csv", test::csv_text(obs));
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  check("knn_mpi_index_duplicates_run",
-        "  k: 4\n"
-        "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
-        "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n"
-        "  batch_size: 3\n",
+  std::vector<test::Point> refs, obs;
+  for (int i = 0; i < 90; ++i) refs.push_back({-80.0 + 5 * (i % 10), 179.0 - (i % 4)});  // each point 2 to 3 times
+  for (int i = 0; i < 50; ++i) obs.push_back({-80.0 + 4 * (i % 11), 179.0 - (i % 5)});
+  check("knn_mpi_index_duplicates_run", "  k: 4\n  batch_size: 3\n" + csv_points("knn_mpi_index_duplicates", obs, refs),
         "  tile_size: 7\n");
-}
-
-// Writes the points as CSV files (rank 0) and returns the lines of a knn: section that
-// read them.
-std::string csv_points(const std::string& name, const std::vector<test::Point>& obs,
-                       const std::vector<test::Point>& refs) {
-  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, name);
-  if (mpi::rank(MPI_COMM_WORLD) == 0) {
-    trident::test::write_text(folder + "/obs.csv", test::csv_text(obs));
-    trident::test::write_text(folder + "/refs.csv", test::csv_text(refs));
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  return "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
-         "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n";
 }
 
 TEST(MpiKnnIndex, PolesAndTheDatelineUpToEveryReference) {
