@@ -7,6 +7,8 @@
 //
 //   trident_knn_refs SET OBSERVATIONS LOG2S KS PRECISIONS BRUTE_MAX_PAIRS [PEER_PREFIX PEER_MAX_LOG2]
 //   LOG2S, KS, PRECISIONS: comma-separated lists (14,16,18  1,16,64  float32,float64)
+//   trident_knn_refs threads: prints the CPU threads a search runs on here (the host back
+//   end's; on a GPU build, the CPUs the process may use), the peer's fair share
 //
 // A line a run: "set log2 k precision method search_s build_s cpu_s leaves_a_row widened auto":
 // search_s as trident's knn.search counts it (the index's build included; the device arrays,
@@ -17,9 +19,8 @@
 // for these counts. The brute force runs where observations x references is at most
 // BRUTE_MAX_PAIRS. With PEER_PREFIX, the points of every reference count up to
 // 2^PEER_MAX_LOG2 are written as float64 (lat, lon) pairs to PREFIX.obs and PREFIX.LOG2.refs,
-// for scikit-learn's BallTree on the same points.
-#include <time.h>
-
+// and the index's rows as PREFIX.LOG2.K.rows (int32 indices, then float64 distances, each
+// observations x k), for scikit-learn's BallTree on the same points and its answer checked.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -32,6 +33,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "bench_clock.hpp"
 #include "core/device_buffers.hpp"
 #include "core/host_threads.hpp"
 #include "core/page_lock.hpp"
@@ -39,14 +41,17 @@
 #include "knn/index/index_search.hpp"
 #include "knn/index/method.hpp"
 #include "knn/search.hpp"
+#include "tangent_square.hpp"
 
 namespace {
 
+using trident::bench::cpu_seconds;
 using trident::knn::Vec4;
 
 constexpr double kDegree = 3.14159265358979323846 / 180.0;
 constexpr double kEarth = 6371008.8;
 constexpr std::int64_t kWarmRows = 256;
+constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
 
 // A point uniform over the sphere.
 void uniform(trident::core::SplitMix64& rng, double& lat, double& lon) {
@@ -55,18 +60,10 @@ void uniform(trident::core::SplitMix64& rng, double& lat, double& lon) {
 }
 
 // A point uniform over a square of side_m metres on the plane tangent at (lat0, lon0),
-// projected back onto the sphere (the tests' clusters.hpp, which works at the poles too).
+// projected back onto the sphere, as the tests' clusters are.
 void in_square(trident::core::SplitMix64& rng, double lat0, double lon0, double side_m, double& lat, double& lon) {
-  const double c[3] = {std::cos(lat0 * kDegree) * std::cos(lon0 * kDegree),
-                       std::cos(lat0 * kDegree) * std::sin(lon0 * kDegree), std::sin(lat0 * kDegree)};
-  const double e[3] = {-std::sin(lon0 * kDegree), std::cos(lon0 * kDegree), 0.0};
-  const double n[3] = {c[1] * e[2] - c[2] * e[1], c[2] * e[0] - c[0] * e[2], c[0] * e[1] - c[1] * e[0]};
-  const double a = (rng.uniform() - 0.5) * side_m / kEarth, b = (rng.uniform() - 0.5) * side_m / kEarth;
-  double v[3];
-  for (int i = 0; i < 3; ++i) v[i] = c[i] + a * e[i] + b * n[i];
-  const double r = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  lat = std::asin(v[2] / r) / kDegree;
-  lon = std::atan2(v[1], v[0]) / kDegree;
+  const double a = rng.uniform() - 0.5, b = rng.uniform() - 0.5;
+  trident::knn::test::TangentSquare(lat0, lon0, side_m, kEarth).point(a, b, lat, lon);
 }
 
 // Point i of set `set`; false for an unknown set.
@@ -114,19 +111,18 @@ std::vector<double> generate(const std::string& set, std::int64_t count, std::ui
   return lat_lon;
 }
 
-void write_points(const std::string& file, const std::vector<double>& lat_lon) {
+void write_file(const std::string& file, const std::vector<const void*>& parts, const std::vector<std::size_t>& bytes) {
   std::FILE* f = std::fopen(file.c_str(), "wb");
-  if (f == nullptr || std::fwrite(lat_lon.data(), sizeof(double), lat_lon.size(), f) != lat_lon.size()) {
+  bool ok = f != nullptr;
+  for (std::size_t i = 0; ok && i < parts.size(); ++i) ok = std::fwrite(parts[i], 1, bytes[i], f) == bytes[i];
+  if (!ok || std::fclose(f) != 0) {
     std::fprintf(stderr, "%s: cannot write\n", file.c_str());
     std::exit(1);
   }
-  std::fclose(f);
 }
 
-double cpu_seconds() {  // this process's, all threads
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+void write_points(const std::string& file, const std::vector<double>& lat_lon) {
+  write_file(file, {lat_lon.data()}, {lat_lon.size() * sizeof(double)});
 }
 
 template <class T>
@@ -190,13 +186,19 @@ Figures index(const Points& obs, const Points& refs, trident::knn::SearchOptions
 int usage() {
   std::fprintf(stderr,
                "usage: trident_knn_refs SET OBSERVATIONS LOG2S KS PRECISIONS BRUTE_MAX_PAIRS [PEER_PREFIX "
-               "PEER_MAX_LOG2]\nSET: uniform square_1km square_100m two_cities half_1km polar_cap dateline\n");
+               "PEER_MAX_LOG2]\n       trident_knn_refs threads\n"
+               "SET: uniform square_1km square_100m two_cities half_1km polar_cap dateline\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "threads") {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    std::printf("%d\n", on_device ? trident::core::usable_cpus() : Kokkos::DefaultExecutionSpace().concurrency());
+    return 0;
+  }
   if (argc != 7 && argc != 9) return usage();
   const std::string set = argv[1], peer = argc == 9 ? argv[7] : "";
   const std::int64_t n_obs = std::atoll(argv[2]);
@@ -211,7 +213,6 @@ int main(int argc, char** argv) {
   for (const std::string& p : precisions)
     if (p != "float32" && p != "float64") return usage();
   Kokkos::ScopeGuard kokkos(argc, argv);
-  constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
   const std::vector<double> obs_ll = generate(set, n_obs, 1);
   if (!peer.empty()) write_points(peer + ".obs", obs_ll);
   Points obs = trident::knn::unit_vectors(obs_ll);
@@ -243,6 +244,12 @@ int main(int argc, char** argv) {
           std::printf("%s %d %d %s %s %.4f %.4f %.3f %.2f %lld %s\n", set.c_str(), log2, k, precision.c_str(),
                       through_index ? "index" : "brute", f.search, f.build, f.cpu, f.leaves,
                       static_cast<long long>(f.widened), auto_index ? "index" : "brute");
+          if (through_index && !peer.empty() && log2 <= peer_max_log2) {
+            const std::size_t entries = static_cast<std::size_t>(n_obs) * static_cast<std::size_t>(k);
+            write_file(peer + "." + std::to_string(log2) + "." + std::to_string(k) + ".rows",
+                       {rows.indices.data(), rows.distances.data()},
+                       {entries * sizeof(rows.indices[0]), entries * sizeof(double)});
+          }
           std::fflush(stdout);
         }
       }

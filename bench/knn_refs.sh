@@ -3,9 +3,10 @@
 # by side (BUILD_DIR/bench/trident_knn_refs, one process a point set), references from
 # 2^MIN_LOG2 to 2^MAX_LOG2 at a fixed number of observations, on the whole sphere and on
 # clustered sets; then the issue's targets at the largest size (k = 1 and 64, float64),
-# and scikit-learn's BallTree (haversine, one thread) on the same points where
-# /usr/bin/python3 has sklearn. Each run line as it comes, then a compact table and the
-# targets' figures last.
+# and scikit-learn's BallTree (haversine, bench/knn_balltree.py) on the same points and as
+# many CPU threads as trident's search where /usr/bin/python3 has sklearn, its rows checked
+# against trident's. Each run line as it comes (BallTree's after its set's trident runs, so
+# the two never share the CPUs), then a compact table and the targets' figures last.
 #
 #   bench/knn_refs.sh BUILD_DIR
 #
@@ -21,6 +22,8 @@
 #   KNN_REFS_BRUTE_PAIRS  largest observations x references the brute force runs (GPU 2^42, CPU 2^33)
 #   KNN_REFS_TARGETS      1: also k = 1 and 64 and float64 k = 16, uniform, at the largest size (1)
 #   KNN_REFS_PEER_MAX_LOG2  BallTree up to this reference count, log2 (20)
+#   KNN_REFS_PEER_THREADS   BallTree's threads (trident_knn_refs threads: the host back end's
+#                           threads, 1 on the Serial CPU build; on a GPU build every usable CPU)
 # e.g. on one GPU, about five minutes: bench/knn_refs.sh build
 #      the targets alone: KNN_REFS_SETS=uniform KNN_REFS_MIN_LOG2=24 bench/knn_refs.sh build
 set -euo pipefail
@@ -42,6 +45,7 @@ precisions=${KNN_REFS_PRECISIONS:-float32}
 brute_pairs=${KNN_REFS_BRUTE_PAIRS:-$([[ $gpu == yes ]] && echo 4398046511104 || echo 8589934592)}
 targets=${KNN_REFS_TARGETS:-1}
 peer_max=${KNN_REFS_PEER_MAX_LOG2:-20}
+peer_threads=${KNN_REFS_PEER_THREADS:-$("$bench" threads)}
 work=$(mktemp -d "${TMPDIR:-/tmp}/knn_refs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 peer=no
@@ -49,38 +53,34 @@ if /usr/bin/python3 -c "import sklearn, numpy" 2>/dev/null; then peer=yes; fi
 log2s=$(seq -s, "$min_log2" "$step" "$max_log2")
 [[ $(( (max_log2 - min_log2) % step )) -eq 0 ]] || log2s="$log2s,$max_log2"
 
-# BallTree on the points a run wrote: seconds to build and query.
-balltree_seconds() {  # LOG2 K
-  /usr/bin/python3 - "$work/points" "$1" "$2" <<'EOF'
-import sys, time
-import numpy as np
-from sklearn.neighbors import BallTree
-prefix, log2, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
-obs = np.radians(np.fromfile(prefix + ".obs").reshape(-1, 2))
-refs = np.radians(np.fromfile(prefix + "." + log2 + ".refs").reshape(-1, 2))
-t = time.perf_counter()
-BallTree(refs, metric="haversine").query(obs, k=k)
-print(f"{time.perf_counter() - t:.3f}")
-EOF
-}
-
 device=$([[ $gpu == yes ]] && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 || echo "host")
 echo "knn_refs: $n_obs observations, references 2^$min_log2 to 2^$max_log2; $device; $(date -u +%Y-%m-%d)," \
      "commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-echo "set log2 k precision method search_s build_s cpu_s leaves_a_row widened auto [balltree_s]"
+echo "set log2 k precision method search_s build_s cpu_s leaves_a_row widened auto"
+[[ $peer == yes ]] && echo "set log2 k precision balltree search_s cpu_s threads check" \
+  "(BallTree: $peer_threads threads)"
 runs=$work/runs
 : > "$runs"
 run() {  # SET LOG2S KS PRECISIONS BRUTE_PAIRS [PEER]
-  local extra=()
-  [[ ${6:-no} == yes ]] && extra=("$work/points" "$peer_max")
+  local extra=() prefix=$work/$1 peer_runs=$work/$1.peer
+  [[ ${6:-no} == yes ]] && extra=("$prefix" "$peer_max")
+  : > "$peer_runs"
   "$bench" "$1" "$n_obs" "$2" "$3" "$4" "$5" "${extra[@]}" | while read -r line; do
-    read -r _ log2 k _ method _ <<<"$line"
-    if [[ ${6:-no} == yes && $method == index && $log2 -le $peer_max ]]; then
-      line="$line $(balltree_seconds "$log2" "$k")"
-    fi
     echo "$line"
     echo "$line" >> "$runs"
+    read -r _ log2 k precision method _ <<<"$line"
+    if [[ ${6:-no} == yes && $method == index && $log2 -le $peer_max ]] && ! grep -q "^$log2 $k " "$peer_runs"; then
+      echo "$log2 $k $precision" >> "$peer_runs"
+    fi
   done
+  # BallTree on each size and k the index ran, once trident's process has ended
+  while read -r log2 k precision; do
+    line="$1 $log2 $k $precision balltree $(/usr/bin/python3 "$(dirname "$0")/knn_balltree.py" "$prefix" "$log2" "$k" \
+      "$peer_threads")"
+    echo "$line"
+    echo "$line" >> "$runs"
+  done < "$peer_runs"
+  rm -f "$prefix".*
 }
 for set in "${sets[@]}"; do run "$set" "$log2s" "$ks" "$precisions" "$brute_pairs" "$peer"; done
 if [[ $targets == 1 ]]; then
@@ -94,12 +94,15 @@ fi
 awk -v max="$max_log2" -v min="$min_log2" -v n_obs="$n_obs" '
   { key = $1 " " $2 " " $3 " " $4
     if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
+    if ($5 == "balltree") { ball[key] = $6; ball_check[key] = $9; next }
+    if ((key " " $5) in measured) next  # the targets ask again for what KNN_REFS_K ran: the first stays
+    measured[key " " $5] = 1
     auto_of[key] = $11
     if ($5 == "brute") brute[key] = $6
-    else { index_s[key] = $6; build[key] = $7; leaves[key] = $9; if (NF >= 12) ball[key] = $12 } }
+    else { index_s[key] = $6; build[key] = $7; leaves[key] = $9 } }
   END {
-    printf "\n%-12s %6s %3s %-7s | %9s %9s %8s %6s | %-5s %7s | %9s %s\n", "set", "refs", "k", "prec", "brute s",
-           "index s", "build s", "leaves", "auto", "/brute", "x uniform", "balltree s"
+    printf "\n%-12s %6s %3s %-7s | %9s %9s %8s %6s | %-5s %7s | %9s | %s\n", "set", "refs", "k", "prec", "brute s",
+           "index s", "build s", "leaves", "auto", "/brute", "x uniform", "balltree s (x index, its rows)"
     for (r = 1; r <= rows; ++r) {
       key = order[r]; split(key, f, " ")
       u = "uniform " f[2] " " f[3] " " f[4]
@@ -109,8 +112,9 @@ awk -v max="$max_log2" -v min="$min_log2" -v n_obs="$n_obs" '
         over_brute = sprintf("%.2f", (auto_of[key] == "index" ? index_s[key] : brute[key]) / brute[key])
       }
       if ((u in index_s) && index_s[u] > 0) over_uniform = sprintf("%.2f", index_s[key] / index_s[u])
-      if (key in ball) peer_s = ball[key]
-      printf "%-12s 2^%-4s %3s %-7s | %9s %9s %8s %6s | %-5s %7s | %9s %s\n", f[1], f[2], f[3], f[4], b,
+      if ((key in ball) && index_s[key] > 0)
+        peer_s = sprintf("%s (%.1f, %s)", ball[key], ball[key] / index_s[key], ball_check[key])
+      printf "%-12s 2^%-4s %3s %-7s | %9s %9s %8s %6s | %-5s %7s | %9s | %s\n", f[1], f[2], f[3], f[4], b,
              index_s[key], build[key], leaves[key], auto_of[key], over_brute, over_uniform, peer_s }
     # the issue targets, where this run measured them
     printf "\ntargets (%d observations; the issue: 2^24 x 2^24 on one GPU):\n", n_obs

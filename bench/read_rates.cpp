@@ -12,7 +12,6 @@
 // Prints "BYTES WALL_SECONDS CPU_SECONDS" (the CPU time of the fastest run: on a shared
 // machine the two differ by the time the process waited for a core).
 #include <sys/stat.h>
-#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -21,6 +20,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "bench_clock.hpp"
 #include "core/error.hpp"
 #include "diffusion/start_field.hpp"
 #include "io/input_file.hpp"
@@ -30,15 +30,8 @@
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
+using trident::bench::cpu_seconds;
+using trident::bench::seconds_since;
 
 int usage() {
   std::fprintf(stderr,

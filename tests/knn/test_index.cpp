@@ -1,7 +1,8 @@
 // The index search (knn/index/) against the test's long-double brute force and, bit for
-// bit, against the brute-force search (nearest), in both screening precisions and in small
-// batches: uniform, clustered, duplicates, all references in one cell, an empty
-// hemisphere, poles and the dateline, k up to the reference count.
+// bit, against the brute-force search (nearest, whole and in small batches and tiles), in
+// both screening precisions and in small batches: uniform, clustered, duplicates, all
+// references in one cell, an empty hemisphere, poles and the dateline, k up to the
+// reference count.
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
@@ -38,12 +39,19 @@ const std::vector<IndexCase> kCases = {
 std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k, double radius = kEarth) {
   const test::Answer want = test::brute_force(obs, refs, k, radius);
   const auto o = vectors(obs), r = vectors(refs);
-  const Neighbours brute = nearest(o, r, [&] {
+  const auto brute_options = [&](std::int64_t batch, std::int64_t tile) {
     SearchOptions options;
     options.k = k;
     options.radius = radius;
+    options.batch_size = batch;
+    options.tile_size = tile;
     return options;
-  }());
+  };
+  const Neighbours brute = nearest(o, r, brute_options(0, 0));
+  // the brute force's references in tiles (the index has none): still the same rows
+  const Neighbours tiled = nearest(o, r, brute_options(13, std::max<std::int64_t>(k, 37)));
+  EXPECT_EQ(tiled.indices, brute.indices);
+  EXPECT_EQ(tiled.distances, brute.distances);
   std::int64_t widened = -1;
   for (const IndexCase& c : kCases) {
     SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + ", batch " + std::to_string(c.batch) + ", chunks " +
