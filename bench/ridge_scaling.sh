@@ -17,6 +17,9 @@
 # default 4.2e12 B/s, the H200's measured copy bandwidth) and the ratio time / floor, and
 # the run's layout line (rows per rank, λ groups), and the whole run (launch to exit: the
 # matrix generated or read, the set-up, the sweep, the residuals and the output).
+# Each run is recorded for bench/scaling_goals.sh when SCALING_RECORDS names a file, and
+# with SCALING_NETWORK=1 run again through the forced network and compared bit for bit
+# (bench/scaling_runs.sh; bench/scaling_bench.sh sets both).
 set -euo pipefail
 trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
 launcher=("$@")
@@ -26,7 +29,10 @@ bandwidth=${RIDGE_BANDWIDTH_BPS:-4.2e12}
 export NCCL_NVLS_ENABLE=0  # NVLink multicast off (the lent machines refuse it)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
+# shellcheck source=bench/gpu_rank_counts.sh
 source "$here/gpu_rank_counts.sh"
+# shellcheck source=bench/scaling_runs.sh
+source "$here/scaling_runs.sh"
 gpu_rank_counts "${RIDGE_SCALING_RANKS:-}"
 
 rows=${RIDGE_LARGE_ROWS:-4000000}
@@ -71,6 +77,9 @@ for deck in "${decks[@]}"; do
                s / l * 1e6, bi / (s / l), b / 1e6, floor, s / floor, run }'
     echo "          layout: $layout"
     cp "$log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true
+    record_run ridge "ridge_$name" "$n" "$run" "$log"
+    network_rerun ridge "ridge_$name" "$n" "$work/$name.$n.h5" "$log" "$run" \
+      "${launcher[@]}" "$n" "$own_gpu" "$trident" run "$deck" --output "$work/$name.$n.network.h5" --overwrite
   done
 done
 echo "bandwidth for the floors: $bandwidth B/s per GPU; speed-up and efficiency against the 1-rank run above"

@@ -12,34 +12,61 @@
 # the parallel efficiency (speed-up / ranks; for weak scaling, time on 1 / time on N),
 # the halo width and transport trident chose, and the whole run's wall time.
 # BENCH_LOG_DIR keeps each run's log (trident's timing table and layout lines).
-# One function per study (study_diffusion, study_knn, study_ridge); SCALING_STUDIES="diffusion
-# knn ridge" (the default) chooses which run, in that order.
+# One function per study (study_diffusion, study_knn, study_ridge, and study_whole in
+# bench/scaling_whole.sh: decks whose whole run is 15-30 s on one GPU); SCALING_STUDIES=
+# "diffusion knn ridge whole" (the default) chooses which run, in that order. Last, the
+# set-up of every run (startup + prepare + release) and the goals of issue 45 with the
+# measured figure, PASS or MISS (bench/scaling_goals.sh), then the records it read (for
+# bench/scaling_model.py --check LOG).
+# SCALING_NETWORK=1 runs every case a second time right after the first with the GPUs
+# talking as across nodes (bench/own_gpu.sh between the launcher and trident: each rank
+# sees only its GPU; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1), compares the two outputs bit
+# for bit (BUILD_DIR/bench/trident_h5_same) and prints the slowdown; both outputs are then
+# removed. Sizes for a quick run (a CPU build): SCALING_DIFFUSION="SIDE:STEPS ..." (strong
+# scaling grids, default "2000:20000 8192:2000"), SCALING_WEAK="SIDE:STEPS" (a GPU's block,
+# default "8192:2000"), SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (ridge_scaling.sh's
+# header) and SCALING_WHOLE_* (scaling_whole.sh's header). SCALING_WORK_DIR: where the
+# outputs go while compared (default $TMPDIR or /tmp; the whole-run frames take GBs).
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,8p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
 launcher=("$@")
+here=$(cd "$(dirname "$0")" && pwd)
 trident="$build/src/trident"
 # NVLink multicast (NVLS) stays off: on shared hosts it can take the GPUs out of service.
 export NCCL_NVLS_ENABLE=0
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d "${SCALING_WORK_DIR:-${TMPDIR:-/tmp}}/scaling.XXXXXX"); trap 'rm -rf "$work"' EXIT
+export SCALING_RECORDS="$work/records" SCALING_NETWORK=${SCALING_NETWORK:-0} H5_SAME="$build/bench/trident_h5_same"
+: >"$SCALING_RECORDS"
+if [ "$SCALING_NETWORK" = 1 ] && [ ! -x "$H5_SAME" ]; then
+  echo "scaling_bench.sh: SCALING_NETWORK=1 compares outputs with $H5_SAME, which is not built" >&2; exit 2
+fi
 
-source "$(dirname "$0")/gpu_rank_counts.sh"
+# shellcheck source=bench/gpu_rank_counts.sh
+source "$here/gpu_rank_counts.sh"
+# shellcheck source=bench/scaling_runs.sh
+source "$here/scaling_runs.sh"
+# shellcheck source=bench/scaling_whole.sh
+source "$here/scaling_whole.sh"
 gpu_rank_counts "${RANKS:-}"
 limits=$("$build/bench/trident_device_limits")
 bandwidth=$(awk '/copy_bandwidth_Bps/ {print $2}' <<<"$limits")
-echo "GPUs: ${gpus:-0}; ranks: ${rank_counts[*]}; copy bandwidth $bandwidth B/s; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
+echo "GPUs: ${gpus:-0}; ranks: ${rank_counts[*]}; copy bandwidth $bandwidth B/s; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE; forced network: $([ "$SCALING_NETWORK" = 1 ] && echo "yes (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, one GPU a rank)" || echo no)"
 
-# run_deck NAME RANKS DECK_TEXT: runs trident on the deck; sets seconds (wall), log.
+# run_deck STUDY CASE RANKS DECK_TEXT: runs trident on the deck, records the run, and with
+# SCALING_NETWORK=1 runs it again through the forced network; sets seconds (wall), log.
 run_deck() {
-  local name=$1 ranks=$2 text=$3
+  local study=$1 case=$2 ranks=$3 text=$4 name=${2}_$3
   printf '%s\n' "$text" >"$work/$name.yaml"
   log="$work/$name.log"
   local start; start=$(date +%s.%N)
   "${launcher[@]}" -n "$ranks" "$trident" run "$work/$name.yaml" --output "$work/$name.h5" --verbose >"$log" 2>&1 ||
     { cat "$log"; exit 1; }
   seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {print e - s}')
-  rm -f "$work/$name.h5"
   cp "$log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true
+  record_run "$study" "$case" "$ranks" "$seconds" "$log"
+  network_rerun "$study" "$case" "$ranks" "$work/$name.h5" "$log" "$seconds" \
+    "${launcher[@]}" -n "$ranks" "$own_gpu" "$trident" run "$work/$name.yaml" --output "$work/$name.network.h5" --verbose
 }
 
 # diffusion_case NAME RANKS NX NY STEPS BASE_US WEAK: one run, one table row; sets us.
@@ -47,7 +74,7 @@ diffusion_case() {
   local name=$1 ranks=$2 nx=$3 ny=$4 steps=$5 base=$6 weak=$7
   # Laplacian kept (written every step), float32, the start field a Gaussian (the
   # jagged one costs more than the run at 8192^2; the step costs the same).
-  run_deck "${name}_$ranks" "$ranks" "output: {progress_seconds: 0}
+  run_deck diffusion "$name" "$ranks" "output: {progress_seconds: 0}
 diffusion:
   nx: $nx
   ny: $ny
@@ -55,7 +82,7 @@ diffusion:
   precision: float32
   laplacian: true
   start: {kind: gaussian, width: 0.05}"
-  local busy; busy=$(awk '$1 == "diffusion.compute" || $1 == "diffusion.halo" {t += $3} END {print t}' "$log")
+  local busy; busy=$(work_seconds diffusion "$log")
   local halos; halos=$(sed -n 's/.*halos \(.*\)$/\1/p' "$log" | head -1)
   local width transport
   width=$(sed -n 's/^\([0-9]*\) cell.*/\1/p' <<<"$halos"); width=${width:--}
@@ -70,14 +97,17 @@ diffusion:
 }
 
 # Strong scaling of 2000^2 (the tutorial) and 8192^2, weak scaling at 8192^2 per GPU
-# (blocks stay 8192^2: 16384 x 8192 on 2, 16384^2 on 4). Speed-ups and efficiencies are
+# (blocks stay 8192^2: 16384 x 8192 on 2, 16384^2 on 4; SCALING_DIFFUSION and SCALING_WEAK
+# change the sizes). Speed-ups and efficiencies are
 # against the 1-rank run of the same case in this call.
 study_diffusion() {
   local base n
   printf '%-22s %5s %10s %10s %8s %8s %6s %5s %-14s %8s\n' \
     case ranks "us/step" "floor us" ratio speedup eff w transport "run s"
-  for spec in "diffusion_2000 2000 2000 20000" "diffusion_8192 8192 8192 2000"; do
-    read -r name nx ny steps <<<"$spec"
+  local side steps
+  for spec in ${SCALING_DIFFUSION:-2000:20000 8192:2000}; do
+    IFS=: read -r side steps <<<"$spec"
+    name=diffusion_$side nx=$side ny=$side
     base=""
     for n in "${rank_counts[@]}"; do
       diffusion_case "$name" "$n" "$nx" "$ny" "$steps" "$base" 0
@@ -85,10 +115,11 @@ study_diffusion() {
     done
   done
   base=""
+  IFS=: read -r side steps <<<"${SCALING_WEAK:-8192:2000}"
   for n in "${rank_counts[@]}"; do
-    case $n in 1) nx=8192; ny=8192 ;; 2) nx=16384; ny=8192 ;; 4) nx=16384; ny=16384 ;;
+    case $n in 1) nx=$side; ny=$side ;; 2) nx=$((2 * side)); ny=$side ;; 4) nx=$((2 * side)); ny=$((2 * side)) ;;
       *) echo "weak scaling: no grid for $n ranks" >&2; continue ;; esac
-    diffusion_case diffusion_weak_8192 "$n" "$nx" "$ny" 2000 "$base" 1
+    diffusion_case "diffusion_weak_$side" "$n" "$nx" "$ny" "$steps" "$base" 1
     [ -n "$base" ] || base=$us
   done
 }
@@ -118,8 +149,8 @@ study_knn() {
   precision: float32
   observations: {generate: {count: $observations, seed: 1}}
   references: {generate: {count: $references, seed: 2}}"
-      run_deck "knn_k${k}_$n" "$n" "$deck"
-      local search; search=$(sed -nE 's/.*knn: search ([0-9.eE+-]+) s.*/\1/p' "$log" | head -1)
+      run_deck knn "knn_k$k" "$n" "$deck"
+      local search; search=$(work_seconds knn "$log")
       [ -n "$base" ] || base=$search
       awk -v name="knn_k$k" -v r="$n" -v s="$search" -v base="$base" -v run="$seconds" -v k="$k" \
           -v m="$observations" -v d="${download[$n]}" 'BEGIN {
@@ -137,9 +168,12 @@ study_ridge() {
   RIDGE_BANDWIDTH_BPS="${RIDGE_BANDWIDTH_BPS:-$bandwidth}" RIDGE_SCALING_RANKS="${rank_counts[*]}" bash "$(dirname "$0")/ridge_scaling.sh" "$trident" "${launcher[@]}" -n
 }
 
-for study in ${SCALING_STUDIES:-diffusion knn ridge}; do
+for study in ${SCALING_STUDIES:-diffusion knn ridge whole}; do
   case $study in
-    diffusion | knn | ridge) echo "== $study"; "study_$study" ;;
-    *) echo "scaling_bench.sh: SCALING_STUDIES names diffusion, knn and ridge, not '$study'" >&2; exit 2 ;;
+    diffusion | knn | ridge | whole) echo "== $study"; "study_$study" ;;
+    *) echo "scaling_bench.sh: SCALING_STUDIES names diffusion, knn, ridge and whole, not '$study'" >&2; exit 2 ;;
   esac
 done
+bash "$here/scaling_goals.sh" "$SCALING_RECORDS"
+echo "== records (bench/scaling_model.py --check THIS_LOG reads them)"
+cat "$SCALING_RECORDS"
