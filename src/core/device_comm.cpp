@@ -236,7 +236,7 @@ void DeviceComm::expect_sums(const std::size_t bytes) {
   if (choice_.transport != Transport::nccl || size_ == 1) return;
   if (peer_sum_ != nullptr && bytes <= PeerSum::kMostBytes) return;
   const double begin = wall_seconds();
-  nccl_.start(comm_);
+  nccl_.start(comm_, bytes);
   setup_seconds_ += wall_seconds() - begin;
 }
 

@@ -1,5 +1,6 @@
 #include "core/nccl_comm.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -31,7 +32,28 @@ std::vector<std::thread> releases;
 
 NcclComm::NcclComm() = default;
 
-void NcclComm::start(MPI_Comm comm) {
+namespace {
+// Sums of 4 KiB and of `bytes` over the ranks (zeros, on a stream of this thread's own):
+// NCCL connects the ranks for a collective's algorithm on its first call.
+ncclResult_t connect_sums(ncclComm_t comm, std::size_t bytes) {
+  const std::size_t count = std::max<std::size_t>(bytes, 4096) / sizeof(float);
+  float* data = nullptr;
+  cudaStream_t stream = nullptr;
+  if (cudaMalloc(&data, count * sizeof(float)) != cudaSuccess) return ncclUnhandledCudaError;
+  ncclResult_t result = ncclUnhandledCudaError;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess &&
+      cudaMemsetAsync(data, 0, count * sizeof(float), stream) == cudaSuccess) {
+    result = ncclAllReduce(data, data, 1024, ncclFloat32, ncclSum, comm, stream);
+    if (result == ncclSuccess && count > 1024) result = ncclAllReduce(data, data, count, ncclFloat32, ncclSum, comm, stream);
+    if (result == ncclSuccess && cudaStreamSynchronize(stream) != cudaSuccess) result = ncclUnhandledCudaError;
+  }
+  if (stream != nullptr) cudaStreamDestroy(stream);
+  cudaFree(data);
+  return result;
+}
+}  // namespace
+
+void NcclComm::start(MPI_Comm comm, const std::size_t sum_bytes) {
   if (state_ != nullptr) return;
   state_ = std::make_unique<State>();
   ncclUniqueId id;
@@ -48,9 +70,10 @@ void NcclComm::start(MPI_Comm comm) {
   setenv("NCCL_MAX_P2P_NCHANNELS", "4", /*overwrite=*/0);
   const int ranks = mpi::size(comm), rank = mpi::rank(comm);
   State* s = state_.get();
-  s->maker = std::thread([s, id, device, ranks, rank] {
+  s->maker = std::thread([s, id, device, ranks, rank, sum_bytes] {
     cudaSetDevice(device);
     s->made = ncclCommInitRank(&s->comm, ranks, id, rank);
+    if (s->made == ncclSuccess && sum_bytes > 0) s->made = connect_sums(s->comm, sum_bytes);
   });
 }
 
@@ -79,6 +102,7 @@ NcclComm::~NcclComm() {
   int device = 0;
   cudaGetDevice(&device);
   const std::lock_guard<std::mutex> lock(releases_mutex);
+  if (std::getenv("PROBE_NCCL_LEAK") != nullptr) return;
   releases.emplace_back([comm = state_->comm, device] {
     cudaSetDevice(device);
     ncclCommDestroy(comm);
@@ -94,7 +118,7 @@ void join_nccl_releases() {
 #else
 struct NcclComm::State {};
 NcclComm::NcclComm() = default;
-void NcclComm::start(MPI_Comm) {}
+void NcclComm::start(MPI_Comm, std::size_t) {}
 bool NcclComm::started() const { return false; }
 void* NcclComm::get(MPI_Comm) { return nullptr; }
 NcclComm::~NcclComm() = default;

@@ -6,6 +6,7 @@
 // it finalizes (join_nccl_releases). Built without NCCL, it is never started.
 #include <mpi.h>
 
+#include <cstddef>
 #include <memory>
 
 namespace trident::core {
@@ -18,8 +19,10 @@ class NcclComm {
   NcclComm& operator=(const NcclComm&) = delete;
 
   // Collective over `comm` (rank 0's id travels by MPI_Bcast); the communicator is then
-  // made on a thread that drives the calling thread's device. Again: nothing.
-  void start(MPI_Comm comm);
+  // made on a thread that drives the calling thread's device. With `sum_bytes`, that thread
+  // then sums 4 KiB and `sum_bytes` over the ranks once, so that NCCL connects the ranks
+  // (on first use) for the sums to come before anyone waits for them. Again: nothing.
+  void start(MPI_Comm comm, std::size_t sum_bytes = 0);
   bool started() const;
   // The communicator (an ncclComm_t), waiting for it if it is still being made; starts it
   // first if nobody did. Collective over `comm` on its first call: every rank learns if

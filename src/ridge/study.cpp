@@ -106,11 +106,6 @@ class RidgeStudy : public PreparedStudy {
       const MatrixRows matrix(settings.matrix, comm);  // shape and row offsets; rank 0 parses Matrix Market
       const int groups = lambda_groups(comm, settings, matrix.nonzeros());
       layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport, context.overrides.peer_sums);
-      // NCCL only where the peer sums cannot carry a sum (the largest: a number a column and
-      // one a λ, at most double), made while the rows are read and set up
-      if (layout_->rows_comm() != nullptr)
-        layout_->rows_comm()->expect_sums((static_cast<std::size_t>(matrix.columns()) + settings.lambdas.size() + 1) *
-                                          sizeof(double));
       const std::vector<std::int64_t> bounds = nonzero_balanced_rows(
           matrix.rows(), layout_->group_size(), [&matrix](std::int64_t row) { return matrix.offset(row); });
       const std::int64_t first = bounds[layout_->rank_in_group()];
@@ -118,6 +113,10 @@ class RidgeStudy : public PreparedStudy {
       const std::size_t per_rank = (settings.lambdas.size() + std::size_t(groups) - 1) / std::size_t(groups) +
                                    std::size_t(settings.refine_corner);
       check_memory(comm, settings, matrix, first, count, per_rank, layout_->group_size() > 1, context.binding);
+      // NCCL only where the peer sums cannot carry a sum (the largest bounded by a number a
+      // column and λ, double), made and connected while the rows are read and set up
+      if (layout_->rows_comm() != nullptr)
+        layout_->rows_comm()->expect_sums((static_cast<std::size_t>(matrix.columns()) + 1) * (per_rank + 1) * sizeof(double));
       problem_ = load_rows(settings, matrix, first, count);
       log_layout(comm, matrix, bounds, groups, per_rank, settings.solver.kernels, layout_->rows_comm());
     }
