@@ -86,7 +86,7 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "steps", s.steps);
   file_.attribute("/diffusion", "c", s.c);
   file_.attribute("/diffusion", "dt", s.dt);
-  file_.attribute("/diffusion", "precision", s.precision);
+  file_.attribute("/diffusion", "precision", std::string(core::precision_name(s.precision)));
   file_.attribute("/diffusion", "start", s.start.kind);
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
   file_.attribute("/diffusion", "ranks_y", static_cast<std::int64_t>(d.dims()[1]));

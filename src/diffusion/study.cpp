@@ -61,7 +61,7 @@ bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, 
     // building the start field takes its scratch while the fields above are allocated
     if (ctx.restart_path.empty()) need += start_scratch_bytes(s.start, s.nx, s.ny, mpi::size(ctx.comm));
     const std::string what = "the " + std::to_string(s.nx) + " x " + std::to_string(s.ny) + " grid in " +
-                             s.precision + " (a block of " + std::to_string(nx) + " x " +
+                             core::precision_name(s.precision) + " (a block of " + std::to_string(nx) + " x " +
                              std::to_string(ny) + " cells on each rank)";
     check_device_memory(need, device_free_bytes(), "diffusion.nx, diffusion.ny", what,
                         ctx.binding.device_name.empty() ? "the device" : ctx.binding.device_name);
@@ -92,7 +92,7 @@ class Solver : public PreparedStudy {
         stepper_(d_, ctx.transport, halo_width_) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
     std::ostringstream line;
-    line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << s.precision << ", c = " << s.c
+    line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << core::precision_name(s.precision) << ", c = " << s.c
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
          << stepper_.describe() << ", " << describe_trips(stepper_.steps_per_trip());
     log::info(ctx.comm, line.str());
@@ -286,7 +286,8 @@ class Solver : public PreparedStudy {
 
 std::unique_ptr<PreparedStudy> prepare_study(const deck::DiffusionSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path) {
-  if (settings.precision == "float64") return std::make_unique<Solver<double>>(settings, context, checkpoint_path);
+  if (settings.precision == core::Precision::float64)
+    return std::make_unique<Solver<double>>(settings, context, checkpoint_path);
   return std::make_unique<Solver<float>>(settings, context, checkpoint_path);
 }
 

@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
           {"ridge.solver.conlim", io::exact_text(s.solver.conlim)},
           {"ridge.solver.max_iterations", std::to_string(s.solver.max_iterations)},
           {"ridge.solver.kernels", deck::kernels_name(s.solver.kernels)},
-          {"ridge.precision", deck::precision_name(s.precision)},
+          {"ridge.precision", core::precision_name(s.precision)},
           {"ridge.keep_solutions", s.keep_solutions ? "true" : "false"},
           {"ridge.refine_corner", std::to_string(s.refine_corner)}};
 }

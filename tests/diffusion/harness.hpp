@@ -19,7 +19,8 @@
 
 namespace trident::test {
 
-inline deck::DiffusionSettings grid(long nx, long ny, long steps, const std::string& precision = "float32") {
+inline deck::DiffusionSettings grid(long nx, long ny, long steps,
+                                    core::Precision precision = core::Precision::float32) {
   deck::DiffusionSettings s;
   s.nx = nx;
   s.ny = ny;

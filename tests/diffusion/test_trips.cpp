@@ -20,6 +20,7 @@ namespace {
 using diffusion::Box;
 using diffusion::Trip;
 using diffusion::TripShape;
+using core::Precision;
 
 // The trip shape of the runs made in its scope (force_trip_shape).
 class ForcedTrips {
@@ -176,7 +177,7 @@ TEST(DiffusionTrips, StepsPerTripFollowTheRuleAndTheForcedShape) {
   EXPECT_EQ(diffusion::describe_trips(1), "1 step per trip through memory (the one-step kernel)");
 }
 
-deck::DiffusionSettings uneven(long halo_width, const std::string& precision) {
+deck::DiffusionSettings uneven(long halo_width, Precision precision) {
   deck::DiffusionSettings s;
   s.nx = 37;  // uneven blocks on 2, 3 and 4 ranks; the smallest side is at least 7
   s.ny = 29;
@@ -192,15 +193,16 @@ deck::DiffusionSettings uneven(long halo_width, const std::string& precision) {
 
 
 class MpiDiffusionTrips
-    : public testing::TestWithParam<std::tuple<int, long, std::string, std::string, bool>> {};
+    : public testing::TestWithParam<std::tuple<int, long, std::string, Precision, bool>> {};
 
 // Trips of `steps` against one step at a time on these ranks and on one rank: every frame
 // (field and Laplacian), and the run resumed from the newest checkpoint with trips.
 TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const auto [steps, width, shape, precision, small_tiles] = GetParam();
-  const std::string folder = test::scratch_folder(comm, "trips_" + std::to_string(steps) + "_" + std::to_string(width) +
-                                                           "_" + shape + "_" + precision + (small_tiles ? "_small" : ""));
+  const std::string folder =
+      test::scratch_folder(comm, "trips_" + std::to_string(steps) + "_" + std::to_string(width) + "_" + shape + "_" +
+                                     core::precision_name(precision) + (small_tiles ? "_small" : ""));
   deck::DiffusionSettings s = uneven(width, precision);
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
@@ -234,7 +236,7 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
 INSTANTIATE_TEST_SUITE_P(
     Float32, MpiDiffusionTrips,
     testing::Combine(testing::Values(2, 3, 8), testing::Values(0L, 5L), testing::Values("auto", "rows", "columns"),
-                     testing::Values("float32"), testing::Values(true)),
+                     testing::Values(Precision::float32), testing::Values(true)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
              std::get<2>(info.param) + "_small_tiles";
@@ -243,8 +245,8 @@ INSTANTIATE_TEST_SUITE_P(
 // The rule's tiles (on a host: one strip, rows as the rule gives them).
 INSTANTIATE_TEST_SUITE_P(
     RuleTiles, MpiDiffusionTrips,
-    testing::Combine(testing::Values(2, 8), testing::Values(0L), testing::Values("auto"), testing::Values("float32"),
-                     testing::Values(false)),
+    testing::Combine(testing::Values(2, 8), testing::Values(0L), testing::Values("auto"),
+                     testing::Values(Precision::float32), testing::Values(false)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
              std::get<2>(info.param) + (std::get<4>(info.param) ? "_small_tiles" : "");
@@ -253,7 +255,7 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     Float64, MpiDiffusionTrips,
     testing::Combine(testing::Values(4, 7), testing::Values(0L, 3L), testing::Values("auto"),
-                     testing::Values("float64"), testing::Values(true)),
+                     testing::Values(Precision::float64), testing::Values(true)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) +
              "_float64";
