@@ -22,13 +22,6 @@ using diffusion::Trip;
 using diffusion::TripShape;
 using core::Precision;
 
-// The trip shape of the runs made in its scope (force_trip_shape).
-class ForcedTrips {
- public:
-  explicit ForcedTrips(const TripShape& shape) { diffusion::force_trip_shape(shape); }
-  ~ForcedTrips() { diffusion::force_trip_shape({}); }
-};
-
 template <class T>
 bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
@@ -166,14 +159,10 @@ TEST(DiffusionTrips, StepsPerTripFollowTheRuleAndTheForcedShape) {
                          : diffusion::kDeviceTripSteps;
   EXPECT_EQ(diffusion::steps_per_trip(true, 1), device);
   EXPECT_EQ(diffusion::steps_per_trip(false, 2), std::min(device, 2));
-  {
-    const ForcedTrips forced({6, 0, 0});
-    EXPECT_EQ(diffusion::steps_per_trip(true, 1), 6);
-    EXPECT_EQ(diffusion::steps_per_trip(false, 4), 4);
-    EXPECT_EQ(diffusion::steps_per_trip(false, 16), 6);
-  }
-  const ForcedTrips forced({50, 0, 0});
-  EXPECT_EQ(diffusion::steps_per_trip(true, 1), diffusion::kMaxTripSteps);
+  EXPECT_EQ(diffusion::steps_per_trip(true, 1, 6), 6);
+  EXPECT_EQ(diffusion::steps_per_trip(false, 4, 6), 4);
+  EXPECT_EQ(diffusion::steps_per_trip(false, 16, 6), 6);
+  EXPECT_EQ(diffusion::steps_per_trip(true, 1, 50), diffusion::kMaxTripSteps);
   EXPECT_EQ(diffusion::describe_trips(1), "1 step per trip through memory (the one-step kernel)");
 }
 
@@ -206,13 +195,10 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   deck::DiffusionSettings s = uneven(width, precision);
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
-  const TripShape forced{steps, small_tiles ? 3 : 0, small_tiles ? 4 : 0};
-  test::DiffusionOutput trips, resumed;
-  {
-    const ForcedTrips scope(forced);
-    trips = test::run_diffusion(comm, s, folder + "/trips.h5");
-    resumed = test::run_diffusion(comm, s, folder + "/resumed.h5", folder + "/one_step.h5.checkpoint.h5");
-  }
+  const diffusion::StudyTestHooks forced{TripShape{steps, small_tiles ? 3 : 0, small_tiles ? 4 : 0}};
+  const test::DiffusionOutput trips = test::run_diffusion(comm, s, folder + "/trips.h5", "", io::Mode::automatic, forced);
+  const test::DiffusionOutput resumed = test::run_diffusion(
+      comm, s, folder + "/resumed.h5", folder + "/one_step.h5.checkpoint.h5", io::Mode::automatic, forced);
   ASSERT_EQ(trips.steps, one_step.steps);
   EXPECT_EQ(trips.steps.size(), 14u);  // 0, 7, ..., 84 and 90
   EXPECT_TRUE(test::bitwise_equal(trips.field, one_step.field));
@@ -272,8 +258,9 @@ TEST(MpiDiffusionTripsNonFinite, OverflowInTheFirstTripStopsAtStepOne) {
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
   deck::DiffusionSettings s = test::from_file(nx, ny, 40, folder + "/u0.h5");
   s.halo_width = 4;
-  const ForcedTrips scope({4, 2, 3});
-  test::expect_overflow_at_first_step([&] { test::run_diffusion(comm, s, folder + "/out.h5"); });
+  const diffusion::StudyTestHooks forced{TripShape{4, 2, 3}};
+  test::expect_overflow_at_first_step(
+      [&] { test::run_diffusion(comm, s, folder + "/out.h5", "", io::Mode::automatic, forced); });
 }
 
 }  // namespace
