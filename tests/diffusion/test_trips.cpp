@@ -196,7 +196,8 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
   const diffusion::StudyTestHooks forced{TripShape{steps, small_tiles ? 3 : 0, small_tiles ? 4 : 0}};
-  const test::DiffusionOutput trips = test::run_diffusion(comm, s, folder + "/trips.h5", "", io::Mode::automatic, forced);
+  const test::DiffusionOutput trips =
+      test::run_diffusion(comm, s, folder + "/trips.h5", "", io::Mode::automatic, forced);
   const test::DiffusionOutput resumed = test::run_diffusion(
       comm, s, folder + "/resumed.h5", folder + "/one_step.h5.checkpoint.h5", io::Mode::automatic, forced);
   ASSERT_EQ(trips.steps, one_step.steps);
