@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
         trident::knn::SearchOptions options;
         options.k = k;
         options.radius = kEarth;
-        options.precision = precision;
+        options.precision = precision == "float64" ? trident::core::Precision::float64
+                                                   : trident::core::Precision::float32;
         const bool auto_index = trident::knn::choose_method("auto", n_obs, n_refs, k, on_device).use_index;
         for (const bool through_index : {false, true}) {
           if (!through_index && double(n_obs) * double(n_refs) > brute_max_pairs) continue;

@@ -20,13 +20,13 @@ int validate_command(const CommandLine& command_line, const Runtime& runtime) {
   s << deck.source.file << ": valid for " << ranks << (ranks == 1 ? " rank" : " ranks") << "; studies:";
   if (deck.diffusion)
     s << " diffusion (" << deck.diffusion->nx << " x " << deck.diffusion->ny << " cells, "
-      << deck.diffusion->steps << " steps, " << deck.diffusion->precision << ")";
+      << deck.diffusion->steps << " steps, " << core::precision_name(deck.diffusion->precision) << ")";
   if (deck.knn)
     s << " knn (k = " << deck.knn->k << ", observations " << deck.knn->observations.describe()
       << ", references " << deck.knn->references.describe() << ")";
   if (deck.ridge)
     s << " ridge (" << deck.ridge->lambdas.size() << " lambda values, "
-      << deck::precision_name(deck.ridge->precision) << ", "
+      << core::precision_name(deck.ridge->precision) << ", "
       << deck::kernels_name(deck.ridge->solver.kernels) << " kernels)";
   s << "; output " << plan.output_path;
   if (!plan.restart_study.empty()) s << "; " << plan.restart_study << " resumes from " << plan.restart_path;

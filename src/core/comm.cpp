@@ -1,5 +1,7 @@
 #include "core/comm.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace trident::mpi {
@@ -91,6 +93,45 @@ void min_over_ranks(MPI_Comm comm, std::vector<int>& values) {
 
 void sum_over_ranks(MPI_Comm comm, std::vector<double>& values) {
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, comm);
+}
+
+namespace {
+constexpr std::uint64_t kMessageBytes = 1ull << 30;
+}  // namespace
+
+void send_bytes(MPI_Comm comm, const void* data, std::uint64_t bytes, int to, int tag) {
+  const char* p = static_cast<const char*>(data);
+  for (std::uint64_t sent = 0; sent < bytes; sent += kMessageBytes)
+    MPI_Send(p + sent, static_cast<int>(std::min(kMessageBytes, bytes - sent)), MPI_BYTE, to, tag, comm);
+}
+
+void receive_bytes(MPI_Comm comm, void* data, std::uint64_t bytes, int from, int tag) {
+  char* p = static_cast<char*>(data);
+  for (std::uint64_t got = 0; got < bytes; got += kMessageBytes)
+    MPI_Recv(p + got, static_cast<int>(std::min(kMessageBytes, bytes - got)), MPI_BYTE, from, tag, comm,
+             MPI_STATUS_IGNORE);
+}
+
+MPI_Comm split_comm(MPI_Comm comm, int color, int key) {
+  MPI_Comm out = MPI_COMM_NULL;
+  MPI_Comm_split(comm, color, key, &out);
+  return out;
+}
+
+void free_comm(MPI_Comm& comm) {
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+}
+
+bool is_self(MPI_Comm comm) {
+  int same = MPI_UNEQUAL;
+  MPI_Comm_compare(comm, MPI_COMM_SELF, &same);
+  return same == MPI_IDENT;
+}
+
+int thread_level() {
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  return level;
 }
 
 }  // namespace trident::mpi

@@ -1,5 +1,7 @@
 #pragma once
-// Small MPI helpers: rank and size, datatypes, and collective error agreement.
+// Small MPI helpers: rank and size, datatypes, collective error agreement, and the
+// reductions, gathers and messages the studies make (they call no MPI function themselves,
+// so that how they communicate can be read and changed in one place).
 #include <mpi.h>
 
 #include <cstdint>
@@ -19,6 +21,7 @@ template <> inline MPI_Datatype datatype<double>() { return MPI_DOUBLE; }
 template <> inline MPI_Datatype datatype<int>() { return MPI_INT; }
 template <> inline MPI_Datatype datatype<std::int64_t>() { return MPI_INT64_T; }
 template <> inline MPI_Datatype datatype<std::uint64_t>() { return MPI_UINT64_T; }
+template <> inline MPI_Datatype datatype<unsigned long long>() { return MPI_UNSIGNED_LONG_LONG; }
 template <> inline MPI_Datatype datatype<char>() { return MPI_CHAR; }
 
 // Runs `work` on every rank. If it throws InputError or RunError on any rank, every
@@ -40,5 +43,64 @@ double sum_over_ranks(MPI_Comm comm, double value);
 // Each entry's minimum (sum) over ranks, in place: one all-reduce for all of them.
 void min_over_ranks(MPI_Comm comm, std::vector<int>& values);
 void sum_over_ranks(MPI_Comm comm, std::vector<double>& values);
+// Each of `count` values' maximum (minimum, sum) over ranks, in place: one all-reduce.
+template <class T>
+void max_over_ranks(MPI_Comm comm, T* values, int count) {
+  MPI_Allreduce(MPI_IN_PLACE, values, count, datatype<T>(), MPI_MAX, comm);
+}
+template <class T>
+void min_over_ranks(MPI_Comm comm, T* values, int count) {
+  MPI_Allreduce(MPI_IN_PLACE, values, count, datatype<T>(), MPI_MIN, comm);
+}
+template <class T>
+void sum_over_ranks(MPI_Comm comm, T* values, int count) {
+  MPI_Allreduce(MPI_IN_PLACE, values, count, datatype<T>(), MPI_SUM, comm);
+}
+
+// `count` values from `root` to every rank, in place.
+template <class T>
+void broadcast(MPI_Comm comm, T* values, int count, int root = 0) {
+  MPI_Bcast(values, count, datatype<T>(), root, comm);
+}
+// Each rank's `count` values, in rank order, into `all` on `root` (count x ranks of them;
+// unused elsewhere).
+template <class T>
+void gather(MPI_Comm comm, const T* mine, int count, T* all, int root = 0) {
+  MPI_Gather(mine, count, datatype<T>(), all, count, datatype<T>(), root, comm);
+}
+// Each rank's `count` values, in rank order, into `all` on every rank.
+template <class T>
+void all_gather(MPI_Comm comm, const T* mine, int count, T* all) {
+  MPI_Allgather(mine, count, datatype<T>(), all, count, datatype<T>(), comm);
+}
+// Rank r's counts[r] values into `all` at offsets[r], on every rank.
+template <class T>
+void all_gather(MPI_Comm comm, const T* mine, int count, T* all, const std::vector<int>& counts,
+                const std::vector<int>& offsets) {
+  MPI_Allgatherv(mine, count, datatype<T>(), all, counts.data(), offsets.data(), datatype<T>(), comm);
+}
+
+// `count` values to rank `to` (from rank `from`) with `tag`; blocking.
+template <class T>
+void send(MPI_Comm comm, const T* values, int count, int to, int tag) {
+  MPI_Send(values, count, datatype<T>(), to, tag, comm);
+}
+template <class T>
+void receive(MPI_Comm comm, T* values, int count, int from, int tag) {
+  MPI_Recv(values, count, datatype<T>(), from, tag, comm, MPI_STATUS_IGNORE);
+}
+// Any number of bytes, in messages of at most 1 GiB (MPI counts are int).
+void send_bytes(MPI_Comm comm, const void* data, std::uint64_t bytes, int to, int tag);
+void receive_bytes(MPI_Comm comm, void* data, std::uint64_t bytes, int from, int tag);
+
+// The ranks of `comm` with the same `color` as a communicator of their own, ordered by
+// `key`; release it with free_comm. Collective.
+MPI_Comm split_comm(MPI_Comm comm, int color, int key);
+// Releases a communicator made here (or by MPI) unless it is MPI_COMM_NULL; sets it to that.
+void free_comm(MPI_Comm& comm);
+// Whether `comm` is MPI_COMM_SELF itself (not merely a communicator of one rank).
+bool is_self(MPI_Comm comm);
+// The thread support MPI gave (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE).
+int thread_level();
 
 }  // namespace trident::mpi

@@ -7,6 +7,8 @@
 
 namespace trident::deck {
 
+using core::Precision;
+
 namespace {
 
 StartField parse_start(const Section& diffusion) {
@@ -65,7 +67,7 @@ DiffusionSettings parse_diffusion(const Section& top) {
     }
   }
   d.dt = s.real("dt", greater_than(0), 1.0);
-  d.precision = s.choice("precision", {"float32", "float64"}, "float32");
+  d.precision = s.precision("precision", {Precision::float32, Precision::float64}, Precision::float32);
   d.laplacian = s.boolean("laplacian", false);
   d.output_every = s.integer("output_every", at_least(0), 0);
   d.checkpoint_every = s.integer("checkpoint_every", at_least(0), 0);

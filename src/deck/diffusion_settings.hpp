@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/precision.hpp"
 #include "deck/reader.hpp"
 
 namespace trident::deck {
@@ -30,7 +31,7 @@ struct DiffusionSettings {
   std::int64_t steps = 0;
   double c = 0.25;   // diffusion number D dt / dx^2; stable up to 0.25
   double dt = 1.0;   // time per step, for the time axis of the output
-  std::string precision = "float32";
+  core::Precision precision = core::Precision::float32;  // float32 or float64
   bool laplacian = false;          // compute and write L(u) with each frame
   std::int64_t output_every = 0;   // frames every N steps (0: start and end only)
   std::int64_t checkpoint_every = 0;  // 0: no checkpoints

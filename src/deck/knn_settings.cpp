@@ -6,6 +6,8 @@
 
 namespace trident::deck {
 
+using core::Precision;
+
 namespace {
 
 PointSource parse_points(const Section& knn, const std::string& key) {
@@ -50,7 +52,7 @@ KnnSettings parse_knn(const Section& top) {
   d.k = s.integer("k", at_least(1), 1);
   d.k_where = s.has("k") ? s.where(s.node("k")) : s.where(s.node());
   d.radius = s.real("radius", greater_than(0), 6371008.8);
-  d.precision = s.choice("precision", {"float32", "float64"}, "float32");
+  d.precision = s.precision("precision", {Precision::float32, Precision::float64}, Precision::float32);
   d.observations = parse_points(s, "observations");
   d.references = parse_points(s, "references");
   d.batch_size = s.integer("batch_size", at_least(0), 0);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/precision.hpp"
 #include "deck/reader.hpp"
 
 namespace trident::deck {
@@ -29,7 +30,7 @@ struct KnnSettings {
   std::int64_t k = 1;
   std::string k_where;                 // FILE:LINE:COL of knn.k (for "k > references" errors)
   double radius = 6371008.8;           // sphere radius in metres (Earth's mean radius)
-  std::string precision = "float32";   // screening: float32 (+ float64 settling) or float64
+  core::Precision precision = core::Precision::float32;  // screening: float32 (+ float64 settling) or float64
   PointSource observations;
   PointSource references;
   std::int64_t batch_size = 0;  // observations per device batch; 0: from free device memory

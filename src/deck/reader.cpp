@@ -289,6 +289,15 @@ std::string Section::choice(const std::string& key, const std::vector<std::strin
   return has(key) ? choice(key, options) : fallback;
 }
 
+core::Precision Section::precision(const std::string& key, const std::vector<core::Precision>& allowed,
+                                   core::Precision fallback) const {
+  if (!has(key)) return fallback;
+  std::vector<std::string> names;
+  for (const core::Precision p : allowed) names.push_back(core::precision_name(p));
+  const std::string name = choice(key, names);
+  return allowed[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())];
+}
+
 std::string Section::file(const std::string& key) const {
   return resolve_path(*source_, text(key));
 }

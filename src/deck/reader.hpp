@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/precision.hpp"
 #include "core/spelling.hpp"
 
 namespace trident::deck {
@@ -72,6 +73,9 @@ class Section {
   std::string choice(const std::string& key, const std::vector<std::string>& options) const;
   std::string choice(const std::string& key, const std::vector<std::string>& options,
                      const std::string& fallback) const;
+  // A precision among `allowed` (a choice of their names, in that order in messages).
+  core::Precision precision(const std::string& key, const std::vector<core::Precision>& allowed,
+                            core::Precision fallback) const;
   // A file path, resolved against the deck's folder when relative.
   std::string file(const std::string& key) const;
   std::string file(const std::string& key, const std::string& fallback) const;

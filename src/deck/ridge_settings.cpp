@@ -9,6 +9,8 @@
 
 namespace trident::deck {
 
+using core::Precision;
+
 namespace {
 
 constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
@@ -136,14 +138,6 @@ const char* kernels_name(RidgeKernels k) {
   return k == RidgeKernels::kokkos_kernels ? "kokkos-kernels" : "fused";
 }
 
-const char* precision_name(RidgePrecision p) {
-  switch (p) {
-    case RidgePrecision::float64: return "float64";
-    case RidgePrecision::mixed: return "mixed";
-    default: return "float32";
-  }
-}
-
 RidgeSettings parse_ridge(const Section& top) {
   const Section ridge = top.section("ridge", {"matrix", "rhs", "lambdas", "solver", "precision",
                                               "keep_solutions", "refine_corner", "lambda_groups"});
@@ -152,10 +146,8 @@ RidgeSettings parse_ridge(const Section& top) {
   out.rhs = parse_rhs(ridge);
   out.lambdas = parse_lambdas(ridge);
   out.solver = parse_solver(ridge);
-  const std::string precision = ridge.choice("precision", {"float32", "float64", "mixed"}, "float32");
-  out.precision = precision == "float64" ? RidgePrecision::float64
-                  : precision == "mixed" ? RidgePrecision::mixed
-                                         : RidgePrecision::float32;
+  out.precision = ridge.precision("precision", {Precision::float32, Precision::float64, Precision::mixed},
+                                  Precision::float32);
   out.keep_solutions = ridge.boolean("keep_solutions", false);
   out.refine_corner = ridge.integer("refine_corner", between(0, 1000), 0);
   out.lambda_groups = ridge.integer("lambda_groups", at_least(0), 0);

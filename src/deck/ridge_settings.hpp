@@ -51,17 +51,14 @@ struct RidgeSolverSettings {
   RidgeKernels kernels = RidgeKernels::fused;
 };
 
-// Precision on the device: float32 (A, A^T and vectors in single precision), float64, or
-// mixed (A and A^T in float32, vectors and the products' sums in float64).
-enum class RidgePrecision { float32, float64, mixed };
-const char* precision_name(RidgePrecision p);
-
 struct RidgeSettings {
   RidgeMatrixSettings matrix;
   RidgeRhsSettings rhs;
   std::vector<double> lambdas;  // sorted ascending, distinct, all > 0
   RidgeSolverSettings solver;
-  RidgePrecision precision = RidgePrecision::float32;
+  // on the device: float32 (A, A^T and vectors in single precision), float64, or mixed (A
+  // and A^T in float32, vectors and the products' sums in float64)
+  core::Precision precision = core::Precision::float32;
   bool keep_solutions = false;
   std::int64_t refine_corner = 0;  // extra λ values between the corner's neighbours
   // Groups of ranks that split the λ list (each group's ranks split the rows of A); 0: the

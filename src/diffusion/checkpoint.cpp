@@ -23,7 +23,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.attribute("/", "ny", settings.ny);
   file.attribute("/", "c", settings.c);
   file.attribute("/", "dt", settings.dt);
-  file.attribute("/", "precision", settings.precision);
+  file.attribute("/", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.commit();
 }
@@ -41,8 +41,8 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   const double c = file.real_attribute("/", "c"), dt = file.real_attribute("/", "dt");
   if (c != s.c) mismatch("c", io::exact_text(c), io::exact_text(s.c));
   if (dt != s.dt) mismatch("dt", io::exact_text(dt), io::exact_text(s.dt));
-  const std::string precision = file.string_attribute("/", "precision");
-  if (precision != s.precision) mismatch("precision", precision, s.precision);
+  const std::string precision = file.string_attribute("/", "precision"), wanted = core::precision_name(s.precision);
+  if (precision != wanted) mismatch("precision", precision, wanted);
   const std::int64_t step = file.integer_attribute("/", "step");
   if (step < 0 || step > s.steps) {
     throw InputError(path + ": the checkpoint is at step " + std::to_string(step) +

@@ -1,8 +1,10 @@
 #include "diffusion/exact_select.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/error.hpp"
 
 namespace trident::diffusion {
@@ -70,7 +72,8 @@ std::uint64_t select_key(MPI_Comm comm, const Kokkos::View<const std::uint64_t*>
     count_digits(keys, high, width, prefix, counts);
     Kokkos::deep_copy(counts_host, counts);
     const int bins = 1 << width;
-    MPI_Allreduce(counts_host.data(), total.data(), bins, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+    std::copy(counts_host.data(), counts_host.data() + bins, total.begin());
+    mpi::sum_over_ranks(comm, total.data(), bins);
     int digit = 0;
     while (digit < bins && remaining >= total[digit]) remaining -= total[digit++];
     if (digit == bins) throw RunError("diffusion: selecting a percentile: rank beyond the values' count");

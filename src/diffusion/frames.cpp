@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -18,22 +17,6 @@ namespace trident::diffusion {
 namespace {
 
 constexpr int kBlockTag = 7302;
-constexpr std::uint64_t kMessageBytes = 1ull << 30;  // MPI counts are int: send in pieces
-
-void send_bytes(const void* data, std::uint64_t bytes, int to, MPI_Comm comm) {
-  const char* p = static_cast<const char*>(data);
-  for (std::uint64_t sent = 0; sent < bytes; sent += kMessageBytes)
-    MPI_Send(p + sent, static_cast<int>(std::min(kMessageBytes, bytes - sent)), MPI_BYTE, to, kBlockTag, comm);
-}
-
-void receive_bytes(void* data, std::uint64_t bytes, int from, MPI_Comm comm) {
-  char* p = static_cast<char*>(data);
-  for (std::uint64_t got = 0; got < bytes; got += kMessageBytes)
-    MPI_Recv(p + got, static_cast<int>(std::min(kMessageBytes, bytes - got)), MPI_BYTE, from, kBlockTag, comm,
-             MPI_STATUS_IGNORE);
-}
-
-std::atomic<bool> forced_device_gather{false};
 
 // Places a rows x columns block (row-major, on the device) at (y, x) of a field of width nx.
 template <class T>
@@ -54,8 +37,6 @@ std::string gib(double bytes) {
 
 }  // namespace
 
-void force_device_gather(bool on) { forced_device_gather = on; }
-
 bool frame_due(std::int64_t s, std::int64_t first, std::int64_t last, std::int64_t output_every) {
   return s == first || s == last || (output_every > 0 && s % output_every == 0);
 }
@@ -68,9 +49,9 @@ std::vector<std::uint64_t> frame_chunk(std::uint64_t ny, std::uint64_t nx, std::
 
 template <class T>
 FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings& s, const Decomposition& d,
-                            RunContext& context, core::DeviceComm* device_comm)
+                            RunContext& context, core::DeviceComm* device_comm, bool force_device_gather)
     : file_(file), settings_(s), d_(d), timers_(context.timers), fields_(s.laplacian ? 2 : 1),
-      device_comm_(device_comm) {
+      device_comm_(device_comm), force_device_gather_(force_device_gather) {
   const auto ny = static_cast<std::uint64_t>(s.ny), nx = static_cast<std::uint64_t>(s.nx);
   // One chunk per frame: a frame goes to the file in one write, and a reader takes one
   // frame in one read. Compression (shuffle + deflate) works chunk by chunk.
@@ -86,7 +67,7 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "steps", s.steps);
   file_.attribute("/diffusion", "c", s.c);
   file_.attribute("/diffusion", "dt", s.dt);
-  file_.attribute("/diffusion", "precision", s.precision);
+  file_.attribute("/diffusion", "precision", std::string(core::precision_name(s.precision)));
   file_.attribute("/diffusion", "start", s.start.kind);
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
   file_.attribute("/diffusion", "ranks_y", static_cast<std::int64_t>(d.dims()[1]));
@@ -105,8 +86,7 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
   if (root) {
     const std::int64_t measured = context.host_memory_bytes > 0 ? context.host_memory_bytes : host_memory_available();
     const double budget = 0.5 * static_cast<double>(measured);
-    int thread_level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&thread_level);
+    const int thread_level = mpi::thread_level();
     const std::string memory = " (host memory available: " + gib(static_cast<double>(measured)) + ")";
     if (file_.parallel()) {
       why = "each rank writes its block with collective MPI-IO (parallel HDF5) from the thread that does all "
@@ -131,7 +111,7 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
   // (or the test hook asks for it) and the device has room.
   const bool may_gather_on_device = path != static_cast<int>(FramePath::by_block) && mpi::size(comm) > 1 &&
                                     device_comm_ != nullptr &&
-                                    (device_comm_->device_to_device() || forced_device_gather);
+                                    (device_comm_->device_to_device() || force_device_gather_);
   int on_device = 0;
   if (root && may_gather_on_device) {
     on_device = device_gather_fits(frame_bytes);
@@ -141,7 +121,7 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
                      : "; the blocks go through host memory (rank 0's device has no room for a frame)";
   }
   int decided[2] = {path, on_device};
-  MPI_Bcast(decided, 2, MPI_INT, 0, comm);
+  mpi::broadcast(comm, decided, 2);
   log::info(comm, "diffusion: frames: " + why);
   const auto chosen = static_cast<FramePath>(decided[0]);
   gather_on_device_ = decided[1] != 0;
@@ -150,7 +130,7 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
   const std::int64_t mine[4] = {d_.y().offset, d_.y().size, d_.x().offset, d_.x().size};
   if (chosen != FramePath::by_block) {
     if (root) blocks_.resize(4 * static_cast<std::size_t>(mpi::size(comm)));
-    MPI_Gather(mine, 4, MPI_INT64_T, blocks_.data(), 4, MPI_INT64_T, 0, comm);
+    mpi::gather(comm, mine, 4, blocks_.data());
   }
   const bool own_block_in_place = root && chosen != FramePath::by_block && d_.x().size == settings_.nx;
   if (!own_block_in_place && !gather_on_device_)
@@ -212,7 +192,8 @@ void FrameWriter<T>::collect_frame(T* frame, const DeviceBlock& field, const Dev
   if (mpi::rank(comm) != 0) {
     for (int f = 0; f < fields_; ++f) {  // one message (or 1 GiB pieces) for each field
       copy_out(*from[f], block_.data() + f * block_values, rows, columns);
-      send_bytes(block_.data() + f * block_values, static_cast<std::uint64_t>(block_values) * sizeof(T), 0, comm);
+      mpi::send_bytes(comm, block_.data() + f * block_values, static_cast<std::uint64_t>(block_values) * sizeof(T), 0,
+                      kBlockTag);
     }
     return;
   }
@@ -234,10 +215,11 @@ void FrameWriter<T>::collect_frame(T* frame, const DeviceBlock& field, const Dev
     const int source = static_cast<int>(r);
     if (rx == nx) {  // full rows: straight into place, one message for each field
       for (int f = 0; f < fields_; ++f)
-        receive_bytes(frame + f * frame_values + y * nx, static_cast<std::uint64_t>(ry * rx) * sizeof(T), source, comm);
+        mpi::receive_bytes(comm, frame + f * frame_values + y * nx, static_cast<std::uint64_t>(ry * rx) * sizeof(T),
+                           source, kBlockTag);
     } else {
       for (int f = 0; f < fields_; ++f) {
-        receive_bytes(receive_.data(), static_cast<std::uint64_t>(ry * rx) * sizeof(T), source, comm);
+        mpi::receive_bytes(comm, receive_.data(), static_cast<std::uint64_t>(ry * rx) * sizeof(T), source, kBlockTag);
         place(receive_.data(), y, x, ry, rx, f);
       }
     }

@@ -54,9 +54,12 @@ class FrameWriter {
   using DeviceBlock = Kokkos::View<T**, Kokkos::LayoutRight>;
 
   // `device_comm`: the halos' communicator over d.cart() (null on one rank), through which
-  // frames may be gathered on rank 0's device. Collective.
+  // frames may be gathered on rank 0's device. `force_device_gather` (tests only; the study
+  // leaves it off): gather on the device whenever there are several ranks and a whole-frame
+  // path, also where the communicator goes through host memory (the CPU build), so that CI
+  // runs that path. Collective.
   FrameWriter(io::OutputFile& file, const deck::DiffusionSettings& settings, const Decomposition& d,
-              RunContext& context, core::DeviceComm* device_comm = nullptr);
+              RunContext& context, core::DeviceComm* device_comm = nullptr, bool force_device_gather = false);
   // Waits for a write in flight; its failure is not reported (call finish() for that).
   ~FrameWriter() = default;
   FrameWriter(const FrameWriter&) = delete;
@@ -98,6 +101,7 @@ class FrameWriter {
   std::vector<HostBuffer> frames_buffers_;  // rank 0, whole-frame paths: 1 or 2 frames
   std::vector<T> receive_;                  // rank 0: a narrower block received before placing
   core::DeviceComm* device_comm_;
+  bool force_device_gather_;
   bool gather_on_device_ = false;
   DeviceBuffer device_frame_;  // rank 0, gathered on the device: the frame (field, then Laplacian)
   DeviceBuffer incoming_;      // rank 0, blocks narrower than the grid: one field's blocks before placing
@@ -106,10 +110,5 @@ class FrameWriter {
   double write_seconds_added_ = 0;
   io::BackgroundWriter writer_;  // last: joined before the buffers go
 };
-
-// Test hook (not a deck key): gather frames on the device whenever there are several
-// ranks and a whole-frame path, also where the communicator goes through host memory (the
-// CPU build), so that CI runs that path. Off by default.
-void force_device_gather(bool on);
 
 }  // namespace trident::diffusion

@@ -104,11 +104,9 @@ void cut_and_threshold(MPI_Comm comm, const deck::StartField& start, std::int64_
   Kokkos::parallel_reduce(
       "trident::diffusion::start::disc_count", Kokkos::RangePolicy<>(0, cells),
       KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& n) { n += keys(k) != kExcludedKey ? 1 : 0; }, count);
-  double low = 0, high = 0;
-  std::int64_t total = 0;
-  MPI_Allreduce(&range.min_val, &low, 1, MPI_DOUBLE, MPI_MIN, comm);
-  MPI_Allreduce(&range.max_val, &high, 1, MPI_DOUBLE, MPI_MAX, comm);
-  MPI_Allreduce(&count, &total, 1, MPI_INT64_T, MPI_SUM, comm);
+  const double low = mpi::min_over_ranks(comm, range.min_val), high = mpi::max_over_ranks(comm, range.max_val);
+  std::int64_t total = count;
+  mpi::sum_over_ranks(comm, &total, 1);
   double threshold = 0;
   if (total > 0) {
     const auto at = static_cast<std::int64_t>(std::floor(start.percentile / 100.0 * static_cast<double>(total - 1)));

@@ -123,7 +123,7 @@ void slabs_to_blocks(core::DeviceComm& comm, std::int64_t nx, std::int64_t ny, c
   // Every rank's block, to cut this slab's rows into their pieces.
   const std::int64_t extent[4] = {x.offset, x.size, y.offset, y.size};
   std::vector<std::int64_t> blocks(4 * static_cast<std::size_t>(parts));
-  MPI_Allgather(extent, 4, MPI_INT64_T, blocks.data(), 4, MPI_INT64_T, comm.mpi_comm());
+  mpi::all_gather(comm.mpi_comm(), extent, 4, blocks.data());
   const auto rows_for = [&](int q, Extent slab_rows) {  // rows of q's block in slab_rows
     const std::int64_t first = std::max(slab_rows.offset, blocks[4 * q + 2]);
     const std::int64_t last = std::min(slab_rows.offset + slab_rows.size, blocks[4 * q + 2] + blocks[4 * q + 3]);

@@ -7,11 +7,12 @@
 namespace trident::diffusion {
 
 template <class T>
-Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width)
+Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width,
+                    const TripShape& trips)
     : d_(d),
       width_(width),
-      trip_steps_(diffusion::steps_per_trip(d.alone(), width)),
-      shape_(forced_trip_shape()),
+      trip_steps_(diffusion::steps_per_trip(d.alone(), width, trips.steps)),
+      shape_(trips),
       alone_(d.alone()) {
   const int nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size);
   interior_ = {width_, width_ + ny, width_, width_ + nx};

@@ -29,8 +29,9 @@ template <class T>
 class Stepper {
  public:
   // `width` from halo_width_for(d, ...). Collective over d.cart() when d is not alone
-  // (sets up the transport). A trip takes at most steps_per_trip(...) steps.
-  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width);
+  // (sets up the transport). A trip takes at most steps_per_trip(...) steps; `trips` is a
+  // test's forced shape (study_test_hooks.hpp; {}: the rules).
+  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const TripShape& trips = {});
 
   int width() const { return width_; }
   // The most steps the next trip may take (the valid halo's depth caps it).

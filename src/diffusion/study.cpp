@@ -20,6 +20,7 @@
 #include "diffusion/start_field.hpp"
 #include "diffusion/stencil.hpp"
 #include "diffusion/stepper.hpp"
+#include "diffusion/study_test_hooks.hpp"
 #include "diffusion/trip.hpp"
 #include "io/output_file.hpp"
 
@@ -39,10 +40,8 @@ struct CheckResult {
 };
 
 CheckResult agree(MPI_Comm comm, std::int64_t local_first_bad, std::int64_t interval_from_root) {
-  std::int64_t values[3] = {-local_first_bad, signals::pending(),
-                            mpi::rank(comm) == 0 ? interval_from_root : 0};
-  std::int64_t out[3];
-  MPI_Allreduce(values, out, 3, MPI_INT64_T, MPI_MAX, comm);
+  std::int64_t out[3] = {-local_first_bad, signals::pending(), mpi::rank(comm) == 0 ? interval_from_root : 0};
+  mpi::max_over_ranks(comm, out, 3);
   return {-out[0], static_cast<int>(out[1]), std::max<std::int64_t>(1, out[2])};
 }
 
@@ -61,7 +60,7 @@ bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, 
     // building the start field takes its scratch while the fields above are allocated
     if (ctx.restart_path.empty()) need += start_scratch_bytes(s.start, s.nx, s.ny, mpi::size(ctx.comm));
     const std::string what = "the " + std::to_string(s.nx) + " x " + std::to_string(s.ny) + " grid in " +
-                             s.precision + " (a block of " + std::to_string(nx) + " x " +
+                             core::precision_name(s.precision) + " (a block of " + std::to_string(nx) + " x " +
                              std::to_string(ny) + " cells on each rank)";
     check_device_memory(need, device_free_bytes(), "diffusion.nx, diffusion.ny", what,
                         ctx.binding.device_name.empty() ? "the device" : ctx.binding.device_name);
@@ -74,7 +73,8 @@ class Solver : public PreparedStudy {
  public:
   // Settles the layout, checks the memory, allocates and loads the start field (or the
   // checkpoint): every mistake in the deck or the data shows here, before any output.
-  Solver(const deck::DiffusionSettings& s, RunContext& ctx, const std::string& checkpoint_path)
+  Solver(const deck::DiffusionSettings& s, RunContext& ctx, const std::string& checkpoint_path,
+         const StudyTestHooks& hooks)
       : s_(s),
         ctx_(ctx),
         checkpoint_path_(checkpoint_path),
@@ -89,11 +89,11 @@ class Solver : public PreparedStudy {
         interior_("trident::diffusion::interior", ny_, nx_),
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
-        stepper_(d_, ctx.transport, halo_width_) {
+        stepper_(d_, ctx.transport, halo_width_, hooks.trips) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
     if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;
-    line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << s.precision << ", c = " << s.c
+    line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << core::precision_name(s.precision) << ", c = " << s.c
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
          << stepper_.describe() << ", " << describe_trips(stepper_.steps_per_trip());
     log::info(ctx.comm, line.str());
@@ -283,17 +283,28 @@ class Solver : public PreparedStudy {
   double stepping_since_ = 0;  // wall_seconds() when the steps not yet charged to a timer began
 };
 
+std::unique_ptr<PreparedStudy> prepare_with(const deck::DiffusionSettings& settings, RunContext& context,
+                                            const std::string& checkpoint_path, const StudyTestHooks& hooks) {
+  if (settings.precision == core::Precision::float64)
+    return std::make_unique<Solver<double>>(settings, context, checkpoint_path, hooks);
+  return std::make_unique<Solver<float>>(settings, context, checkpoint_path, hooks);
+}
+
 }  // namespace
 
 std::unique_ptr<PreparedStudy> prepare_study(const deck::DiffusionSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path) {
-  if (settings.precision == "float64") return std::make_unique<Solver<double>>(settings, context, checkpoint_path);
-  return std::make_unique<Solver<float>>(settings, context, checkpoint_path);
+  return prepare_with(settings, context, checkpoint_path, StudyTestHooks{});
 }
 
 void run_study(const deck::DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
                const std::string& checkpoint_path) {
   prepare_study(settings, context, checkpoint_path)->run(output);
+}
+
+void run_study(const deck::DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
+               const std::string& checkpoint_path, const StudyTestHooks& hooks) {
+  prepare_with(settings, context, checkpoint_path, hooks)->run(output);
 }
 
 }  // namespace trident::diffusion

@@ -6,8 +6,6 @@ namespace trident::diffusion {
 
 namespace {
 
-TripShape forced_shape;
-
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
 // is needed, so that memory's latency hides behind the steps of the rows in between. The
@@ -242,8 +240,8 @@ void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
     launch_trip<T, kMaxTripSteps>(space, u, next, c, step, m, first_bad, trip, shape);
 }
 
-int steps_per_trip(bool alone, int halo_width) {
-  int steps = forced_shape.steps;
+int steps_per_trip(bool alone, int halo_width, int forced_steps) {
+  int steps = forced_steps;
   if (steps <= 0) steps = kOnDevice ? kDeviceTripSteps : 1;
   steps = std::min(steps, kMaxTripSteps);
   return alone ? steps : std::min(steps, halo_width);
@@ -254,9 +252,6 @@ std::string describe_trips(int steps) {
   return std::to_string(steps) + " steps per trip through memory (" + std::to_string(kTripColumns) +
          "-column strips, " + std::to_string(steps) + " columns of overlap each side)";
 }
-
-void force_trip_shape(const TripShape& shape) { forced_shape = shape; }
-const TripShape& forced_trip_shape() { return forced_shape; }
 
 template void step_trip<float>(const ExecutionSpace&, const Grid<float>&, const Grid<float>&, float, std::int64_t,
                                int, const Kokkos::View<std::int64_t>&, const Trip&, const TripShape&);

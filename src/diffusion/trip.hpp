@@ -65,16 +65,11 @@ void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
 
 // The most steps a trip takes: 1 on host back ends (the one-step kernel keeps a CPU's
 // caches busy as well; docs/history/diffusion.md), kDeviceTripSteps on a device, and on
-// several ranks no more than the halo's width (a w-deep halo serves w steps). A shape forced
-// by force_trip_shape() wins (capped the same way).
+// several ranks no more than the halo's width (a w-deep halo serves w steps). `forced_steps`
+// (a test's TripShape::steps; 0: none) wins, capped the same way.
 constexpr int kDeviceTripSteps = 8;  // the fastest of 1-8 at 2000^2 and 8192^2, both precisions, on an H100
-int steps_per_trip(bool alone, int halo_width);
+int steps_per_trip(bool alone, int halo_width, int forced_steps = 0);
 // The run log's words for it, e.g. "8 steps per trip through device memory".
 std::string describe_trips(int steps);
-
-// Test hook (not a deck key): the trip shape of the runs that start after it, on host back
-// ends too, so that CI runs the blocked kernel; {} restores the rules.
-void force_trip_shape(const TripShape& shape);
-const TripShape& forced_trip_shape();
 
 }  // namespace trident::diffusion

@@ -24,7 +24,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSet
   file.attribute("/", "study", std::string("knn"));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.attribute("/knn", "k", settings.k);
-  file.attribute("/knn", "precision", settings.precision);
+  file.attribute("/knn", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/knn", "radius", settings.radius);
   file.attribute("/knn", "observations", settings.observations.describe());
   file.attribute("/knn", "references", settings.references.describe());
@@ -44,8 +44,8 @@ ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, s
   };
   const std::int64_t k = file.integer_attribute("/knn", "k");
   if (k != s.k) mismatch("knn.k", std::to_string(k), std::to_string(s.k));
-  const std::string precision = file.string_attribute("/knn", "precision");
-  if (precision != s.precision) mismatch("knn.precision", precision, s.precision);
+  const std::string precision = file.string_attribute("/knn", "precision"), wanted = core::precision_name(s.precision);
+  if (precision != wanted) mismatch("knn.precision", precision, wanted);
   const double radius = file.real_attribute("/knn", "radius");
   if (radius != s.radius) mismatch("knn.radius", io::exact_text(radius), io::exact_text(s.radius));
   const std::string observations = file.string_attribute("/knn", "observations");

@@ -86,7 +86,7 @@ struct ListBound {
 // valid for lists of `kc` in `precision`, from `places` places.
 struct ListBoundCache {
   int kc = 0;
-  std::string precision;
+  core::Precision precision = core::Precision::float32;
   std::int64_t places = 0;
   ListBound bound;
 };

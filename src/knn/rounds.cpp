@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
-#include <type_traits>
 
+#include "core/comm.hpp"
 #include "core/device_buffers.hpp"
 #include "core/page_lock.hpp"
 #include "core/pinned_host_space.hpp"
@@ -30,8 +30,6 @@ constexpr double kReorderShare = 0.01;       // share of a round searched again 
 // are sized as for that many, not for the catalogue (2^24 references would otherwise cut
 // 2^24 rows into 256 rounds, each with the fixed costs of a search).
 constexpr std::int64_t kIndexRowReferences = std::int64_t(1) << 15;
-// the search runs on a device of its own (rounds sized without a measured rate)
-constexpr bool kOnDevice = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
 
 // The next round's size: about kRoundSeconds at the rate of the last round, in whole
 // batches of `unit`. Each round is one search with its own set-up (the references
@@ -191,8 +189,8 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
     }
     if (after_round) after_round(rows.count - static_cast<std::int64_t>(todo.size() - next));
     // one agreement per round on every rank: a pending signal anywhere, and work left anywhere
-    std::int64_t mine[2] = {signals::pending(), next < todo.size() ? 1 : 0}, agreed[2];
-    MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MAX, comm);
+    std::int64_t agreed[2] = {signals::pending(), next < todo.size() ? 1 : 0};
+    mpi::max_over_ranks(comm, agreed, 2);
     if (agreed[1] == 0) return 0;
     if (agreed[0] != 0) return static_cast<int>(agreed[0]);
     if (kOnDevice && !probed && options.batch_size == 0) {

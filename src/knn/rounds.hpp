@@ -4,14 +4,21 @@
 // every rank stops at the same check.
 #include <mpi.h>
 
+#include <Kokkos_Core.hpp>
+
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "knn/checkpoint.hpp"
 #include "knn/search.hpp"
 
 namespace trident::knn {
+
+// Whether the search runs on a device of its own rather than on the host's cores: rounds are
+// then sized without a measured rate, and knn.method: auto weighs the device's rates.
+constexpr bool kOnDevice = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
 
 // Round sizes. The first round is a probe: `batch_size` rows when that is set, else 65536
 // on host back ends (whose rate then sizes the next round) and 4096 on device back ends

@@ -116,7 +116,7 @@ void search_into(const Vec4<double>* observations, std::int64_t n_obs, const std
   SearchProfile local;
   SearchProfile& p = profile ? *profile : local;
   const double start = wall_seconds();
-  if (options.precision == "float64") {
+  if (options.precision == core::Precision::float64) {
     search<double>(observations, n_obs, references, options, hooks, p, rows);
   } else {
     search<float>(observations, n_obs, references, options, hooks, p, rows);
@@ -143,7 +143,7 @@ Neighbours nearest_with(const Vec4<double>* observations, std::int64_t n_obs,
 
 ListBound list_bound(const std::vector<Vec4<double>>& references, int kc, std::int64_t most_places,
                      const SearchOptions& options) {
-  return options.precision == "float64" ? list_bound_in<double>(references, kc, most_places, options)
+  return options.precision == core::Precision::float64 ? list_bound_in<double>(references, kc, most_places, options)
                                         : list_bound_in<float>(references, kc, most_places, options);
 }
 
@@ -155,7 +155,7 @@ std::vector<Vec4<double>> unit_vectors(const std::vector<double>& lat_lon) {
 
 void reserve_search(std::int64_t n_obs, const std::vector<Vec4<double>>& references, const SearchOptions& options) {
   if (!options.device_buffers || n_obs <= 0 || references.empty()) return;
-  if (options.precision == "float64") {
+  if (options.precision == core::Precision::float64) {
     reserve_in<double>(n_obs, references, options);
   } else {
     reserve_in<float>(n_obs, references, options);

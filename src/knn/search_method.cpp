@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <type_traits>
 
 #include "core/comm.hpp"
 #include "core/device_memory.hpp"
@@ -35,9 +34,8 @@ std::string figure(double v, const char* format) {
 
 RunMethod choose_run_method(const deck::KnnSettings& settings, std::int64_t n_obs, std::int64_t rows,
                             std::int64_t n_refs, MPI_Comm comm, const std::string& device) {
-  constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
   const int k = static_cast<int>(settings.k);
-  const MethodChoice choice = choose_method(settings.method, n_obs, n_refs, k, on_device);
+  const MethodChoice choice = choose_method(settings.method, n_obs, n_refs, k, kOnDevice);
   RunMethod run{choice.use_index, choice.reason};
   if (!choice.use_index) return run;
   const auto need = static_cast<std::int64_t>(

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/overrides.hpp"
+#include "core/precision.hpp"
 
 namespace trident::core {
 class DeviceBuffers;  // core/device_buffers.hpp
@@ -28,7 +29,7 @@ struct SphereIndex;  // index/sphere_index.hpp
 struct SearchOptions {
   int k = 1;
   double radius = 1.0;                // distances are angles times this
-  std::string precision = "float32";  // screening precision: float32 or float64
+  core::Precision precision = core::Precision::float32;  // screening precision: float32 or float64
   std::int64_t batch_size = 0;        // observations per device batch; 0: from free memory
   std::int64_t tile_size = 0;         // references per device tile; 0: all when they fit
 

@@ -296,7 +296,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
       r.stats.index_rows > 0 ? static_cast<double>(r.stats.index_leaves) / static_cast<double>(r.stats.index_rows) : 0.0;
   log::info(comm, "knn: " + std::to_string(r.n_observations) + " observations x " +
                       std::to_string(r.n_references) + " references, k = " +
-                      std::to_string(settings.k) + ", " + settings.precision + " screening");
+                      std::to_string(settings.k) + ", " + core::precision_name(settings.precision) + " screening");
   log::info(comm, "knn: search " + figure(slowest, "%.4f") + " s (slowest rank), " +
                       figure(pairs / slowest, "%.4g") + " pairs/s, " + figure(widened, "%.0f") +
                       " observations needed a longer list, " +
@@ -371,7 +371,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   }
   out.attribute("/knn", "k", static_cast<std::int64_t>(settings.k));
   out.attribute("/knn", "radius", settings.radius);
-  out.attribute("/knn", "precision", settings.precision);
+  out.attribute("/knn", "precision", std::string(core::precision_name(settings.precision)));
   out.attribute("/knn", "observations", settings.observations.describe());
   out.attribute("/knn", "references", settings.references.describe());
   out.attribute("/knn", "observation_count", r.n_observations);

@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
           {"ridge.solver.conlim", io::exact_text(s.solver.conlim)},
           {"ridge.solver.max_iterations", std::to_string(s.solver.max_iterations)},
           {"ridge.solver.kernels", deck::kernels_name(s.solver.kernels)},
-          {"ridge.precision", deck::precision_name(s.precision)},
+          {"ridge.precision", core::precision_name(s.precision)},
           {"ridge.keep_solutions", s.keep_solutions ? "true" : "false"},
           {"ridge.refine_corner", std::to_string(s.refine_corner)}};
 }
@@ -66,11 +66,8 @@ void write_solution_rows(MPI_Comm comm, io::OutputFile& out, const std::string& 
   const std::vector<double> all = curve.lambdas();
   out.create_dataset<double>(dataset, {all.size(), columns});
   const std::vector<double>& mine = curve.local_lambdas();
-  std::int64_t rounds = 0;
-  {
-    std::int64_t local = static_cast<std::int64_t>(mine.size());
-    MPI_Allreduce(&local, &rounds, 1, MPI_INT64_T, MPI_MAX, comm);
-  }
+  std::int64_t rounds = static_cast<std::int64_t>(mine.size());
+  mpi::max_over_ranks(comm, &rounds, 1);
   for (std::int64_t r = 0; r < rounds; ++r) {  // one row per collective write
     std::uint64_t row = 0, count = 0;
     const double* data = nullptr;

@@ -129,7 +129,7 @@ template class FusedEngine<double, double>;
 
 }  // namespace fused
 
-std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem, deck::RidgePrecision precision,
+std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem, core::Precision precision,
                                                        core::DeviceComm* rows_comm, const EngineOptions& options) {
   return make_typed_engine<fused::FusedEngine>(problem, precision, rows_comm, options);
 }

@@ -435,7 +435,7 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
 }  // namespace
 
 std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
-                                                                deck::RidgePrecision precision,
+                                                                core::Precision precision,
                                                                 core::DeviceComm* rows_comm) {
   return make_typed_engine<TypedEngine>(problem, precision, rows_comm);
 }

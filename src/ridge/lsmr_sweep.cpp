@@ -35,7 +35,7 @@ core::DeviceComm* reducing(const Problem& problem, core::DeviceComm* rows_comm) 
 }
 }  // namespace
 
-SweepSolver::SweepSolver(const Problem& problem, deck::RidgePrecision precision,
+SweepSolver::SweepSolver(const Problem& problem, core::Precision precision,
                          deck::RidgeKernels kernels, core::DeviceComm* rows_comm, const EngineOptions& options)
     : rows_(problem.rows()),
       columns_(problem.a.columns),
@@ -64,16 +64,16 @@ SweepOutcome SweepSolver::solve(const std::vector<double>& lambdas, const LsmrOp
   return out;
 }
 
-std::int64_t matrix_scalar_bytes(deck::RidgePrecision precision) {
-  return precision == deck::RidgePrecision::float64 ? 8 : 4;
+std::int64_t matrix_scalar_bytes(core::Precision precision) {
+  return precision == core::Precision::float64 ? 8 : 4;
 }
 
-std::int64_t vector_scalar_bytes(deck::RidgePrecision precision) {
-  return precision == deck::RidgePrecision::float32 ? 4 : 8;
+std::int64_t vector_scalar_bytes(core::Precision precision) {
+  return precision == core::Precision::float32 ? 4 : 8;
 }
 
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
-                                 deck::RidgePrecision precision, std::size_t lambdas_on_rank,
+                                 core::Precision precision, std::size_t lambdas_on_rank,
                                  deck::RidgeKernels kernels, bool distributed) {
   const std::int64_t m = matrix_scalar_bytes(precision), s = vector_scalar_bytes(precision);
   if (distributed) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/device_memory.hpp"
+#include "core/precision.hpp"
 #include "ridge/engine_options.hpp"
 #include "ridge/problem.hpp"
 
@@ -79,12 +80,12 @@ struct SweepOutcome {
 // choices (the study passes the TRIDENT_RIDGE_* overrides).
 class SweepSolver {
  public:
-  SweepSolver(const Problem& problem, deck::RidgePrecision precision,
+  SweepSolver(const Problem& problem, core::Precision precision,
               deck::RidgeKernels kernels = deck::RidgeKernels::fused, core::DeviceComm* rows_comm = nullptr,
               const EngineOptions& options = {});
   SweepSolver(const Problem& problem, bool float64,
               deck::RidgeKernels kernels = deck::RidgeKernels::fused)
-      : SweepSolver(problem, float64 ? deck::RidgePrecision::float64 : deck::RidgePrecision::float32,
+      : SweepSolver(problem, float64 ? core::Precision::float64 : core::Precision::float32,
                     kernels) {}
   ~SweepSolver();
   std::int64_t rows() const { return rows_; }  // of the whole A
@@ -117,10 +118,10 @@ class SweepSolver {
 // for Kokkos Kernels the rows x λ block of products A x. `rows` and `nonzeros` are this
 // rank's (its block of rows); `distributed` adds the all-reduce's buffer (about a number a column).
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
-                                 deck::RidgePrecision precision, std::size_t lambdas_on_rank,
+                                 core::Precision precision, std::size_t lambdas_on_rank,
                                  deck::RidgeKernels kernels, bool distributed = false);
 // Bytes of one matrix value and one vector entry in a precision.
-std::int64_t matrix_scalar_bytes(deck::RidgePrecision precision);
-std::int64_t vector_scalar_bytes(deck::RidgePrecision precision);
+std::int64_t matrix_scalar_bytes(core::Precision precision);
+std::int64_t vector_scalar_bytes(core::Precision precision);
 
 }  // namespace trident::ridge

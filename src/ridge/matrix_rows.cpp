@@ -32,9 +32,7 @@ std::vector<std::int64_t> nonzero_balanced_rows(std::int64_t rows, int parts,
 }
 
 void collective_unless_alone(MPI_Comm comm, const std::function<void()>& work) {
-  int same = MPI_UNEQUAL;
-  MPI_Comm_compare(comm, MPI_COMM_SELF, &same);
-  if (same == MPI_IDENT) work();
+  if (mpi::is_self(comm)) work();
   else mpi::collective(comm, work);
 }
 
@@ -65,10 +63,10 @@ MatrixRows::MatrixRows(const deck::RidgeMatrixSettings& settings, MPI_Comm comm)
       shape[0] = parsed_.rows;
       shape[1] = parsed_.columns;
     }
-    MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm);
+    mpi::broadcast(comm, shape, 2);
     offsets_.resize(static_cast<std::size_t>(shape[0]) + 1);
     if (mpi::rank(comm) == 0) offsets_.assign(parsed_.row_ptr.begin(), parsed_.row_ptr.end());
-    MPI_Bcast(offsets_.data(), static_cast<int>(offsets_.size()), MPI_INT64_T, 0, comm);
+    mpi::broadcast(comm, offsets_.data(), static_cast<int>(offsets_.size()));
   }
   rows_ = shape[0];
   columns_ = shape[1];
@@ -114,7 +112,7 @@ HostCsr MatrixRows::send_parsed_blocks(std::int64_t first, std::int64_t count) c
   const int ranks = mpi::size(comm_), me = mpi::rank(comm_);
   const std::int64_t mine[2] = {first, count};
   std::vector<std::int64_t> asks(static_cast<std::size_t>(2 * ranks));
-  MPI_Gather(mine, 2, MPI_INT64_T, asks.data(), 2, MPI_INT64_T, 0, comm_);
+  mpi::gather(comm_, mine, 2, asks.data());
   auto block = [&](std::int64_t f, std::int64_t n) {
     HostCsr a;
     a.rows = static_cast<int>(n);
@@ -128,9 +126,9 @@ HostCsr MatrixRows::send_parsed_blocks(std::int64_t first, std::int64_t count) c
   if (me == 0) {
     for (int r = 1; r < ranks; ++r) {
       const HostCsr a = block(asks[2 * r], asks[2 * r + 1]);
-      MPI_Send(a.row_ptr.data(), static_cast<int>(a.row_ptr.size()), MPI_INT, r, 0, comm_);
-      MPI_Send(a.col_ind.data(), static_cast<int>(a.col_ind.size()), MPI_INT, r, 1, comm_);
-      MPI_Send(a.values.data(), static_cast<int>(a.values.size()), MPI_DOUBLE, r, 2, comm_);
+      mpi::send(comm_, a.row_ptr.data(), static_cast<int>(a.row_ptr.size()), r, 0);
+      mpi::send(comm_, a.col_ind.data(), static_cast<int>(a.col_ind.size()), r, 1);
+      mpi::send(comm_, a.values.data(), static_cast<int>(a.values.size()), r, 2);
     }
     return block(first, count);
   }
@@ -138,11 +136,11 @@ HostCsr MatrixRows::send_parsed_blocks(std::int64_t first, std::int64_t count) c
   out.rows = static_cast<int>(count);
   out.columns = static_cast<int>(columns_);
   out.row_ptr.resize(static_cast<std::size_t>(count) + 1);
-  MPI_Recv(out.row_ptr.data(), static_cast<int>(out.row_ptr.size()), MPI_INT, 0, 0, comm_, MPI_STATUS_IGNORE);
+  mpi::receive(comm_, out.row_ptr.data(), static_cast<int>(out.row_ptr.size()), 0, 0);
   out.col_ind.resize(static_cast<std::size_t>(out.row_ptr.back()));
   out.values.resize(out.col_ind.size());
-  MPI_Recv(out.col_ind.data(), static_cast<int>(out.col_ind.size()), MPI_INT, 0, 1, comm_, MPI_STATUS_IGNORE);
-  MPI_Recv(out.values.data(), static_cast<int>(out.values.size()), MPI_DOUBLE, 0, 2, comm_, MPI_STATUS_IGNORE);
+  mpi::receive(comm_, out.col_ind.data(), static_cast<int>(out.col_ind.size()), 0, 1);
+  mpi::receive(comm_, out.values.data(), static_cast<int>(out.values.size()), 0, 2);
   return out;
 }
 

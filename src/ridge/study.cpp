@@ -39,7 +39,7 @@ void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows&
     if (count != matrix.rows())
       what += " (this rank's rows " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
               ", " + std::to_string(nonzeros) + " nonzeros)";
-    what += std::string(" (A and A^T in ") + (s.precision == deck::RidgePrecision::float64 ? "float64" : "float32") +
+    what += std::string(" (A and A^T in ") + (s.precision == core::Precision::float64 ? "float64" : "float32") +
             ", plus the LSMR vectors of " + std::to_string(lambdas_per_rank) + " λ per rank)";
     check_device_memory(need, device_free_bytes(), s.matrix.where, what,
                         binding.device_name.empty() ? "the device" : binding.device_name);
@@ -207,7 +207,7 @@ void RidgeStudy::run(io::OutputFile& out) {
                       std::to_string(problem.columns()) + " matrix, " +
                       std::to_string(problem.nonzeros()) + " nonzeros, " +
                       std::to_string(settings.lambdas.size()) + " λ over " + std::to_string(ranks) +
-                      " ranks, " + deck::precision_name(settings.precision) + ", " +
+                      " ranks, " + core::precision_name(settings.precision) + ", " +
                       deck::kernels_name(settings.solver.kernels) + " kernels");
 
   LsmrOptions options;
@@ -278,7 +278,7 @@ void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::Out
   out.attribute("/ridge/corner", "method",
                 std::string("maximum Menger curvature (4 x triangle area / product of its sides) of "
                             "(log10 residual_norm, log10 solution_norm) over interior points, λ ascending"));
-  out.attribute("/ridge", "precision", std::string(deck::precision_name(settings.precision)));
+  out.attribute("/ridge", "precision", std::string(core::precision_name(settings.precision)));
   out.attribute("/ridge", "kernels", std::string(deck::kernels_name(settings.solver.kernels)));
   out.attribute("/ridge", "rows", problem.rows());
   out.attribute("/ridge", "columns", problem.columns());

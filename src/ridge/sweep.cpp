@@ -35,7 +35,7 @@ SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice&
   group_size_ = ranks / groups;
   group_ = me / group_size_;
   rank_in_group_ = me % group_size_;
-  MPI_Comm_split(comm, group_, rank_in_group_, &group_comm_);
+  group_comm_ = mpi::split_comm(comm, group_, rank_in_group_);
   if (group_size_ > 1) {
     rows_comm_ = std::make_unique<core::DeviceComm>(group_comm_, transport, core::DeviceComm::NcclStart::when_needed);
     rows_comm_->connect_peer_sums(peer_sums);  // the all-reduce of every iteration is small and latency-bound
@@ -44,7 +44,7 @@ SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice&
 
 SweepLayout::~SweepLayout() {
   rows_comm_.reset();
-  if (group_comm_ != MPI_COMM_NULL) MPI_Comm_free(&group_comm_);
+  mpi::free_comm(group_comm_);
 }
 
 std::vector<double> GatheredSweep::lambdas() const {
@@ -143,7 +143,7 @@ class StopAgreement {
   bool keep_going() {
     const double now = wall_seconds();
     int due = !checked_ || now - last_ >= kCheckSeconds;
-    if (mpi::size(group_) > 1) MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_INT, MPI_MAX, group_);
+    if (mpi::size(group_) > 1) mpi::max_over_ranks(group_, &due, 1);
     if (!due) return true;
     checked_ = true;
     last_ = now;
@@ -161,8 +161,8 @@ class StopAgreement {
  private:
   // True when the ranks stop now.
   bool round(std::int64_t sweeping) {
-    std::int64_t mine[2] = {signals::pending(), sweeping}, agreed[2];
-    MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MAX, comm_);
+    std::int64_t agreed[2] = {signals::pending(), sweeping};
+    mpi::max_over_ranks(comm_, agreed, 2);
     if (agreed[1] == 0) done_ = true;
     else if (agreed[0] != 0) signal_ = static_cast<int>(agreed[0]);
     return signal_ != 0;
@@ -222,8 +222,7 @@ GatheredSweep sweep_over_ranks(MPI_Comm comm, const SweepLayout& layout, SweepSo
     offsets[r] = static_cast<int>(b.first * kFields);
   }
   std::vector<double> all(lambdas.size() * kFields);
-  MPI_Allgatherv(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, all.data(),
-                 counts.data(), offsets.data(), MPI_DOUBLE, comm);
+  mpi::all_gather(comm, packed.data(), static_cast<int>(packed.size()), all.data(), counts, offsets);
 
   GatheredSweep out;
   for (std::size_t j = 0; j < lambdas.size(); ++j) {

@@ -47,25 +47,25 @@ struct SweepSolver::Engine {
 // the λ recurrences on the host: one wait for the device per iteration.
 // `rows_comm`: null when `problem` is the whole A, else the ranks holding its other rows.
 std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
-                                                                deck::RidgePrecision precision,
+                                                                core::Precision precision,
                                                                 core::DeviceComm* rows_comm);
 // trident's own kernels (fused_engine.hpp): row products with the norms fused in and 16-bit
 // indices where they fit, the λ recurrences advanced on the device, and one wait per few
 // iterations.
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
-                                                       deck::RidgePrecision precision,
+                                                       core::Precision precision,
                                                        core::DeviceComm* rows_comm, const EngineOptions& options);
 
 // E<M, S>(problem, rows_comm, extra...) (matrix scalar M, vector scalar S) for a precision:
 // float32 <float, float>, mixed <float, double>, float64 <double, double>.
 template <template <class, class> class E, class... Extra>
 std::unique_ptr<SweepSolver::Engine> make_typed_engine(const Problem& problem,
-                                                       deck::RidgePrecision precision,
+                                                       core::Precision precision,
                                                        core::DeviceComm* rows_comm, const Extra&... extra) {
   switch (precision) {
-    case deck::RidgePrecision::float64:
+    case core::Precision::float64:
       return std::make_unique<E<double, double>>(problem, rows_comm, extra...);
-    case deck::RidgePrecision::mixed:
+    case core::Precision::mixed:
       return std::make_unique<E<float, double>>(problem, rows_comm, extra...);
     default:
       return std::make_unique<E<float, float>>(problem, rows_comm, extra...);

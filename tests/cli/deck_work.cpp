@@ -41,7 +41,7 @@ double ceil_div(double a, double b) { return b > 0 ? std::ceil(a / b) : 1.0; }
 Estimate diffusion(const trident::deck::DiffusionSettings& d) {
   const double cells = double(d.nx) * double(d.ny);
   const double fields = d.laplacian ? 2 : 1;
-  const double value_bytes = d.precision == "float64" ? 8 : 4;
+  const double value_bytes = d.precision == trident::core::Precision::float64 ? 8 : 4;
   const double frames = 2 + (d.output_every > 0 ? double(d.steps) / double(d.output_every) : 0);
   const double checkpoints = d.checkpoint_every > 0 ? double(d.steps) / double(d.checkpoint_every) : 0;
   Estimate e;

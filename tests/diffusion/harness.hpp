@@ -14,12 +14,14 @@
 #include "core/run_context.hpp"
 #include "deck/diffusion_settings.hpp"
 #include "diffusion/study.hpp"
+#include "diffusion/study_test_hooks.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::test {
 
-inline deck::DiffusionSettings grid(long nx, long ny, long steps, const std::string& precision = "float32") {
+inline deck::DiffusionSettings grid(long nx, long ny, long steps,
+                                    core::Precision precision = core::Precision::float32) {
   deck::DiffusionSettings s;
   s.nx = nx;
   s.ny = ny;
@@ -62,13 +64,14 @@ inline DiffusionOutput read_diffusion(const std::string& path) {
 // every rank of `comm`. Exceptions from the study propagate after the file is committed.
 inline DiffusionOutput run_diffusion(MPI_Comm comm, const deck::DiffusionSettings& settings,
                                      const std::string& path, const std::string& restart = "",
-                                     io::Mode mode = io::Mode::automatic) {
+                                     io::Mode mode = io::Mode::automatic,
+                                     const diffusion::StudyTestHooks& hooks = {}) {
   static const DeviceBinding binding{};
   Timers timers;
   {
     io::OutputFile output(comm, path, true, mode);
     RunContext context{comm, timers, binding, restart, 0.0};
-    diffusion::run_study(settings, context, output, path + ".checkpoint.h5");
+    diffusion::run_study(settings, context, output, path + ".checkpoint.h5", hooks);
     output.commit();
   }
   return read_diffusion(path);

@@ -13,14 +13,15 @@ namespace trident {
 namespace {
 
 using test::run_diffusion;
+using core::Precision;
 
 // u0 = sin(p pi (i+1)/(nx+1)) sin(q pi (j+1)/(ny+1)) is an eigenvector of L with
 // eigenvalue mu = 4 - 2cos(p pi/(nx+1)) - 2cos(q pi/(ny+1)): after s steps u = (1 - c mu)^s u0.
-class MpiDiffusionEigenvector : public testing::TestWithParam<std::string> {};
+class MpiDiffusionEigenvector : public testing::TestWithParam<Precision> {};
 
 TEST_P(MpiDiffusionEigenvector, DecaysExactlyByItsEigenvalue) {
   const MPI_Comm comm = MPI_COMM_WORLD;
-  const std::string folder = test::scratch_folder(comm, "eigen_" + GetParam());
+  const std::string folder = test::scratch_folder(comm, std::string("eigen_") + core::precision_name(GetParam()));
   const long nx = 37, ny = 29, p = 3, q = 2, steps = 80;
   const double pi = std::acos(-1.0), c = 0.2;
   std::vector<double> u0(static_cast<std::size_t>(nx * ny));
@@ -39,7 +40,7 @@ TEST_P(MpiDiffusionEigenvector, DecaysExactlyByItsEigenvalue) {
     exact[k] = std::pow(1 - c * mu, steps) * u0[k];
     exact_laplacian[k] = mu * exact[k];
   }
-  const double tolerance = GetParam() == "float64" ? 1e-13 : 2e-6;
+  const double tolerance = GetParam() == Precision::float64 ? 1e-13 : 2e-6;
   ASSERT_EQ(out.steps.back(), steps);
   EXPECT_LT(test::max_abs_difference(out.last_field(), exact), tolerance * test::max_abs(exact));
   const std::vector<double> last_laplacian(out.laplacian.end() - static_cast<std::ptrdiff_t>(u0.size()),
@@ -47,13 +48,13 @@ TEST_P(MpiDiffusionEigenvector, DecaysExactlyByItsEigenvalue) {
   EXPECT_LT(test::max_abs_difference(last_laplacian, exact_laplacian), 10 * tolerance * test::max_abs(exact));
 }
 
-INSTANTIATE_TEST_SUITE_P(Precisions, MpiDiffusionEigenvector, testing::Values("float64", "float32"));
+INSTANTIATE_TEST_SUITE_P(Precisions, MpiDiffusionEigenvector, testing::Values(Precision::float64, Precision::float32));
 
 TEST(MpiDiffusionReference, JaggedFieldMatchesASerialFloat64Loop) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "jagged_reference");
   const long nx = 41, ny = 33, steps = 120;
-  deck::DiffusionSettings s = test::grid(nx, ny, steps, "float64");
+  deck::DiffusionSettings s = test::grid(nx, ny, steps, Precision::float64);
   s.start.seed = 11;
   s.output_every = 40;
   s.laplacian = true;
@@ -70,7 +71,7 @@ TEST(MpiDiffusionReference, JaggedFieldMatchesASerialFloat64Loop) {
     EXPECT_DOUBLE_EQ(out.times[f], static_cast<double>(out.steps[f]));
   }
   // float32 follows the same trajectory within single-precision rounding.
-  s.precision = "float32";
+  s.precision = Precision::float32;
   const auto single = run_diffusion(comm, s, folder + "/out32.h5");
   const std::vector<double> reference = test::reference_steps(start, nx, ny, 0.25, steps);
   EXPECT_LT(test::max_abs_difference(single.last_field(), reference), 1e-5);

@@ -15,8 +15,9 @@ namespace {
 
 using test::bitwise_equal;
 using test::run_diffusion;
+using core::Precision;
 
-deck::DiffusionSettings uneven(const std::string& precision) {
+deck::DiffusionSettings uneven(Precision precision) {
   deck::DiffusionSettings s;
   s.nx = 37;  // odd sizes: uneven blocks on 2, 3 and 4 ranks
   s.ny = 29;
@@ -29,12 +30,12 @@ deck::DiffusionSettings uneven(const std::string& precision) {
 }
 
 // The same run on all ranks and on rank 0 alone gives bit-identical frames.
-class MpiDiffusionRanks : public testing::TestWithParam<std::tuple<std::string, io::Mode>> {};
+class MpiDiffusionRanks : public testing::TestWithParam<std::tuple<Precision, io::Mode>> {};
 
 TEST_P(MpiDiffusionRanks, EveryFrameIsBitwiseIdenticalToOneRank) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const auto [precision, mode] = GetParam();
-  const std::string folder = test::scratch_folder(comm, "ranks_" + precision);
+  const std::string folder = test::scratch_folder(comm, std::string("ranks_") + core::precision_name(precision));
   const deck::DiffusionSettings s = uneven(precision);
   const auto many = run_diffusion(comm, s, folder + "/many.h5", "", mode);
   if (mpi::rank(comm) == 0) {
@@ -48,16 +49,18 @@ TEST_P(MpiDiffusionRanks, EveryFrameIsBitwiseIdenticalToOneRank) {
 
 INSTANTIATE_TEST_SUITE_P(
     PrecisionsAndModes, MpiDiffusionRanks,
-    testing::Combine(testing::Values("float32", "float64"), testing::Values(io::Mode::automatic, io::Mode::gathered)),
+    testing::Combine(testing::Values(Precision::float32, Precision::float64),
+                     testing::Values(io::Mode::automatic, io::Mode::gathered)),
     [](const auto& info) {
-      return std::get<0>(info.param) + (std::get<1>(info.param) == io::Mode::gathered ? "_gathered" : "_parallel");
+      return core::precision_name(std::get<0>(info.param)) +
+             std::string(std::get<1>(info.param) == io::Mode::gathered ? "_gathered" : "_parallel");
     });
 
 TEST(MpiDiffusionRanks, ExplicitBlockLayoutsAgree) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int n = mpi::size(comm);
   const std::string folder = test::scratch_folder(comm, "layouts");
-  deck::DiffusionSettings rows = uneven("float32"), columns = uneven("float32");
+  deck::DiffusionSettings rows = uneven(Precision::float32), columns = uneven(Precision::float32);
   rows.ranks = {1, n};
   columns.ranks = {n, 1};
   const auto a = run_diffusion(comm, rows, folder + "/rows.h5");
@@ -68,7 +71,7 @@ TEST(MpiDiffusionRanks, ExplicitBlockLayoutsAgree) {
 TEST(MpiDiffusionRestart, ContinuesBitForBit) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "restart");
-  deck::DiffusionSettings s = uneven("float32");
+  deck::DiffusionSettings s = uneven(Precision::float32);
   s.checkpoint_every = 35;  // checkpoints at 35 and 70; the newest stays
   const auto full = run_diffusion(comm, s, folder + "/full.h5");
   const std::string checkpoint = folder + "/full.h5.checkpoint.h5";
@@ -86,7 +89,7 @@ TEST(MpiDiffusionRestart, ContinuesBitForBit) {
 TEST(MpiDiffusionRestart, MismatchedDeckIsRefused) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "restart_mismatch");
-  deck::DiffusionSettings s = uneven("float32");
+  deck::DiffusionSettings s = uneven(Precision::float32);
   s.checkpoint_every = 45;
   run_diffusion(comm, s, folder + "/a.h5");
   deck::DiffusionSettings other = s;
@@ -121,7 +124,7 @@ TEST(MpiDiffusionNonFinite, NaNInTheStartFileIsBadInput) {
   u0[19] = std::nan("");
   test::write_start_file(comm, folder + "/u0.h5", u0, 5, 4);
   deck::DiffusionSettings s = test::from_file(5, 4, 3, folder + "/u0.h5");
-  s.precision = "float64";
+  s.precision = Precision::float64;
   try {
     run_diffusion(comm, s, folder + "/out.h5");
     FAIL();
@@ -149,7 +152,7 @@ TEST(MpiDiffusionStartFile, WrongShapeNamesFileDatasetAndKeys) {
 TEST(MpiDiffusionXdmf, NamesTheDatasetsWithTheirShapes) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "xdmf");
-  deck::DiffusionSettings s = uneven("float64");
+  deck::DiffusionSettings s = uneven(Precision::float64);
   s.dt = 0.5;
   run_diffusion(comm, s, folder + "/series.h5");
   if (mpi::rank(comm) == 0) {

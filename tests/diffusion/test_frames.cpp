@@ -65,12 +65,6 @@ struct Case {
   bool on_device = false;  // gathered on rank 0's device, forced (chosen anyway where NCCL joins the GPUs)
 };
 
-// Forces the device gather for the writers made in its scope (force_device_gather).
-struct ForcedDeviceGather {
-  explicit ForcedDeviceGather(bool on) { diffusion::force_device_gather(on); }
-  ~ForcedDeviceGather() { diffusion::force_device_gather(false); }
-};
-
 class MpiFramePaths : public testing::TestWithParam<Case> {};
 
 TEST_P(MpiFramePaths, EveryFrameHoldsTheDevicesBits) {
@@ -92,11 +86,10 @@ TEST_P(MpiFramePaths, EveryFrameHoldsTheDevicesBits) {
   const std::string path = folder + "/frames.h5";
   const std::vector<std::int64_t> steps{0, 7, 8, 30};
   {
-    const ForcedDeviceGather forced(c.on_device);
     // NCCL where the ranks drive GPUs of their own (the device gather then needs no forcing)
     core::DeviceComm device_comm(d.cart(), core::choose_transport(d.cart(), test::this_rank_binding()));
     io::OutputFile output(comm, path, true, c.mode);
-    diffusion::FrameWriter<float> frames(output, s, d, context, &device_comm);
+    diffusion::FrameWriter<float> frames(output, s, d, context, &device_comm, /*force_device_gather=*/c.on_device);
     EXPECT_EQ(frames.path(), output.parallel() ? FramePath::by_block : c.expected);
     const bool whole_frame = !output.parallel() && c.expected != FramePath::by_block;
     EXPECT_EQ(frames.gathers_on_device(),

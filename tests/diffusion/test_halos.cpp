@@ -20,6 +20,7 @@ namespace trident {
 namespace {
 
 using test::bitwise_equal;
+using core::Precision;
 
 // test::run_diffusion with a chosen transport (host staging runs on the CPU too: its
 // copies go to plain host memory there).
@@ -59,13 +60,13 @@ deck::DiffusionSettings uneven(long halo_width) {
 
 
 class MpiDiffusionHalos
-    : public testing::TestWithParam<std::tuple<long, std::string, std::string, std::string>> {};
+    : public testing::TestWithParam<std::tuple<long, std::string, Precision, std::string>> {};
 
 TEST_P(MpiDiffusionHalos, EveryFrameIsBitwiseIdenticalToOneRank) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const auto [width, shape, precision, transport] = GetParam();
   const std::string folder = test::scratch_folder(
-      comm, "halos_" + std::to_string(width) + "_" + shape + "_" + precision + "_" + transport);
+      comm, "halos_" + std::to_string(width) + "_" + shape + "_" + core::precision_name(precision) + "_" + transport);
   deck::DiffusionSettings s = uneven(width);
   s.precision = precision;
   s.ranks = test::layout(shape, mpi::size(comm));
@@ -85,15 +86,15 @@ TEST_P(MpiDiffusionHalos, EveryFrameIsBitwiseIdenticalToOneRank) {
 INSTANTIATE_TEST_SUITE_P(
     WidthsLayoutsTransports, MpiDiffusionHalos,
     testing::Combine(testing::Values(1L, 2L, 5L, 0L), testing::Values("auto", "rows", "columns"),
-                     testing::Values("float32"), testing::Values("chosen", "mpi", "host_staging")),
+                     testing::Values(Precision::float32), testing::Values("chosen", "mpi", "host_staging")),
     [](const auto& info) {
       return "w" + std::to_string(std::get<0>(info.param)) + "_" + std::get<1>(info.param) + "_" +
-             std::get<2>(info.param) + "_" + std::get<3>(info.param);
+             core::precision_name(std::get<2>(info.param)) + "_" + std::get<3>(info.param);
     });
 
 INSTANTIATE_TEST_SUITE_P(
     Float64, MpiDiffusionHalos,
-    testing::Combine(testing::Values(2L, 5L), testing::Values("auto"), testing::Values("float64"),
+    testing::Combine(testing::Values(2L, 5L), testing::Values("auto"), testing::Values(Precision::float64),
                      testing::Values("mpi")),
     [](const auto& info) { return "w" + std::to_string(std::get<0>(info.param)) + "_float64"; });
 
@@ -109,7 +110,7 @@ TEST(MpiDiffusionHalosReference, DeepHaloMatchesASerialFloat64Loop) {
   for (double& v : u0) v = value(random);
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
   deck::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
-  s.precision = "float64";
+  s.precision = Precision::float64;
   s.c = 0.21;
   s.halo_width = 5;
   const auto out = run_through(comm, s, folder + "/out.h5", transport_named("chosen"));

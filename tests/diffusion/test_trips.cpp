@@ -20,13 +20,7 @@ namespace {
 using diffusion::Box;
 using diffusion::Trip;
 using diffusion::TripShape;
-
-// The trip shape of the runs made in its scope (force_trip_shape).
-class ForcedTrips {
- public:
-  explicit ForcedTrips(const TripShape& shape) { diffusion::force_trip_shape(shape); }
-  ~ForcedTrips() { diffusion::force_trip_shape({}); }
-};
+using core::Precision;
 
 template <class T>
 bool same_bits(const T& a, const T& b) {
@@ -165,18 +159,14 @@ TEST(DiffusionTrips, StepsPerTripFollowTheRuleAndTheForcedShape) {
                          : diffusion::kDeviceTripSteps;
   EXPECT_EQ(diffusion::steps_per_trip(true, 1), device);
   EXPECT_EQ(diffusion::steps_per_trip(false, 2), std::min(device, 2));
-  {
-    const ForcedTrips forced({6, 0, 0});
-    EXPECT_EQ(diffusion::steps_per_trip(true, 1), 6);
-    EXPECT_EQ(diffusion::steps_per_trip(false, 4), 4);
-    EXPECT_EQ(diffusion::steps_per_trip(false, 16), 6);
-  }
-  const ForcedTrips forced({50, 0, 0});
-  EXPECT_EQ(diffusion::steps_per_trip(true, 1), diffusion::kMaxTripSteps);
+  EXPECT_EQ(diffusion::steps_per_trip(true, 1, 6), 6);
+  EXPECT_EQ(diffusion::steps_per_trip(false, 4, 6), 4);
+  EXPECT_EQ(diffusion::steps_per_trip(false, 16, 6), 6);
+  EXPECT_EQ(diffusion::steps_per_trip(true, 1, 50), diffusion::kMaxTripSteps);
   EXPECT_EQ(diffusion::describe_trips(1), "1 step per trip through memory (the one-step kernel)");
 }
 
-deck::DiffusionSettings uneven(long halo_width, const std::string& precision) {
+deck::DiffusionSettings uneven(long halo_width, Precision precision) {
   deck::DiffusionSettings s;
   s.nx = 37;  // uneven blocks on 2, 3 and 4 ranks; the smallest side is at least 7
   s.ny = 29;
@@ -192,25 +182,24 @@ deck::DiffusionSettings uneven(long halo_width, const std::string& precision) {
 
 
 class MpiDiffusionTrips
-    : public testing::TestWithParam<std::tuple<int, long, std::string, std::string, bool>> {};
+    : public testing::TestWithParam<std::tuple<int, long, std::string, Precision, bool>> {};
 
 // Trips of `steps` against one step at a time on these ranks and on one rank: every frame
 // (field and Laplacian), and the run resumed from the newest checkpoint with trips.
 TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const auto [steps, width, shape, precision, small_tiles] = GetParam();
-  const std::string folder = test::scratch_folder(comm, "trips_" + std::to_string(steps) + "_" + std::to_string(width) +
-                                                           "_" + shape + "_" + precision + (small_tiles ? "_small" : ""));
+  const std::string folder =
+      test::scratch_folder(comm, "trips_" + std::to_string(steps) + "_" + std::to_string(width) + "_" + shape + "_" +
+                                     core::precision_name(precision) + (small_tiles ? "_small" : ""));
   deck::DiffusionSettings s = uneven(width, precision);
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
-  const TripShape forced{steps, small_tiles ? 3 : 0, small_tiles ? 4 : 0};
-  test::DiffusionOutput trips, resumed;
-  {
-    const ForcedTrips scope(forced);
-    trips = test::run_diffusion(comm, s, folder + "/trips.h5");
-    resumed = test::run_diffusion(comm, s, folder + "/resumed.h5", folder + "/one_step.h5.checkpoint.h5");
-  }
+  const diffusion::StudyTestHooks forced{TripShape{steps, small_tiles ? 3 : 0, small_tiles ? 4 : 0}};
+  const test::DiffusionOutput trips =
+      test::run_diffusion(comm, s, folder + "/trips.h5", "", io::Mode::automatic, forced);
+  const test::DiffusionOutput resumed = test::run_diffusion(
+      comm, s, folder + "/resumed.h5", folder + "/one_step.h5.checkpoint.h5", io::Mode::automatic, forced);
   ASSERT_EQ(trips.steps, one_step.steps);
   EXPECT_EQ(trips.steps.size(), 14u);  // 0, 7, ..., 84 and 90
   EXPECT_TRUE(test::bitwise_equal(trips.field, one_step.field));
@@ -234,7 +223,7 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
 INSTANTIATE_TEST_SUITE_P(
     Float32, MpiDiffusionTrips,
     testing::Combine(testing::Values(2, 3, 8), testing::Values(0L, 5L), testing::Values("auto", "rows", "columns"),
-                     testing::Values("float32"), testing::Values(true)),
+                     testing::Values(Precision::float32), testing::Values(true)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
              std::get<2>(info.param) + "_small_tiles";
@@ -243,8 +232,8 @@ INSTANTIATE_TEST_SUITE_P(
 // The rule's tiles (on a host: one strip, rows as the rule gives them).
 INSTANTIATE_TEST_SUITE_P(
     RuleTiles, MpiDiffusionTrips,
-    testing::Combine(testing::Values(2, 8), testing::Values(0L), testing::Values("auto"), testing::Values("float32"),
-                     testing::Values(false)),
+    testing::Combine(testing::Values(2, 8), testing::Values(0L), testing::Values("auto"),
+                     testing::Values(Precision::float32), testing::Values(false)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
              std::get<2>(info.param) + (std::get<4>(info.param) ? "_small_tiles" : "");
@@ -253,7 +242,7 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     Float64, MpiDiffusionTrips,
     testing::Combine(testing::Values(4, 7), testing::Values(0L, 3L), testing::Values("auto"),
-                     testing::Values("float64"), testing::Values(true)),
+                     testing::Values(Precision::float64), testing::Values(true)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) +
              "_float64";
@@ -270,8 +259,9 @@ TEST(MpiDiffusionTripsNonFinite, OverflowInTheFirstTripStopsAtStepOne) {
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
   deck::DiffusionSettings s = test::from_file(nx, ny, 40, folder + "/u0.h5");
   s.halo_width = 4;
-  const ForcedTrips scope({4, 2, 3});
-  test::expect_overflow_at_first_step([&] { test::run_diffusion(comm, s, folder + "/out.h5"); });
+  const diffusion::StudyTestHooks forced{TripShape{4, 2, 3}};
+  test::expect_overflow_at_first_step(
+      [&] { test::run_diffusion(comm, s, folder + "/out.h5", "", io::Mode::automatic, forced); });
 }
 
 }  // namespace

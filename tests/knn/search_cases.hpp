@@ -12,6 +12,8 @@
 namespace trident::knn::test {
 
 constexpr double kEarth = 6371008.8;
+// The screening precisions, short for the tables of cases.
+constexpr core::Precision kFloat32 = core::Precision::float32, kFloat64 = core::Precision::float64;
 
 inline std::vector<Vec4<double>> vectors(const std::vector<Point>& points) {
   std::vector<double> lat_lon;
@@ -29,7 +31,7 @@ inline ChunkRows rows_to_search(std::size_t count, int k) {
 }
 
 struct SearchCase {
-  std::string precision;
+  core::Precision precision = core::Precision::float32;
   bool select_only = false;  // the any-k (select) screen for every k
   std::int64_t batch = 0, tile = 0;
   int segments = 0;  // reference segments per tile (0: automatic)
@@ -56,7 +58,8 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
   Neighbours first;
   std::int64_t widened = -1;
   for (const SearchCase& c : cases) {
-    SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + (c.select_only ? ", select only" : "") +
+    SCOPED_TRACE("k " + std::to_string(k) + ", " + core::precision_name(c.precision) +
+                 (c.select_only ? ", select only" : "") +
                  ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) + ", segments " +
                  std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
                  (c.centre_per_team ? ", centre per team" : "") +

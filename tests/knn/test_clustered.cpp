@@ -18,6 +18,8 @@
 namespace trident::knn {
 namespace {
 
+using test::kFloat32;
+using test::kFloat64;
 using test::Point;
 using test::kEarth;
 using test::vectors;
@@ -25,12 +27,12 @@ using test::vectors;
 // Every run equals the brute force and the others bitwise; returns the first run's widened count.
 std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k) {
   return test::check_cases(obs, refs, k, kEarth,
-                           {{"float32"},
-                            {"float64"},
-                            {"float32", false, 16, 70},
-                            {"float64", false, 9, 250},
-                            {"float32", false, 0, 0, 0, 0, true},
-                            {"float32", true, 13, 90, 0, 0, true}},
+                           {{kFloat32},
+                            {kFloat64},
+                            {kFloat32, false, 16, 70},
+                            {kFloat64, false, 9, 250},
+                            {kFloat32, false, 0, 0, 0, 0, true},
+                            {kFloat32, true, 13, 90, 0, 0, true}},
                            true);
 }
 
@@ -108,7 +110,7 @@ TEST(KnnClustered, TeamCentresResolveAPlaceInAChunkThatHoldsTheGlobeToo) {
   ASSERT_EQ(obs.size(), 768u);
   for (int k : {1, 16, 40}) {
     const std::int64_t widened =
-        test::check_cases(obs, refs, k, kEarth, {{"float32", false, 0, 0, 0, 0, true}, {"float64"}}, true);
+        test::check_cases(obs, refs, k, kEarth, {{kFloat32, false, 0, 0, 0, 0, true}, {kFloat64}}, true);
     EXPECT_LE(widened, static_cast<std::int64_t>(obs.size()) / 100) << "k " << k;
   }
 }

@@ -17,22 +17,24 @@
 namespace trident::knn {
 namespace {
 
+using test::kFloat32;
+using test::kFloat64;
 using test::Point;
 using test::kEarth;
 using test::vectors;
 
 using Lists = IndexOptions::Lists;
 struct IndexCase {
-  std::string precision;
+  core::Precision precision = kFloat32;
   std::int64_t batch = 0;
   int chunks = 0;        // SearchOptions::chunks: the chunk pipeline, forced on the host
   int start_leaves = 0;  // IndexOptions::start_leaves (0: the default)
   Lists lists = Lists::registers;
 };
 const std::vector<IndexCase> kCases = {
-    {"float32", 0, 0, 0, Lists::registers}, {"float32", 7, 3, 0, Lists::registers},
-    {"float64", 0, 0, 0, Lists::registers}, {"float64", 7, 0, 1, Lists::arrays},
-    {"float32", 0, 2, 1, Lists::arrays},    {"float32", 0, 0, 9, Lists::automatic}};
+    {kFloat32, 0, 0, 0, Lists::registers}, {kFloat32, 7, 3, 0, Lists::registers},
+    {kFloat64, 0, 0, 0, Lists::registers}, {kFloat64, 7, 0, 1, Lists::arrays},
+    {kFloat32, 0, 2, 1, Lists::arrays},    {kFloat32, 0, 0, 9, Lists::automatic}};
 
 // Every case equals the brute force and nearest() bit for bit; returns the rows searched
 // again by the first (float32, whole batches).
@@ -54,9 +56,9 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
   EXPECT_EQ(tiled.distances, brute.distances);
   std::int64_t widened = -1;
   for (const IndexCase& c : kCases) {
-    SCOPED_TRACE("k " + std::to_string(k) + ", " + c.precision + ", batch " + std::to_string(c.batch) + ", chunks " +
-                 std::to_string(c.chunks) + ", start leaves " + std::to_string(c.start_leaves) + ", lists " +
-                 std::to_string(static_cast<int>(c.lists)));
+    SCOPED_TRACE("k " + std::to_string(k) + ", " + core::precision_name(c.precision) + ", batch " +
+                 std::to_string(c.batch) + ", chunks " + std::to_string(c.chunks) + ", start leaves " +
+                 std::to_string(c.start_leaves) + ", lists " + std::to_string(static_cast<int>(c.lists)));
     SearchOptions options;
     options.k = k;
     options.radius = radius;
@@ -76,7 +78,7 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
     // (automatic: registers on devices, the list arrays on host back ends)
     const bool device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
     const bool registers = c.lists == Lists::registers || (c.lists == Lists::automatic && device);
-    EXPECT_EQ(index_stats.register_lists, registers && k + std::max(1, k / 4) <= (c.precision == "float64" ? 64 : 80));
+    EXPECT_EQ(index_stats.register_lists, registers && k + std::max(1, k / 4) <= (c.precision == kFloat64 ? 64 : 80));
     if (c.chunks > 1 && obs.size() > 7) EXPECT_GT(stats.pipelined_chunks, 0);
     if (widened < 0) widened = stats.widened;
   }

@@ -9,17 +9,19 @@
 namespace trident::knn {
 namespace {
 
+using test::kFloat32;
+using test::kFloat64;
 using test::Point;
 using test::kEarth;
 
 // Every case equals the brute force, and all of them are bitwise equal to each other.
 void check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k) {
   test::check_cases(obs, refs, k, kEarth,
-                    {{"float32"}, {"float64"}, {"float32", true}, {"float32", false, 7, 97},
-                     {"float64", false, 5, 300}, {"float32", false, 0, 0, 0, 3},
-                     {"float32", true, 11, 130, 0, 0, true},
-                     {"float32", false, 0, 0, 0, 0, false, false, true},
-                     {"float64", false, 9, 230, 0, 0, true, false, true}},
+                    {{kFloat32}, {kFloat64}, {kFloat32, true}, {kFloat32, false, 7, 97},
+                     {kFloat64, false, 5, 300}, {kFloat32, false, 0, 0, 0, 3},
+                     {kFloat32, true, 11, 130, 0, 0, true},
+                     {kFloat32, false, 0, 0, 0, 0, false, false, true},
+                     {kFloat64, false, 9, 230, 0, 0, true, false, true}},
                     true);
 }
 
@@ -48,11 +50,11 @@ TEST(KnnLargeK, EveryLongRegisterList) {
   const TiedSet s;
   for (int k : {32, 38, 51, 52, 64}) {
     test::check_cases(s.obs, s.refs, k, kEarth,
-                      {{"float32"},
-                       {"float32", false, 0, 0, 0, 0, false, true},
-                       {"float64", false, 0, 0, 0, 0, false, true},
-                       {"float32", false, 7, 97, 0, 0, true, true},
-                       {"float64", false, 5, 300, 0, 3, false, true}},
+                      {{kFloat32},
+                       {kFloat32, false, 0, 0, 0, 0, false, true},
+                       {kFloat64, false, 0, 0, 0, 0, false, true},
+                       {kFloat32, false, 7, 97, 0, 0, true, true},
+                       {kFloat64, false, 5, 300, 0, 3, false, true}},
                       true);
   }
 }

@@ -22,6 +22,9 @@
 namespace trident::knn {
 namespace {
 
+using core::Precision;
+using test::kFloat32;
+using test::kFloat64;
 using test::Point;
 
 // Per observation, the references that screen under its starting value at each of three
@@ -74,7 +77,7 @@ Under<T> count_under(const ListBound& bound, const std::vector<Point>& obs, cons
 template <class T>
 int violations(const std::vector<Point>& obs, const std::vector<Point>& refs, int kc, std::int64_t most_places) {
   SearchOptions options;
-  options.precision = std::is_same<T, float>::value ? "float32" : "float64";
+  options.precision = std::is_same<T, float>::value ? kFloat32 : kFloat64;
   const ListBound bound = list_bound(test::vectors(refs), kc, most_places, options);
   EXPECT_GT(bound.places.extent(0), 0u);
   const Under<T> under = count_under<T>(bound, obs, refs);
@@ -149,20 +152,20 @@ TEST(KnnListBound, SameRowsWithAndWithoutIt) {
   const auto near = test::cluster(40, -33.9, 151.2, 200.0, 40);
   obs.insert(obs.end(), near.begin(), near.end());
   // each configuration without the bound, then with it
-  std::vector<test::SearchCase> configs32(4, test::SearchCase{"float32"});
-  configs32[1] = {"float32", false, 0, 700, 3};  // 3 segments, tiles of 700
+  std::vector<test::SearchCase> configs32(4, test::SearchCase{kFloat32});
+  configs32[1] = {kFloat32, false, 0, 700, 3};  // 3 segments, tiles of 700
   configs32[1].long_register_lists = true;
   configs32[1].centre_per_team = true;
-  configs32[2] = {"float32", true, 30, 500};  // the any-k screen, batches of 30
+  configs32[2] = {kFloat32, true, 30, 500};  // the any-k screen, batches of 30
   configs32[3].buffers_only = true;
   configs32.push_back(configs32[1]);  // the same with one segment
   configs32[4].segments = 1;
   // buffers over tiles of 250: a list may leave a tile with fewer than Kc references, the
   // rest of it the bound's entries, which the next tile starts from
-  configs32.push_back({"float32", false, 30, 250});
+  configs32.push_back({kFloat32, false, 30, 250});
   configs32[5].buffers_only = true;
-  std::vector<test::SearchCase> configs64{{"float64", false, 9, 250}, {"float64", false, 9, 250, 2}, {"float64"},
-                                          {"float64", false, 9, 250}};
+  std::vector<test::SearchCase> configs64{{kFloat64, false, 9, 250}, {kFloat64, false, 9, 250, 2}, {kFloat64},
+                                          {kFloat64, false, 9, 250}};
   configs64[1].long_register_lists = true;
   configs64[3].buffers_only = true;
   const auto with_and_without = [](const std::vector<test::SearchCase>& configs) {
@@ -233,8 +236,8 @@ TEST(KnnListBound, AReservedSearchInRoundsAllocatesNothingAndMakesNoBound) {
   // search without a bound, bit for bit. Both precisions, lists long enough that some rows
   // are searched again (the widened pass's arrays are reserved too).
   const auto obs = test::vectors(test::random_points(700, 45)), refs = test::vectors(test::random_points(1200, 46));
-  for (const std::string precision : {"float32", "float64"}) {
-    SCOPED_TRACE(precision);
+  for (const Precision precision : {kFloat32, kFloat64}) {
+    SCOPED_TRACE(core::precision_name(precision));
     SearchOptions options;
     options.k = 24;
     options.radius = test::kEarth;

@@ -28,7 +28,7 @@ TEST(KnnDeck, ReadsEveryKey) {
   const auto& s = *d.knn;
   EXPECT_EQ(s.k, 16);
   EXPECT_EQ(s.radius, 1.5);
-  EXPECT_EQ(s.precision, "float64");
+  EXPECT_EQ(s.precision, core::Precision::float64);
   EXPECT_EQ(s.observations.kind, "csv");
   EXPECT_EQ(s.observations.file, "/decks/obs.csv");
   EXPECT_EQ(s.observations.latitude, "lat");
@@ -49,7 +49,7 @@ TEST(KnnDeck, Defaults) {
   const auto& s = *d.knn;
   EXPECT_EQ(s.k, 1);
   EXPECT_EQ(s.radius, 6371008.8);
-  EXPECT_EQ(s.precision, "float32");
+  EXPECT_EQ(s.precision, core::Precision::float32);
   EXPECT_EQ(s.observations.count, 10);
   EXPECT_EQ(s.observations.seed, 1u);
   EXPECT_EQ(s.references.latitude, "latitude");

@@ -11,16 +11,19 @@
 namespace trident::knn {
 namespace {
 
+using core::Precision;
+using test::kFloat32;
+using test::kFloat64;
 using test::Point;
 using test::kEarth;
 using test::vectors;
 
 const std::vector<test::SearchCase> kCases = {
-    {"float32", false, 0, 0, 0},    {"float32", true, 0, 0, 0},    {"float64", false, 0, 0, 0},
-    {"float32", false, 7, 13, 0},   {"float32", true, 5, 11, 0},   {"float64", true, 9, 17, 0},
-    {"float32", false, 0, 0, 5},    {"float32", false, 6, 40, 3},  {"float64", false, 0, 0, 4},
-    {"float32", false, 0, 0, 0, 3}, {"float32", true, 0, 0, 0, 4}, {"float32", false, 23, 0, 3, 2},
-    {"float32", false, 7, 13, 0, 0, false, false, true}, {"float64", false, 0, 0, 0, 0, false, false, true}};
+    {kFloat32, false, 0, 0, 0},    {kFloat32, true, 0, 0, 0},    {kFloat64, false, 0, 0, 0},
+    {kFloat32, false, 7, 13, 0},   {kFloat32, true, 5, 11, 0},   {kFloat64, true, 9, 17, 0},
+    {kFloat32, false, 0, 0, 5},    {kFloat32, false, 6, 40, 3},  {kFloat64, false, 0, 0, 4},
+    {kFloat32, false, 0, 0, 0, 3}, {kFloat32, true, 0, 0, 0, 4}, {kFloat32, false, 23, 0, 3, 2},
+    {kFloat32, false, 7, 13, 0, 0, false, false, true}, {kFloat64, false, 0, 0, 0, 0, false, false, true}};
 
 // Checks every case of kCases against the brute force; returns the widened count of the first.
 std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs, int k,
@@ -122,8 +125,8 @@ TEST(KnnSearch, RandomDataRarelyWidens) {
 TEST(KnnSearch, SearchesSharingDeviceBuffersScreenTheirOwnReferences) {
   const auto obs = test::random_points(150, 21), refs = test::random_points(1200, 22);
   const test::Answer want = test::brute_force(obs, refs, 5, kEarth);
-  for (const std::string precision : {"float32", "float64"}) {
-    SCOPED_TRACE(precision);
+  for (const Precision precision : {kFloat32, kFloat64}) {
+    SCOPED_TRACE(core::precision_name(precision));
     SearchOptions options;
     options.k = 5;
     options.radius = kEarth;

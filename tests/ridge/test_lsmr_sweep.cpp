@@ -37,22 +37,22 @@ Problem random_problem(const Shape& s, std::uint64_t seed) {
 using deck::RidgeKernels;
 using test::relative_difference;
 using test::solution_row;
-using deck::RidgePrecision;
+using core::Precision;
 
 const RidgeKernels kBothEngines[] = {RidgeKernels::fused, RidgeKernels::kokkos_kernels};
 
 class RidgeAgainstDense
-    : public testing::TestWithParam<std::tuple<Shape, RidgePrecision, RidgeKernels>> {};
+    : public testing::TestWithParam<std::tuple<Shape, Precision, RidgeKernels>> {};
 
 TEST_P(RidgeAgainstDense, EachLambdaMatchesTheNormalEquations) {
   const Shape shape = std::get<0>(GetParam());
-  const RidgePrecision precision = std::get<1>(GetParam());
+  const Precision precision = std::get<1>(GetParam());
   const RidgeKernels kernels = std::get<2>(GetParam());
-  const bool single = precision == RidgePrecision::float32;
+  const bool single = precision == Precision::float32;
   const Problem p = random_problem(shape, 11);
   // mixed solves A rounded to float32 in float64 arithmetic: the reference uses that A.
   HostCsr reference_a = p.a;
-  if (precision == RidgePrecision::mixed)
+  if (precision == Precision::mixed)
     for (double& v : reference_a.values) v = static_cast<double>(static_cast<float>(v));
   const test::Dense a = test::dense(reference_a);
   const std::vector<double> lambdas = {0.05, 0.3, 1.0, 4.0, 30.0};
@@ -90,12 +90,12 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, RidgeAgainstDense,
     testing::Combine(testing::Values(Shape{30, 30, "square"}, Shape{45, 20, "tall"},
                                      Shape{18, 40, "wide"}),
-                     testing::Values(RidgePrecision::float32, RidgePrecision::float64,
-                                     RidgePrecision::mixed),
+                     testing::Values(Precision::float32, Precision::float64,
+                                     Precision::mixed),
                      testing::ValuesIn(kBothEngines)),
     [](const testing::TestParamInfo<RidgeAgainstDense::ParamType>& info) {
       std::string name = std::string(std::get<0>(info.param).name) + "_" +
-                         deck::precision_name(std::get<1>(info.param)) + "_" +
+                         core::precision_name(std::get<1>(info.param)) + "_" +
                          deck::kernels_name(std::get<2>(info.param));
       for (char& c : name)
         if (c == '-') c = '_';
@@ -320,7 +320,7 @@ TEST(RidgeSweep, RecordedIterationsGiveTheQueuedSweepBitForBit) {
   const bool cuda = std::string(Kokkos::DefaultExecutionSpace::name()) == "Cuda";
   const EngineOptions queue_each = EngineOptions::from_overrides(core::parse_overrides({"TRIDENT_RIDGE_GRAPHS=off"}));
   ASSERT_EQ(queue_each.iteration_graphs, core::Switch::off);
-  for (const RidgePrecision precision : {RidgePrecision::float64, RidgePrecision::float32}) {
+  for (const Precision precision : {Precision::float64, Precision::float32}) {
     SweepSolver queued(p, precision, RidgeKernels::fused, nullptr, queue_each);
     EXPECT_EQ(queued.product_layout().find("CUDA graphs"), std::string::npos);
     const SweepOutcome a = queued.solve(lambdas, options, true);

@@ -28,7 +28,7 @@ namespace trident::ridge {
 namespace {
 
 using deck::RidgeKernels;
-using deck::RidgePrecision;
+using core::Precision;
 
 // Rows [first, first + count) of a whole problem, as a rank holds them.
 Problem block_of(const Problem& whole, std::int64_t first, std::int64_t count) {
@@ -59,11 +59,11 @@ double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs
 //  - run to convergence (no tolerance, 3 x columns iterations): ||x||, ||b - A x|| and x
 //    to 1e-10 (float32 1e-5), as the solution is then determined by A and b alone.
 void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_t>& bounds,
-                             const std::vector<double>& lambdas, RidgePrecision precision, RidgeKernels kernels,
+                             const std::vector<double>& lambdas, Precision precision, RidgeKernels kernels,
                              const EngineOptions& engine = {}) {
-  SCOPED_TRACE(std::string(deck::kernels_name(kernels)) + ", " + deck::precision_name(precision));
+  SCOPED_TRACE(std::string(deck::kernels_name(kernels)) + ", " + core::precision_name(precision));
   const int me = mpi::rank(MPI_COMM_WORLD);
-  const bool single = precision == RidgePrecision::float32;
+  const bool single = precision == Precision::float32;
   // The kokkos-kernels engine on a GPU (cuSPARSE) sums in an order that changes from run to
   // run (as tests/cli/stop_restart.sh notes): no bitwise repeat there, and agreement with
   // one rank only as close as that noise allows (measured on an H200: up to 2.3e-9 in ||x||,
@@ -142,9 +142,9 @@ void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_
 void expect_all_engines(const Problem& whole, const std::vector<std::int64_t>& bounds,
                         const std::vector<double>& lambdas) {
   for (RidgeKernels k : {RidgeKernels::fused, RidgeKernels::kokkos_kernels}) {
-    expect_same_as_one_rank(whole, bounds, lambdas, RidgePrecision::float64, k);
-    expect_same_as_one_rank(whole, bounds, lambdas, RidgePrecision::mixed, k);
-    expect_same_as_one_rank(whole, bounds, lambdas, RidgePrecision::float32, k);
+    expect_same_as_one_rank(whole, bounds, lambdas, Precision::float64, k);
+    expect_same_as_one_rank(whole, bounds, lambdas, Precision::mixed, k);
+    expect_same_as_one_rank(whole, bounds, lambdas, Precision::float32, k);
   }
 }
 
@@ -172,8 +172,8 @@ TEST(MpiRidgeRowSplit, ColumnBandsGiveOneRanksCurve) {
   banded.schedule.column_bands = 3;
   banded.schedule.bands_on_any_matrix = true;
   banded.schedule.row_segments = -1;  // a GPU would cut these few rows to fill itself, and cut rows are not banded
-  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, RidgePrecision::float64, RidgeKernels::fused, banded);
-  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, RidgePrecision::float32, RidgeKernels::fused, banded);
+  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, Precision::float64, RidgeKernels::fused, banded);
+  expect_same_as_one_rank(whole, bounds, {0.01, 1.0, 100.0}, Precision::float32, RidgeKernels::fused, banded);
 }
 
 TEST(MpiRidgeRowSplit, UnevenBlocksARankWithoutNonzerosAndOneWithoutRows) {
@@ -199,8 +199,8 @@ TEST(MpiRidgeRowSplit, ColumnsOfTheUpdateSplitOverTheRanksGiveOneRanksCurve) {
   const Problem whole = generated(1500, 1100, 0.01, 59);
   const auto bounds = nonzero_balanced_rows(1500, mpi::size(MPI_COMM_WORLD),
                                             [&](std::int64_t r) { return std::int64_t(whole.a.row_ptr[r]); });
-  expect_same_as_one_rank(whole, bounds, {0.02, 0.5, 20.0}, RidgePrecision::float64, RidgeKernels::fused);
-  expect_same_as_one_rank(whole, bounds, {0.02, 0.5, 20.0}, RidgePrecision::float32, RidgeKernels::fused);
+  expect_same_as_one_rank(whole, bounds, {0.02, 0.5, 20.0}, Precision::float64, RidgeKernels::fused);
+  expect_same_as_one_rank(whole, bounds, {0.02, 0.5, 20.0}, Precision::float32, RidgeKernels::fused);
 }
 
 // On CUDA builds the row ranks' iterations are recorded (CUDA graphs) in two parts, the
@@ -218,8 +218,8 @@ TEST(MpiRidgeRowSplit, RecordedIterationsGiveTheQueuedSweepBitForBit) {
   const std::vector<double> lambdas = {0.02, 0.5, 20.0};
   LsmrOptions options;
   options.atol = options.btol = 1e-9;
-  for (const RidgePrecision precision : {RidgePrecision::float64, RidgePrecision::float32}) {
-    SCOPED_TRACE(deck::precision_name(precision));
+  for (const Precision precision : {Precision::float64, Precision::float32}) {
+    SCOPED_TRACE(core::precision_name(precision));
     EngineOptions queue_each;
     queue_each.iteration_graphs = core::Switch::off;
     SweepSolver queued(mine, precision, RidgeKernels::fused, layout.rows_comm(), queue_each);
@@ -245,8 +245,8 @@ TEST(MpiRidgeRowSplit, MoreRanksThanLambdas) {
   const Problem whole = generated(150, 60, 0.1, 47);
   const auto bounds = nonzero_balanced_rows(150, mpi::size(MPI_COMM_WORLD),
                                             [&](std::int64_t r) { return std::int64_t(whole.a.row_ptr[r]); });
-  expect_same_as_one_rank(whole, bounds, {0.7}, RidgePrecision::float64, RidgeKernels::fused);
-  expect_same_as_one_rank(whole, bounds, {0.7}, RidgePrecision::float64, RidgeKernels::kokkos_kernels);
+  expect_same_as_one_rank(whole, bounds, {0.7}, Precision::float64, RidgeKernels::fused);
+  expect_same_as_one_rank(whole, bounds, {0.7}, Precision::float64, RidgeKernels::kokkos_kernels);
 }
 
 TEST(MpiRidgeRowSplit, BalancedRowsCoverEveryRowAndEvenShares) {

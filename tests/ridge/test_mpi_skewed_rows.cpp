@@ -23,7 +23,7 @@ namespace trident::ridge {
 namespace {
 
 using deck::RidgeKernels;
-using deck::RidgePrecision;
+using core::Precision;
 using test::relative_difference;
 using test::solution_row;
 
@@ -77,9 +77,9 @@ std::vector<Case> skewed_cases() {
 
 const std::vector<double> kLambdas = {0.02, 0.3, 2.0, 20.0};
 
-LsmrOptions options_for(RidgePrecision precision) {
+LsmrOptions options_for(Precision precision) {
   LsmrOptions o;
-  o.atol = o.btol = precision == RidgePrecision::float32 ? 1e-7 : 1e-12;
+  o.atol = o.btol = precision == Precision::float32 ? 1e-7 : 1e-12;
   o.max_iterations = 500;
   return o;
 }
@@ -88,14 +88,14 @@ LsmrOptions options_for(RidgePrecision precision) {
 const Layout kLayouts[] = {{-1, -1}, {1, -1}, {3, -1}, {-1, 3}};
 
 TEST(SkewedRows, SplitAndWholeRowsGiveTheDenseReferenceCurve) {
-  for (const RidgePrecision precision :
-       {RidgePrecision::float64, RidgePrecision::float32, RidgePrecision::mixed}) {
-    const bool single = precision == RidgePrecision::float32;
+  for (const Precision precision :
+       {Precision::float64, Precision::float32, Precision::mixed}) {
+    const bool single = precision == Precision::float32;
     for (const Case& c : skewed_cases()) {
-      SCOPED_TRACE(std::string(c.name) + ", " + deck::precision_name(precision));
+      SCOPED_TRACE(std::string(c.name) + ", " + core::precision_name(precision));
       const Problem& p = c.problem;
       HostCsr reference_a = p.a;  // mixed and float32 hold A in float32
-      if (precision != RidgePrecision::float64)
+      if (precision != Precision::float64)
         for (double& v : reference_a.values) v = static_cast<double>(static_cast<float>(v));
       const test::Dense a = test::dense(reference_a);
       const double tolerance = single ? 2e-4 : 1e-8;
@@ -137,10 +137,10 @@ TEST(SkewedRows, SplitAndWholeRowsGiveTheDenseReferenceCurve) {
 // Over the ranks (1 to 4 in the suite, 3 among them), the split sweep equals one rank's
 // solve of every λ bit for bit: the schedule depends on the matrix alone.
 TEST(MpiSkewedRows, SplitSweepIsBitwiseTheSameOnAnyRankCount) {
-  for (const RidgePrecision precision : {RidgePrecision::float64, RidgePrecision::float32}) {
+  for (const Precision precision : {Precision::float64, Precision::float32}) {
     for (const Case& c : skewed_cases()) {
       for (const Layout& layout : kLayouts) {
-        SCOPED_TRACE(std::string(c.name) + ", " + deck::precision_name(precision) + ", " + layout.name());
+        SCOPED_TRACE(std::string(c.name) + ", " + core::precision_name(precision) + ", " + layout.name());
         SweepSolver solver(c.problem, precision, RidgeKernels::fused, nullptr, layout.options());
         const GatheredSweep spread =
             sweep_over_ranks(MPI_COMM_WORLD, solver, kLambdas, options_for(precision), true);

@@ -122,8 +122,8 @@ TEST(MpiRidgeStudy, TheRunsOverridesReachTheProductSchedule) {
   Problem p;
   p.a = generate_matrix(40, 30, 0.4, 3);
   p.b = generate_rhs(40, 3.0, 1.0, 2);  // the deck's default right-hand side
-  const SweepSolver whole(p, deck::RidgePrecision::float64);
-  const SweepSolver segments(p, deck::RidgePrecision::float64, deck::RidgeKernels::fused, nullptr,
+  const SweepSolver whole(p, core::Precision::float64);
+  const SweepSolver segments(p, core::Precision::float64, deck::RidgeKernels::fused, nullptr,
                              EngineOptions::from_overrides(cut));
   ASSERT_NE(segments.bytes_per_iteration(), whole.bytes_per_iteration());
   io::InputFile automatic(folder + "/auto.h5", "ridge output"), overridden(folder + "/cut.h5", "ridge output");
@@ -203,15 +203,15 @@ TEST(MpiRidgeStudy, RightHandSideOfTheWrongLengthFailsWithExitCodeTwo) {
 
 TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
   using deck::RidgeKernels;
-  using deck::RidgePrecision;
+  using core::Precision;
   // Kokkos Kernels: 4-byte indices, and a rows x λ block of products A x.
-  EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, RidgePrecision::float32, 10,
+  EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, Precision::float32, 10,
                                 RidgeKernels::kokkos_kernels),
             2 * 22500000LL * 8 + 30002LL * 4 + 4 * 15000LL * 4 + 10 * 4 * 15000LL * 4);
-  EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, RidgePrecision::mixed, 10,
+  EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, Precision::mixed, 10,
                                 RidgeKernels::kokkos_kernels),
             2 * 22500000LL * 8 + 30002LL * 4 + 4 * 15000LL * 8 + 10 * 4 * 15000LL * 8);
-  EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, RidgePrecision::float64, 10,
+  EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, Precision::float64, 10,
                                 RidgeKernels::kokkos_kernels),
             2 * 22500000LL * 12 + 30002LL * 4 + 4 * 15000LL * 8 + 10 * 4 * 15000LL * 8);
   // Fused: 2-byte indices up to 65536 columns (A) or rows (A^T), b also in double, v twice,
@@ -225,25 +225,25 @@ TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
     const long long warps = std::max(rows, columns) / 128 + nonzeros / 16 + 1;
     return warps * 8 + (warps / 64 + 1) * 12 + (rows + columns) / 8 + 8;
   };
-  EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, RidgePrecision::float32, 10,
+  EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, Precision::float32, 10,
                                 RidgeKernels::fused),
             2 * 22500000LL * 6 + 30002LL * 4 + 15000LL * 16 + 3 * 15000LL * 4 +
                 (15000LL + 22500000LL / 16) * (8 + 8 + 3 * 8) + 30002LL * 4 + finish_sums(15000, 15000, 22500000) +
                 10 * (3 * 15000LL * 4 + 59 * 8));
-  EXPECT_EQ(device_bytes_needed(70000, 15000, 22500000, RidgePrecision::float64, 10,
+  EXPECT_EQ(device_bytes_needed(70000, 15000, 22500000, Precision::float64, 10,
                                 RidgeKernels::fused),
             22500000LL * (16 + 2 + 4) + 85002LL * 4 + 70000LL * 24 + 3 * 15000LL * 8 +
                 (70000LL + 22500000LL / 16) * (8 + 8 + 1 * 12) + 85002LL * 4 + finish_sums(70000, 15000, 22500000) +
                 10 * (3 * 15000LL * 8 + 59 * 8));
   // Rows over ranks add the all-reduce's buffer in double: columns + 2 numbers for Kokkos
   // Kernels; for the fused engine a head and a sum per work item of A^T.
-  EXPECT_EQ(device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10, RidgeKernels::kokkos_kernels,
+  EXPECT_EQ(device_bytes_needed(7500, 15000, 11250000, Precision::float32, 10, RidgeKernels::kokkos_kernels,
                                 true) -
-                device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10,
+                device_bytes_needed(7500, 15000, 11250000, Precision::float32, 10,
                                     RidgeKernels::kokkos_kernels),
             15002LL * 8);
-  EXPECT_EQ(device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10, RidgeKernels::fused, true) -
-                device_bytes_needed(7500, 15000, 11250000, RidgePrecision::float32, 10, RidgeKernels::fused),
+  EXPECT_EQ(device_bytes_needed(7500, 15000, 11250000, Precision::float32, 10, RidgeKernels::fused, true) -
+                device_bytes_needed(7500, 15000, 11250000, Precision::float32, 10, RidgeKernels::fused),
             (1 + 15000LL + 11250000LL / 16) * 8);
   EXPECT_NO_THROW(check_device_memory(100, 100, "d.yaml:2:11: ridge.matrix", "A", "GPU"));
   EXPECT_NO_THROW(check_device_memory(100, -1, "d.yaml:2:11: ridge.matrix", "A", "GPU"));

@@ -12,9 +12,9 @@ namespace trident::ridge {
 namespace {
 
 void expect_rank_independent_with(const std::vector<double>& lambdas,
-                                  deck::RidgePrecision precision, deck::RidgeKernels kernels) {
+                                  core::Precision precision, deck::RidgeKernels kernels) {
   SCOPED_TRACE(deck::kernels_name(kernels));
-  const bool float64 = precision != deck::RidgePrecision::float32;
+  const bool float64 = precision != core::Precision::float32;
   Problem p;
   p.a = generate_matrix(40, 28, 0.25, 21);
   p.b = generate_rhs(40, 1.0, 1.5, 22);
@@ -48,25 +48,25 @@ void expect_rank_independent_with(const std::vector<double>& lambdas,
 }
 
 // Both engines.
-void expect_rank_independent(const std::vector<double>& lambdas, deck::RidgePrecision precision) {
+void expect_rank_independent(const std::vector<double>& lambdas, core::Precision precision) {
   expect_rank_independent_with(lambdas, precision, deck::RidgeKernels::fused);
   expect_rank_independent_with(lambdas, precision, deck::RidgeKernels::kokkos_kernels);
 }
 
 TEST(MpiRidgeSweep, SevenLambdasGiveTheSameCurveOnAnyRankCount) {
-  expect_rank_independent({0.01, 0.05, 0.2, 1.0, 5.0, 25.0, 125.0}, deck::RidgePrecision::float64);
+  expect_rank_independent({0.01, 0.05, 0.2, 1.0, 5.0, 25.0, 125.0}, core::Precision::float64);
 }
 
 TEST(MpiRidgeSweep, Float32SweepIsRankIndependentToo) {
-  expect_rank_independent({0.1, 0.7, 3.0, 40.0}, deck::RidgePrecision::float32);
+  expect_rank_independent({0.1, 0.7, 3.0, 40.0}, core::Precision::float32);
 }
 
 TEST(MpiRidgeSweep, MixedPrecisionSweepIsRankIndependentToo) {
-  expect_rank_independent({0.02, 0.4, 6.0}, deck::RidgePrecision::mixed);
+  expect_rank_independent({0.02, 0.4, 6.0}, core::Precision::mixed);
 }
 
 TEST(MpiRidgeSweep, MoreRanksThanLambdas) {
-  expect_rank_independent({0.3, 9.0}, deck::RidgePrecision::float64);
+  expect_rank_independent({0.3, 9.0}, core::Precision::float64);
 }
 
 TEST(MpiRidgeSweep, RankBlocksCoverEveryLambdaOnce) {

@@ -42,7 +42,7 @@ TEST(RidgeSettings, TutorialDeckAndDefaults) {
   EXPECT_DOUBLE_EQ(s.solver.conlim, 1e8);
   EXPECT_EQ(s.solver.max_iterations, 0);
   EXPECT_EQ(s.solver.kernels, RidgeKernels::fused);
-  EXPECT_EQ(s.precision, RidgePrecision::float32);
+  EXPECT_EQ(s.precision, core::Precision::float32);
   EXPECT_FALSE(s.keep_solutions);
   EXPECT_EQ(s.refine_corner, 0);
 }
@@ -68,13 +68,13 @@ TEST(RidgeSettings, FilesListsAndOptions) {
   EXPECT_DOUBLE_EQ(s.solver.conlim, 0);
   EXPECT_EQ(s.solver.max_iterations, 50);
   EXPECT_EQ(s.solver.kernels, RidgeKernels::kokkos_kernels);
-  EXPECT_EQ(s.precision, RidgePrecision::float64);
+  EXPECT_EQ(s.precision, core::Precision::float64);
   EXPECT_TRUE(s.keep_solutions);
   EXPECT_EQ(s.refine_corner, 4);
 
   const RidgeSettings h =
       ridge("ridge:\n  matrix: {hdf5: {file: a.h5}}\n  lambdas: [1]\n  precision: mixed\n");
-  EXPECT_EQ(h.precision, RidgePrecision::mixed);
+  EXPECT_EQ(h.precision, core::Precision::mixed);
   EXPECT_EQ(h.matrix.kind, RidgeMatrixSettings::Kind::hdf5);
   EXPECT_EQ(h.matrix.file, "/decks/a.h5");
   EXPECT_EQ(h.matrix.group, "/A");

@@ -49,10 +49,10 @@ std::size_t bytes_per_row(int kc, int k) {
 int first_list_length(int k) { return k + std::max(1, k / 4); }
 
 // The first pass's lists (IndexOptions::lists).
-IndexLists first_lists(int k, std::int64_t n_refs, const std::string& precision, IndexOptions::Lists where) {
+IndexLists first_lists(int k, std::int64_t n_refs, core::Precision precision, IndexOptions::Lists where) {
   constexpr bool on_device = !std::is_same<ExecSpace, Kokkos::DefaultHostExecutionSpace>::value;
   const bool registers = where == IndexOptions::Lists::registers || (where == IndexOptions::Lists::automatic && on_device);
-  return index_lists(first_list_length(k), n_refs, precision == "float64", registers);
+  return index_lists(first_list_length(k), n_refs, precision == core::Precision::float64, registers);
 }
 
 // Rows a batch: the deck's batch size, else what the search's memory budget holds, at
@@ -285,10 +285,10 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
 
 }  // namespace
 
-std::size_t index_search_bytes(std::int64_t rows, int k, const std::string& precision) {
+std::size_t index_search_bytes(std::int64_t rows, int k, core::Precision precision) {
   const IndexLists lists = first_lists(k, std::int64_t(1) << 30, precision, IndexOptions::Lists::automatic);
   const std::size_t per_row =
-      precision == "float64" ? bytes_per_row<double>(lists.kc, k) : bytes_per_row<float>(lists.kc, k);
+      precision == core::Precision::float64 ? bytes_per_row<double>(lists.kc, k) : bytes_per_row<float>(lists.kc, k);
   return static_cast<std::size_t>(std::min(std::max<std::int64_t>(rows, 1), kMaxBatch)) * per_row;
 }
 
@@ -303,7 +303,7 @@ void reserve_index_search(std::int64_t rows, const SphereIndex& index, const Sea
     const BatchArrays<T> arrays(buffers, batch, lists.kc, options.k,
                                 static_cast<int>(chunks_of(batch, options).size()) - 1);
   };
-  if (options.precision == "float64") {
+  if (options.precision == core::Precision::float64) {
     reserve(double());
   } else {
     reserve(float());
@@ -329,7 +329,7 @@ void index_nearest_into(const SphereIndex& index, const Vec4<double>* observatio
   const IndexLists lists = first_lists(options.k, n_refs, options.precision, index_options.lists);
   is.register_lists = lists.registers;
   s.list_length = lists.kc;
-  RowList todo = options.precision == "float64"
+  RowList todo = options.precision == core::Precision::float64
                      ? index_pass<double>(index, observations, RowSelection::all(n_obs), true, lists, true, options,
                                           index_options, *buffers, rows, s)
                      : index_pass<float>(index, observations, RowSelection::all(n_obs), true, lists, true, options,

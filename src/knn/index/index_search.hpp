@@ -55,6 +55,6 @@ Neighbours index_nearest(const std::vector<Vec4<double>>& observations, const st
 
 // Device bytes a search of `rows` observations through an index takes besides the index
 // (a batch's arrays, at most 2^22 rows), in precision `precision`.
-std::size_t index_search_bytes(std::int64_t rows, int k, const std::string& precision);
+std::size_t index_search_bytes(std::int64_t rows, int k, core::Precision precision);
 
 }  // namespace trident::knn

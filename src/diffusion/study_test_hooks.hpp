@@ -1,0 +1,22 @@
+#pragma once
+// Test hook of the diffusion study: a trip shape that the rules give on GPUs only, forced on
+// host back ends too so that the CPU tests run the blocked kernel (trip.hpp) through whole
+// runs. Production code leaves it unset (the app never includes this header); tests pass it
+// to the run_study() below.
+#include <string>
+
+#include "core/run_context.hpp"
+#include "deck/diffusion_settings.hpp"
+#include "diffusion/trip.hpp"
+
+namespace trident::diffusion {
+
+struct StudyTestHooks {
+  TripShape trips;  // {}: the rules of steps_per_trip() and the kernel's own tiles
+};
+
+// study.hpp's run_study() with `hooks`.
+void run_study(const deck::DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
+               const std::string& checkpoint_path, const StudyTestHooks& hooks);
+
+}  // namespace trident::diffusion
