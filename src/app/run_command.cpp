@@ -31,7 +31,7 @@ namespace {
 // host, in 3.0 s on one), and nothing else says why.
 void warn_of_one_cpu(MPI_Comm comm, const DeviceBinding& binding) {
   int narrow = binding.one_cpu_of_many() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &narrow, 1, MPI_INT, MPI_SUM, comm);
+  mpi::sum_over_ranks(comm, &narrow, 1);
   if (narrow == 0) return;
   log::warning(comm, std::to_string(narrow) + " of " + std::to_string(mpi::size(comm)) +
                          " rank(s) may use only one CPU, on a host with at least two for each of its ranks: "

@@ -134,4 +134,23 @@ int thread_level() {
   return level;
 }
 
+void balanced_dims(int ranks, int dims[2]) { MPI_Dims_create(ranks, 2, dims); }
+
+MPI_Comm grid_2d(MPI_Comm comm, const int dims[2]) {
+  const int periodic[2] = {0, 0};
+  MPI_Comm grid = MPI_COMM_NULL;
+  MPI_Cart_create(comm, 2, dims, periodic, /*reorder=*/0, &grid);
+  return grid;
+}
+
+void grid_coords(MPI_Comm grid, int coords[2]) { MPI_Cart_coords(grid, rank(grid), 2, coords); }
+
+void grid_neighbours(MPI_Comm grid, int axis, int& below, int& above) { MPI_Cart_shift(grid, axis, 1, &below, &above); }
+
+int grid_rank(MPI_Comm grid, const int coords[2]) {
+  int r = MPI_PROC_NULL;
+  MPI_Cart_rank(grid, coords, &r);
+  return r;
+}
+
 }  // namespace trident::mpi

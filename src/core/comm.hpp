@@ -103,4 +103,17 @@ bool is_self(MPI_Comm comm);
 // The thread support MPI gave (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE).
 int thread_level();
 
+// A 2D grid of ranks (MPI's Cartesian topology, not periodic, ranks kept in `comm`'s order),
+// dimensions and coordinates in MPI's order (slowest first).
+// Fills the zero entries of `dims` so that their product is `ranks`, as evenly as can be.
+void balanced_dims(int ranks, int dims[2]);
+// The grid over `comm`; release it with free_comm. Collective.
+MPI_Comm grid_2d(MPI_Comm comm, const int dims[2]);
+// This rank's coordinates in `grid`.
+void grid_coords(MPI_Comm grid, int coords[2]);
+// The ranks one step below and above this one along `axis` (MPI_PROC_NULL past an edge).
+void grid_neighbours(MPI_Comm grid, int axis, int& below, int& above);
+// The rank at `coords` of `grid`.
+int grid_rank(MPI_Comm grid, const int coords[2]);
+
 }  // namespace trident::mpi

@@ -19,7 +19,7 @@ void block_layout(int n, std::int64_t nx, std::int64_t ny, std::array<std::int64
   dims[1] = static_cast<int>(ranks[0]);
   if (ranks[0] == 0) {
     dims[0] = dims[1] = 0;
-    MPI_Dims_create(n, 2, dims);
+    mpi::balanced_dims(n, dims);
     // Give the longer axis the larger count, so blocks stay close to square.
     if ((ny < nx) == (dims[0] > dims[1])) std::swap(dims[0], dims[1]);
   }
@@ -38,29 +38,26 @@ Decomposition::Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
   // The same on every rank; collective, so that the job ends with one message and exit 2
   // through MPI_Finalize instead of every rank aborting with its own copy.
   mpi::collective(comm, [&] { block_layout(n, nx, ny, ranks, dims); });
-  const int periodic[2] = {0, 0};
-  MPI_Cart_create(comm, 2, dims, periodic, 0, &cart_);
+  cart_ = mpi::grid_2d(comm, dims);
   int c[2];
-  MPI_Cart_coords(cart_, mpi::rank(cart_), 2, c);
+  mpi::grid_coords(cart_, c);
   dims_ = {dims[1], dims[0]};
   coords_ = {c[1], c[0]};
   x_ = split(nx, dims_[0], coords_[0]);
   y_ = split(ny, dims_[1], coords_[1]);
-  MPI_Cart_shift(cart_, 1, 1, &west_, &east_);
-  MPI_Cart_shift(cart_, 0, 1, &south_, &north_);
+  mpi::grid_neighbours(cart_, 1, west_, east_);
+  mpi::grid_neighbours(cart_, 0, south_, north_);
 }
 
 Decomposition::~Decomposition() {
-  if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
+  mpi::free_comm(cart_);
 }
 
 int Decomposition::neighbour(int dx, int dy) const {
   const int x = coords_[0] + dx, y = coords_[1] + dy;
   if (x < 0 || y < 0 || x >= dims_[0] || y >= dims_[1]) return MPI_PROC_NULL;
   const int c[2] = {y, x};  // MPI's order: slowest (y) first
-  int rank = MPI_PROC_NULL;
-  MPI_Cart_rank(cart_, c, &rank);
-  return rank;
+  return mpi::grid_rank(cart_, c);
 }
 
 std::int64_t Decomposition::smallest_block_side() const {
