@@ -3,7 +3,8 @@
 # bench/scaling_runs.sh wrote (the file SCALING_RECORDS, or the "run"/"network" lines at
 # the end of a scaling_bench.sh log) and prints
 #   - the set-up of every case and rank count: startup + prepare + release (the slowest
-#     rank's rows of trident's timing table) and its ratio to the 1-rank run's;
+#     rank's rows of trident's timing table; release with the shutdown after the table,
+#     where NCCL's teardown is joined) and its ratio to the 1-rank run's;
 #   - one row per goal, measured against target, PASS or MISS ("not run" when the call had
 #     no 1-rank run or no run on the goal's rank count):
 #       1. set-up on 4 ranks <= 1.5 s and <= 1.5x one rank's, every case;
@@ -40,7 +41,7 @@ $1 == "network" && NF == 11 {
   if ($5 != "same") bad[s] = bad[s] " " $3 "@" $4
 }
 END {
-  print "== set-up: startup + prepare + release (slowest rank each), against the 1-rank run"
+  print "== set-up: startup + prepare + release and shutdown (slowest rank each), against the 1-rank run"
   printf "%-24s %5s %8s %8s %8s %8s %7s\n", "case", "ranks", "startup", "prepare", "release", "sum", "x 1"
   for (i = 1; i <= cases; ++i) for (j = 1; j <= nranks; ++j) {
     c = order[i]; n = ranks[j]

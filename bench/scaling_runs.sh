@@ -5,6 +5,8 @@
 # The caller sets `trident` (the executable's full path). Records go to $SCALING_RECORDS
 # when it is set, one line each:
 #   run STUDY CASE RANKS WALL_S EXIT_S STARTUP_S PREPARE_S RELEASE_S WORK_S
+# (RELEASE: the table's release row and the shutdown after the table, where NCCL's teardown
+# is joined, together)
 #   network STUDY CASE RANKS same|DIFFERENT WALL_S NET_WALL_S WORK_S NET_WORK_S ROUTE NET_ROUTE
 # WALL: launcher start to exit (what a job waits for); EXIT: trident's "process start to
 # exit" (rank 0); the timer rows: the slowest rank's; WORK: the part that divides over
@@ -42,11 +44,18 @@ route_of() {
   echo "${route:-none}${net:+/net=$net}"
 }
 
+# release_seconds LOG: the slowest rank's release row plus rank 0's shutdown after the table
+release_seconds() {
+  awk -v r="$(timer_max "$1" release)" '/Kokkos and MPI finalize, / {
+         for (i = 1; i < NF; ++i) if ($i == "finalize,") s = $(i + 1) }
+       END { print r + s }' "$1"
+}
+
 # record_run STUDY CASE RANKS WALL LOG
 record_run() {
   [ -n "${SCALING_RECORDS:-}" ] || return 0
   echo "run $1 $2 $3 $4 $(exit_seconds "$5") $(timer_max "$5" startup) $(timer_max "$5" prepare)" \
-       "$(timer_max "$5" release) $(work_seconds "$1" "$5")" >>"$SCALING_RECORDS"
+       "$(release_seconds "$5") $(work_seconds "$1" "$5")" >>"$SCALING_RECORDS"
 }
 
 # network_rerun STUDY CASE RANKS OUTPUT LOG WALL COMMAND...: with SCALING_NETWORK=1, runs

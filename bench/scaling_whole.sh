@@ -75,7 +75,7 @@ study_whole() {
       run_deck "$study" "whole_$study" "$n" "$text"
       local exit_s work_s write_s startup prepare release setup
       exit_s=$(exit_seconds "$log") work_s=$(work_seconds "$study" "$log") write_s=$(timer_max "$log" "$study.output")
-      startup=$(timer_max "$log" startup) prepare=$(timer_max "$log" prepare) release=$(timer_max "$log" release)
+      startup=$(timer_max "$log" startup) prepare=$(timer_max "$log" prepare) release=$(release_seconds "$log")
       setup=$(awk -v a="$startup" -v b="$prepare" -v c="$release" 'BEGIN { print a + b + c }')
       [ -n "$base" ] || { base=$seconds; base_setup=$setup; }
       awk -v c="whole_$study" -v r="$n" -v w="$seconds" -v e="$exit_s" -v b="$base" -v k="$work_s" -v o="$write_s" \

@@ -26,8 +26,21 @@ struct NcclComm::State {
 };
 
 namespace {
-std::mutex releases_mutex;
-std::vector<std::thread> releases;
+// The releasing threads; joined by join_nccl_releases, or at the latest when the program ends.
+struct Releases {
+  std::mutex mutex;
+  std::vector<std::thread> threads;
+  void join() {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (std::thread& t : threads) t.join();
+    threads.clear();
+  }
+  ~Releases() { join(); }
+};
+Releases& releases() {
+  static Releases r;
+  return r;
+}
 }  // namespace
 
 NcclComm::NcclComm() = default;
@@ -101,19 +114,15 @@ NcclComm::~NcclComm() {
   if (state_->comm == nullptr) return;
   int device = 0;
   cudaGetDevice(&device);
-  const std::lock_guard<std::mutex> lock(releases_mutex);
-  if (std::getenv("PROBE_NCCL_LEAK") != nullptr) return;
-  releases.emplace_back([comm = state_->comm, device] {
+  Releases& r = releases();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  r.threads.emplace_back([comm = state_->comm, device] {
     cudaSetDevice(device);
     ncclCommDestroy(comm);
   });
 }
 
-void join_nccl_releases() {
-  const std::lock_guard<std::mutex> lock(releases_mutex);
-  for (std::thread& t : releases) t.join();
-  releases.clear();
-}
+void join_nccl_releases() { releases().join(); }
 
 #else
 struct NcclComm::State {};
