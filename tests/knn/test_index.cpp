@@ -179,6 +179,14 @@ TEST(KnnIndex, ChainsOfNearTiesFormOneGroup) {
   for (int k : {1, 3, 6, 8}) check(obs, refs, k);
 }
 
+TEST(KnnIndex, ALastBatchCutIntoMoreChunksThanAWholeOne) {
+  // 13 rows in batches of 7 in 3 chunks: the last batch's 6 rows go in 4 chunks (a whole
+  // batch's 7 in 3), each counting its leaves in a slot of the batch's arrays (an
+  // AddressSanitizer build reads past them when they are sized for a whole batch)
+  const auto refs = test::random_points(200, 132), obs = test::random_points(13, 133);
+  for (int k : {1, 4}) check(obs, refs, k);
+}
+
 TEST(KnnIndex, AntipodesAndUnitRadius) {
   const auto refs = test::random_points(90, 131);
   std::vector<Point> obs;

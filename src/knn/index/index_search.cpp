@@ -69,6 +69,16 @@ std::vector<int> chunks_of(int n, const SearchOptions& options) {
   return chunk_starts(n, chunk_count(n, n, true, options.chunks, false));
 }
 
+// The most chunks a batch of a pass over `total` rows in batches of `batch` is cut into:
+// the last, smaller batch can have more than a whole one (7 rows in 3 chunks, 6 in 4:
+// chunk_starts halves the last chunk only where it is long enough), and each chunk counts
+// its leaves in a slot of its own.
+int most_chunks(std::int64_t total, int batch, const SearchOptions& options) {
+  const auto pieces = [&](int n) { return static_cast<int>(chunks_of(n, options).size()) - 1; };
+  const auto last = static_cast<int>(total % batch);
+  return std::max(pieces(batch), last > 0 ? pieces(last) : 0);
+}
+
 // One batch's device arrays, views over the search's device buffers (valid for one pass).
 template <class T>
 struct BatchArrays {
@@ -208,7 +218,7 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
   const auto batch = static_cast<int>(std::min(total, batch_rows<T>(lists.kc, options, buffers.held())));
   const int start_leaves = index_options.start_leaves > 0 ? index_options.start_leaves
                                                           : default_start_leaves(lists.kc);
-  const BatchArrays<T> a(buffers, batch, lists.kc, k, static_cast<int>(chunks_of(batch, options).size()) - 1);
+  const BatchArrays<T> a(buffers, batch, lists.kc, k, most_chunks(total, batch, options));
   const HostStaging staging(contiguous, batch, k);
   const ExecSpace space;
   RowList failed;
@@ -300,8 +310,7 @@ void reserve_index_search(std::int64_t rows, const SphereIndex& index, const Sea
   const auto reserve = [&](auto precision) {
     using T = decltype(precision);
     const auto batch = static_cast<int>(std::min(rows, batch_rows<T>(lists.kc, options, buffers.held())));
-    const BatchArrays<T> arrays(buffers, batch, lists.kc, options.k,
-                                static_cast<int>(chunks_of(batch, options).size()) - 1);
+    const BatchArrays<T> arrays(buffers, batch, lists.kc, options.k, most_chunks(rows, batch, options));
   };
   if (options.precision == core::Precision::float64) {
     reserve(double());
