@@ -228,6 +228,11 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
     const int n = static_cast<int>(std::min<std::int64_t>(batch, total - first));
     const std::vector<int> starts = chunks_of(n, options);
     const int chunks = static_cast<int>(starts.size()) - 1;
+    // a chunk's counter past the array is written silently on host back ends (into the
+    // allocation's slack) and fails only the device's download: refuse it everywhere
+    if (static_cast<std::size_t>(chunks) > a.leaves.extent(0))
+      throw RunError("knn: the index search cut a batch into " + std::to_string(chunks) + " chunks, more than the " +
+                     std::to_string(a.leaves.extent(0)) + " it sized for (a bug: please report it)");
     ++profile.batches;
     if (chunks > 1) profile.pipelined_chunks += chunks;
     const double start = wall_seconds();
