@@ -42,7 +42,6 @@ Handle creation_properties() {
 }
 
 constexpr int kSlabTag = 7301;
-constexpr std::uint64_t kMessageBytes = 1ull << 30;  // MPI counts are int: send in pieces
 
 }  // namespace
 
@@ -253,12 +252,7 @@ void OutputFile::gather_slabs(const std::vector<std::uint64_t>& offset,
     std::vector<std::uint64_t> header(offset);
     header.insert(header.end(), count.begin(), count.end());
     MPI_Send(header.data(), 2 * rank_dims, MPI_UINT64_T, 0, kSlabTag, comm_);
-    const std::uint64_t bytes = product(count) * sizeof(T);
-    const char* p = reinterpret_cast<const char*>(data);
-    for (std::uint64_t sent = 0; sent < bytes; sent += kMessageBytes) {
-      const int piece = static_cast<int>(std::min(kMessageBytes, bytes - sent));
-      MPI_Send(p + sent, piece, MPI_BYTE, 0, kSlabTag, comm_);
-    }
+    mpi::send_bytes(comm_, data, product(count) * sizeof(T), 0, kSlabTag);
     return;
   }
   std::exception_ptr failure;
@@ -278,13 +272,8 @@ void OutputFile::gather_slabs(const std::vector<std::uint64_t>& offset,
     MPI_Recv(header.data(), 2 * rank_dims, MPI_UINT64_T, r, kSlabTag, comm_, MPI_STATUS_IGNORE);
     std::vector<std::uint64_t> off(header.begin(), header.begin() + rank_dims);
     std::vector<std::uint64_t> cnt(header.begin() + rank_dims, header.end());
-    const std::uint64_t bytes = product(cnt) * sizeof(T);
     buffer.resize(product(cnt));
-    char* p = reinterpret_cast<char*>(buffer.data());
-    for (std::uint64_t got = 0; got < bytes; got += kMessageBytes) {
-      const int piece = static_cast<int>(std::min(kMessageBytes, bytes - got));
-      MPI_Recv(p + got, piece, MPI_BYTE, r, kSlabTag, comm_, MPI_STATUS_IGNORE);
-    }
+    mpi::receive_bytes(comm_, buffer.data(), product(cnt) * sizeof(T), r, kSlabTag);
     attempt(off, cnt, buffer.data());
   }
   if (failure) std::rethrow_exception(failure);
