@@ -1,5 +1,4 @@
 #include "core/device_comm.hpp"
-#include "core/timers.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/peer_sum.hpp"
 #include "core/pinned_host_space.hpp"
+#include "core/timers.hpp"
 
 #if defined(TRIDENT_HAVE_NCCL)
 #include <nccl.h>

@@ -121,7 +121,10 @@ bool has_arg_prefix(int argc, char** argv, const char* prefix) {
 Runtime::Runtime(int& argc, char**& argv) {
   startup_.loading = process_seconds();
   double mark = wall_seconds();
-  std::thread early_device = start_device_early(launcher_local_rank());
+  // (not when the user names the device: that choice is Kokkos's)
+  const bool user_device = has_arg_prefix(argc, argv, "--kokkos-device-id") ||
+                           has_arg_prefix(argc, argv, "--kokkos-map-device-id-by");
+  std::thread early_device = start_device_early(user_device ? -1 : launcher_local_rank());
   // FUNNELED: the diffusion frames' writer thread calls HDF5 but never MPI (frames.hpp);
   // a library that gives less keeps those writes on the main thread.
   int thread_level = MPI_THREAD_SINGLE;
