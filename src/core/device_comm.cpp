@@ -1,7 +1,6 @@
 #include "core/device_comm.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <type_traits>
@@ -122,7 +121,7 @@ DeviceComm::DeviceComm(MPI_Comm comm, const TransportChoice& choice, const NcclS
 }
 
 DeviceComm::~DeviceComm() {
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  mpi::free_comm(comm_);
 }
 
 void* DeviceComm::nccl() {

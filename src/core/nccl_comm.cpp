@@ -72,9 +72,9 @@ void NcclComm::start(MPI_Comm comm, const std::size_t sum_bytes) {
   ncclUniqueId id;
   int ok = 1;
   if (mpi::rank(comm) == 0) ok = ncclGetUniqueId(&id) == ncclSuccess;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  mpi::broadcast(comm, &ok, 1);
   if (!ok) throw CollectiveError("NCCL could not make a communicator id (ncclGetUniqueId)", kExitRunFailure);
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
+  mpi::broadcast(comm, reinterpret_cast<char*>(&id), static_cast<int>(sizeof id));
   int device = 0;
   cudaGetDevice(&device);
   // Point-to-point operations connect up to 32 channels to each peer over NVLink, each with
@@ -97,8 +97,8 @@ void* NcclComm::get(MPI_Comm comm) {
   if (state_->agreed) return state_->comm;
   if (state_->maker.joinable()) state_->maker.join();
   const int failed = state_->made != ncclSuccess;
-  int any_failed = 0;
-  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
+  int any_failed = failed;
+  mpi::max_over_ranks(comm, &any_failed, 1);
   state_->agreed = true;
   if (any_failed)
     throw CollectiveError(std::string("NCCL could not set up its communicator (ncclCommInitRank") +
