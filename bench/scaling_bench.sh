@@ -24,8 +24,8 @@
 # for bit (BUILD_DIR/bench/trident_h5_same) and prints the slowdown; both outputs are then
 # removed. Sizes for a quick run (a CPU build): SCALING_DIFFUSION="SIDE:STEPS ..." (strong
 # scaling grids, default "2000:20000 8192:2000"), SCALING_WEAK="SIDE:STEPS" (a GPU's block,
-# default "8192:2000"), SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (ridge_scaling.sh's
-# header) and SCALING_WHOLE_* (scaling_whole.sh's header). SCALING_WORK_DIR: where the
+# default "8192:2000"), SCALING_HALO_WIDTH (diffusion.halo_width; default trident's rule),
+# SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (ridge_scaling.sh's header) and SCALING_WHOLE_* (scaling_whole.sh's header). SCALING_WORK_DIR: where the
 # outputs go while compared (default $TMPDIR or /tmp; the whole-run frames take GBs).
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,8p' "$0"; exit 2; }
@@ -81,7 +81,8 @@ diffusion:
   steps: $steps
   precision: float32
   laplacian: true
-  start: {kind: gaussian, width: 0.05}"
+  start: {kind: gaussian, width: 0.05}${SCALING_HALO_WIDTH:+
+  halo_width: $SCALING_HALO_WIDTH}"
   local busy; busy=$(work_seconds diffusion "$log")
   local halos; halos=$(sed -n 's/.*halos \(.*\)$/\1/p' "$log" | head -1)
   local width transport

@@ -120,43 +120,68 @@ struct TripKernel {
       for (int r = 0; r < kPrefetch; ++r) ahead[q][r] = load(y0 + r, i, col < columns && r < rows);
     }
     T* const base = shared.data() + 1;  // column 0 of the strip (after the zero column)
-    for (int s = 0; s < rows; ++s) {
-      const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
-      T* now = base + (s & 1) * kSteps * kStride;
-      for (int q = 0; q < kColumnsPerThread; ++q) {
-        const int col = rank + q * size, i = x0 + col;
-        if (col >= columns) continue;
-        T north = ahead[q][0];  // step 0 of row s
-        TRIDENT_UNROLL
-        for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
-        ahead[q][kPrefetch - 1] = load(y0 + s + kPrefetch, i, s + kPrefetch < rows);
-        now[col] = north;
-        TRIDENT_UNROLL
-        for (int k = 1; k <= kSteps; ++k) {
-          if (k > m) break;
-          const int j = y0 + s - k;  // the row step k reaches
-          const T centre = centre_of[q][k - 1], south = south_of[q][k - 1];
-          const T west = before[(k - 1) * kStride + col - 1], east = before[(k - 1) * kStride + col + 1];
-          south_of[q][k - 1] = centre;
+    // Step k's values are right from row s = 2k on: the first 2m rows skip the steps whose
+    // values would be wrong (and never read), a loop of their own so the rest test nothing.
+    const int prologue = rows < 2 * m ? rows : 2 * m;
+    for (int s = 0; s < prologue; ++s)
+      row<kEdge, kFixed, true>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of, ahead, updates,
+                               checks);
+    for (int s = prologue; s < rows; ++s)
+      row<kEdge, kFixed, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of, ahead, updates,
+                                checks);
+  }
+
+  // Row s of the stream (see stream). kPrologue: s < 2 m, where step k runs only from s = 2k
+  // and otherwise only passes its registers on.
+  template <bool kEdge, int kFixed, bool kPrologue>
+  KOKKOS_FORCEINLINE_FUNCTION void row(const Member& team, T* const base, const Box& kept, const int s, const int m,
+                                       const int x0, const int y0, const int columns, const int rows,
+                                       T (&centre_of)[kColumnsPerThread][kSteps],
+                                       T (&south_of)[kColumnsPerThread][kSteps],
+                                       T (&ahead)[kColumnsPerThread][kPrefetch],
+                                       const unsigned (&updates)[kColumnsPerThread],
+                                       const unsigned (&checks)[kColumnsPerThread]) const {
+    const int rank = team.team_rank(), size = team.team_size();
+    const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
+    T* now = base + (s & 1) * kSteps * kStride;
+    for (int q = 0; q < kColumnsPerThread; ++q) {
+      const int col = rank + q * size, i = x0 + col;
+      if (col >= columns) continue;
+      T north = ahead[q][0];  // step 0 of row s
+      TRIDENT_UNROLL
+      for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
+      ahead[q][kPrefetch - 1] = load(y0 + s + kPrefetch, i, s + kPrefetch < rows);
+      now[col] = north;
+      TRIDENT_UNROLL
+      for (int k = 1; k <= kSteps; ++k) {
+        if (k > m) break;
+        if (kPrologue && s < 2 * k) {  // step k is not right yet here: keep its last two rows
+          south_of[q][k - 1] = centre_of[q][k - 1];
           centre_of[q][k - 1] = north;
-          T v = stepped(centre, laplacian_of(centre, west, east, south, north), c);
-          bool updated = true;
-          if (kEdge) {  // a cell the one-step kernels leave alone at this step keeps its value
-            const Box b = trip.step_box(k - 1);
-            updated = j >= b.y0 && j < b.y1 && ((updates[q] >> k) & 1u);
-            if (!updated) v = centre;
-          }
-          if (!(v - v == T(0)) && updated && s >= 2 * k && ((checks[q] >> k) & 1u))
-            (void)Kokkos::atomic_fetch_min(&first_bad(), step + k);
-          if (k < m)
-            now[k * kStride + col] = v;
-          else if (j >= kept.y0 && col >= m && col < columns - m)
-            next(j, i) = v;
-          north = v;
+          continue;
         }
+        const int j = y0 + s - k;  // the row step k reaches
+        const T centre = centre_of[q][k - 1], south = south_of[q][k - 1];
+        const T west = before[(k - 1) * kStride + col - 1], east = before[(k - 1) * kStride + col + 1];
+        south_of[q][k - 1] = centre;
+        centre_of[q][k - 1] = north;
+        T v = stepped(centre, laplacian_of(centre, west, east, south, north), c);
+        bool updated = true;
+        if (kEdge) {  // a cell the one-step kernels leave alone at this step keeps its value
+          const Box b = trip.step_box(k - 1);
+          updated = j >= b.y0 && j < b.y1 && ((updates[q] >> k) & 1u);
+          if (!updated) v = centre;
+        }
+        if (!(v - v == T(0)) && updated && ((checks[q] >> k) & 1u))
+          (void)Kokkos::atomic_fetch_min(&first_bad(), step + k);
+        if (k < m)
+          now[k * kStride + col] = v;
+        else if (j >= kept.y0 && col >= m && col < columns - m)
+          next(j, i) = v;
+        north = v;
       }
-      team.team_barrier();
     }
+    team.team_barrier();
   }
 };
 

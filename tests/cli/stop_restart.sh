@@ -5,8 +5,12 @@
 # (exit 2, exact message). No timing: the signal is made pending before trident starts
 # (pending_signal.py), so it stops at its first check, after one knn batch or one block
 # of ridge iterations, on every rank even where only one rank got the signal.
-# usage: stop_restart.sh TRIDENT [LAUNCHER ARGS...]   (the launcher runs N ranks; none: 1 rank)
+# usage: stop_restart.sh [--index-only] TRIDENT [LAUNCHER ARGS...]
+#   the launcher runs N ranks (none: 1 rank); --index-only runs the uninterrupted brute force
+#   and the stops and restarts with knn.method: index (3 and 4 ranks: uneven splits)
 set -u
+index_only=0
+[ "$1" = --index-only ] && { index_only=1; shift; }
 trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
 launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,22 +58,24 @@ sed 's/precision: float32/precision: float64/' ridge.yaml > ridge-f64.yaml
 
 # --- knn ---
 run knn-full.log -- run knn.yaml --output knn-full.h5 && ok || { bad "knn: uninterrupted run"; cat knn-full.log; }
-run knn-1.log USR1 all -- run knn.yaml --output knn-1.h5
-rc=$?; [ $rc -eq 75 ] && ok || { bad "knn: SIGUSR1: exit $rc, expected 75"; cat knn-1.log; }
-grep -q "resume with --restart knn-1.checkpoint.h5" knn-1.log && ok || bad "knn: no resume hint"
-[ ! -e knn-1.h5.partial ] && [ ! -e knn-1.checkpoint.h5.partial ] && ok || bad "knn: partial files left"
-# one batch per rank, exactly, before the first check
-check knn-stopped knn-1.h5 knn-1.checkpoint.h5 knn-full.h5 $((ranks * batch)) SIGUSR1 && ok || bad "knn: first stop"
-# resumed and stopped again, the signal on the last rank only: every rank stops after one more batch
-run knn-2.log TERM $last -- run knn.yaml --restart knn-1.checkpoint.h5 --output knn-2.h5
-rc=$?; [ $rc -eq 75 ] && ok || { bad "knn: SIGTERM on rank $last: exit $rc, expected 75"; cat knn-2.log; }
-check knn-stopped knn-2.h5 knn-2.checkpoint.h5 knn-full.h5 $((2 * ranks * batch)) SIGTERM && ok || bad "knn: second stop"
-run knn-3.log -- run knn.yaml --restart knn-2.checkpoint.h5 --output knn-3.h5
-rc=$?; [ $rc -eq 0 ] && ok || { bad "knn: restart to the end: exit $rc"; cat knn-3.log; }
-check knn-equal knn-full.h5 knn-3.h5 && ok || bad "knn: restarted result differs from the uninterrupted one"
-if [ "$ranks" -gt 1 ]; then  # the checkpoint is per observation: another rank count resumes it
-  "$trident" run knn.yaml --restart knn-2.checkpoint.h5 --output knn-3-one-rank.h5 >knn-3b.log 2>&1 \
-    && check knn-equal knn-full.h5 knn-3-one-rank.h5 && ok || { bad "knn: restart on 1 rank"; cat knn-3b.log; }
+if [ $index_only -eq 0 ]; then
+  run knn-1.log USR1 all -- run knn.yaml --output knn-1.h5
+  rc=$?; [ $rc -eq 75 ] && ok || { bad "knn: SIGUSR1: exit $rc, expected 75"; cat knn-1.log; }
+  grep -q "resume with --restart knn-1.checkpoint.h5" knn-1.log && ok || bad "knn: no resume hint"
+  [ ! -e knn-1.h5.partial ] && [ ! -e knn-1.checkpoint.h5.partial ] && ok || bad "knn: partial files left"
+  # one batch per rank, exactly, before the first check
+  check knn-stopped knn-1.h5 knn-1.checkpoint.h5 knn-full.h5 $((ranks * batch)) SIGUSR1 && ok || bad "knn: first stop"
+  # resumed and stopped again, the signal on the last rank only: every rank stops after one more batch
+  run knn-2.log TERM $last -- run knn.yaml --restart knn-1.checkpoint.h5 --output knn-2.h5
+  rc=$?; [ $rc -eq 75 ] && ok || { bad "knn: SIGTERM on rank $last: exit $rc, expected 75"; cat knn-2.log; }
+  check knn-stopped knn-2.h5 knn-2.checkpoint.h5 knn-full.h5 $((2 * ranks * batch)) SIGTERM && ok || bad "knn: second stop"
+  run knn-3.log -- run knn.yaml --restart knn-2.checkpoint.h5 --output knn-3.h5
+  rc=$?; [ $rc -eq 0 ] && ok || { bad "knn: restart to the end: exit $rc"; cat knn-3.log; }
+  check knn-equal knn-full.h5 knn-3.h5 && ok || bad "knn: restarted result differs from the uninterrupted one"
+  if [ "$ranks" -gt 1 ]; then  # the checkpoint is per observation: another rank count resumes it
+    "$trident" run knn.yaml --restart knn-2.checkpoint.h5 --output knn-3-one-rank.h5 >knn-3b.log 2>&1 \
+      && check knn-equal knn-full.h5 knn-3-one-rank.h5 && ok || { bad "knn: restart on 1 rank"; cat knn-3b.log; }
+  fi
 fi
 # knn.method: index: the same rows as the brute force, stopped and resumed alike
 sed 's/^knn:/knn:\n  method: index/' knn.yaml > knn-index.yaml
@@ -79,6 +85,14 @@ check knn-stopped knn-i1.h5 knn-i1.checkpoint.h5 knn-full.h5 $((ranks * batch)) 
 run knn-i2.log -- run knn-index.yaml --restart knn-i1.checkpoint.h5 --output knn-i2.h5
 rc=$?; [ $rc -eq 0 ] && ok || { bad "knn index: restart to the end: exit $rc"; cat knn-i2.log; }
 check knn-equal knn-full.h5 knn-i2.h5 && ok || bad "knn index: the restarted result differs from the brute force's"
+if [ "$ranks" -gt 1 ]; then  # stopped on N ranks, resumed on 1
+  "$trident" run knn-index.yaml --restart knn-i1.checkpoint.h5 --output knn-i3.h5 >knn-i3.log 2>&1 \
+    && check knn-equal knn-full.h5 knn-i3.h5 && ok || { bad "knn index: restart on 1 rank"; cat knn-i3.log; }
+fi
+if [ $index_only -eq 1 ]; then
+  echo "stop and restart, knn.method: index ($ranks rank(s)): $pass passed, $fail failed"
+  [ $fail -eq 0 ]; exit
+fi
 # refusals: exact messages, exit 2, no output
 expect_refusal() {  # LOG MESSAGE -- trident args
   local log=$1 message=$2; shift 3
