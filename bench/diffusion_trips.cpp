@@ -8,6 +8,7 @@
 // one-pass floor) and to its own floor, and whether the final field has the one-step bits.
 //
 //   trident_diffusion_trips BANDWIDTH_BPS [N:STEPS ...]      (default 2000:4000 8192:800)
+// TRIPS_ROWS="16 32 64 ..." adds lines "T rROWS": the rule's trips with tiles of ROWS rows.
 // BANDWIDTH_BPS: device copy bandwidth, bytes read + written per second (what
 // trident_device_limits prints as copy_bandwidth_Bps).
 #include <Kokkos_Core.hpp>
@@ -47,7 +48,8 @@ void gaussian(const Grid<T>& u, int n) {
 // kernel, keeping L(u) every step when `keep_laplacian`). Returns seconds (the best of two
 // runs) and leaves the final field in `out`.
 template <class T>
-double run(const Grid<T>& start, int n, long steps, int trip, bool keep_laplacian, std::vector<T>& out) {
+double run(const Grid<T>& start, int n, long steps, int trip, bool keep_laplacian, std::vector<T>& out,
+           const TripShape& shape = {}) {
   Grid<T> u("trident::bench::u", n + 2, n + 2), next("trident::bench::next", n + 2, n + 2);
   Grid<T> laplacian("trident::bench::laplacian", keep_laplacian ? n : 0, keep_laplacian ? n : 0);
   Kokkos::View<std::int64_t> bad("trident::bench::bad");
@@ -67,7 +69,7 @@ double run(const Grid<T>& start, int n, long steps, int trip, bool keep_laplacia
       if (m == 1)
         step<T>(space, u, next, laplacian, T(0.25), s, bad, interior);
       else
-        step_trip<T>(space, u, next, T(0.25), s, m, bad, whole);
+        step_trip<T>(space, u, next, T(0.25), s, m, bad, whole, shape);
       std::swap(u, next);
       s += m;
     }
@@ -105,6 +107,23 @@ void bench(const Case& c, double bandwidth, const char* precision) {
     std::printf("%-16s %5s %8ld %11.2f %12.1f %10.2f %12.3f %11.3f %s\n", name, label, c.steps, per_step * 1e6,
                 bytes / 1e6, floor * 1e6, per_step / today_floor, per_step / floor,
                 keep ? "today" : trip == 1 ? "reference" : same ? "same" : "DIFFERENT");
+  }
+  // TRIPS_ROWS="16 32 ...": the rule's steps a trip with tiles of that many rows instead of
+  // the rule's (to check the rule: the fastest should be near it)
+  const char* sweep = std::getenv("TRIPS_ROWS");
+  for (const char* p = sweep; p != nullptr && *p != '\0';) {
+    char* end = nullptr;
+    const long rows = std::strtol(p, &end, 10);
+    if (end == p) break;
+    p = end;
+    if (rows < 1) continue;
+    const double seconds = run<T>(start, n, c.steps, chosen, false, field, TripShape{0, 0, static_cast<int>(rows)});
+    const double bytes = 2.0 / chosen * value * cells, per_step = seconds / c.steps;
+    char label[32];
+    std::snprintf(label, sizeof label, "%d r%ld", chosen, rows);
+    std::printf("%-16s %5s %8ld %11.2f %12.1f %10.2f %12.3f %11.3f %s\n", name, label, c.steps, per_step * 1e6,
+                bytes / 1e6, bytes / bandwidth * 1e6, per_step / today_floor, per_step / (bytes / bandwidth),
+                std::memcmp(field.data(), reference.data(), field.size() * sizeof(T)) == 0 ? "same" : "DIFFERENT");
   }
 }
 

@@ -45,7 +45,8 @@ struct TripKernel {
   // Two rows (this row's values and the last row's) of each step but the last, with a zero
   // column on either side of the strip so that its edge columns read no neighbour's memory.
   static constexpr int kStride = kTripColumns + 2;
-  static constexpr int kScratchValues = 2 * kSteps * kStride;
+  static constexpr int kScratchValues = 2 * kSteps * kStride + 1;  // and a flag: a value was not finite
+  static constexpr int kFlag = kScratchValues - 1;
 
   Grid<T> u, next;
   Kokkos::View<std::int64_t> first_bad;
@@ -75,17 +76,31 @@ struct TripKernel {
     kept.y0 = keep.y0 + (tile / strips[p]) * keep_rows;
     kept.y1 = kept.y0 + keep_rows < keep.y1 ? kept.y0 + keep_rows : keep.y1;
     const Scratch shared(team.team_scratch(0), kScratchValues);
-    for (int k = team.team_rank(); k < kScratchValues; k += team.team_size()) shared(k) = T(0);
-    team.team_barrier();
     // Most tiles read only cells that every step updates: they skip the test of each cell.
     const Box last = trip.step_box(m - 1);
     const bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
                         kept.x1 + m <= last.x1);
     // Trips of kSteps steps (most of them) know their length when compiled.
     if (m == kSteps)
-      edge ? stream<true, kSteps>(team, shared, kept) : stream<false, kSteps>(team, shared, kept);
+      edge ? run_tile<true, kSteps>(team, shared, kept) : run_tile<false, kSteps>(team, shared, kept);
     else
-      edge ? stream<true, 0>(team, shared, kept) : stream<false, 0>(team, shared, kept);
+      edge ? run_tile<true, 0>(team, shared, kept) : run_tile<false, 0>(team, shared, kept);
+  }
+
+  // The tile streamed once noting only whether any value it computed was not finite (no
+  // branch a cell); only then once more, finding the first non-finite step as the one-step
+  // kernels do (every value it checks is one the first pass computed, bit for bit alike).
+  template <bool kEdge, int kFixed>
+  KOKKOS_INLINE_FUNCTION void run_tile(const Member& team, const Scratch& shared, const Box& kept) const {
+    clear(team, shared);
+    if (!stream<kEdge, kFixed, false>(team, shared, kept)) return;
+    clear(team, shared);
+    stream<kEdge, kFixed, true>(team, shared, kept);
+  }
+
+  KOKKOS_INLINE_FUNCTION void clear(const Member& team, const Scratch& shared) const {
+    for (int k = team.team_rank(); k < kScratchValues; k += team.team_size()) shared(k) = T(0);
+    team.team_barrier();
   }
 
   // The strip's rows, from m rows before `kept` to m rows after it. Row s of the stream is
@@ -95,8 +110,10 @@ struct TripKernel {
   // on the last row). A value is right where its cone of inputs lies inside the strip's
   // loaded columns and rows: at step k, the columns [k, columns - k) and the rows from s = 2k.
   // Those are the only values written to `next` (step m) or checked for non-finite values.
-  template <bool kEdge, int kFixed>  // kFixed: m when known, else 0
-  KOKKOS_INLINE_FUNCTION void stream(const Member& team, const Scratch& shared, const Box& kept) const {
+  // kExact: each value checked as the one-step kernels check it (first_bad lowered); else
+  // returns, on every thread of the team, whether any value computed was not finite.
+  template <bool kEdge, int kFixed, bool kExact>  // kFixed: m when known, else 0
+  KOKKOS_INLINE_FUNCTION bool stream(const Member& team, const Scratch& shared, const Box& kept) const {
     const int m = kFixed > 0 ? kFixed : this->m;
     const int x0 = kept.x0 - m, y0 = kept.y0 - m;  // the strip's first column and row, read from u
     const int columns = kept.x1 - kept.x0 + 2 * m, rows = kept.y1 - kept.y0 + 2 * m;
@@ -123,24 +140,29 @@ struct TripKernel {
     // Step k's values are right from row s = 2k on: the first 2m rows skip the steps whose
     // values would be wrong (and never read), a loop of their own so the rest test nothing.
     const int prologue = rows < 2 * m ? rows : 2 * m;
+    bool not_finite = false;
     for (int s = 0; s < prologue; ++s)
-      row<kEdge, kFixed, true>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of, ahead, updates,
-                               checks);
+      row<kEdge, kFixed, kExact, true>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of, ahead,
+                                       updates, checks, not_finite);
     for (int s = prologue; s < rows; ++s)
-      row<kEdge, kFixed, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of, ahead, updates,
-                                checks);
+      row<kEdge, kFixed, kExact, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of, ahead,
+                                        updates, checks, not_finite);
+    if (kExact) return false;
+    if (not_finite) shared(kFlag) = T(1);
+    team.team_barrier();
+    return shared(kFlag) != T(0);
   }
 
   // Row s of the stream (see stream). kPrologue: s < 2 m, where step k runs only from s = 2k
   // and otherwise only passes its registers on.
-  template <bool kEdge, int kFixed, bool kPrologue>
+  template <bool kEdge, int kFixed, bool kExact, bool kPrologue>
   KOKKOS_FORCEINLINE_FUNCTION void row(const Member& team, T* const base, const Box& kept, const int s, const int m,
                                        const int x0, const int y0, const int columns, const int rows,
                                        T (&centre_of)[kColumnsPerThread][kSteps],
                                        T (&south_of)[kColumnsPerThread][kSteps],
                                        T (&ahead)[kColumnsPerThread][kPrefetch],
                                        const unsigned (&updates)[kColumnsPerThread],
-                                       const unsigned (&checks)[kColumnsPerThread]) const {
+                                       const unsigned (&checks)[kColumnsPerThread], bool& not_finite) const {
     const int rank = team.team_rank(), size = team.team_size();
     const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
     T* now = base + (s & 1) * kSteps * kStride;
@@ -172,7 +194,9 @@ struct TripKernel {
           updated = j >= b.y0 && j < b.y1 && ((updates[q] >> k) & 1u);
           if (!updated) v = centre;
         }
-        if (!(v - v == T(0)) && updated && ((checks[q] >> k) & 1u))
+        if (!kExact)
+          not_finite |= !(v - v == T(0));
+        else if (!(v - v == T(0)) && updated && ((checks[q] >> k) & 1u))
           (void)Kokkos::atomic_fetch_min(&first_bad(), step + k);
         if (k < m)
           now[k * kStride + col] = v;

@@ -55,8 +55,9 @@ TEST(KnnIndexMethod, ARunChecksTheIndexFitsTheDevice) {
   EXPECT_FALSE(fallback.use_index);
   EXPECT_EQ(fallback.reason.rfind("brute (knn.method: auto; the spatial index of 1099511627776 references", 0), 0u)
       << fallback.reason;
-  // a catalogue that fits: the index, as the cost model chose it
-  const RunMethod fits = choose_run_method(settings, 1 << 20, 1 << 20, 1 << 16, MPI_COMM_WORLD, "the test device");
+  // a catalogue that fits and that the cost model gives the index on every back end (2^16
+  // references would take the brute force on a GPU): the index
+  const RunMethod fits = choose_run_method(settings, 1 << 20, 1 << 20, 1 << 22, MPI_COMM_WORLD, "the test device");
   EXPECT_TRUE(fits.use_index) << fits.reason;
 }
 
