@@ -24,10 +24,20 @@ struct Box {
 };
 
 // The one formula, shared by every kernel (here and in trip.cpp) so that all compute each
-// cell alike: L(u) = 4u - (((west + east) + south) + north), then u - c L(u).
+// cell alike: L(u) = 4u - (((west + east) + south) + north), then u - c L(u). Its first two
+// sums need no north value: a trip adds them up before the step below gives it
+// (laplacian_with_north), the same operations in the same order.
+template <class T>
+KOKKOS_INLINE_FUNCTION T sides_of(T west, T east, T south) {
+  return (west + east) + south;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T laplacian_with_north(T centre, T sides, T north) {
+  return T(4) * centre - (sides + north);
+}
 template <class T>
 KOKKOS_INLINE_FUNCTION T laplacian_of(T centre, T west, T east, T south, T north) {
-  return T(4) * centre - (((west + east) + south) + north);
+  return laplacian_with_north(centre, sides_of(west, east, south), north);
 }
 template <class T>
 KOKKOS_INLINE_FUNCTION T stepped(T centre, T laplacian, T c) {

@@ -174,6 +174,16 @@ struct TripKernel {
       for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
       ahead[q][kPrefetch - 1] = load(y0 + s + kPrefetch, i, s + kPrefetch < rows);
       now[col] = north;
+      // What each step takes from the last row (west, east, south) first, all at once: only
+      // the north values then wait for the step below.
+      T sides[kSteps] = {};
+      TRIDENT_UNROLL
+      for (int k = 1; k <= kSteps; ++k) {
+        if (k > m) break;
+        if (kPrologue && s < 2 * k) continue;
+        sides[k - 1] = sides_of(before[(k - 1) * kStride + col - 1], before[(k - 1) * kStride + col + 1],
+                                south_of[q][k - 1]);
+      }
       TRIDENT_UNROLL
       for (int k = 1; k <= kSteps; ++k) {
         if (k > m) break;
@@ -183,11 +193,10 @@ struct TripKernel {
           continue;
         }
         const int j = y0 + s - k;  // the row step k reaches
-        const T centre = centre_of[q][k - 1], south = south_of[q][k - 1];
-        const T west = before[(k - 1) * kStride + col - 1], east = before[(k - 1) * kStride + col + 1];
+        const T centre = centre_of[q][k - 1];
         south_of[q][k - 1] = centre;
         centre_of[q][k - 1] = north;
-        T v = stepped(centre, laplacian_of(centre, west, east, south, north), c);
+        T v = stepped(centre, laplacian_with_north(centre, sides[k - 1], north), c);
         bool updated = true;
         if (kEdge) {  // a cell the one-step kernels leave alone at this step keeps its value
           const Box b = trip.step_box(k - 1);
