@@ -10,12 +10,16 @@ namespace {
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
 // is needed, so that memory's latency hides behind the steps of the rows in between. The
 // rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
-// the launch bounds hold the registers to without spilling them (docs/history/diffusion.md).
+// the launch bounds hold the registers to (float's 8 steps spill a few values that stay out
+// of the row's work; docs/history/diffusion.md). Double adds up each step's sides before
+// the chain of steps (kHoistSides), which its fewer teams can spend the registers on.
 constexpr int kColumnsPerThread = 1;
 constexpr int kPrefetch = 4;
 constexpr bool kOnDevice = true;
 template <class T, int kSteps>
-constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? (kSteps <= 4 ? 8 : 7) : (kSteps <= 4 ? 6 : 4);
+constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? 8 : (kSteps <= 4 ? 6 : 4);
+template <class T>
+constexpr bool kHoistSides = sizeof(T) == 8;
 template <class T, int kSteps>
 using TripPolicy =
     Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>>;
@@ -26,6 +30,8 @@ constexpr int kPrefetch = 1;
 constexpr bool kOnDevice = false;
 template <class T, int kSteps>
 constexpr int kTeamsPerMultiprocessor = 1;
+template <class T>
+constexpr bool kHoistSides = true;
 template <class T, int kSteps>
 using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
 #endif
@@ -174,12 +180,12 @@ struct TripKernel {
       for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
       ahead[q][kPrefetch - 1] = load(y0 + s + kPrefetch, i, s + kPrefetch < rows);
       now[col] = north;
-      // What each step takes from the last row (west, east, south) first, all at once: only
-      // the north values then wait for the step below.
+      // kHoistSides: what each step takes from the last row (west, east, south) first, all
+      // at once, so that only the north values wait for the step below.
       T sides[kSteps] = {};
       TRIDENT_UNROLL
       for (int k = 1; k <= kSteps; ++k) {
-        if (k > m) break;
+        if (!kHoistSides<T> || k > m) break;
         if (kPrologue && s < 2 * k) continue;
         sides[k - 1] = sides_of(before[(k - 1) * kStride + col - 1], before[(k - 1) * kStride + col + 1],
                                 south_of[q][k - 1]);
@@ -194,9 +200,12 @@ struct TripKernel {
         }
         const int j = y0 + s - k;  // the row step k reaches
         const T centre = centre_of[q][k - 1];
+        const T side_sum = kHoistSides<T> ? sides[k - 1]
+                                          : sides_of(before[(k - 1) * kStride + col - 1],
+                                                     before[(k - 1) * kStride + col + 1], south_of[q][k - 1]);
         south_of[q][k - 1] = centre;
         centre_of[q][k - 1] = north;
-        T v = stepped(centre, laplacian_with_north(centre, sides[k - 1], north), c);
+        T v = stepped(centre, laplacian_with_north(centre, side_sum, north), c);
         bool updated = true;
         if (kEdge) {  // a cell the one-step kernels leave alone at this step keeps its value
           const Box b = trip.step_box(k - 1);
