@@ -27,8 +27,11 @@ namespace trident::diffusion {
 // The halo depth for `d`: 1 when the block is alone (nothing is exchanged); `requested`
 // when the deck sets diffusion.halo_width (> 0), which must not exceed the smallest
 // block's side (InputError naming the key otherwise); else kDefaultHaloWidth, or the
-// smallest block's side when that is less.
-constexpr std::int64_t kDefaultHaloWidth = 16;
+// smallest block's side when that is less. The bytes sent a step do not depend on the
+// width; a wider halo pays an exchange's latency and the strips updated after it once per
+// more steps, for a little recomputation at the block's edges (64 was the fastest of 16,
+// 32 and 64 on four GPUs at 2000^2 and 8192^2: docs/history/diffusion.md).
+constexpr std::int64_t kDefaultHaloWidth = 64;
 int halo_width_for(const Decomposition& d, std::int64_t requested);
 // The same for `blocks` (ranks along x, y) over an nx x ny grid, on one rank: InputError,
 // not collective (validate checks a job of another size with it).
