@@ -115,9 +115,9 @@ struct TripKernel {
   // now) of this column, and of row s - k in the neighbouring columns (published in `shared`
   // on the last row). A value is right where its cone of inputs lies inside the strip's
   // loaded columns and rows: at step k, the columns [k, columns - k) and the rows from s = 2k.
-  // Those are the only values written to `next` (step m) or checked for non-finite values.
-  // kExact: each value checked as the one-step kernels check it (first_bad lowered); else
-  // returns, on every thread of the team, whether any value computed was not finite.
+  // Those are the only values written to `next` (step m) or, with kExact, checked for
+  // non-finite values as the one-step kernels check them (first_bad lowered); without it,
+  // returns on every thread of the team whether any value computed was not finite.
   template <bool kEdge, int kFixed, bool kExact>  // kFixed: m when known, else 0
   KOKKOS_INLINE_FUNCTION bool stream(const Member& team, const Scratch& shared, const Box& kept) const {
     const int m = kFixed > 0 ? kFixed : this->m;

@@ -17,7 +17,8 @@
 // there (Trip::first and Trip::shrink; the cells outside keep their values, which matters at
 // the domain's edge, where they are zero); the cells of a strip's overlap are recomputed
 // from the same values. The first non-finite step is found as the one-step kernels find it:
-// from the cells those update, each at its own step.
+// from the cells those update, each at its own step (a tile notes only whether any value it
+// computed was not finite, and only then is streamed once more with those checks).
 #include <cstdint>
 #include <string>
 
