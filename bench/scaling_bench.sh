@@ -25,8 +25,9 @@
 # removed. Sizes for a quick run (a CPU build): SCALING_DIFFUSION="SIDE:STEPS ..." (strong
 # scaling grids, default "2000:20000 8192:2000"), SCALING_WEAK="SIDE:STEPS" (a GPU's block,
 # default "8192:2000"), SCALING_HALO_WIDTH (diffusion.halo_width; default trident's rule),
-# SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (ridge_scaling.sh's header) and SCALING_WHOLE_* (scaling_whole.sh's header). SCALING_WORK_DIR: where the
-# outputs go while compared (default $TMPDIR or /tmp; the whole-run frames take GBs).
+# SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (ridge_scaling.sh's header) and
+# SCALING_WHOLE_* (scaling_whole.sh's header). SCALING_WORK_DIR: where the outputs go while
+# compared (default $TMPDIR or /tmp; the whole-run frames take GBs).
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,8p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift

@@ -25,8 +25,8 @@ struct Box {
 
 // The one formula, shared by every kernel (here and in trip.cpp) so that all compute each
 // cell alike: L(u) = 4u - (((west + east) + south) + north), then u - c L(u). Its first two
-// sums need no north value: a trip adds them up before the step below gives it
-// (laplacian_with_north), the same operations in the same order.
+// sums need no north value: double's trips add them up before the step below gives it
+// (sides_of, then laplacian_with_north: the same operations in the same order).
 template <class T>
 KOKKOS_INLINE_FUNCTION T sides_of(T west, T east, T south) {
   return (west + east) + south;
