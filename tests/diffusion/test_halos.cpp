@@ -12,6 +12,7 @@
 #include "core/device_comm.hpp"
 #include "core/error.hpp"
 #include "diffusion/decomposition.hpp"
+#include "diffusion/halo.hpp"
 #include "diffusion/stencil.hpp"
 #include "harness.hpp"
 #include "support/test_support.hpp"
@@ -178,6 +179,16 @@ TEST(MpiDiffusionHalosInput, TooDeepAHaloIsRefusedNamingTheKey) {
                   std::to_string(n) + " x 1 blocks of the 37 x 29 grid), got " + std::to_string(37 / n + 1) +
                   "; a halo comes from the adjacent block alone");
   }
+}
+
+// With no diffusion.halo_width the halo is 64 cells deep, or the smallest block's side
+// when that is less (one rank's check, as validate makes it for another job size).
+TEST(DiffusionHalos, TheDefaultWidthIs64OrTheSmallestBlocksSide) {
+  EXPECT_EQ(diffusion::halo_width_for({2, 2}, 8192, 8192, 0), 64);
+  EXPECT_EQ(diffusion::halo_width_for({4, 1}, 2000, 2000, 0), 64);
+  EXPECT_EQ(diffusion::halo_width_for({2, 2}, 100, 90, 0), 45);    // blocks of 50 x 45
+  EXPECT_EQ(diffusion::halo_width_for({8, 1}, 300, 2000, 0), 37);  // 300 / 8: blocks of 37 and 38 columns
+  EXPECT_EQ(diffusion::halo_width_for({2, 2}, 8192, 8192, 16), 16);
 }
 
 // Every neighbour, diagonal ones too, is the block that many blocks away, and its
