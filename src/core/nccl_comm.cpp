@@ -69,9 +69,10 @@ ncclResult_t connect_sums(ncclComm_t comm, std::size_t bytes) {
 void NcclComm::start(MPI_Comm comm, const std::size_t sum_bytes) {
   if (state_ != nullptr) return;
   state_ = std::make_unique<State>();
+  const int ranks = mpi::size(comm), rank = mpi::rank(comm);
   ncclUniqueId id;
   int ok = 1;
-  if (mpi::rank(comm) == 0) ok = ncclGetUniqueId(&id) == ncclSuccess;
+  if (rank == 0) ok = ncclGetUniqueId(&id) == ncclSuccess;
   mpi::broadcast(comm, &ok, 1);
   if (!ok) throw CollectiveError("NCCL could not make a communicator id (ncclGetUniqueId)", kExitRunFailure);
   mpi::broadcast(comm, reinterpret_cast<char*>(&id), static_cast<int>(sizeof id));
@@ -81,7 +82,6 @@ void NcclComm::start(MPI_Comm comm, const std::size_t sum_bytes) {
   // its own buffers, at a cost that dominated a halo's first exchange; halos are small
   // enough for a few. A user's own setting stands.
   setenv("NCCL_MAX_P2P_NCHANNELS", "4", /*overwrite=*/0);
-  const int ranks = mpi::size(comm), rank = mpi::rank(comm);
   State* s = state_.get();
   s->maker = std::thread([s, id, device, ranks, rank, sum_bytes] {
     cudaSetDevice(device);
