@@ -6,9 +6,12 @@
 // for the first line), the floor those bytes set at the given copy bandwidth, the measured
 // microseconds a step, its ratio to the first line's floor (12 bytes a cell in float32: the
 // one-pass floor) and to its own floor, and whether the final field has the one-step bits.
+// The tiles' heights are timed as a run times them (diffusion/trip_tuner.hpp), on the first
+// of the two runs a line keeps the better of.
 //
 //   trident_diffusion_trips BANDWIDTH_BPS [N:STEPS ...]      (default 2000:4000 8192:800)
-// TRIPS_ROWS="16 32 64 ..." adds lines "T rROWS": the rule's trips with tiles of ROWS rows.
+// TRIPS_ROWS="16 32 64 ..." adds lines "T rROWS": the rule's trips with tiles of ROWS rows;
+// "ROWS:TAIL_ROWS:TAIL_BANDS" adds "T rROWStTAIL_ROWSxTAIL_BANDS", with a tail of short bands.
 // BANDWIDTH_BPS: device copy bandwidth, bytes read + written per second (what
 // trident_device_limits prints as copy_bandwidth_Bps).
 #include <Kokkos_Core.hpp>
@@ -24,6 +27,7 @@
 
 #include "diffusion/stencil.hpp"
 #include "diffusion/trip.hpp"
+#include "diffusion/trip_tuner.hpp"
 
 namespace {
 
@@ -49,7 +53,7 @@ void gaussian(const Grid<T>& u, int n) {
 // runs) and leaves the final field in `out`.
 template <class T>
 double run(const Grid<T>& start, int n, long steps, int trip, bool keep_laplacian, std::vector<T>& out,
-           const TripShape& shape = {}) {
+           const TripShape& shape = {}, TripTuner* tuner = nullptr) {
   Grid<T> u("trident::bench::u", n + 2, n + 2), next("trident::bench::next", n + 2, n + 2);
   Grid<T> laplacian("trident::bench::laplacian", keep_laplacian ? n : 0, keep_laplacian ? n : 0);
   Kokkos::View<std::int64_t> bad("trident::bench::bad");
@@ -69,7 +73,8 @@ double run(const Grid<T>& start, int n, long steps, int trip, bool keep_laplacia
       if (m == 1)
         step<T>(space, u, next, laplacian, T(0.25), s, bad, interior);
       else
-        step_trip<T>(space, u, next, T(0.25), s, m, bad, whole, shape);
+        step_trip<T>(space, u, next, T(0.25), s, m, bad, whole,
+                     tuner ? tuner->shape_for(0, space, u, next, T(0.25), m, whole, shape) : shape);
       std::swap(u, next);
       s += m;
     }
@@ -91,12 +96,15 @@ void bench(const Case& c, double bandwidth, const char* precision) {
   const double today_floor = 3 * value * cells / bandwidth;  // read u, write u and L(u)
   const int chosen = steps_per_trip(true, 1);
   std::vector<T> reference, field;
+  std::string timed;
   char name[64];
   std::snprintf(name, sizeof name, "%d^2 %s", n, precision);
   for (int trip : {0, 1, 2, 3, 4, 6, 8}) {
     const bool keep = trip == 0;  // today's kernel: one step, L(u) kept
     const int m = keep ? 1 : trip;
-    const double seconds = run<T>(start, n, c.steps, m, keep, field);
+    TripTuner tuner;  // the tiles' heights timed as a run times them (on the first of the two runs)
+    const double seconds = run<T>(start, n, c.steps, m, keep, field, TripShape{}, &tuner);
+    if (m == chosen && !tuner.describe().empty()) timed = tuner.describe();
     if (trip == 1) reference = field;
     const double bytes = (keep ? 3 : 2.0 / m) * value * cells;
     const double per_step = seconds / c.steps, floor = bytes / bandwidth;
@@ -108,19 +116,27 @@ void bench(const Case& c, double bandwidth, const char* precision) {
                 bytes / 1e6, floor * 1e6, per_step / today_floor, per_step / floor,
                 keep ? "today" : trip == 1 ? "reference" : same ? "same" : "DIFFERENT");
   }
+  if (!timed.empty()) std::printf("%-16s %5d tiles of the timed height: %s\n", name, chosen, timed.c_str());
   // TRIPS_ROWS="16 32 ...": the rule's steps a trip with tiles of that many rows instead of
-  // the rule's (to check the rule: the fastest should be near it)
+  // the rule's (to check the rule: the fastest should be near it); "ROWS:TAIL_ROWS:TAIL_BANDS"
+  // ends each kept box in TAIL_BANDS bands of TAIL_ROWS rows (ROWS 0: the rule's head).
   const char* sweep = std::getenv("TRIPS_ROWS");
   for (const char* p = sweep; p != nullptr && *p != '\0';) {
     char* end = nullptr;
-    const long rows = std::strtol(p, &end, 10);
+    TripShape shape;
+    shape.rows = static_cast<int>(std::strtol(p, &end, 10));
     if (end == p) break;
+    if (*end == ':') shape.tail_rows = static_cast<int>(std::strtol(end + 1, &end, 10));
+    if (*end == ':') shape.tail_bands = static_cast<int>(std::strtol(end + 1, &end, 10));
     p = end;
-    if (rows < 1) continue;
-    const double seconds = run<T>(start, n, c.steps, chosen, false, field, TripShape{0, 0, static_cast<int>(rows)});
+    if (shape.rows < 0 || shape.tail_rows < 0 || (shape.rows == 0 && shape.tail_rows == 0)) continue;
+    const double seconds = run<T>(start, n, c.steps, chosen, false, field, shape);
     const double bytes = 2.0 / chosen * value * cells, per_step = seconds / c.steps;
     char label[32];
-    std::snprintf(label, sizeof label, "%d r%ld", chosen, rows);
+    if (shape.tail_rows > 0)
+      std::snprintf(label, sizeof label, "%d r%dt%dx%d", chosen, shape.rows, shape.tail_rows, shape.tail_bands);
+    else
+      std::snprintf(label, sizeof label, "%d r%d", chosen, shape.rows);
     std::printf("%-16s %5s %8ld %11.2f %12.1f %10.2f %12.3f %11.3f %s\n", name, label, c.steps, per_step * 1e6,
                 bytes / 1e6, bytes / bandwidth * 1e6, per_step / today_floor, per_step / (bytes / bandwidth),
                 std::memcmp(field.data(), reference.data(), field.size() * sizeof(T)) == 0 ? "same" : "DIFFERENT");

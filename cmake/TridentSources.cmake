@@ -52,6 +52,8 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/stepper.cpp
   diffusion/study.cpp
   diffusion/trip.cpp
+  diffusion/trip_tiles.cpp
+  diffusion/trip_tuner.cpp
   diffusion/xdmf.cpp
 )
 set(TRIDENT_SOURCES_knn

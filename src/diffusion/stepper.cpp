@@ -6,13 +6,20 @@
 
 namespace trident::diffusion {
 
+namespace {
+// The kinds of trip whose tiles are timed apart: without an exchange; the inside while the
+// halos travel; the rest after them.
+constexpr int kPlainTrip = 0, kInnerTrip = 1, kRestTrip = 2;
+}  // namespace
+
 template <class T>
 Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width,
-                    const TripShape& trips)
+                    const TripShape& trips, TripTuner::When tiles)
     : d_(d),
       width_(width),
       trip_steps_(diffusion::steps_per_trip(d.alone(), width, trips.steps)),
       shape_(trips),
+      tuner_(tiles),
       alone_(d.alone()) {
   const int nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size);
   interior_ = {width_, width_ + ny, width_, width_ + nx};
@@ -73,7 +80,8 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   if (alone_ || valid_ >= steps) {
     Trip trip = trip_from(alone_ ? 1 : valid_);
     trip.add_keep(extended(alone_ ? 0 : valid_ - steps));
-    step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape_);
+    const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, trip, shape_);
+    step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape);
     if (!alone_) valid_ -= steps;
     return;
   }
@@ -83,7 +91,8 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   Trip trip = trip_from(width_), inner = trip;
   inner.add_keep(in);
   halo_->start(compute, u);
-  step_trip<T>(compute, u, next, c, step, steps, first_bad, inner, shape_);
+  const TripShape inner_shape = tuner_.shape_for(kInnerTrip, compute, u, next, c, steps, inner, shape_);
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, inner, inner_shape);
   wait_clock_->begin(compute);
   halo_->finish(compute, u);
   wait_clock_->end(compute);
@@ -95,7 +104,8 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
     trip.add_keep({in.y0, in.y1, all.x0, in.x0});    // beside it
     trip.add_keep({in.y0, in.y1, in.x1, all.x1});
   }
-  step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape_);
+  const TripShape rest_shape = tuner_.shape_for(kRestTrip, compute, u, next, c, steps, trip, shape_);
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, rest_shape);
   valid_ = width_ - steps;
 }
 

@@ -22,6 +22,7 @@
 #include "diffusion/halo.hpp"
 #include "diffusion/stencil.hpp"
 #include "diffusion/trip.hpp"
+#include "diffusion/trip_tuner.hpp"
 
 namespace trident::diffusion {
 
@@ -30,8 +31,10 @@ class Stepper {
  public:
   // `width` from halo_width_for(d, ...). Collective over d.cart() when d is not alone
   // (sets up the transport). A trip takes at most steps_per_trip(...) steps; `trips` is a
-  // test's forced shape (study_test_hooks.hpp; {}: the rules).
-  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const TripShape& trips = {});
+  // test's forced shape (study_test_hooks.hpp; {}: the rules), `tiles` when the tiles'
+  // heights are timed (trip_tuner.hpp).
+  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const TripShape& trips = {},
+          TripTuner::When tiles = TripTuner::When::automatic);
 
   int width() const { return width_; }
   // The most steps the next trip may take (the valid halo's depth caps it).
@@ -42,6 +45,8 @@ class Stepper {
   Box interior() const { return interior_; }
   // How halos travel, for the run log.
   std::string describe() const;
+  // The tiles' heights timed at the first trips of each kind (trip_tuner.hpp); empty if none.
+  std::string describe_tiles() const { return tuner_.describe(); }
   // The halos' communicator (the frames use it too); null when the block is alone.
   core::DeviceComm* comm() const { return comm_.get(); }
 
@@ -70,6 +75,7 @@ class Stepper {
   int width_;
   int trip_steps_;
   TripShape shape_;
+  TripTuner tuner_;
   Box interior_;
   bool alone_;
   bool toward_[4];  // west, east, south, north: a neighbour there

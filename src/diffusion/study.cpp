@@ -89,7 +89,8 @@ class Solver : public PreparedStudy {
         interior_("trident::diffusion::interior", ny_, nx_),
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
-        stepper_(d_, ctx.transport, halo_width_, hooks.trips) {
+        stepper_(d_, ctx.transport, halo_width_, hooks.trips,
+                 hooks.time_tiles ? TripTuner::When::always : TripTuner::When::automatic) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
     if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;
@@ -159,6 +160,8 @@ class Solver : public PreparedStudy {
       frames.finish();
     }
     log::info(ctx_.comm, progress.line(s_.steps) + "; " + std::to_string(frames.frames()) + " frames written");
+    const std::string tiles = stepper_.describe_tiles();
+    if (!tiles.empty()) log::info(ctx_.comm, "diffusion: tiles of the trips, the fastest of the heights timed: " + tiles);
   }
 
  private:

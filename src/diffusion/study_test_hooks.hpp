@@ -1,7 +1,7 @@
 #pragma once
-// Test hook of the diffusion study: a trip shape that the rules give on GPUs only, forced on
-// host back ends too so that the CPU tests run the blocked kernel (trip.hpp) through whole
-// runs. Production code leaves it unset (the app never includes this header); tests pass it
+// Test hooks of the diffusion study: a trip shape that the rules give on GPUs only, and the
+// timing of the tiles' heights, forced on host back ends too so that the CPU tests run the
+// blocked kernel (trip.hpp) and its trial trips (trip_tuner.hpp) through whole runs. Production code leaves it unset (the app never includes this header); tests pass it
 // to the run_study() below.
 #include <string>
 
@@ -12,7 +12,8 @@
 namespace trident::diffusion {
 
 struct StudyTestHooks {
-  TripShape trips;  // {}: the rules of steps_per_trip() and the kernel's own tiles
+  TripShape trips;          // {}: the rules of steps_per_trip() and the kernel's own tiles
+  bool time_tiles = false;  // time the tiles' heights on a host too (trip_tuner.hpp)
 };
 
 // study.hpp's run_study() with `hooks`.

@@ -1,4 +1,5 @@
 #include "diffusion/trip.hpp"
+#include "diffusion/trip_tiles.hpp"
 
 #include <algorithm>
 
@@ -20,6 +21,8 @@ template <class T, int kSteps>
 constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? 8 : (kSteps <= 4 ? 6 : 4);
 template <class T>
 constexpr bool kHoistSides = sizeof(T) == 8;
+template <class T>
+constexpr bool kEdgeRowsApart = sizeof(T) == 4;
 template <class T, int kSteps>
 using TripPolicy =
     Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>>;
@@ -32,6 +35,8 @@ template <class T, int kSteps>
 constexpr int kTeamsPerMultiprocessor = 1;
 template <class T>
 constexpr bool kHoistSides = true;
+template <class T>
+constexpr bool kEdgeRowsApart = true;
 template <class T, int kSteps>
 using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
 #endif
@@ -58,10 +63,9 @@ struct TripKernel {
   Kokkos::View<std::int64_t> first_bad;
   T c;
   std::int64_t step;
-  int m, keep_columns, keep_rows, ny, nx;
+  int m, ny, nx;
   Trip trip;
-  int first_tile[Trip::kMaxKeeps + 1];
-  int strips[Trip::kMaxKeeps];
+  TilePlan plan;
 
   // u's value, or zero outside the grid (a domain's edge beyond the allocated halo).
   KOKKOS_INLINE_FUNCTION T load(int j, int i, bool wanted) const {
@@ -72,15 +76,7 @@ struct TripKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    int p = 0, tile = team.league_rank();
-    while (p + 1 < trip.keeps && tile >= first_tile[p + 1]) ++p;
-    tile -= first_tile[p];
-    const Box& keep = trip.keep[p];
-    Box kept;  // the cells this team writes
-    kept.x0 = keep.x0 + (tile % strips[p]) * keep_columns;
-    kept.x1 = kept.x0 + keep_columns < keep.x1 ? kept.x0 + keep_columns : keep.x1;
-    kept.y0 = keep.y0 + (tile / strips[p]) * keep_rows;
-    kept.y1 = kept.y0 + keep_rows < keep.y1 ? kept.y0 + keep_rows : keep.y1;
+    const Box kept = plan.tile(trip, team.league_rank());  // the cells this team writes
     const Scratch shared(team.team_scratch(0), kScratchValues);
     // Most tiles read only cells that every step updates: they skip the test of each cell.
     const Box last = trip.step_box(m - 1);
@@ -148,11 +144,31 @@ struct TripKernel {
     const int prologue = rows < 2 * m ? rows : 2 * m;
     bool not_finite = false;
     for (int s = 0; s < prologue; ++s)
-      row<kEdge, kFixed, kExact, true>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of, ahead,
-                                       updates, checks, not_finite);
-    for (int s = prologue; s < rows; ++s)
-      row<kEdge, kFixed, kExact, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of, ahead,
-                                        updates, checks, not_finite);
+      row<kEdge, kFixed, kExact, true, kEdge>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+                                              ahead, updates, checks, not_finite);
+    // kEdgeRowsApart: an edge tile's rows before `inside_to` reach only rows that every step
+    // updates (a row that some step does not update lies below them or among the prologue's),
+    // so they test the columns alone, one bit a step.
+    int inside_to = kEdge ? prologue : rows;
+    if constexpr (kEdge && kEdgeRowsApart<T>) {
+      inside_to = rows;
+      for (int k = 1; k <= m; ++k) {
+        const Box b = trip.step_box(k - 1);
+        inside_to = inside_to < b.y1 - y0 + k ? inside_to : b.y1 - y0 + k;
+      }
+      if (inside_to < prologue) inside_to = prologue;
+      for (int s = prologue; s < inside_to; ++s)
+        row<kEdge, kFixed, kExact, false, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+                                                 ahead, updates, checks, not_finite);
+    } else if constexpr (!kEdge) {
+      for (int s = prologue; s < rows; ++s)
+        row<kEdge, kFixed, kExact, false, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+                                                 ahead, updates, checks, not_finite);
+    }
+    if constexpr (kEdge)
+      for (int s = inside_to; s < rows; ++s)
+        row<kEdge, kFixed, kExact, false, true>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+                                                ahead, updates, checks, not_finite);
     if (kExact) return false;
     if (not_finite) shared(kFlag) = T(1);
     team.team_barrier();
@@ -160,8 +176,9 @@ struct TripKernel {
   }
 
   // Row s of the stream (see stream). kPrologue: s < 2 m, where step k runs only from s = 2k
-  // and otherwise only passes its registers on.
-  template <bool kEdge, int kFixed, bool kExact, bool kPrologue>
+  // and otherwise only passes its registers on. kRowTest: some step reaches a row it does not
+  // update (an edge tile's first or last rows).
+  template <bool kEdge, int kFixed, bool kExact, bool kPrologue, bool kRowTest>
   KOKKOS_FORCEINLINE_FUNCTION void row(const Member& team, T* const base, const Box& kept, const int s, const int m,
                                        const int x0, const int y0, const int columns, const int rows,
                                        T (&centre_of)[kColumnsPerThread][kSteps],
@@ -208,8 +225,11 @@ struct TripKernel {
         T v = stepped(centre, laplacian_with_north(centre, side_sum, north), c);
         bool updated = true;
         if (kEdge) {  // a cell the one-step kernels leave alone at this step keeps its value
-          const Box b = trip.step_box(k - 1);
-          updated = j >= b.y0 && j < b.y1 && ((updates[q] >> k) & 1u);
+          updated = (updates[q] >> k) & 1u;
+          if (kRowTest) {
+            const Box b = trip.step_box(k - 1);
+            updated = updated && j >= b.y0 && j < b.y1;
+          }
           if (!updated) v = centre;
         }
         if (!kExact)
@@ -229,40 +249,6 @@ struct TripKernel {
 
 #undef TRIDENT_UNROLL
 
-int strips_of(const Box& b, int keep_columns) { return (b.x1 - b.x0 + keep_columns - 1) / keep_columns; }
-
-std::int64_t tiles_of(const Trip& trip, int keep_columns, int keep_rows) {
-  std::int64_t tiles = 0;
-  for (int p = 0; p < trip.keeps; ++p)
-    tiles += std::int64_t(strips_of(trip.keep[p], keep_columns)) *
-             ((trip.keep[p].y1 - trip.keep[p].y0 + keep_rows - 1) / keep_rows);
-  return tiles;
-}
-
-// The rows a team keeps: tall tiles recompute fewer overlap rows (2 m a tile), but a last
-// wave of teams that fills only part of the device leaves the rest idle. So: the fewest
-// rows (at least kMinRows) whose tiles fill a whole number of waves of the teams that
-// surely run at once.
-int tile_rows_for(const Trip& trip, int keep_columns, int resident) {
-  constexpr int kMinRows = 16, kRowsPerWave = 128;
-  std::int64_t work = 0;  // strips times rows
-  int tallest = 1;
-  for (int p = 0; p < trip.keeps; ++p) {
-    work += std::int64_t(strips_of(trip.keep[p], keep_columns)) * (trip.keep[p].y1 - trip.keep[p].y0);
-    tallest = std::max(tallest, trip.keep[p].y1 - trip.keep[p].y0);
-  }
-  const std::int64_t waves = std::max<std::int64_t>(1, work / (std::int64_t(resident) * kRowsPerWave));
-  const std::int64_t budget = waves * resident;
-  int low = std::min(kMinRows, tallest), high = tallest;  // the least rows with tiles_of <= budget
-  if (tiles_of(trip, keep_columns, low) <= budget) return low;
-  while (high - low > 1) {
-    const int mid = low + (high - low) / 2;
-    (tiles_of(trip, keep_columns, mid) <= budget ? high : low) = mid;
-  }
-  return high;
-}
-
-
 template <class T, int kSteps>
 void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
                  const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
@@ -276,25 +262,26 @@ void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& n
   kernel.ny = static_cast<int>(u.extent(0));
   kernel.nx = static_cast<int>(u.extent(1));
   kernel.trip = trip;
-  const int widest = kTripColumns - 2 * m;
-  kernel.keep_columns = shape.columns > 0 ? std::min(shape.columns, widest) : widest;
   const int resident = std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) * kTeamsPerMultiprocessor<T, kSteps>;
-  kernel.keep_rows = shape.rows > 0 ? shape.rows : tile_rows_for(trip, kernel.keep_columns, resident);
-  int tiles = 0;
-  for (int p = 0; p < trip.keeps; ++p) {
-    kernel.first_tile[p] = tiles;
-    kernel.strips[p] = strips_of(trip.keep[p], kernel.keep_columns);
-    tiles += kernel.strips[p] * ((trip.keep[p].y1 - trip.keep[p].y0 + kernel.keep_rows - 1) / kernel.keep_rows);
-  }
-  kernel.first_tile[trip.keeps] = tiles;
+  kernel.plan = plan_tiles(trip, m, resident, kOnDevice, shape);  // rule_tile_rows repeats this rule
   using Kernel = TripKernel<T, kSteps>;
   const int team = kOnDevice ? kTripColumns : 1;
-  const auto policy = TripPolicy<T, kSteps>(space, tiles, team)
+  const auto policy = TripPolicy<T, kSteps>(space, kernel.plan.tiles, team)
                           .set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::shmem_size(Kernel::kScratchValues)));
   Kokkos::parallel_for("trident::diffusion::step_trip", policy, kernel);
 }
 
 }  // namespace
+
+template <class T>
+int rule_tile_rows(const ExecutionSpace& space, const Trip& trip, int m) {
+  const int resident = std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) *
+                       (m <= kMaxTripSteps / 2 ? kTeamsPerMultiprocessor<T, kMaxTripSteps / 2>
+                                               : kTeamsPerMultiprocessor<T, kMaxTripSteps>);
+  return plan_tiles(trip, m, resident, kOnDevice, TripShape{}).rows;
+}
+
+bool trips_on_device() { return kOnDevice; }
 
 // Two instances: short trips hold half the registers.
 template <class T>
@@ -320,6 +307,8 @@ std::string describe_trips(int steps) {
          "-column strips, " + std::to_string(steps) + " columns of overlap each side)";
 }
 
+template int rule_tile_rows<float>(const ExecutionSpace&, const Trip&, int);
+template int rule_tile_rows<double>(const ExecutionSpace&, const Trip&, int);
 template void step_trip<float>(const ExecutionSpace&, const Grid<float>&, const Grid<float>&, float, std::int64_t,
                                int, const Kokkos::View<std::int64_t>&, const Trip&, const TripShape&);
 template void step_trip<double>(const ExecutionSpace&, const Grid<double>&, const Grid<double>&, double,

@@ -48,11 +48,15 @@ struct Trip {
 };
 
 // The tiles of a trip: the columns a strip keeps and the rows a team streams; 0 lets the
-// rule choose (tile_rows_for). Tests set them small to cross many tile edges.
+// rule choose. The last `tail_bands` bands of each kept box may be tiles of `tail_rows` rows,
+// started after all others, so that teams that finish early find short work left (a single
+// wave of tiles waits for its slowest team). Tests set them small to cross many tile edges.
 struct TripShape {
-  int steps = 0;    // the most steps a trip takes; 0: steps_per_trip's rule
-  int columns = 0;  // columns a strip keeps, at most kTripColumns - 2 m
-  int rows = 0;     // rows a team keeps
+  int steps = 0;       // the most steps a trip takes; 0: steps_per_trip's rule
+  int columns = 0;     // columns a strip keeps, at most kTripColumns - 2 m
+  int rows = 0;        // rows a team keeps; set alone (no tail_rows): every tile, no tail
+  int tail_rows = 0;   // rows a tail tile keeps
+  int tail_bands = 0;  // tail tiles a strip, with tail_rows
 };
 
 // `m` steps (2 <= m <= kMaxTripSteps) from `u` into `next`: next <- the cells of trip.keep
@@ -63,6 +67,12 @@ struct TripShape {
 template <class T>
 void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
                const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape = {});
+
+// The rows of a tile by the rule, when no shape forces them (trip_tiles.hpp's plan_tiles).
+template <class T>
+int rule_tile_rows(const ExecutionSpace& space, const Trip& trip, int m);
+// Whether trips run on a device (teams of kTripColumns threads) rather than a host.
+bool trips_on_device();
 
 // The most steps a trip takes: 1 on host back ends (the one-step kernel keeps a CPU's
 // caches busy as well; docs/history/diffusion.md), kDeviceTripSteps on a device, and on

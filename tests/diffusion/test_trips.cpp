@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "diffusion/stencil.hpp"
 #include "diffusion/trip.hpp"
+#include "diffusion/trip_tuner.hpp"
 #include "harness.hpp"
 #include "support/test_support.hpp"
 
@@ -48,10 +49,11 @@ struct Layout {
 
 // m steps of the one-step kernel on step_box(k) against one trip of m steps that keeps
 // `keeps`; the kept cells must match bit for bit, nothing else may be written, and the first
-// non-finite step must be the same. Returns that step (or `never`).
+// non-finite step must be the same. Returns that step (or `never`). With `tuner`, the trip's
+// shape comes from it (its trial trips write into the same output first).
 template <class T>
 std::int64_t compare_trip(const Layout& g, int m, const std::vector<Box>& keeps, const TripShape& shape, double c,
-                          double scale, unsigned seed) {
+                          double scale, unsigned seed, diffusion::TripTuner* tuner = nullptr) {
   const std::int64_t start = 40, never = 1000000;
   const int rows = g.ny + 2 * g.w, columns = g.nx + 2 * g.w;
   diffusion::Grid<T> u("u", rows, columns), a("a", rows, columns), b("b", rows, columns), out("out", rows, columns);
@@ -84,7 +86,9 @@ std::int64_t compare_trip(const Layout& g, int m, const std::vector<Box>& keeps,
     diffusion::step<T>(space, a, b, diffusion::Grid<T>(), static_cast<T>(c), start + k, bad_one, trip.step_box(k));
     std::swap(a, b);
   }
-  diffusion::step_trip<T>(space, u, out, static_cast<T>(c), start, m, bad_trip, trip, shape);
+  const TripShape used =
+      tuner ? tuner->shape_for(0, space, u, out, static_cast<T>(c), m, trip, shape) : shape;
+  diffusion::step_trip<T>(space, u, out, static_cast<T>(c), start, m, bad_trip, trip, used);
   auto one = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
   auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   int mismatches = 0, stray = 0;
@@ -100,7 +104,8 @@ std::int64_t compare_trip(const Layout& g, int m, const std::vector<Box>& keeps,
   std::int64_t first_one = 0, first_trip = 0;
   Kokkos::deep_copy(first_one, bad_one);
   Kokkos::deep_copy(first_trip, bad_trip);
-  EXPECT_EQ(mismatches, 0) << "m " << m << " columns " << shape.columns << " rows " << shape.rows;
+  EXPECT_EQ(mismatches, 0) << "m " << m << " columns " << shape.columns << " rows " << shape.rows << " tail "
+                          << shape.tail_bands << " x " << shape.tail_rows;
   EXPECT_EQ(stray, 0);
   EXPECT_EQ(first_trip, first_one) << "m " << m;
   return first_one;
@@ -113,7 +118,9 @@ void every_trip_length(double c, double scale) {
   const Layout middle{18, 27, 8, 8, {true, true, true, true}};     // neighbours all round
   const Layout shallow{19, 25, 9, 6, {true, false, false, true}};  // halo valid 6 of 9 deep
   for (int m = 2; m <= diffusion::kMaxTripSteps; ++m) {
-    for (const TripShape& shape : {TripShape{}, TripShape{0, 5, 3}, TripShape{0, 1, 1}, TripShape{0, 13, 7}}) {
+    // ... and tails of short bands: after tall ones, and after the rule's
+    for (const TripShape& shape : {TripShape{}, TripShape{0, 5, 3}, TripShape{0, 1, 1}, TripShape{0, 13, 7},
+                                   TripShape{0, 6, 5, 2, 3}, TripShape{0, 0, 0, 1, 4}}) {
       const unsigned seed = static_cast<unsigned>(100 * m + shape.columns);
       compare_trip<T>(alone, m, {alone.extended(0)}, shape, c, scale, seed);
       for (const Layout& g : {corner, middle, shallow}) {
@@ -134,6 +141,47 @@ void every_trip_length(double c, double scale) {
 TEST(DiffusionTrips, EveryTripLengthAndTileShapeGivesTheOneStepBitsFloat) { every_trip_length<float>(0.25, 1.0); }
 TEST(DiffusionTrips, EveryTripLengthAndTileShapeGivesTheOneStepBitsDouble) { every_trip_length<double>(0.21, 1.0); }
 
+// Timed tiles' heights (trip_tuner.hpp): the trial trips change no bit of the result (they
+// write only the kept cells, which the trip then writes again, and leave u alone), run once a
+// kind, and not at all when the shape forces the rows.
+TEST(DiffusionTrips, TimedTileHeightsKeepTheBitsAndAreTimedOnceAKind) {
+  const Layout alone{23, 41, 1, 1, {false, false, false, false}};
+  const Layout middle{18, 27, 8, 8, {true, true, true, true}};
+  using When = diffusion::TripTuner::When;
+  diffusion::TripTuner tuner(When::always);
+  compare_trip<float>(alone, 4, {alone.extended(0)}, TripShape{}, 0.2, 1.0, 11, &tuner);
+  const int trials = tuner.trials();
+  EXPECT_GT(trials, 2);
+  compare_trip<float>(alone, 4, {alone.extended(0)}, TripShape{}, 0.2, 1.0, 12, &tuner);
+  EXPECT_EQ(tuner.trials(), trials);
+  EXPECT_NE(tuner.describe().find(" rows"), std::string::npos) << tuner.describe();
+
+  diffusion::TripTuner rims(When::always);  // a trip of several boxes with halos, in double
+  const Box all = middle.extended(middle.valid - 3);
+  const Box in{all.y0 + 2, all.y1 - 3, all.x0 + 4, all.x1 - 1};
+  compare_trip<double>(middle, 3,
+                       {{all.y0, in.y0, all.x0, all.x1}, {in.y1, all.y1, all.x0, all.x1},
+                        {in.y0, in.y1, all.x0, in.x0}, {in.y0, in.y1, in.x1, all.x1}},
+                       TripShape{}, 0.2, 1.0, 13, &rims);
+  EXPECT_GT(rims.trials(), 1);
+
+  diffusion::TripTuner forced(When::always);
+  compare_trip<float>(alone, 4, {alone.extended(0)}, TripShape{0, 0, 5}, 0.2, 1.0, 14, &forced);
+  EXPECT_EQ(forced.trials(), 0);
+  EXPECT_EQ(forced.describe(), "");
+}
+
+TEST(DiffusionTrips, TheTimedHeightsAreEvery8RowsTo128Every16To256AndTheRules) {
+  std::vector<int> expected;
+  for (int r = 16; r <= 128; r += 8) expected.push_back(r);
+  for (int r = 144; r <= 256; r += 16) expected.push_back(r);
+  expected.push_back(147);
+  EXPECT_EQ(diffusion::tile_row_candidates(1000, 147), expected);
+  EXPECT_EQ(diffusion::tile_row_candidates(20, 20), (std::vector<int>{16, 20}));
+  EXPECT_EQ(diffusion::tile_row_candidates(10, 10), std::vector<int>{10});
+  EXPECT_EQ(diffusion::tile_row_candidates(200, 48).back(), 200);  // the tallest box, the rule's among the rest
+}
+
 // An unstable c (a kernel-level test: the deck refuses c > 0.25) makes large values overflow
 // some steps into the trip, at different steps in different cells.
 TEST(DiffusionTrips, TheFirstNonFiniteStepInsideATripIsTheOneStepKernels) {
@@ -141,7 +189,7 @@ TEST(DiffusionTrips, TheFirstNonFiniteStepInsideATripIsTheOneStepKernels) {
   const Layout middle{18, 27, 8, 8, {true, true, true, true}};
   std::int64_t latest = 0;
   for (int m = 3; m <= diffusion::kMaxTripSteps; ++m)
-    for (const TripShape& shape : {TripShape{}, TripShape{0, 4, 2}}) {
+    for (const TripShape& shape : {TripShape{}, TripShape{0, 4, 2}, TripShape{0, 4, 3, 1, 5}}) {
       latest = std::max(latest, compare_trip<float>(alone, m, {alone.extended(0)}, shape, 30.0, 1e34, m));
       latest = std::max(latest, compare_trip<double>(middle, m, {middle.extended(middle.valid - m)}, shape, 30.0,
                                                      1e302, m));
@@ -195,7 +243,8 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   deck::DiffusionSettings s = uneven(width, precision);
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
-  const diffusion::StudyTestHooks forced{TripShape{steps, small_tiles ? 3 : 0, small_tiles ? 4 : 0}};
+  // small: tiles with a tail of short bands; else the tiles' heights timed (trip_tuner.hpp)
+  const diffusion::StudyTestHooks forced{small_tiles ? TripShape{steps, 3, 4, 2, 2} : TripShape{steps}, !small_tiles};
   const test::DiffusionOutput trips =
       test::run_diffusion(comm, s, folder + "/trips.h5", "", io::Mode::automatic, forced);
   const test::DiffusionOutput resumed = test::run_diffusion(

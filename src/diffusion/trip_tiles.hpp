@@ -1,0 +1,52 @@
+#pragma once
+// How a trip's kept boxes are cut into the tiles that teams take (trip.cpp): strips of
+// columns, bands of rows. A team recomputes m rows and m columns on each side of its tile
+// (the overlap), so tall tiles waste less; but the teams of one wave finish apart, and the
+// device then idles unless short tiles are left for the teams that finish first. So each
+// kept box may end in a tail of short bands, whose tiles come after all the others (teams
+// start in league rank order).
+#include "diffusion/trip.hpp"
+
+namespace trident::diffusion {
+
+// Held by the kernel, so kept small: a kernel's arguments past a few hundred bytes made the
+// device compiler spill the trip's registers.
+struct TilePlan {
+  // Group g < keeps is the head of trip.keep[g], group keeps + g its tail.
+  static constexpr int kMaxGroups = 2 * Trip::kMaxKeeps;
+  int columns = 1;      // a strip's kept columns
+  int rows = 1;         // a head band's rows
+  int tail_rows = 1;    // a tail band's rows
+  int tail_height = 0;  // rows of each box in its tail (all of it when the box is shorter)
+  int first_tile[kMaxGroups] = {};  // league rank of each group's first tile; `tiles` past the last
+  int tiles = 0;
+
+  // The cells tile t keeps (0 <= t < tiles), the same for each `trip` it was planned for.
+  // Indices fixed when compiled (a kernel that indexes its arguments at run time copies
+  // them to local memory).
+  KOKKOS_INLINE_FUNCTION Box tile(const Trip& trip, int t) const {
+    int g = 0;
+    for (int h = 1; h < kMaxGroups; ++h)
+      if (t >= first_tile[h]) g = h;
+    const bool tail = g >= trip.keeps;
+    const Box& keep = trip.keep[tail ? g - trip.keeps : g];
+    const int split = keep.y1 - tail_height > keep.y0 ? keep.y1 - tail_height : keep.y0;
+    const int y0 = tail ? split : keep.y0, y1 = tail ? keep.y1 : split, band = tail ? tail_rows : rows;
+    const int strips = (keep.x1 - keep.x0 + columns - 1) / columns;
+    t -= first_tile[g];
+    Box kept;
+    kept.x0 = keep.x0 + (t % strips) * columns;
+    kept.x1 = kept.x0 + columns < keep.x1 ? kept.x0 + columns : keep.x1;
+    kept.y0 = y0 + (t / strips) * band;
+    kept.y1 = kept.y0 + band < y1 ? kept.y0 + band : y1;
+    return kept;
+  }
+};
+
+// The tiles of a trip of m steps with `resident` teams running at once: strips of the
+// widest columns a team's threads keep (kTripColumns - 2 m), or shape's; bands as shape
+// says, else by the rule: on a device, the fewest rows whose tiles fill whole waves of
+// resident teams, and a tail of short bands; on a host (one-thread teams), no tail.
+TilePlan plan_tiles(const Trip& trip, int m, int resident, bool device, const TripShape& shape);
+
+}  // namespace trident::diffusion

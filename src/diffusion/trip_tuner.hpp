@@ -1,0 +1,49 @@
+#pragma once
+// The tiles' height of a trip, timed instead of predicted. Any height gives the same bits;
+// which is fastest depends on how the device schedules its teams (a single wave of teams
+// waits for its slowest one) in ways no rule caught across grid sizes (docs/history/
+// diffusion.md). So the first trip of each kind runs a few trial trips of candidate heights
+// from u into next (u is left as it was, and the real trip then writes every cell the trials
+// wrote) and keeps the fastest.
+#include <string>
+#include <vector>
+
+#include "diffusion/stencil.hpp"
+#include "diffusion/trip.hpp"
+
+namespace trident::diffusion {
+
+class TripTuner {
+ public:
+  // automatic: times on a device only (a host's one-thread teams take the rule's tiles);
+  // always: on a host too (tests of the trials).
+  enum class When { automatic, always };
+  explicit TripTuner(When when = When::automatic);
+
+  // The shape for trips of kind `kind` (the caller's numbering: trips of one kind have
+  // about the same kept boxes, whatever their steps): `base` when that forces the rows or
+  // timing is off; else, on the first call of this kind, trial trips of m steps from u into
+  // next queued on `space` (fenced), then the fastest rows, kept for the kind.
+  template <class T>
+  TripShape shape_for(int kind, const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, int m,
+                      const Trip& trip, const TripShape& base);
+
+  // The heights chosen so far, for the run log ("56 rows" or "kind 0: 56 rows; kind 1: ...");
+  // empty if none.
+  std::string describe() const;
+  int trials() const { return trials_; }  // trial trips run so far
+
+ private:
+  struct Choice {
+    int kind, rows;
+  };
+  bool on_;
+  std::vector<Choice> chosen_;
+  int trials_ = 0;
+};
+
+// The heights tried: every 8 rows to 128, every 16 to 256, and the rule's; none above the
+// tallest kept box.
+std::vector<int> tile_row_candidates(int tallest, int rule_rows);
+
+}  // namespace trident::diffusion
