@@ -244,7 +244,10 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
   // small: tiles with a tail of short bands; else the tiles' heights timed (trip_tuner.hpp)
-  const diffusion::StudyTestHooks forced{small_tiles ? TripShape{steps, 3, 4, 2, 2} : TripShape{steps}, !small_tiles};
+  diffusion::StudyTestHooks forced;
+  forced.trips.steps = steps;
+  if (small_tiles) forced.trips = TripShape{steps, 3, 4, 2, 2};
+  forced.time_tiles = !small_tiles;
   const test::DiffusionOutput trips =
       test::run_diffusion(comm, s, folder + "/trips.h5", "", io::Mode::automatic, forced);
   const test::DiffusionOutput resumed = test::run_diffusion(
