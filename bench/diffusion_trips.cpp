@@ -104,7 +104,7 @@ void bench(const Case& c, double bandwidth, const char* precision) {
     const int m = keep ? 1 : trip;
     TripTuner tuner;  // the tiles' heights timed as a run times them (on the first of the two runs)
     const double seconds = run<T>(start, n, c.steps, m, keep, field, TripShape{}, &tuner);
-    if (m == chosen && !tuner.describe().empty()) timed = tuner.describe();
+    if (m == chosen && tuner.rows_of(0) > 0) timed = std::to_string(tuner.rows_of(0)) + " rows";
     if (trip == 1) reference = field;
     const double bytes = (keep ? 3 : 2.0 / m) * value * cells;
     const double per_step = seconds / c.steps, floor = bytes / bandwidth;

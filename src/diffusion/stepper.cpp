@@ -7,9 +7,9 @@
 namespace trident::diffusion {
 
 namespace {
-// The kinds of trip whose tiles are timed apart: without an exchange; the inside while the
-// halos travel; the rest after them.
-constexpr int kPlainTrip = 0, kInnerTrip = 1, kRestTrip = 2;
+// The kinds of trip whose tiles are timed apart: the block's cells (without an exchange, or
+// its inside while the halos travel: nearly the same boxes), and the rest after an exchange.
+constexpr int kPlainTrip = 0, kInnerTrip = 0, kRestTrip = 1;
 }  // namespace
 
 template <class T>
@@ -39,6 +39,14 @@ std::string Stepper<T>::describe() const {
   return std::to_string(width_) + (width_ == 1 ? " cell deep every step" : " cells deep every " +
                                                        std::to_string(width_) + " steps") +
          ", overlapped with the inside of the block, through " + comm_->choice().describe();
+}
+
+template <class T>
+std::string Stepper<T>::describe_tiles() const {
+  const int block = tuner_.rows_of(kPlainTrip), rest = tuner_.rows_of(kRestTrip);
+  std::string text = block > 0 ? std::to_string(block) + " rows" + (alone_ ? "" : " for the block") : "";
+  if (rest > 0) text += (text.empty() ? "" : ", ") + std::to_string(rest) + " rows for its edges after an exchange";
+  return text;
 }
 
 template <class T>

@@ -45,8 +45,8 @@ class Stepper {
   Box interior() const { return interior_; }
   // How halos travel, for the run log.
   std::string describe() const;
-  // The tiles' heights timed at the first trips of each kind (trip_tuner.hpp); empty if none.
-  std::string describe_tiles() const { return tuner_.describe(); }
+  // The tiles' heights timed at the first trips (trip_tuner.hpp), for the run log; empty if none.
+  std::string describe_tiles() const;
   // The halos' communicator (the frames use it too); null when the block is alone.
   core::DeviceComm* comm() const { return comm_.get(); }
 

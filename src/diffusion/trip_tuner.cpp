@@ -7,10 +7,25 @@ namespace trident::diffusion {
 
 std::vector<int> tile_row_candidates(int tallest, int rule_rows) {
   std::vector<int> rows;
-  for (int r = 16; r <= 256; r += r < 128 ? 8 : 16)
+  for (const int r : {16, 24, 32, 48, 64, 96, 128, 192, 256})
     if (r <= tallest) rows.push_back(r);
   if (rows.empty() || rows.back() < std::min(tallest, 256)) rows.push_back(std::min(tallest, 256));
   if (std::find(rows.begin(), rows.end(), rule_rows) == rows.end()) rows.push_back(rule_rows);
+  return rows;
+}
+
+std::vector<int> tile_row_refinements(int fastest, std::vector<int> tried) {
+  std::sort(tried.begin(), tried.end());
+  const auto at = std::find(tried.begin(), tried.end(), fastest);
+  std::vector<int> rows;
+  auto add = [&](int neighbour) {
+    const int half = (fastest + neighbour) / 2 / 8 * 8;
+    if (half != fastest && half != neighbour && !std::binary_search(tried.begin(), tried.end(), half))
+      rows.push_back(half);
+  };
+  if (at == tried.end()) return rows;
+  if (at != tried.begin()) add(*(at - 1));
+  if (at + 1 != tried.end()) add(*(at + 1));
   return rows;
 }
 
@@ -31,38 +46,56 @@ TripShape TripTuner::shape_for(int kind, const ExecutionSpace& space, const Grid
   const int rule_rows = rule_tile_rows<T>(space, trip, m);
   // Trials count no non-finite value against the run (their own first_bad).
   const Kokkos::View<std::int64_t> scratch_bad("trident::diffusion::tuner_first_bad");
-  constexpr int kTimedTrips = 2;  // a trip a candidate, after one that warms the device
   auto trial = [&](int rows) {
     shape.rows = rows;
     step_trip<T>(space, u, next, c, 0, m, scratch_bad, trip, shape);
     ++trials_;
   };
+  // Seconds a trip of `rows`: at least one, and more while they take under kLeast seconds
+  // (a short trip's time would be mostly the launch and the fence's).
+  constexpr double kLeast = 100e-6;
+  constexpr int kMostTrips = 4;
+  auto seconds_of = [&](int rows) {
+    const auto begin = std::chrono::steady_clock::now();
+    int trips = 0;
+    double seconds = 0;
+    do {
+      trial(rows);
+      space.fence();
+      ++trips;
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    } while (seconds < kLeast && trips < kMostTrips);
+    return seconds / trips;
+  };
+  // Nothing else on the device while timing (a frame's copies to the host, say), then a trip
+  // that warms it up.
+  Kokkos::fence();
   trial(rule_rows);
   space.fence();
+  std::vector<int> tried;
   int best_rows = rule_rows;
   double best = 0;
-  for (const int rows : tile_row_candidates(tallest, rule_rows)) {
-    const auto begin = std::chrono::steady_clock::now();
-    for (int t = 0; t < kTimedTrips; ++t) trial(rows);
-    space.fence();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    if (best == 0 || seconds < best) {
-      best = seconds;
-      best_rows = rows;
+  auto time_each = [&](const std::vector<int>& heights) {
+    for (const int rows : heights) {
+      const double seconds = seconds_of(rows);
+      tried.push_back(rows);
+      if (best == 0 || seconds < best) {
+        best = seconds;
+        best_rows = rows;
+      }
     }
-  }
+  };
+  time_each(tile_row_candidates(tallest, rule_rows));
+  time_each(tile_row_refinements(best_rows, tried));
   chosen_.push_back({kind, best_rows});
   shape.rows = best_rows;
   return shape;
 }
 
-std::string TripTuner::describe() const {
-  if (chosen_.size() == 1) return std::to_string(chosen_[0].rows) + " rows";
-  std::string text;
+int TripTuner::rows_of(int kind) const {
   for (const Choice& choice : chosen_)
-    text += (text.empty() ? "" : "; ") + std::string("kind ") + std::to_string(choice.kind) + ": " +
-            std::to_string(choice.rows) + " rows";
-  return text;
+    if (choice.kind == kind) return choice.rows;
+  return 0;
 }
 
 template TripShape TripTuner::shape_for<float>(int, const ExecutionSpace&, const Grid<float>&, const Grid<float>&,

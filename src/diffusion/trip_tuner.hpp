@@ -2,10 +2,10 @@
 // The tiles' height of a trip, timed instead of predicted. Any height gives the same bits;
 // which is fastest depends on how the device schedules its teams (a single wave of teams
 // waits for its slowest one) in ways no rule caught across grid sizes (docs/history/
-// diffusion.md). So the first trip of each kind runs a few trial trips of candidate heights
-// from u into next (u is left as it was, and the real trip then writes every cell the trials
-// wrote) and keeps the fastest.
-#include <string>
+// diffusion.md). So the first trip of each kind runs a trial trip of each candidate height
+// (a ladder, then halfway to the fastest one's neighbours) from u into next (u is left as it
+// was, and the real trip then writes every cell the trials wrote) and keeps the fastest.
+// About a dozen trips once a run: kept few, as short runs pay for them.
 #include <vector>
 
 #include "diffusion/stencil.hpp"
@@ -28,9 +28,8 @@ class TripTuner {
   TripShape shape_for(int kind, const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, int m,
                       const Trip& trip, const TripShape& base);
 
-  // The heights chosen so far, for the run log ("56 rows" or "kind 0: 56 rows; kind 1: ...");
-  // empty if none.
-  std::string describe() const;
+  // The height chosen for `kind`, 0 if none (not timed, or no trip of it yet).
+  int rows_of(int kind) const;
   int trials() const { return trials_; }  // trial trips run so far
 
  private:
@@ -42,8 +41,10 @@ class TripTuner {
   int trials_ = 0;
 };
 
-// The heights tried: every 8 rows to 128, every 16 to 256, and the rule's; none above the
-// tallest kept box.
+// The heights tried first: a ladder from 16 to 256 rows, the tallest kept box's height when
+// lower, and the rule's.
 std::vector<int> tile_row_candidates(int tallest, int rule_rows);
+// Then the heights halfway (to 8 rows) between the fastest of `tried` and its neighbours there.
+std::vector<int> tile_row_refinements(int fastest, std::vector<int> tried);
 
 }  // namespace trident::diffusion

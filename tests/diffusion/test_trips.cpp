@@ -4,6 +4,7 @@
 // whole runs on 1-4 ranks with frames, checkpoints and restarts inside.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -154,7 +155,12 @@ TEST(DiffusionTrips, TimedTileHeightsKeepTheBitsAndAreTimedOnceAKind) {
   EXPECT_GT(trials, 2);
   compare_trip<float>(alone, 4, {alone.extended(0)}, TripShape{}, 0.2, 1.0, 12, &tuner);
   EXPECT_EQ(tuner.trials(), trials);
-  EXPECT_NE(tuner.describe().find(" rows"), std::string::npos) << tuner.describe();
+  Trip kept = alone.trip();
+  kept.add_keep(alone.extended(0));
+  const std::vector<int> heights =  // 23 rows: no height halfway to a neighbour's
+      diffusion::tile_row_candidates(23, diffusion::rule_tile_rows<float>(diffusion::ExecutionSpace(), kept, 4));
+  EXPECT_NE(std::find(heights.begin(), heights.end(), tuner.rows_of(0)), heights.end()) << tuner.rows_of(0);
+  EXPECT_EQ(tuner.rows_of(1), 0);
 
   diffusion::TripTuner rims(When::always);  // a trip of several boxes with halos, in double
   const Box all = middle.extended(middle.valid - 3);
@@ -168,18 +174,20 @@ TEST(DiffusionTrips, TimedTileHeightsKeepTheBitsAndAreTimedOnceAKind) {
   diffusion::TripTuner forced(When::always);
   compare_trip<float>(alone, 4, {alone.extended(0)}, TripShape{0, 0, 5}, 0.2, 1.0, 14, &forced);
   EXPECT_EQ(forced.trials(), 0);
-  EXPECT_EQ(forced.describe(), "");
+  EXPECT_EQ(forced.rows_of(0), 0);
 }
 
-TEST(DiffusionTrips, TheTimedHeightsAreEvery8RowsTo128Every16To256AndTheRules) {
-  std::vector<int> expected;
-  for (int r = 16; r <= 128; r += 8) expected.push_back(r);
-  for (int r = 144; r <= 256; r += 16) expected.push_back(r);
-  expected.push_back(147);
-  EXPECT_EQ(diffusion::tile_row_candidates(1000, 147), expected);
+TEST(DiffusionTrips, TheTimedHeightsAreALadderTheRulesAndHalfwayToTheFastestsNeighbours) {
+  EXPECT_EQ(diffusion::tile_row_candidates(1000, 147), (std::vector<int>{16, 24, 32, 48, 64, 96, 128, 192, 256, 147}));
+  EXPECT_EQ(diffusion::tile_row_candidates(100, 64), (std::vector<int>{16, 24, 32, 48, 64, 96, 100}));
   EXPECT_EQ(diffusion::tile_row_candidates(20, 20), (std::vector<int>{16, 20}));
   EXPECT_EQ(diffusion::tile_row_candidates(10, 10), std::vector<int>{10});
-  EXPECT_EQ(diffusion::tile_row_candidates(200, 48).back(), 200);  // the tallest box, the rule's among the rest
+  const std::vector<int> tried{16, 24, 32, 48, 64, 96, 128, 192, 256, 147};
+  EXPECT_EQ(diffusion::tile_row_refinements(48, tried), (std::vector<int>{40, 56}));
+  EXPECT_EQ(diffusion::tile_row_refinements(147, tried), (std::vector<int>{136, 168}));
+  EXPECT_EQ(diffusion::tile_row_refinements(16, tried), std::vector<int>{});  // 20 rounds to 16
+  EXPECT_EQ(diffusion::tile_row_refinements(256, tried), std::vector<int>{224});
+  EXPECT_EQ(diffusion::tile_row_refinements(77, tried), std::vector<int>{});  // not among those tried
 }
 
 // An unstable c (a kernel-level test: the deck refuses c > 0.25) makes large values overflow
