@@ -11,9 +11,10 @@ namespace {
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
 // is needed, so that memory's latency hides behind the steps of the rows in between. The
 // rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
-// the launch bounds hold the registers to (float's 8 steps spill a few values that stay out
-// of the row's work; docs/history/diffusion.md). Double adds up each step's sides before
-// the chain of steps (kHoistSides), which its fewer teams can spend the registers on.
+// the launch bounds hold the registers to. Double adds up each step's sides before the
+// chain of steps (kHoistSides), which its fewer teams can spend the registers on; float's
+// edge tiles test their rows apart (kEdgeRowsApart), which made double's slower
+// (docs/history/diffusion.md).
 constexpr int kColumnsPerThread = 1;
 constexpr int kPrefetch = 4;
 constexpr bool kOnDevice = true;
