@@ -250,6 +250,12 @@ struct TripKernel {
 
 #undef TRIDENT_UNROLL
 
+// Teams that surely run at once (what the rule's waves count).
+template <class T, int kSteps>
+int resident_teams(const ExecutionSpace& space) {
+  return std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) * kTeamsPerMultiprocessor<T, kSteps>;
+}
+
 template <class T, int kSteps>
 void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
                  const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
@@ -263,8 +269,7 @@ void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& n
   kernel.ny = static_cast<int>(u.extent(0));
   kernel.nx = static_cast<int>(u.extent(1));
   kernel.trip = trip;
-  const int resident = std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) * kTeamsPerMultiprocessor<T, kSteps>;
-  kernel.plan = plan_tiles(trip, m, resident, kOnDevice, shape);  // rule_tile_rows repeats this rule
+  kernel.plan = plan_tiles(trip, m, resident_teams<T, kSteps>(space), shape);
   using Kernel = TripKernel<T, kSteps>;
   const int team = kOnDevice ? kTripColumns : 1;
   const auto policy = TripPolicy<T, kSteps>(space, kernel.plan.tiles, team)
@@ -276,10 +281,9 @@ void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& n
 
 template <class T>
 int rule_tile_rows(const ExecutionSpace& space, const Trip& trip, int m) {
-  const int resident = std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) *
-                       (m <= kMaxTripSteps / 2 ? kTeamsPerMultiprocessor<T, kMaxTripSteps / 2>
-                                               : kTeamsPerMultiprocessor<T, kMaxTripSteps>);
-  return plan_tiles(trip, m, resident, kOnDevice, TripShape{}).rows;
+  const int resident = m <= kMaxTripSteps / 2 ? resident_teams<T, kMaxTripSteps / 2>(space)
+                                              : resident_teams<T, kMaxTripSteps>(space);  // as step_trip picks
+  return plan_tiles(trip, m, resident, TripShape{}).rows;
 }
 
 bool trips_on_device() { return kOnDevice; }

@@ -41,16 +41,13 @@ int wave_rows(const Box* boxes, int count, int columns, int resident) {
 
 }  // namespace
 
-TilePlan plan_tiles(const Trip& trip, int m, int resident, bool device, const TripShape& shape) {
+TilePlan plan_tiles(const Trip& trip, int m, int resident, const TripShape& shape) {
   TilePlan plan;
   const int widest = kTripColumns - 2 * m;
   plan.columns = shape.columns > 0 ? std::min(shape.columns, widest) : widest;
   if (shape.tail_rows > 0) {
     plan.tail_rows = shape.tail_rows;
     plan.tail_height = shape.tail_rows * std::max(shape.tail_bands, 1);
-  } else if (shape.rows == 0 && device) {
-    plan.tail_rows = 1;  // the rule's tail: none yet
-    plan.tail_height = 0;
   }
   Box head[Trip::kMaxKeeps], tail[Trip::kMaxKeeps];
   for (int p = 0; p < trip.keeps; ++p) {

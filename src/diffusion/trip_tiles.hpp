@@ -2,9 +2,9 @@
 // How a trip's kept boxes are cut into the tiles that teams take (trip.cpp): strips of
 // columns, bands of rows. A team recomputes m rows and m columns on each side of its tile
 // (the overlap), so tall tiles waste less; but the teams of one wave finish apart, and the
-// device then idles unless short tiles are left for the teams that finish first. So each
-// kept box may end in a tail of short bands, whose tiles come after all the others (teams
-// start in league rank order).
+// device then idles. A shape may end each kept box in a tail of short bands, whose tiles
+// come after all the others (teams start in league rank order), for the teams that finish
+// first (it gained little on an H100: docs/history/diffusion.md).
 #include "diffusion/trip.hpp"
 
 namespace trident::diffusion {
@@ -44,9 +44,9 @@ struct TilePlan {
 };
 
 // The tiles of a trip of m steps with `resident` teams running at once: strips of the
-// widest columns a team's threads keep (kTripColumns - 2 m), or shape's; bands as shape
-// says, else by the rule: on a device, the fewest rows whose tiles fill whole waves of
-// resident teams, and a tail of short bands; on a host (one-thread teams), no tail.
-TilePlan plan_tiles(const Trip& trip, int m, int resident, bool device, const TripShape& shape);
+// widest columns a team's threads keep (kTripColumns - 2 m), or shape's; bands of shape's
+// rows, else by the rule: the fewest rows whose tiles fill whole waves of resident teams;
+// a tail only where shape asks for one.
+TilePlan plan_tiles(const Trip& trip, int m, int resident, const TripShape& shape);
 
 }  // namespace trident::diffusion
