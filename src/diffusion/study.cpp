@@ -161,7 +161,8 @@ class Solver : public PreparedStudy {
     }
     log::info(ctx_.comm, progress.line(s_.steps) + "; " + std::to_string(frames.frames()) + " frames written");
     const std::string tiles = stepper_.describe_tiles();
-    if (!tiles.empty()) log::info(ctx_.comm, "diffusion: tiles of the trips, the fastest of the heights timed: " + tiles);
+    if (!tiles.empty())
+      log::info(ctx_.comm, "diffusion: tiles of the trips, the fastest of the heights timed: " + tiles);
   }
 
  private:

@@ -1,8 +1,9 @@
 #pragma once
 // Test hooks of the diffusion study: a trip shape that the rules give on GPUs only, and the
 // timing of the tiles' heights, forced on host back ends too so that the CPU tests run the
-// blocked kernel (trip.hpp) and its trial trips (trip_tuner.hpp) through whole runs. Production code leaves it unset (the app never includes this header); tests pass it
-// to the run_study() below.
+// blocked kernel (trip.hpp) and its trial trips (trip_tuner.hpp) through whole runs.
+// Production code leaves them unset (the app never includes this header); tests pass them to
+// the run_study() below.
 #include <string>
 
 #include "core/run_context.hpp"
