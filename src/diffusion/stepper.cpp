@@ -19,7 +19,7 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
       width_(width),
       trip_steps_(diffusion::steps_per_trip(d.alone(), width, trips.steps)),
       shape_(trips),
-      tuner_(tiles),
+      tuner_(tiles, trip_steps_),
       alone_(d.alone()) {
   const int nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size);
   interior_ = {width_, width_ + ny, width_, width_ + nx};

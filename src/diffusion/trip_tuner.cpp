@@ -29,7 +29,8 @@ std::vector<int> tile_row_refinements(int fastest, std::vector<int> tried) {
   return rows;
 }
 
-TripTuner::TripTuner(When when) : on_(when == When::always || trips_on_device()) {}
+TripTuner::TripTuner(When when, int full_steps)
+    : on_(when == When::always || trips_on_device()), full_steps_(full_steps) {}
 
 template <class T>
 TripShape TripTuner::shape_for(int kind, const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c,
@@ -41,6 +42,7 @@ TripShape TripTuner::shape_for(int kind, const ExecutionSpace& space, const Grid
       shape.rows = choice.rows;
       return shape;
     }
+  if (full_steps_ > 0 && m != full_steps_) return base;
   int tallest = 1;
   for (int p = 0; p < trip.keeps; ++p) tallest = std::max(tallest, trip.keep[p].y1 - trip.keep[p].y0);
   const int rule_rows = rule_tile_rows<T>(space, trip, m);

@@ -16,9 +16,11 @@ namespace trident::diffusion {
 class TripTuner {
  public:
   // automatic: times on a device only (a host's one-thread teams take the rule's tiles);
-  // always: on a host too (tests of the trials).
+  // always: on a host too (tests of the trials). Only trips of `full_steps` steps are timed
+  // (0: any), so that a short trip (before an early frame, say) does not pick the heights
+  // of the long ones; until then the rule's apply.
   enum class When { automatic, always };
-  explicit TripTuner(When when = When::automatic);
+  explicit TripTuner(When when = When::automatic, int full_steps = 0);
 
   // The shape for trips of kind `kind` (the caller's numbering: trips of one kind have
   // about the same kept boxes, whatever their steps): `base` when that forces the rows or
@@ -37,6 +39,7 @@ class TripTuner {
     int kind, rows;
   };
   bool on_;
+  int full_steps_;
   std::vector<Choice> chosen_;
   int trials_ = 0;
 };

@@ -144,7 +144,7 @@ TEST(DiffusionTrips, EveryTripLengthAndTileShapeGivesTheOneStepBitsDouble) { eve
 
 // Timed tiles' heights (trip_tuner.hpp): the trial trips change no bit of the result (they
 // write only the kept cells, which the trip then writes again, and leave u alone), run once a
-// kind, and not at all when the shape forces the rows.
+// kind, on a trip of the full length only, and not at all when the shape forces the rows.
 TEST(DiffusionTrips, TimedTileHeightsKeepTheBitsAndAreTimedOnceAKind) {
   const Layout alone{23, 41, 1, 1, {false, false, false, false}};
   const Layout middle{18, 27, 8, 8, {true, true, true, true}};
@@ -170,6 +170,14 @@ TEST(DiffusionTrips, TimedTileHeightsKeepTheBitsAndAreTimedOnceAKind) {
                         {in.y0, in.y1, all.x0, in.x0}, {in.y0, in.y1, in.x1, all.x1}},
                        TripShape{}, 0.2, 1.0, 13, &rims);
   EXPECT_GT(rims.trials(), 1);
+
+  diffusion::TripTuner longer(When::always, 6);  // times trips of 6 steps only
+  compare_trip<float>(alone, 4, {alone.extended(0)}, TripShape{}, 0.2, 1.0, 15, &longer);
+  EXPECT_EQ(longer.trials(), 0);
+  EXPECT_EQ(longer.rows_of(0), 0);
+  compare_trip<float>(alone, 6, {alone.extended(0)}, TripShape{}, 0.2, 1.0, 16, &longer);
+  EXPECT_GT(longer.trials(), 0);
+  EXPECT_GT(longer.rows_of(0), 0);
 
   diffusion::TripTuner forced(When::always);
   compare_trip<float>(alone, 4, {alone.extended(0)}, TripShape{0, 0, 5}, 0.2, 1.0, 14, &forced);
