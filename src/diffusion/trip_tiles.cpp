@@ -52,7 +52,7 @@ TilePlan plan_tiles(const Trip& trip, int m, int resident, const TripShape& shap
   Box head[Trip::kMaxKeeps], tail[Trip::kMaxKeeps];
   for (int p = 0; p < trip.keeps; ++p) {
     const Box& keep = trip.keep[p];
-    const int split = std::max(keep.y0, keep.y1 - plan.tail_height);
+    const int split = plan.split(keep);
     head[p] = {keep.y0, split, keep.x0, keep.x1};
     tail[p] = {split, keep.y1, keep.x0, keep.x1};
   }

@@ -21,6 +21,11 @@ struct TilePlan {
   int first_tile[kMaxGroups] = {};  // league rank of each group's first tile; `tiles` past the last
   int tiles = 0;
 
+  // The first row of a kept box's tail: all of the box when it is shorter than tail_height.
+  KOKKOS_INLINE_FUNCTION int split(const Box& keep) const {
+    return keep.y1 - tail_height > keep.y0 ? keep.y1 - tail_height : keep.y0;
+  }
+
   // The cells tile t keeps (0 <= t < tiles), the same for each `trip` it was planned for.
   // Indices fixed when compiled (a kernel that indexes its arguments at run time copies
   // them to local memory).
@@ -30,8 +35,9 @@ struct TilePlan {
       if (t >= first_tile[h]) g = h;
     const bool tail = g >= trip.keeps;
     const Box& keep = trip.keep[tail ? g - trip.keeps : g];
-    const int split = keep.y1 - tail_height > keep.y0 ? keep.y1 - tail_height : keep.y0;
-    const int y0 = tail ? split : keep.y0, y1 = tail ? keep.y1 : split, band = tail ? tail_rows : rows;
+    const int first_tail_row = split(keep);
+    const int y0 = tail ? first_tail_row : keep.y0, y1 = tail ? keep.y1 : first_tail_row;
+    const int band = tail ? tail_rows : rows;
     const int strips = (keep.x1 - keep.x0 + columns - 1) / columns;
     t -= first_tile[g];
     Box kept;

@@ -37,11 +37,8 @@ TripShape TripTuner::shape_for(int kind, const ExecutionSpace& space, const Grid
                                int m, const Trip& trip, const TripShape& base) {
   if (!on_ || base.rows > 0 || base.tail_rows > 0 || trip.keeps == 0) return base;
   TripShape shape = base;
-  for (const Choice& choice : chosen_)
-    if (choice.kind == kind) {
-      shape.rows = choice.rows;
-      return shape;
-    }
+  shape.rows = rows_of(kind);
+  if (shape.rows > 0) return shape;
   if (full_steps_ > 0 && m != full_steps_) return base;
   int tallest = 1;
   for (int p = 0; p < trip.keeps; ++p) tallest = std::max(tallest, trip.keep[p].y1 - trip.keep[p].y0);
