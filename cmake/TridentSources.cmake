@@ -10,6 +10,8 @@ set(TRIDENT_SOURCES_core
   core/nccl_comm.cpp
   core/overrides.cpp
   core/page_lock.cpp
+  core/peer_areas.cpp
+  core/peer_exchange.cpp
   core/peer_sum.cpp
   core/progress.cpp
   core/queue_recording.cpp

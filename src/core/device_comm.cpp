@@ -7,6 +7,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/peer_exchange.hpp"
 #include "core/peer_sum.hpp"
 #include "core/pinned_host_space.hpp"
 #include "core/timers.hpp"
@@ -165,6 +166,20 @@ template <class T>
 void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_t send_size,
                           const std::vector<Piece>& sends, T* receive, std::size_t receive_size,
                           const std::vector<Piece>& receives) {
+  if (peer_exchange_ != nullptr) {
+    std::vector<Piece> other_sends = sends, other_receives = receives;
+    peer_exchange_->exchange<T>(space, send, other_sends, receive, other_receives);
+    if (other_sends.empty() && other_receives.empty()) return;
+    send_by_transport(space, send, send_size, other_sends, receive, receive_size, other_receives);
+    return;
+  }
+  send_by_transport(space, send, send_size, sends, receive, receive_size, receives);
+}
+
+template <class T>
+void DeviceComm::send_by_transport(const ExecutionSpace& space, const T* send, std::size_t send_size,
+                                   const std::vector<Piece>& sends, T* receive, std::size_t receive_size,
+                                   const std::vector<Piece>& receives) {
 #if defined(TRIDENT_HAVE_NCCL)
   if (choice_.transport == Transport::nccl) {
     const auto comm = static_cast<ncclComm_t>(nccl());
@@ -220,10 +235,10 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
   }
 }
 
-void DeviceComm::connect_peer_sums(const Switch peer_sums) {
+void DeviceComm::connect_peer_sums(const Switch peer_memory) {
   if (size_ == 1 || choice_.transport != Transport::nccl || peer_sum_ != nullptr) return;
-  if (peer_sums == Switch::off) {
-    no_peer_sums_ = "TRIDENT_PEER_SUMS=off";
+  if (peer_memory == Switch::off) {
+    no_peer_sums_ = "TRIDENT_PEER_MEMORY=off";
     return;
   }
   const double start = wall_seconds();
@@ -231,9 +246,20 @@ void DeviceComm::connect_peer_sums(const Switch peer_sums) {
   setup_seconds_ += wall_seconds() - start;
 }
 
+void DeviceComm::connect_peer_exchanges(const std::size_t most_bytes, const Switch peer_memory) {
+  if (size_ == 1 || choice_.transport != Transport::nccl || peer_exchange_ != nullptr) return;
+  if (peer_memory == Switch::off) {
+    no_peer_exchanges_ = "TRIDENT_PEER_MEMORY=off";
+    return;
+  }
+  const double start = wall_seconds();
+  peer_exchange_ = PeerExchange::connect(comm_, most_bytes, no_peer_exchanges_);
+  setup_seconds_ += wall_seconds() - start;
+}
+
 void DeviceComm::expect_sums(const std::size_t bytes) {
   if (choice_.transport != Transport::nccl || size_ == 1) return;
-  if (peer_sum_ != nullptr && bytes <= PeerSum::kMostBytes) return;
+  if (peer_sum_ != nullptr) return;
   const double begin = wall_seconds();
   nccl_.start(comm_, bytes);
   setup_seconds_ += wall_seconds() - begin;
@@ -243,13 +269,21 @@ void DeviceComm::wait_until_ready() {
   if (nccl_.started()) nccl();
 }
 
+std::string DeviceComm::exchanges_route() const {
+  if (choice_.transport != Transport::nccl) return transport_name(choice_.transport);
+  if (peer_exchange_ != nullptr) return "peer memory between pairs, NCCL for the rest";
+  if (!no_peer_exchanges_.empty()) return "NCCL (no peer memory: " + no_peer_exchanges_ + ")";
+  return "NCCL";
+}
+
 bool DeviceComm::sum_recordable(const std::size_t bytes) const {
-  return size_ == 1 || (peer_sum_ != nullptr && bytes <= PeerSum::kMostBytes);
+  (void)bytes;  // any size: peer sums of more than PeerSum::kMostBytes are several kernels
+  return size_ == 1 || peer_sum_ != nullptr;
 }
 
 std::string DeviceComm::sums_route() const {
   if (choice_.transport != Transport::nccl) return transport_name(choice_.transport);
-  if (peer_sum_ != nullptr) return "peer memory up to " + std::to_string(PeerSum::kMostBytes >> 10) + " KiB, NCCL beyond";
+  if (peer_sum_ != nullptr) return "peer memory";
   if (!no_peer_sums_.empty()) return "NCCL (no peer memory: " + no_peer_sums_ + ")";
   return "NCCL";
 }
@@ -258,8 +292,10 @@ template <class T>
 void DeviceComm::all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count) {
   if (size_ == 1) return;
   if constexpr (std::is_floating_point_v<T>) {
-    if (peer_sum_ != nullptr && count * sizeof(T) <= PeerSum::kMostBytes) {
-      peer_sum_->sum(space, data, count);
+    if (peer_sum_ != nullptr) {  // in calls of at most kMostBytes, each a rank-ordered sum
+      constexpr std::size_t kMostCount = PeerSum::kMostBytes / sizeof(T);
+      for (std::size_t at = 0; at < count; at += kMostCount)
+        peer_sum_->sum(space, data + at, std::min(kMostCount, count - at));
       return;
     }
   }

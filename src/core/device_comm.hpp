@@ -8,8 +8,9 @@
 //                 computes in host memory;
 //   host-staging  MPI on page-locked host copies of the device buffers.
 // TRIDENT_DEVICE_COMM=auto|nccl|mpi|host-staging overrides the automatic choice. With NCCL,
-// small sums between the GPUs of one host may go through peer memory instead
-// (connect_peer_sums, core/peer_sum.hpp).
+// between the GPUs of one host, sums (connect_peer_sums, core/peer_sum.hpp) and exchanges
+// both ways between pairs of ranks (connect_peer_exchanges, core/peer_exchange.hpp) may go
+// through peer memory instead; a job whose data all travels that way never starts NCCL.
 // Results do not depend on the transport for exchanges (they move bits). Sums over ranks
 // are repeatable run to run for a given rank count and transport (fixed reduction order);
 // across rank counts or transports they agree to rounding.
@@ -23,6 +24,7 @@
 
 #include "core/nccl_comm.hpp"
 #include "core/overrides.hpp"
+#include "core/peer_exchange.hpp"
 #include "core/runtime.hpp"
 
 namespace trident::core {
@@ -75,12 +77,7 @@ class DeviceComm {
   // to or from `peer` (a rank of this communicator; MPI_PROC_NULL pieces are skipped).
   // NCCL has no tags: two pieces between the same pair of ranks in one exchange are matched
   // in the order they are listed, so list them in the same order on both sides.
-  struct Piece {
-    int peer;
-    std::size_t offset;
-    std::size_t count;
-    int tag;
-  };
+  using Piece = ExchangePiece;
 
   // Sends and receives all pieces together. `send` and `receive` are device buffers of
   // send_size and receive_size numbers. Work queued on `space` before the call is done
@@ -93,16 +90,21 @@ class DeviceComm {
                 const std::vector<Piece>& receives);
 
   // data[0..count) <- its sum over ranks, in place, on the device; ordered on `space`
-  // as exchange() is. After connect_peer_sums(), sums of float or double of up to
-  // PeerSum::kMostBytes go through peer memory (core/peer_sum.hpp) instead of NCCL.
+  // as exchange() is. After connect_peer_sums(), sums of float or double go through peer
+  // memory (core/peer_sum.hpp, in calls of up to PeerSum::kMostBytes) instead of NCCL.
   template <class T>
   void all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count);
 
-  // Collective: with NCCL between the GPUs of one host that map each other's memory, small
-  // sums through peer memory from now on (one kernel, no NCCL launch: on two H100s the
-  // ridge's small per-iteration all-reduce is latency-bound through NCCL). Switch::off
-  // (TRIDENT_PEER_SUMS=off) keeps NCCL; automatic connects where possible.
-  void connect_peer_sums(Switch peer_sums = Switch::automatic);
+  // Collective: with NCCL between the GPUs of one host that map each other's memory, sums
+  // through peer memory from now on (one kernel, no NCCL launch: on two H100s the ridge's
+  // small per-iteration all-reduce is latency-bound through NCCL). Switch::off
+  // (TRIDENT_PEER_MEMORY=off) keeps NCCL; automatic connects where possible.
+  void connect_peer_sums(Switch peer_memory = Switch::automatic);
+  // Collective, the same where it applies: exchanges of up to `most_bytes` each way between a
+  // pair of ranks that send to each other in a call go through peer memory from now on
+  // (halos); other pieces keep the transport. Calls to exchange() after it are queued on one
+  // stream, or in order.
+  void connect_peer_exchanges(std::size_t most_bytes, Switch peer_memory = Switch::automatic);
   // Collective: sums of up to `bytes` will be asked for; starts NCCL's communicator now
   // unless the peer sums carry them (so a run whose sums all go through peer memory never
   // pays for NCCL).
@@ -113,9 +115,14 @@ class DeviceComm {
   // Whether all_reduce_sum of `bytes` queues device work alone, which a recording of the
   // stream (core::QueueRecording) may hold: the sums through peer memory.
   bool sum_recordable(std::size_t bytes) const;
-  // How all_reduce_sum travels, for the run log: "NCCL", "peer memory up to 256 KiB, NCCL
-  // beyond", "NCCL (no peer memory: <why>)", or the MPI transport's name.
+  // How all_reduce_sum travels, for the run log: "NCCL", "peer memory", "NCCL (no peer
+  // memory: <why>)", or the MPI transport's name.
   std::string sums_route() const;
+  // How exchanges travel, for the run log: "peer memory between pairs, NCCL for the rest",
+  // "NCCL (no peer memory: <why>)", or the MPI transport's name.
+  std::string exchanges_route() const;
+  // Whether connect_peer_exchanges() connected.
+  bool peer_exchanges() const { return peer_exchange_ != nullptr; }
   // Seconds of set-up this rank has spent so far on its thread: starting NCCL's
   // communicator, waiting for it, the host side of the first exchange and the first sum
   // (where NCCL connects the ranks), the peer sums' mappings (the timer table's
@@ -123,6 +130,11 @@ class DeviceComm {
   double setup_seconds() const { return setup_seconds_; }
 
  private:
+  // exchange() by the chosen transport (NCCL or MPI).
+  template <class T>
+  void send_by_transport(const ExecutionSpace& space, const T* send, std::size_t send_size,
+                         const std::vector<Piece>& sends, T* receive, std::size_t receive_size,
+                         const std::vector<Piece>& receives);
   // Page-locked host buffers of at least `bytes`, grown when needed and then reused.
   char* staging_send(std::size_t bytes);
   char* staging_receive(std::size_t bytes);
@@ -137,6 +149,8 @@ class DeviceComm {
   std::unique_ptr<Staging> staging_;
   std::unique_ptr<PeerSum> peer_sum_;
   std::string no_peer_sums_;  // why connect_peer_sums() found none
+  std::unique_ptr<PeerExchange> peer_exchange_;
+  std::string no_peer_exchanges_;  // why connect_peer_exchanges() found none
   double setup_seconds_ = 0;
 };
 

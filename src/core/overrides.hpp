@@ -21,7 +21,7 @@ struct Overrides {
   // For users (docs/tuning.md, "Environment variables").
   std::string device_comm = "auto";  // TRIDENT_DEVICE_COMM: auto|nccl|mpi|host-staging
   Switch gpu_aware_mpi = Switch::automatic;  // TRIDENT_GPU_AWARE_MPI: auto|on|off
-  Switch peer_sums = Switch::automatic;      // TRIDENT_PEER_SUMS: auto|off
+  Switch peer_memory = Switch::automatic;    // TRIDENT_PEER_MEMORY: auto|off
 
   // For comparing kernels and schedules in benchmarks; the automatic choices are best.
   std::string knn_lists = "auto";           // TRIDENT_KNN_LISTS: auto|registers|buffers|select

@@ -9,6 +9,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/peer_areas.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -19,7 +20,7 @@ namespace trident::core {
 #if defined(KOKKOS_ENABLE_CUDA)
 namespace {
 
-constexpr int kMostRanks = 16;
+constexpr int kMostRanks = PeerAreas::kMostRanks;
 // Threads of a sum: at most a launch that any GPU holds at once (no thread may wait behind
 // one that spins), each taking its numbers kThreads * blocks apart.
 constexpr int kThreads = 256;
@@ -135,29 +136,15 @@ __global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t 
   }
 }
 
-bool all_ranks(MPI_Comm comm, bool mine) {
-  int ok = mine ? 1 : 0, all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-  return all != 0;
-}
-
-// This rank's failure, or that another rank failed at `step`.
-std::string failure(const std::string& mine, const std::string& step) {
-  return mine.empty() ? step + " failed on another rank" : mine;
-}
-
 }  // namespace
 
 struct PeerSum::Mapping {
   int rank = 0, ranks = 1;
-  char* own = nullptr;
+  std::unique_ptr<PeerAreas> shared;
   Areas areas{};
   Counters* counters = nullptr;
 
   ~Mapping() {
-    for (int q = 0; q < ranks; ++q)
-      if (q != rank && areas.base[q] != nullptr) cudaIpcCloseMemHandle(areas.base[q]);
-    if (own != nullptr) cudaFree(own);
     if (counters != nullptr) cudaFree(counters);
   }
 
@@ -171,55 +158,25 @@ struct PeerSum::Mapping {
 };
 
 std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
-  const int ranks = mpi::size(comm), rank = mpi::rank(comm);
-  if (ranks > kMostRanks) {
-    why_not = "more than " + std::to_string(kMostRanks) + " ranks";
-    return nullptr;
-  }
-  MPI_Comm host_comm;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host_comm);
-  const int on_my_host = mpi::size(host_comm);
-  MPI_Comm_free(&host_comm);
-  if (!all_ranks(comm, on_my_host == ranks)) {
-    why_not = "the ranks are on several hosts";
-    return nullptr;
-  }
-
   std::unique_ptr<PeerSum> peers(new PeerSum());
   peers->mapping_ = std::make_unique<Mapping>();
   Mapping& m = *peers->mapping_;
-  m.rank = rank;
-  m.ranks = ranks;
+  m.shared = PeerAreas::map(comm, area_bytes(mpi::size(comm)), why_not);
+  if (m.shared == nullptr) return nullptr;
+  m.rank = m.shared->rank();
+  m.ranks = m.shared->ranks();
+  for (int q = 0; q < m.ranks; ++q) m.areas.base[q] = m.shared->area(q);
   std::string mine;  // this rank's failure
-  cudaIpcMemHandle_t handle{};
-  cudaError_t status = cudaMalloc(&m.own, area_bytes(ranks));
-  if (status == cudaSuccess) status = cudaMalloc(&m.counters, sizeof(Counters));
-  if (status == cudaSuccess) status = cudaMemset(m.own, 0, area_bytes(ranks));
+  cudaError_t status = cudaMalloc(&m.counters, sizeof(Counters));
   const Counters first_counts{1, 0, 0};
   if (status == cudaSuccess) status = cudaMemcpy(m.counters, &first_counts, sizeof(Counters), cudaMemcpyHostToDevice);
-  if (status == cudaSuccess) status = cudaDeviceSynchronize();
-  if (status == cudaSuccess) status = cudaIpcGetMemHandle(&handle, m.own);
   if (status != cudaSuccess) mine = std::string("device memory for peers: ") + cudaGetErrorString(status);
-  if (!all_ranks(comm, mine.empty())) {
+  if (!on_all_ranks(comm, mine.empty())) {
     cudaGetLastError();
-    why_not = failure(mine, "allocating device memory for peers");
+    why_not = peer_failure(mine, "allocating device memory for peers");
     return nullptr;
   }
-  std::vector<cudaIpcMemHandle_t> handles(static_cast<std::size_t>(ranks));
-  MPI_Allgather(&handle, sizeof handle, MPI_BYTE, handles.data(), sizeof handle, MPI_BYTE, comm);
-  m.areas.base[rank] = m.own;
-  for (int q = 0; q < ranks && mine.empty(); ++q) {
-    if (q == rank) continue;
-    void* peer = nullptr;
-    status = cudaIpcOpenMemHandle(&peer, handles[static_cast<std::size_t>(q)], cudaIpcMemLazyEnablePeerAccess);
-    if (status != cudaSuccess) mine = "mapping rank " + std::to_string(q) + "'s memory: " + cudaGetErrorString(status);
-    else m.areas.base[q] = static_cast<char*>(peer);
-  }
-  if (!all_ranks(comm, mine.empty())) {
-    cudaGetLastError();
-    why_not = failure(mine, "mapping another GPU's memory");
-    return nullptr;
-  }
+  const int rank = m.rank, ranks = m.ranks;
 
   // A test sum of both parities, each rank's numbers distinct, against the rank-ordered
   // sum on the host; a wait of more than 10 s for another rank counts as a failure.
@@ -253,9 +210,9 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
   }
   if (status != cudaSuccess) mine = std::string("a test sum failed: ") + cudaGetErrorString(status);
   if (test != nullptr) cudaFree(test);
-  if (!all_ranks(comm, mine.empty())) {
+  if (!on_all_ranks(comm, mine.empty())) {
     cudaGetLastError();
-    why_not = failure(mine, "a test sum");
+    why_not = peer_failure(mine, "a test sum");
     return nullptr;
   }
   return peers;

@@ -108,10 +108,11 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
     }
   }
   // Gathering on rank 0's device: only where that spares the copies through host memory
-  // (or the test hook asks for it) and the device has room.
-  const bool may_gather_on_device = path != static_cast<int>(FramePath::by_block) && mpi::size(comm) > 1 &&
-                                    device_comm_ != nullptr &&
-                                    (device_comm_->device_to_device() || force_device_gather_);
+  // (or the test hook asks for it) and the device has room; not where the halos go through
+  // peer memory, which spares the job NCCL's set-up (a gather is not between pairs).
+  const bool may_gather_on_device =
+      path != static_cast<int>(FramePath::by_block) && mpi::size(comm) > 1 && device_comm_ != nullptr &&
+      ((device_comm_->device_to_device() && !device_comm_->peer_exchanges()) || force_device_gather_);
   int on_device = 0;
   if (root && may_gather_on_device) {
     on_device = device_gather_fits(frame_bytes);

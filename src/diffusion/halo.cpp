@@ -55,7 +55,7 @@ void axis_part(int d, int n, int w, bool incoming, int& first, int& count) {
 }  // namespace
 
 template <class T>
-HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, int width)
+HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, int width, core::Switch peer_memory)
     : comm_(comm),
       width_(width),
       queued_transfer_(comm.transport() == core::Transport::nccl),
@@ -82,11 +82,21 @@ HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, in
                       incoming ? k : kOpposite[k]});
     }
   }
+  // The most bytes one way between this rank and a neighbour, for the peer memory's slots.
+  std::size_t most_bytes = 0;
+  for (const auto* pieces : {&send_pieces_, &receive_pieces_})
+    for (const auto& p : *pieces) {
+      std::size_t bytes = 0;
+      for (const auto& q : *pieces)
+        if (q.peer == p.peer) bytes += q.count * sizeof(T);
+      most_bytes = std::max(most_bytes, bytes);
+    }
+  comm_.connect_peer_exchanges(most_bytes, peer_memory);
   send_ = Kokkos::View<T*>("trident::diffusion::halo_send", sends_.total);
   receive_ = Kokkos::View<T*>("trident::diffusion::halo_receive", receives_.total);
-  // One exchange of the (zeroed) buffers now: NCCL connects each pair of ranks on their
-  // first send and receive, a host-side wait that would otherwise land in the first
-  // step's timer. What arrives is overwritten by every real exchange before it is unpacked.
+  // One exchange of the (zeroed) buffers now: NCCL (where peer memory does not carry the
+  // halos) connects each pair of ranks on their first send and receive, a host-side wait
+  // that would otherwise land in the first step's timer. What arrives is overwritten by every real exchange before it is unpacked.
   transfer();
   side_.space().fence();
 }

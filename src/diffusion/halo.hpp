@@ -1,6 +1,7 @@
 #pragma once
 // Halo exchange of a block's w-cell border with its neighbours through core::DeviceComm
-// (NCCL, MPI with device pointers, or host staging). The send side packs the edges (and,
+// (peer memory between the GPUs of one host, NCCL, MPI with device pointers, or host
+// staging). The send side packs the edges (and,
 // for w > 1, the w x w corners, which deep halos need for the diagonal cells of the
 // stencil's reach) into one device buffer with one kernel; the receive side unpacks one
 // buffer. Packing, transfer and unpacking run on a side stream of their own, so that the
@@ -52,7 +53,10 @@ struct HaloRegions {
 template <class T>
 class HaloExchange {
  public:
-  HaloExchange(const Decomposition& d, core::DeviceComm& comm, int width);
+  // Collective over d.cart(): connects `comm`'s exchanges through peer memory where
+  // `peer_memory` and the machine allow (core::DeviceComm::connect_peer_exchanges).
+  HaloExchange(const Decomposition& d, core::DeviceComm& comm, int width,
+               core::Switch peer_memory = core::Switch::automatic);
   int width() const { return width_; }
   void start(const ExecutionSpace& compute, const Grid<T>& u);
   void finish(const ExecutionSpace& compute, const Grid<T>& u);

@@ -14,7 +14,7 @@ constexpr int kPlainTrip = 0, kInnerTrip = 0, kRestTrip = 1;
 
 template <class T>
 Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width,
-                    const TripShape& trips, TripTuner::When tiles)
+                    const TripShape& trips, TripTuner::When tiles, core::Switch peer_memory)
     : d_(d),
       width_(width),
       trip_steps_(diffusion::steps_per_trip(d.alone(), width, trips.steps)),
@@ -28,8 +28,9 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
   toward_[2] = d.south() != MPI_PROC_NULL;
   toward_[3] = d.north() != MPI_PROC_NULL;
   if (alone_) return;
-  comm_ = std::make_unique<core::DeviceComm>(d.cart(), transport);
-  halo_ = std::make_unique<HaloExchange<T>>(d, *comm_, width_);
+  // NCCL only if peer memory does not carry the halos (core::DeviceComm).
+  comm_ = std::make_unique<core::DeviceComm>(d.cart(), transport, core::DeviceComm::NcclStart::when_needed);
+  halo_ = std::make_unique<HaloExchange<T>>(d, *comm_, width_, peer_memory);
   wait_clock_ = std::make_unique<core::QueueWaitClock>();
 }
 
@@ -38,7 +39,8 @@ std::string Stepper<T>::describe() const {
   if (alone_) return "not needed (one block)";
   return std::to_string(width_) + (width_ == 1 ? " cell deep every step" : " cells deep every " +
                                                        std::to_string(width_) + " steps") +
-         ", overlapped with the inside of the block, through " + comm_->choice().describe();
+         ", overlapped with the inside of the block, through " +
+         (comm_->transport() == core::Transport::nccl ? comm_->exchanges_route() : comm_->choice().describe());
 }
 
 template <class T>

@@ -32,9 +32,10 @@ class Stepper {
   // `width` from halo_width_for(d, ...). Collective over d.cart() when d is not alone
   // (sets up the transport). A trip takes at most steps_per_trip(...) steps; `trips` is a
   // test's forced shape (study_test_hooks.hpp; {}: the rules), `tiles` when the tiles'
-  // heights are timed (trip_tuner.hpp).
+  // heights are timed (trip_tuner.hpp); `peer_memory` (TRIDENT_PEER_MEMORY) whether halos
+  // may go through peer memory.
   Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const TripShape& trips = {},
-          TripTuner::When tiles = TripTuner::When::automatic);
+          TripTuner::When tiles = TripTuner::When::automatic, core::Switch peer_memory = core::Switch::automatic);
 
   int width() const { return width_; }
   // The most steps the next trip may take (the valid halo's depth caps it).

@@ -90,7 +90,7 @@ class Solver : public PreparedStudy {
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
         stepper_(d_, ctx.transport, halo_width_, hooks.trips,
-                 hooks.time_tiles ? TripTuner::When::always : TripTuner::When::automatic) {
+                 hooks.time_tiles ? TripTuner::When::always : TripTuner::When::automatic, ctx.overrides.peer_memory) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
     if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;

@@ -105,7 +105,7 @@ class RidgeStudy : public PreparedStudy {
     {
       const MatrixRows matrix(settings.matrix, comm);  // shape and row offsets; rank 0 parses Matrix Market
       const int groups = lambda_groups(comm, settings, matrix.nonzeros());
-      layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport, context.overrides.peer_sums);
+      layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport, context.overrides.peer_memory);
       const std::vector<std::int64_t> bounds = nonzero_balanced_rows(
           matrix.rows(), layout_->group_size(), [&matrix](std::int64_t row) { return matrix.offset(row); });
       const std::int64_t first = bounds[layout_->rank_in_group()];

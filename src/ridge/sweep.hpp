@@ -40,7 +40,7 @@ class SweepLayout {
  public:
   // `groups` divides the rank count. The device communicator of each group (for the
   // per-iteration all-reduce) is built with `transport` when a group has several ranks,
-  // its small sums through peer memory where `peer_sums` (TRIDENT_PEER_SUMS) allows.
+  // its small sums through peer memory where `peer_sums` (TRIDENT_PEER_MEMORY) allows.
   SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice& transport = core::mpi_transport(),
               core::Switch peer_sums = core::Switch::automatic);
   ~SweepLayout();

@@ -23,12 +23,12 @@ TEST(Overrides, UnsetOrEmptyMeansAutomatic) {
 
 TEST(Overrides, EachValueMeansWhatItSays) {
   const core::Overrides o =
-      parse({"TRIDENT_GPU_AWARE_MPI=off", "TRIDENT_PEER_SUMS=off", "TRIDENT_KNN_LISTS=registers",
+      parse({"TRIDENT_GPU_AWARE_MPI=off", "TRIDENT_PEER_MEMORY=off", "TRIDENT_KNN_LISTS=registers",
              "TRIDENT_KNN_CHUNKS=8", "TRIDENT_KNN_LIST_BOUND=on", "TRIDENT_RIDGE_GRAPHS=off",
              "TRIDENT_RIDGE_ROW_SEGMENTS=off", "TRIDENT_RIDGE_ROW_LANES=16", "TRIDENT_RIDGE_COLUMN_BANDS=3",
              "TRIDENT_DEVICE_COMM=host-staging"});
   EXPECT_EQ(o.gpu_aware_mpi, core::Switch::off);  // off is off (it used to turn it on)
-  EXPECT_EQ(o.peer_sums, core::Switch::off);
+  EXPECT_EQ(o.peer_memory, core::Switch::off);
   EXPECT_EQ(o.knn_lists, "registers");
   EXPECT_EQ(o.knn_chunks, 8);
   EXPECT_EQ(o.knn_list_bound, core::Switch::on);
@@ -39,7 +39,7 @@ TEST(Overrides, EachValueMeansWhatItSays) {
   EXPECT_EQ(o.device_comm, "host-staging");
   // In the owner's order, whatever the environment's.
   EXPECT_EQ(o.describe(),
-            "TRIDENT_DEVICE_COMM=host-staging TRIDENT_GPU_AWARE_MPI=off TRIDENT_PEER_SUMS=off "
+            "TRIDENT_DEVICE_COMM=host-staging TRIDENT_GPU_AWARE_MPI=off TRIDENT_PEER_MEMORY=off "
             "TRIDENT_KNN_LISTS=registers TRIDENT_KNN_CHUNKS=8 TRIDENT_KNN_LIST_BOUND=on TRIDENT_RIDGE_GRAPHS=off "
             "TRIDENT_RIDGE_ROW_SEGMENTS=off TRIDENT_RIDGE_ROW_LANES=16 TRIDENT_RIDGE_COLUMN_BANDS=3");
 }
@@ -49,7 +49,7 @@ TEST(Overrides, ABadValueIsRefusedNamingTheVariable) {
     return test::input_error_message([&] { core::parse_overrides({entry}); });
   };
   EXPECT_EQ(message("TRIDENT_GPU_AWARE_MPI=0"), "TRIDENT_GPU_AWARE_MPI: expected auto, on or off, got '0'");
-  EXPECT_EQ(message("TRIDENT_PEER_SUMS=on"), "TRIDENT_PEER_SUMS: expected auto or off, got 'on'");
+  EXPECT_EQ(message("TRIDENT_PEER_MEMORY=on"), "TRIDENT_PEER_MEMORY: expected auto or off, got 'on'");
   EXPECT_EQ(message("TRIDENT_DEVICE_COMM=infiniband"),
             "TRIDENT_DEVICE_COMM: expected auto, nccl, mpi or host-staging, got 'infiniband'");
   EXPECT_EQ(message("TRIDENT_KNN_CHUNKS=65"), "TRIDENT_KNN_CHUNKS: expected auto or a count from 1 to 64, got '65'");
