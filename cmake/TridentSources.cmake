@@ -13,6 +13,7 @@ set(TRIDENT_SOURCES_core
   core/peer_areas.cpp
   core/peer_exchange.cpp
   core/peer_sum.cpp
+  core/peer_window.cpp
   core/progress.cpp
   core/queue_recording.cpp
   core/runtime.cpp

@@ -68,6 +68,11 @@ template <class T>
 void gather(MPI_Comm comm, const T* mine, int count, T* all, int root = 0) {
   MPI_Gather(mine, count, datatype<T>(), all, count, datatype<T>(), root, comm);
 }
+// Rank r gets `count` values of `all` (on `root`, count x ranks of them) from r * count.
+template <class T>
+void scatter(MPI_Comm comm, const T* all, int count, T* mine, int root = 0) {
+  MPI_Scatter(all, count, datatype<T>(), mine, count, datatype<T>(), root, comm);
+}
 // Each rank's `count` values, in rank order, into `all` on every rank.
 template <class T>
 void all_gather(MPI_Comm comm, const T* mine, int count, T* all) {

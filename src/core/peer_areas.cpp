@@ -43,13 +43,16 @@ std::unique_ptr<PeerAreas> PeerAreas::map(MPI_Comm comm, std::size_t bytes, std:
   std::string mine;  // this rank's failure
   cudaIpcMemHandle_t handle{};
   char* own = nullptr;
-  cudaError_t status = cudaMalloc(&own, bytes);
-  if (status == cudaSuccess) {
-    areas->base_[rank] = own;
-    status = cudaMemset(own, 0, bytes);
+  cudaError_t status = cudaSuccess;
+  if (bytes > 0) {
+    status = cudaMalloc(&own, bytes);
+    if (status == cudaSuccess) {
+      areas->base_[rank] = own;
+      status = cudaMemset(own, 0, bytes);
+    }
+    if (status == cudaSuccess) status = cudaDeviceSynchronize();
+    if (status == cudaSuccess) status = cudaIpcGetMemHandle(&handle, own);
   }
-  if (status == cudaSuccess) status = cudaDeviceSynchronize();
-  if (status == cudaSuccess) status = cudaIpcGetMemHandle(&handle, own);
   if (status != cudaSuccess) mine = std::string("device memory for peers: ") + cudaGetErrorString(status);
   if (!on_all_ranks(comm, mine.empty())) {
     cudaGetLastError();
@@ -58,8 +61,11 @@ std::unique_ptr<PeerAreas> PeerAreas::map(MPI_Comm comm, std::size_t bytes, std:
   }
   std::vector<cudaIpcMemHandle_t> handles(static_cast<std::size_t>(ranks));
   MPI_Allgather(&handle, sizeof handle, MPI_BYTE, handles.data(), sizeof handle, MPI_BYTE, comm);
+  std::vector<unsigned long long> sizes(static_cast<std::size_t>(ranks));
+  const unsigned long long mine_bytes = bytes;
+  mpi::all_gather(comm, &mine_bytes, 1, sizes.data());
   for (int q = 0; q < ranks && mine.empty(); ++q) {
-    if (q == rank) continue;
+    if (q == rank || sizes[static_cast<std::size_t>(q)] == 0) continue;
     void* peer = nullptr;
     status = cudaIpcOpenMemHandle(&peer, handles[static_cast<std::size_t>(q)], cudaIpcMemLazyEnablePeerAccess);
     if (status != cudaSuccess) mine = "mapping rank " + std::to_string(q) + "'s memory: " + cudaGetErrorString(status);

@@ -1,9 +1,9 @@
 #pragma once
 // Device memory that the ranks of one host share through CUDA IPC: every rank allocates an
-// area of the same size, zeroed, and maps every other rank's, so that a kernel of one rank
-// reads and writes the others' areas directly (NVLink, or PCIe peer access). The ground
-// under the sums (core/peer_sum.hpp) and the exchanges (core/peer_exchange.hpp) through
-// peer memory.
+// area, zeroed, and maps every other rank's, so that a kernel or a copy of one rank reads
+// and writes the others' areas directly (NVLink, or PCIe peer access). The ground under the
+// sums (core/peer_sum.hpp), the exchanges (core/peer_exchange.hpp) and the gathers
+// (core/peer_window.hpp) through peer memory.
 #include <mpi.h>
 
 #include <cstddef>
@@ -16,9 +16,10 @@ class PeerAreas {
  public:
   static constexpr int kMostRanks = 16;
 
-  // Collective over `comm` (every rank gets the same answer): the mapped areas of `bytes`
-  // each, or null with the reason in `why_not` (not a CUDA build, more than kMostRanks
-  // ranks, ranks on several hosts, no device memory, a GPU that cannot map another's).
+  // Collective over `comm` (every rank gets the same answer): the mapped areas, this rank's
+  // of `bytes` (0: none, area() is null), or null with the reason in `why_not` (not a CUDA
+  // build, more than kMostRanks ranks, ranks on several hosts, no device memory, a GPU that
+  // cannot map another's).
   static std::unique_ptr<PeerAreas> map(MPI_Comm comm, std::size_t bytes, std::string& why_not);
   ~PeerAreas();
   PeerAreas(const PeerAreas&) = delete;

@@ -14,6 +14,7 @@
 
 namespace trident::core {
 
+#if defined(KOKKOS_ENABLE_CUDA)
 namespace {
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
@@ -37,11 +38,6 @@ void remove_peer(std::vector<ExchangePiece>& pieces, int peer) {
   pieces.erase(std::remove_if(pieces.begin(), pieces.end(), [peer](const ExchangePiece& p) { return p.peer == peer; }),
                pieces.end());
 }
-
-}  // namespace
-
-#if defined(KOKKOS_ENABLE_CUDA)
-namespace {
 
 constexpr int kThreads = 256;
 constexpr int kMostPieces = 16;  // in one launch

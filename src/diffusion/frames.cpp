@@ -108,15 +108,16 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
     }
   }
   // Gathering on rank 0's device: only where that spares the copies through host memory
-  // (or the test hook asks for it) and the device has room; not where the halos go through
-  // peer memory, which spares the job NCCL's set-up (a gather is not between pairs).
-  const bool may_gather_on_device =
-      path != static_cast<int>(FramePath::by_block) && mpi::size(comm) > 1 && device_comm_ != nullptr &&
-      ((device_comm_->device_to_device() && !device_comm_->peer_exchanges()) || force_device_gather_);
+  // (or the test hook asks for it) and the device has room.
+  const bool may_gather_on_device = path != static_cast<int>(FramePath::by_block) && mpi::size(comm) > 1 &&
+                                    device_comm_ != nullptr &&
+                                    (device_comm_->device_to_device() || force_device_gather_);
   int on_device = 0;
   if (root && may_gather_on_device) {
     on_device = device_gather_fits(frame_bytes);
     why += on_device ? "; the blocks are gathered on rank 0's device through " +
+                           (device_comm_->peer_exchanges() ? std::string("peer memory where the GPUs map it, else ")
+                                                           : std::string()) +
                            std::string(core::transport_name(device_comm_->transport())) +
                            ", one copy to the host a frame"
                      : "; the blocks go through host memory (rank 0's device has no room for a frame)";
@@ -143,8 +144,6 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
     for (HostBuffer& b : frames_buffers_)
       b = HostBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::frame"), frame_values);
     if (gather_on_device_) {
-      device_frame_ = DeviceBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::device_frame"),
-                                   frame_values);
       // Where each other rank's block of a field lands: in place in the field when blocks
       // span the grid's width, else one after the other in incoming_.
       const bool whole_rows = d_.dims()[0] == 1;
@@ -155,9 +154,7 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
         device_receives_.push_back({static_cast<int>(r), whole_rows ? in_place : at, count, kBlockTag});
         at += count;
       }
-      if (!whole_rows)
-        incoming_ = DeviceBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::incoming_blocks"),
-                                 at);
+      incoming_values_ = whole_rows ? 0 : at;
     } else {
       std::int64_t widest_narrow_block = 0;
       for (std::size_t r = 1; 4 * r < blocks_.size(); ++r)
@@ -166,7 +163,42 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
       receive_.resize(static_cast<std::size_t>(widest_narrow_block));
     }
   }
+  if (gather_on_device_ && device_comm_->peer_exchanges()) open_window(device_comm_->mpi_comm());
+  if (root && gather_on_device_ && window_ == nullptr) {
+    device_frame_ = DeviceBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::device_frame"),
+                                 static_cast<std::size_t>(fields_ * settings_.ny * settings_.nx));
+    incoming_ = DeviceBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::incoming_blocks"),
+                             incoming_values_);
+  }
   return chosen;
+}
+
+// Collective: where the halos go through peer memory, the frame is gathered through it too
+// (core::PeerWindow; NCCL would cost the job its set-up): rank 0's device_frame_ and
+// incoming_ are one buffer the others map, and each rank learns where its block of the first
+// field lands. Where no window opens, the gather stays with exchange().
+template <class T>
+void FrameWriter<T>::open_window(MPI_Comm comm) {
+  const bool root = mpi::rank(comm) == 0;
+  const auto frame_values = static_cast<std::size_t>(fields_ * settings_.ny * settings_.nx);
+  const std::size_t incoming = incoming_values_;
+  std::string why_not;
+  window_ = core::PeerWindow::open(comm, 0, root ? (frame_values + incoming) * sizeof(T) : 0, why_not);
+  if (window_ == nullptr) {
+    log::detail(comm, "diffusion: frames: no gather through peer memory (" + why_not + ")");
+    return;
+  }
+  std::vector<unsigned long long> offsets(static_cast<std::size_t>(mpi::size(comm)));
+  if (root) {
+    T* base = reinterpret_cast<T*>(window_->data());
+    device_frame_ = DeviceBuffer(base, frame_values);
+    incoming_ = DeviceBuffer(base + frame_values, incoming);
+    for (std::size_t r = 1; r < offsets.size(); ++r)
+      offsets[r] = device_receives_[r - 1].offset + (d_.dims()[0] == 1 ? 0 : frame_values);
+  }
+  unsigned long long mine = 0;
+  mpi::scatter(comm, offsets.data(), 1, &mine);
+  window_offset_ = mine;
 }
 
 // On rank 0: the frame, and with blocks narrower than the grid one field's incoming blocks,
@@ -238,19 +270,25 @@ void FrameWriter<T>::collect_frame_on_device(T* frame, const DeviceBlock& field,
   const auto block_values = static_cast<std::size_t>(d_.y().size * d_.x().size);
   const bool whole_rows = d_.dims()[0] == 1;
   const DeviceBlock* from[2] = {&field, &laplacian};
+  // Through the window, field f's blocks land at window_offset_ (+ the field's place when
+  // they go into place); put_all returns once all have.
+  const auto window_bytes = [&](int f) { return (window_offset_ + (whole_rows ? f * frame_values : 0)) * sizeof(T); };
   if (device_comm_->rank() != 0) {
-    for (int f = 0; f < fields_; ++f)
-      device_comm_->exchange<T>(space, from[f]->data(), block_values, {Piece{0, 0, block_values, kBlockTag}},
-                                nullptr, 0, {});
+    for (int f = 0; f < fields_; ++f) {
+      if (window_ != nullptr) window_->put_all(space, from[f]->data(), block_values * sizeof(T), window_bytes(f));
+      else device_comm_->exchange<T>(space, from[f]->data(), block_values, {Piece{0, 0, block_values, kBlockTag}},
+                                     nullptr, 0, {});
+    }
     space.fence();  // the caller may change the block once append returns
     return;
   }
   for (int f = 0; f < fields_; ++f) {
     T* field_start = device_frame_.data() + f * frame_values;
     T* into = whole_rows ? field_start : incoming_.data();
-    device_comm_->exchange<T>(space, nullptr, 0, {}, into,
-                              whole_rows ? static_cast<std::size_t>(frame_values) : incoming_.extent(0),
-                              device_receives_);
+    if (window_ != nullptr) window_->put_all(space, nullptr, 0, 0);  // after the last field's placing
+    else device_comm_->exchange<T>(space, nullptr, 0, {}, into,
+                                   whole_rows ? static_cast<std::size_t>(frame_values) : incoming_.extent(0),
+                                   device_receives_);
     place_block(space, from[f]->data(), d_.y().offset, d_.x().offset, d_.y().size, d_.x().size, field_start, nx);
     if (!whole_rows)
       for (std::size_t r = 1; 4 * r < blocks_.size(); ++r)

@@ -24,10 +24,12 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/device_comm.hpp"
+#include "core/peer_window.hpp"
 #include "core/pinned_host_space.hpp"
 #include "core/run_context.hpp"
 #include "deck/diffusion_settings.hpp"
@@ -75,6 +77,7 @@ class FrameWriter {
   std::int64_t frames() const { return frames_; }
   FramePath path() const { return path_; }
   bool gathers_on_device() const { return gather_on_device_; }
+  bool gathers_through_peer_memory() const { return window_ != nullptr; }
 
  private:
   using HostBuffer = Kokkos::View<T*, PinnedHostSpace>;
@@ -84,6 +87,7 @@ class FrameWriter {
 
   FramePath choose_path(RunContext& context);
   bool device_gather_fits(double frame_bytes) const;
+  void open_window(MPI_Comm comm);
   void copy_out(const DeviceBlock& from, T* to, std::int64_t rows, std::int64_t columns);
   void collect_frame(T* frame, const DeviceBlock& field, const DeviceBlock& laplacian);
   void collect_frame_on_device(T* frame, const DeviceBlock& field, const DeviceBlock& laplacian);
@@ -105,7 +109,12 @@ class FrameWriter {
   bool gather_on_device_ = false;
   DeviceBuffer device_frame_;  // rank 0, gathered on the device: the frame (field, then Laplacian)
   DeviceBuffer incoming_;      // rank 0, blocks narrower than the grid: one field's blocks before placing
+  std::size_t incoming_values_ = 0;
   std::vector<core::DeviceComm::Piece> device_receives_;  // rank 0: each other rank's block of a field
+  // Where halos go through peer memory (no NCCL): rank 0's device_frame_ and incoming_ in one
+  // buffer the other ranks map, and where each rank's block of the first field lands in it.
+  std::unique_ptr<core::PeerWindow> window_;
+  std::size_t window_offset_ = 0;
   std::int64_t frames_ = 0;
   double write_seconds_added_ = 0;
   io::BackgroundWriter writer_;  // last: joined before the buffers go

@@ -63,6 +63,7 @@ struct Case {
   FramePath expected;    // with a plain file (gathered, or one rank); a parallel file goes by block
   bool rows = false;     // blocks of whole rows (ranks {1, n}): received straight into place
   bool on_device = false;  // gathered on rank 0's device, forced (chosen anyway where NCCL joins the GPUs)
+  bool peers = false;      // the halos' exchanges through peer memory: the gather too, where GPUs map it
 };
 
 class MpiFramePaths : public testing::TestWithParam<Case> {};
@@ -88,12 +89,15 @@ TEST_P(MpiFramePaths, EveryFrameHoldsTheDevicesBits) {
   {
     // NCCL where the ranks drive GPUs of their own (the device gather then needs no forcing)
     core::DeviceComm device_comm(d.cart(), core::choose_transport(d.cart(), test::this_rank_binding()));
+    if (c.peers) device_comm.connect_peer_exchanges(4096);
     io::OutputFile output(comm, path, true, c.mode);
     diffusion::FrameWriter<float> frames(output, s, d, context, &device_comm, /*force_device_gather=*/c.on_device);
     EXPECT_EQ(frames.path(), output.parallel() ? FramePath::by_block : c.expected);
     const bool whole_frame = !output.parallel() && c.expected != FramePath::by_block;
     EXPECT_EQ(frames.gathers_on_device(),
               (c.on_device || device_comm.device_to_device()) && whole_frame && mpi::size(comm) > 1);
+    // Where the exchanges go through peer memory, so does a gather on the device.
+    EXPECT_EQ(frames.gathers_through_peer_memory(), frames.gathers_on_device() && device_comm.peer_exchanges());
     Kokkos::View<float**, Kokkos::LayoutRight> u("u", rows, columns), l("l", rows, columns);
     auto uh = Kokkos::create_mirror_view(u), lh = Kokkos::create_mirror_view(l);
     for (int f = 0; f < static_cast<int>(steps.size()); ++f) {
@@ -145,6 +149,8 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"whole_frame_on_device", io::Mode::gathered, 3, 0, FramePath::whole_frame, false, true},
                     Case{"by_block_not_on_device", io::Mode::gathered, 1, 0, FramePath::by_block, false, true},
                     Case{"automatic_on_device", io::Mode::automatic, 0, 0, FramePath::background, false, true},
+                    Case{"background_peers", io::Mode::gathered, 0, 0, FramePath::background, false, true, true},
+                    Case{"whole_frame_rows_peers", io::Mode::gathered, 3, 0, FramePath::whole_frame, true, true, true},
                     Case{"whole_frame", io::Mode::gathered, 3, 0, FramePath::whole_frame},
                     Case{"whole_frame_rows", io::Mode::gathered, 3, 0, FramePath::whole_frame, true},
                     Case{"by_block_gathered", io::Mode::gathered, 1, 0, FramePath::by_block},
