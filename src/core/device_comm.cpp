@@ -169,19 +169,22 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
   if (peer_exchange_ != nullptr) {
     std::vector<Piece> other_sends = sends, other_receives = receives;
     peer_exchange_->exchange<T>(space, send, other_sends, receive, other_receives);
+    // What peer memory does not carry goes through MPI, not NCCL: the ranks whose pieces
+    // all went through peer memory make no call here, and NCCL's set-up is collective.
     if (other_sends.empty() && other_receives.empty()) return;
-    send_by_transport(space, send, send_size, other_sends, receive, receive_size, other_receives);
+    send_by_transport(space, mpi_transport().transport, send, send_size, other_sends, receive, receive_size,
+                      other_receives);
     return;
   }
-  send_by_transport(space, send, send_size, sends, receive, receive_size, receives);
+  send_by_transport(space, choice_.transport, send, send_size, sends, receive, receive_size, receives);
 }
 
 template <class T>
-void DeviceComm::send_by_transport(const ExecutionSpace& space, const T* send, std::size_t send_size,
-                                   const std::vector<Piece>& sends, T* receive, std::size_t receive_size,
-                                   const std::vector<Piece>& receives) {
+void DeviceComm::send_by_transport(const ExecutionSpace& space, const Transport transport, const T* send,
+                                   std::size_t send_size, const std::vector<Piece>& sends, T* receive,
+                                   std::size_t receive_size, const std::vector<Piece>& receives) {
 #if defined(TRIDENT_HAVE_NCCL)
-  if (choice_.transport == Transport::nccl) {
+  if (transport == Transport::nccl) {
     const auto comm = static_cast<ncclComm_t>(nccl());
     const double begin = wall_seconds();
     check_nccl(ncclGroupStart(), "ncclGroupStart");
@@ -199,7 +202,7 @@ void DeviceComm::send_by_transport(const ExecutionSpace& space, const T* send, s
 #endif
   const T* send_from = send;
   T* receive_into = receive;
-  const bool staged = choice_.transport == Transport::host_staging;
+  const bool staged = transport == Transport::host_staging;
   if (staged) {
     auto host_send = host_view<T>(staging_send(send_size * sizeof(T)), send_size);
     Kokkos::deep_copy(space, host_send, device_view(const_cast<T*>(send), send_size));
@@ -271,7 +274,8 @@ void DeviceComm::wait_until_ready() {
 
 std::string DeviceComm::exchanges_route() const {
   if (choice_.transport != Transport::nccl) return transport_name(choice_.transport);
-  if (peer_exchange_ != nullptr) return "peer memory between pairs, NCCL for the rest";
+  if (peer_exchange_ != nullptr)
+    return std::string("peer memory between pairs, ") + transport_name(mpi_transport().transport) + " for the rest";
   if (!no_peer_exchanges_.empty()) return "NCCL (no peer memory: " + no_peer_exchanges_ + ")";
   return "NCCL";
 }

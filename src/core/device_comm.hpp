@@ -102,8 +102,9 @@ class DeviceComm {
   void connect_peer_sums(Switch peer_memory = Switch::automatic);
   // Collective, the same where it applies: exchanges of up to `most_bytes` each way between a
   // pair of ranks that send to each other in a call go through peer memory from now on
-  // (halos); other pieces keep the transport. Calls to exchange() after it are queued on one
-  // stream, or in order.
+  // (halos); other pieces go through MPI (NCCL's set-up is collective, and a rank whose
+  // pieces all went through peer memory makes no call to it). Calls to exchange() after it
+  // are queued on one stream, or in order.
   void connect_peer_exchanges(std::size_t most_bytes, Switch peer_memory = Switch::automatic);
   // Collective: sums of up to `bytes` will be asked for; starts NCCL's communicator now
   // unless the peer sums carry them (so a run whose sums all go through peer memory never
@@ -118,8 +119,8 @@ class DeviceComm {
   // How all_reduce_sum travels, for the run log: "NCCL", "peer memory", "NCCL (no peer
   // memory: <why>)", or the MPI transport's name.
   std::string sums_route() const;
-  // How exchanges travel, for the run log: "peer memory between pairs, NCCL for the rest",
-  // "NCCL (no peer memory: <why>)", or the MPI transport's name.
+  // How exchanges travel, for the run log: "peer memory between pairs, host-staging for the
+  // rest" (or mpi), "NCCL (no peer memory: <why>)", or the MPI transport's name.
   std::string exchanges_route() const;
   // Whether connect_peer_exchanges() connected.
   bool peer_exchanges() const { return peer_exchange_ != nullptr; }
@@ -130,9 +131,9 @@ class DeviceComm {
   double setup_seconds() const { return setup_seconds_; }
 
  private:
-  // exchange() by the chosen transport (NCCL or MPI).
+  // exchange() by `transport` (NCCL, or MPI with or without host staging).
   template <class T>
-  void send_by_transport(const ExecutionSpace& space, const T* send, std::size_t send_size,
+  void send_by_transport(const ExecutionSpace& space, Transport transport, const T* send, std::size_t send_size,
                          const std::vector<Piece>& sends, T* receive, std::size_t receive_size,
                          const std::vector<Piece>& receives);
   // Page-locked host buffers of at least `bytes`, grown when needed and then reused.

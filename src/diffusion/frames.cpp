@@ -116,9 +116,9 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
   if (root && may_gather_on_device) {
     on_device = device_gather_fits(frame_bytes);
     why += on_device ? "; the blocks are gathered on rank 0's device through " +
-                           (device_comm_->peer_exchanges() ? std::string("peer memory where the GPUs map it, else ")
-                                                           : std::string()) +
-                           std::string(core::transport_name(device_comm_->transport())) +
+                           std::string(device_comm_->peer_exchanges()
+                                           ? "peer memory"
+                                           : core::transport_name(device_comm_->transport())) +
                            ", one copy to the host a frame"
                      : "; the blocks go through host memory (rank 0's device has no room for a frame)";
   }
