@@ -6,8 +6,9 @@
 # MPI), SLURM_LOCALID (srun), MPI_LOCALRANKID (MPICH's Hydra). Its GPU is that entry of
 # CUDA_VISIBLE_DEVICES when the launcher already set a list (a single entry is kept as
 # it is: the scheduler bound the task), else that device number. The GPUs then talk as
-# across nodes only if NCCL may not use peer memory either: bench/scaling_bench.sh
-# (SCALING_NETWORK=1) also sets NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1.
+# across nodes only if neither NCCL nor trident may use peer memory: bench/scaling_bench.sh
+# (SCALING_NETWORK=1) also sets NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1 and
+# TRIDENT_PEER_MEMORY=off.
 set -euo pipefail
 [ $# -ge 1 ] || { sed -n '2,4p' "$0" >&2; exit 2; }
 local_rank=${OMPI_COMM_WORLD_LOCAL_RANK:-${SLURM_LOCALID:-${MPI_LOCALRANKID:-}}}

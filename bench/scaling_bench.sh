@@ -20,9 +20,9 @@
 # bench/scaling_model.py --check LOG).
 # SCALING_NETWORK=1 runs every case a second time right after the first with the GPUs
 # talking as across nodes (bench/own_gpu.sh between the launcher and trident: each rank
-# sees only its GPU; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1), compares the two outputs bit
-# for bit (BUILD_DIR/bench/trident_h5_same) and prints the slowdown; both outputs are then
-# removed. Sizes for a quick run (a CPU build): SCALING_DIFFUSION="SIDE:STEPS ..." (strong
+# sees only its GPU; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off),
+# compares the two outputs bit for bit (BUILD_DIR/bench/trident_h5_same) and prints the
+# slowdown; both outputs are then removed. Sizes for a quick run (a CPU build): SCALING_DIFFUSION="SIDE:STEPS ..." (strong
 # scaling grids, default "2000:20000 8192:2000"), SCALING_WEAK="SIDE:STEPS" (a GPU's block,
 # default "8192:2000"), SCALING_HALO_WIDTH (diffusion.halo_width; default trident's rule),
 # SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (ridge_scaling.sh's header) and
@@ -52,7 +52,7 @@ source "$here/scaling_whole.sh"
 gpu_rank_counts "${RANKS:-}"
 limits=$("$build/bench/trident_device_limits")
 bandwidth=$(awk '/copy_bandwidth_Bps/ {print $2}' <<<"$limits")
-echo "GPUs: ${gpus:-0}; ranks: ${rank_counts[*]}; copy bandwidth $bandwidth B/s; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE; forced network: $([ "$SCALING_NETWORK" = 1 ] && echo "yes (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, one GPU a rank)" || echo no)"
+echo "GPUs: ${gpus:-0}; ranks: ${rank_counts[*]}; copy bandwidth $bandwidth B/s; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE; forced network: $([ "$SCALING_NETWORK" = 1 ] && echo "yes (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off, one GPU a rank)" || echo no)"
 
 # run_deck STUDY CASE RANKS DECK_TEXT: runs trident on the deck, records the run, and with
 # SCALING_NETWORK=1 runs it again through the forced network; sets seconds (wall), log.
@@ -88,7 +88,7 @@ diffusion:
   local halos; halos=$(sed -n 's/.*halos \(.*\)$/\1/p' "$log" | head -1)
   local width transport
   width=$(sed -n 's/^\([0-9]*\) cell.*/\1/p' <<<"$halos"); width=${width:--}
-  transport=$(sed -n 's/.* through \([a-z-]*\).*/\1/p' <<<"$halos"); transport=${transport:-none}
+  transport=$(sed -n 's/.*of the block, through \([A-Za-z-]*\).*/\1/p' <<<"$halos"); transport=${transport:-none}
   us=$(awk -v s="$busy" -v n="$steps" 'BEGIN {printf "%.2f", s / n * 1e6}')
   awk -v name="$name" -v r="$ranks" -v us="$us" -v nx="$nx" -v ny="$ny" -v bw="$bandwidth" -v base="${base:-$us}" \
       -v weak="$weak" -v w="$width" -v t="$transport" -v run="$seconds" 'BEGIN {

@@ -75,7 +75,8 @@ network_rerun() {
   local net_output=${output%.h5}.network.h5 net_log=${log%.log}.network.log start net_wall same
   local h5_same=${H5_SAME:-$(dirname "$trident")/../bench/trident_h5_same}
   start=$(date +%s.%N)
-  if ! NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET \
+  # TRIDENT_PEER_MEMORY=off: across nodes trident's own peer memory is out of reach too
+  if ! TRIDENT_PEER_MEMORY=off NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET \
        NCCL_DEBUG_FILE="$net_log.nccl.%h.%p" "$@" >"$net_log" 2>&1; then
     cat "$net_log"; echo "scaling: $case on $ranks ranks failed with the forced network" >&2; exit 1
   fi

@@ -77,7 +77,10 @@ TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding, co
     if (!kBuiltWithNccl) why_not = "built without NCCL";
     else if (shared_device) why_not = "two ranks of one host drive the same GPU";
     if (why_not.empty())
-      return {Transport::nccl, requested == "nccl" ? "set by TRIDENT_DEVICE_COMM" : "GPU to GPU"};
+      return {Transport::nccl, std::string(requested == "nccl" ? "set by TRIDENT_DEVICE_COMM" : "GPU to GPU") +
+                                   (overrides.peer_memory == Switch::off
+                                        ? "; no peer memory (TRIDENT_PEER_MEMORY=off)"
+                                        : "; between the GPUs of one host through peer memory where they map it")};
     if (requested == "nccl") throw InputError("TRIDENT_DEVICE_COMM=nccl: not possible here: " + why_not);
     TransportChoice fallback = mpi_transport();
     fallback.reason += "; no NCCL: " + why_not;

@@ -2,8 +2,8 @@
 # The forced-network path on one host (issue 45): a small diffusion deck (halos) and a small
 # ridge deck (rows of A over both ranks: all-reduces) on 2 ranks, once by the default route
 # and once as ranks on different nodes would talk (each rank sees only its own GPU through
-# bench/own_gpu.sh; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1), give the same study results
-# bit for bit (trident_h5_same), and the forced run's ranks each see one GPU.
+# bench/own_gpu.sh; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off), give the
+# same study results bit for bit (trident_h5_same), and the forced run's ranks each see one GPU.
 # usage: forced_network.sh TRIDENT H5_SAME OWN_GPU LAUNCHER ARGS...   (the launcher with its
 #   rank count, e.g. mpiexec -n 2)
 # Skipped (exit 77) with fewer than 2 GPUs (nvidia-smi -L) or a build without a GPU backend;
@@ -54,7 +54,7 @@ for deck in diffusion ridge; do
   if [ "$any" != 1 ] && ! grep -q '(local rank 0): device ' "$deck-default.log"; then
     echo "SKIP: this build computes on the host (no GPU backend)"; exit 77
   fi
-  if ! NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 "${launcher[@]}" "$own_gpu" "$trident" run "$deck.yaml" \
+  if ! TRIDENT_PEER_MEMORY=off NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 "${launcher[@]}" "$own_gpu" "$trident" run "$deck.yaml" \
        --output "$deck-network.h5" --verbose >"$deck-network.log" 2>&1; then
     bad "$deck: the forced-network run failed"; cat "$deck-network.log"; continue
   fi
