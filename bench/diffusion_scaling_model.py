@@ -17,6 +17,13 @@ ONE_GPU = {2000: 16.7, 8192: 231.0}
 BW = (8192**2 - 2000**2) * BYTES_PER_CELL / ((ONE_GPU[8192] - ONE_GPU[2000]) * 1e-6)
 T0 = ONE_GPU[2000] * 1e-6 - 2000**2 * BYTES_PER_CELL / BW  # per kernel: launch, ramp, tail
 
+# --- the trip kernel now (several steps a trip through memory, docs/diffusion.md): one H100,
+# commit 155fa1c, bench/diffusion_trips.cpp at 8 steps a trip: 6.10 us a step at 2000^2 and
+# 67.35 at 8192^2 (docs/benchmarks.md); t = TRIP_T0 + cells * CELL through both points
+TRIPS = {2000: 6.10e-6, 8192: 67.35e-6}
+CELL = (TRIPS[8192] - TRIPS[2000]) / (8192**2 - 2000**2)  # seconds a cell a step
+TRIP_T0 = TRIPS[2000] - 2000**2 * CELL
+
 # --- links (assumed until measured; bench/scaling_bench.sh gives the 2- and 4-GPU truth) --
 NVLINK = dict(latency=12e-6, bandwidth=150e9)    # NCCL send/recv between GPUs of a node
 IB = dict(latency=20e-6, bandwidth=40e9)         # NCCL over one 400 Gb/s NIC per GPU
@@ -34,15 +41,16 @@ def layout(n, nx, ny):
     return (large, small) if nx >= ny else (small, large)
 
 
-def kernel(cells):
-    return T0 + cells * BYTES_PER_CELL / BW
+def kernel(cells, old=False):
+    """A step over `cells`: the one-pass kernel of the old code, or the trips' now."""
+    return T0 + cells * BYTES_PER_CELL / BW if old else TRIP_T0 + cells * CELL
 
 
 def step_time(n, nx, ny, w=None, old=False):
     """Seconds per step on the slowest (largest) block; w None: trident's default."""
     px, py = layout(n, nx, ny)
     bx, by = math.ceil(nx / px), math.ceil(ny / py)
-    inside = kernel(bx * by)
+    inside = kernel(bx * by, old)
     if n == 1:
         return inside
     # the busiest block: two neighbours along an axis split three ways or more, else one
@@ -57,9 +65,9 @@ def step_time(n, nx, ny, w=None, old=False):
     halo_bytes = (sum(edges) * w + (corners * w * w if w > 1 else 0)) * 4
     travel = link["latency"] + halo_bytes / link["bandwidth"]
     # per step: the block and on average (w - 1) / 2 rows of neighbours' cells per edge
-    redundant = sum(edges) * (w - 1) / 2 * BYTES_PER_CELL / BW
+    redundant = sum(edges) * (w - 1) / 2 * CELL
     # per exchange: the edge strips as a second kernel, and what the inside did not hide
-    exchange = T0 + max(0.0, travel - inside) + sum(edges) * w * BYTES_PER_CELL / BW
+    exchange = TRIP_T0 + max(0.0, travel - inside) + sum(edges) * w * CELL
     return inside + redundant + exchange / w
 
 
@@ -71,7 +79,8 @@ def best_w(n, nx, ny):
 
 def main():
     measured_old = {(2000, 2): 64.6, (2000, 4): 63.5, (8192, 2): 176.0, (8192, 4): 134.5}
-    print(f"fit: bandwidth {BW / 1e12:.2f} TB/s effective, fixed cost {T0 * 1e6:.1f} us per kernel")
+    print(f"fit of the old one-pass kernel: bandwidth {BW / 1e12:.2f} TB/s effective, fixed cost {T0 * 1e6:.1f} us per kernel")
+    print(f"fit of the trips now: {CELL * 1e12:.3f} ps a cell a step, fixed cost {TRIP_T0 * 1e6:.2f} us a step")
     print("\nthe old code (host staging every step, nothing hidden): model against measured")
     print(f"{'grid':>6} {'GPUs':>4} {'model us':>9} {'measured':>9} {'ratio':>6}")
     worst = 0.0

@@ -96,7 +96,7 @@ WRITE = {"diffusion": 2.4e9 / 2e9, "knn": 1.9e9 / 2e9, "ridge": 0.0}  # bytes ov
 
 def whole_work(study, p, forced=False):
     if study == "diffusion":
-        return 180000 * diffusion_step(p, 8192, 8192, forced) * (85 / 294.5)  # no L, trips
+        return 180000 * diffusion_step(p, 8192, 8192, forced)
     if study == "knn":
         return knn_search("whole", p, forced)
     return RIDGE["whole"]["iterations"] * ridge_iteration("whole", p, forced)
