@@ -117,6 +117,8 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   timers.add("startup.loading", runtime.startup_parts().loading);
   timers.add("startup.mpi", runtime.startup_parts().mpi);
   timers.add("startup.device", runtime.startup_parts().device);
+  timers.add("startup.context", runtime.startup_parts().context);
+  timers.add("startup.kokkos", runtime.startup_parts().kokkos);
   const std::string start_time = io::utc_now();
   std::optional<Timers::Scope> step(std::in_place, timers, "deck");
   const RunPlan plan = read_plan(command_line, comm);

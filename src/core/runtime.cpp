@@ -96,16 +96,19 @@ int launcher_local_rank() {
 // Makes the CUDA context of the device `local_rank` will drive, on its own thread, so that
 // it is made while MPI starts (both take a large share of a rank's start); Kokkos then finds
 // it made. Nothing when the local rank is not known before MPI.
-std::thread start_device_early(int local_rank) {
+std::thread start_device_early(int local_rank, double& seconds) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if (local_rank >= 0) {
-    return std::thread([local_rank] {
+    return std::thread([local_rank, &seconds] {
+      const double begin = wall_seconds();
       const int device = choose_device(local_rank, count_devices());
       if (device >= 0 && cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
+      seconds = wall_seconds() - begin;
     });
   }
 #else
   (void)local_rank;
+  (void)seconds;
 #endif
   return {};
 }
@@ -124,7 +127,7 @@ Runtime::Runtime(int& argc, char**& argv) {
   // (not when the user names the device: that choice is Kokkos's)
   const bool user_device = has_arg_prefix(argc, argv, "--kokkos-device-id") ||
                            has_arg_prefix(argc, argv, "--kokkos-map-device-id-by");
-  std::thread early_device = start_device_early(user_device ? -1 : launcher_local_rank());
+  std::thread early_device = start_device_early(user_device ? -1 : launcher_local_rank(), startup_.context);
   // FUNNELED: the diffusion frames' writer thread calls HDF5 but never MPI (frames.hpp);
   // a library that gives less keeps those writes on the main thread.
   int thread_level = MPI_THREAD_SINGLE;
@@ -163,7 +166,9 @@ Runtime::Runtime(int& argc, char**& argv) {
   kokkos_argv.push_back(nullptr);
   int kokkos_argc = static_cast<int>(kokkos_args.size());
   char** kargv = kokkos_argv.data();
+  const double kokkos_begin = wall_seconds();
   Kokkos::initialize(kokkos_argc, kargv);
+  startup_.kokkos = wall_seconds() - kokkos_begin;
   describe_device(binding_);
   startup_.device = wall_seconds() - mark;
 }

@@ -55,8 +55,10 @@ class Runtime {
 
   // Where the start of the process went, in seconds: from exec to the constructor (loading
   // the program and its libraries), MPI_Init, then the device (its context and Kokkos).
+  // Within them: the device's context, made on a thread of its own while MPI_Init runs
+  // (0 when the launcher gives no local rank), and Kokkos::initialize, part of `device`.
   struct StartupParts {
-    double loading = 0, mpi = 0, device = 0;
+    double loading = 0, mpi = 0, device = 0, context = 0, kokkos = 0;
   };
   const StartupParts& startup_parts() const { return startup_; }
 
