@@ -1,12 +1,13 @@
 #pragma once
 // Halo exchange of a block's w-cell border with its neighbours through core::DeviceComm
 // (peer memory between the GPUs of one host, NCCL, MPI with device pointers, or host
-// staging). The send side packs the edges (and,
-// for w > 1, the w x w corners, which deep halos need for the diagonal cells of the
-// stencil's reach) into one device buffer with one kernel; the receive side unpacks one
-// buffer. Packing, transfer and unpacking run on a side stream of their own, so that the
-// caller can update the block's inside on the default instance meanwhile:
-//   start(compute, u)   pack after the work queued on `compute`; NCCL also queues the transfer
+// staging). The send side packs the edges (and, for w > 1, the w x w corners, which deep
+// halos need for the diagonal cells of the stencil's reach) into one device buffer with
+// one kernel; the receive side unpacks one buffer. Packing, transfer and unpacking run on
+// a side stream of their own, so that the caller can update the block's inside on the
+// default instance meanwhile:
+//   start(compute, u)   pack after the work queued on `compute`; peer memory and NCCL also
+//                       queue the transfer
 //   ... queue the work that needs no halo on `compute` ...
 //   finish(compute, u)  MPI transports: the host waits for the transfer here (the queued
 //                       kernels keep running); then unpack, and work queued on `compute`
