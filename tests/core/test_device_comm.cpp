@@ -142,6 +142,34 @@ TEST(MpiDeviceComm, SmallSumsThroughPeerMemoryAreTheRankOrderedSums) {
   expect_rank_ordered_sums<float>(comm, 5 * most + 7, 2, exact);
 }
 
+// expect_sums: small frequent sums keep every sum in peer memory (no NCCL); frequent sums
+// past one peer call start NCCL, which then carries the sums past 256 KiB (its ring moves
+// fewer bytes), and those are no longer recordable. Every route gives the sums.
+TEST(MpiDeviceComm, FrequentLargeSumsGoThroughNcclWherePeersCarryTheSmallOnes) {
+  const int size = mpi::size(MPI_COMM_WORLD);
+  const std::size_t most = core::PeerSum::kMostBytes;
+  const std::size_t large = most / sizeof(double) + 100;
+  core::DeviceComm small(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
+                         core::DeviceComm::NcclStart::when_needed);
+  small.connect_peer_sums();
+  small.expect_sums(8 * 15011, 10 * most);
+  core::DeviceComm frequent(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
+                            core::DeviceComm::NcclStart::when_needed);
+  frequent.connect_peer_sums();
+  frequent.expect_sums(most + 8, 10 * most);
+  const bool peers = small.sums_route() == "peer memory";
+  if (small.transport() == core::Transport::nccl && size > 1) {
+    EXPECT_TRUE(peers) << small.sums_route();
+    EXPECT_EQ(frequent.sums_route(), "peer memory up to 256 KiB, NCCL beyond");
+    EXPECT_TRUE(frequent.sum_recordable(most));
+    EXPECT_FALSE(frequent.sum_recordable(most + 8));
+    EXPECT_TRUE(small.sum_recordable(most + 8));
+  }
+  expect_rank_ordered_sums<double>(small, large, 2, peers || size <= 2);
+  expect_rank_ordered_sums<double>(frequent, 1000, 2, peers || size <= 2);  // peer memory
+  expect_rank_ordered_sums<double>(frequent, large, 2, size <= 2);          // NCCL's ring
+}
+
 // A sum through peer memory is one kernel that numbers its calls in device memory, so a
 // recording (CUDA graph) of two sums replayed again and again, with direct calls after it,
 // keeps giving every rank the rank-ordered sums of the numbers of that replay.
