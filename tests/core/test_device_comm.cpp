@@ -93,8 +93,9 @@ TEST(MpiDeviceComm, AllReduceSumsOverRanksAndRepeatsBitwise) {
 // PeerSum::kMostBytes through peer memory: every rank gets the float64 (float32) sum of the
 // ranks' numbers added in rank order, bit for bit, call after call (the slots alternate by
 // the call's parity, so many calls in a row with new numbers each time test that no call
-// reads a slot the next one has overwritten); longer sums still go through NCCL. Other
-// transports keep their route (the CPU build: MPI), and their sums stay right.
+// reads a slot the next one has overwritten); longer sums are several such calls while NCCL
+// is not started. Other transports keep their route (the CPU build: MPI), and their sums
+// stay right.
 template <class T>
 void expect_rank_ordered_sums(core::DeviceComm& comm, std::size_t n, int calls, bool exact) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
@@ -118,7 +119,9 @@ void expect_rank_ordered_sums(core::DeviceComm& comm, std::size_t n, int calls, 
 }
 
 TEST(MpiDeviceComm, SmallSumsThroughPeerMemoryAreTheRankOrderedSums) {
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  // NCCL unstarted, as the ridge's row ranks make it: every sum through peer memory
+  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
+                        core::DeviceComm::NcclStart::when_needed);
   comm.connect_peer_sums();
   const std::string route = comm.sums_route();
   const auto routes = mpi::gather_strings(MPI_COMM_WORLD, route);
@@ -175,7 +178,8 @@ TEST(MpiDeviceComm, FrequentLargeSumsGoThroughNcclWherePeersCarryTheSmallOnes) {
 // keeps giving every rank the rank-ordered sums of the numbers of that replay.
 TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
+                        core::DeviceComm::NcclStart::when_needed);
   comm.connect_peer_sums();
   const std::string route = comm.sums_route();
   const bool peers = route == "peer memory";
