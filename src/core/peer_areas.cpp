@@ -17,11 +17,14 @@ bool on_all_ranks(MPI_Comm comm, bool mine) {
   return ok != 0;
 }
 
-std::string peer_failure(const std::string& mine, const std::string& step) {
-  return mine.empty() ? step + " failed on another rank" : mine;
-}
-
 #if defined(KOKKOS_ENABLE_CUDA)
+
+bool failed_on_any_rank(MPI_Comm comm, const std::string& mine, const std::string& step, std::string& why_not) {
+  if (on_all_ranks(comm, mine.empty())) return false;
+  cudaGetLastError();
+  why_not = mine.empty() ? step + " failed on another rank" : mine;
+  return true;
+}
 
 std::unique_ptr<PeerAreas> PeerAreas::map(MPI_Comm comm, std::size_t bytes, std::string& why_not) {
   const int ranks = mpi::size(comm), rank = mpi::rank(comm);
@@ -54,11 +57,7 @@ std::unique_ptr<PeerAreas> PeerAreas::map(MPI_Comm comm, std::size_t bytes, std:
     if (status == cudaSuccess) status = cudaIpcGetMemHandle(&handle, own);
   }
   if (status != cudaSuccess) mine = std::string("device memory for peers: ") + cudaGetErrorString(status);
-  if (!on_all_ranks(comm, mine.empty())) {
-    cudaGetLastError();
-    why_not = peer_failure(mine, "allocating device memory for peers");
-    return nullptr;
-  }
+  if (failed_on_any_rank(comm, mine, "allocating device memory for peers", why_not)) return nullptr;
   std::vector<cudaIpcMemHandle_t> handles(static_cast<std::size_t>(ranks));
   MPI_Allgather(&handle, sizeof handle, MPI_BYTE, handles.data(), sizeof handle, MPI_BYTE, comm);
   std::vector<unsigned long long> sizes(static_cast<std::size_t>(ranks));
@@ -71,11 +70,7 @@ std::unique_ptr<PeerAreas> PeerAreas::map(MPI_Comm comm, std::size_t bytes, std:
     if (status != cudaSuccess) mine = "mapping rank " + std::to_string(q) + "'s memory: " + cudaGetErrorString(status);
     else areas->base_[q] = static_cast<char*>(peer);
   }
-  if (!on_all_ranks(comm, mine.empty())) {
-    cudaGetLastError();
-    why_not = peer_failure(mine, "mapping another GPU's memory");
-    return nullptr;
-  }
+  if (failed_on_any_rank(comm, mine, "mapping another GPU's memory", why_not)) return nullptr;
   return areas;
 }
 

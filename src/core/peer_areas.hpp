@@ -38,7 +38,9 @@ class PeerAreas {
 
 // Whether `mine` holds on every rank of `comm` (collective).
 bool on_all_ranks(MPI_Comm comm, bool mine);
-// This rank's failure, or that another rank failed at `step` (for why_not).
-std::string peer_failure(const std::string& mine, const std::string& step);
+// Collective, after a set-up step that may fail on some ranks (`mine`: this rank's failure,
+// empty if none): whether it failed anywhere; if so, clears the CUDA error state and puts
+// this rank's failure, or that another rank failed at `step`, in `why_not`.
+bool failed_on_any_rank(MPI_Comm comm, const std::string& mine, const std::string& step, std::string& why_not);
 
 }  // namespace trident::core

@@ -247,11 +247,7 @@ std::unique_ptr<PeerExchange> PeerExchange::connect(MPI_Comm comm, const std::si
   if (status != cudaSuccess) mine = std::string("a test exchange failed: ") + cudaGetErrorString(status);
   cudaFree(send);
   cudaFree(receive);
-  if (!on_all_ranks(comm, mine.empty())) {
-    cudaGetLastError();
-    why_not = peer_failure(mine, "a test exchange");
-    return nullptr;
-  }
+  if (failed_on_any_rank(comm, mine, "a test exchange", why_not)) return nullptr;
   return x;
 }
 

@@ -171,11 +171,7 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
   const Counters first_counts{1, 0, 0};
   if (status == cudaSuccess) status = cudaMemcpy(m.counters, &first_counts, sizeof(Counters), cudaMemcpyHostToDevice);
   if (status != cudaSuccess) mine = std::string("device memory for peers: ") + cudaGetErrorString(status);
-  if (!on_all_ranks(comm, mine.empty())) {
-    cudaGetLastError();
-    why_not = peer_failure(mine, "allocating device memory for peers");
-    return nullptr;
-  }
+  if (failed_on_any_rank(comm, mine, "allocating device memory for peers", why_not)) return nullptr;
   const int rank = m.rank, ranks = m.ranks;
 
   // A test sum of both parities, each rank's numbers distinct, against the rank-ordered
@@ -210,11 +206,7 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
   }
   if (status != cudaSuccess) mine = std::string("a test sum failed: ") + cudaGetErrorString(status);
   if (test != nullptr) cudaFree(test);
-  if (!on_all_ranks(comm, mine.empty())) {
-    cudaGetLastError();
-    why_not = peer_failure(mine, "a test sum");
-    return nullptr;
-  }
+  if (failed_on_any_rank(comm, mine, "a test sum", why_not)) return nullptr;
   return peers;
 }
 

@@ -183,7 +183,7 @@ void FrameWriter<T>::open_window(MPI_Comm comm) {
   const auto frame_values = static_cast<std::size_t>(fields_ * settings_.ny * settings_.nx);
   const std::size_t incoming = incoming_values_;
   std::string why_not;
-  window_ = core::PeerWindow::open(comm, 0, root ? (frame_values + incoming) * sizeof(T) : 0, why_not);
+  window_ = core::PeerWindow::open(comm, 0, (frame_values + incoming) * sizeof(T), why_not);
   if (window_ == nullptr) {
     log::detail(comm, "diffusion: frames: no gather through peer memory (" + why_not + ")");
     return;
