@@ -83,6 +83,8 @@ const std::vector<Knob>& knobs() {
        }},
       {"TRIDENT_RIDGE_COLUMN_BANDS", "auto, off or a number of column bands (a positive integer)",
        [](const std::string& t, Overrides& o) { return read_auto_off_count(t, o.ridge_column_bands); }},
+      {"TRIDENT_RIDGE_DEVICE_SETUP", "auto, on or off",
+       [](const std::string& t, Overrides& o) { return read_switch(t, false, o.ridge_device_setup); }},
   };
   return table;
 }

@@ -31,6 +31,7 @@ struct Overrides {
   AutoOffCount ridge_row_segments = 0;      // TRIDENT_RIDGE_ROW_SEGMENTS: auto|off|N (packs)
   int ridge_row_lanes = 0;                  // TRIDENT_RIDGE_ROW_LANES: auto (0) or 1, 2, 4, 8, 16, 32
   AutoOffCount ridge_column_bands = 0;      // TRIDENT_RIDGE_COLUMN_BANDS: auto|off|N (bands)
+  Switch ridge_device_setup = Switch::automatic;  // TRIDENT_RIDGE_DEVICE_SETUP: auto|on|off
 
   // The overrides set in the environment, "NAME=VALUE", in the order of the table above.
   std::vector<std::string> active;

@@ -9,8 +9,9 @@
 //  - the rows are spread over threads by a RowSchedule (row_schedule.hpp): a row is one
 //    work item, or long rows are cut into segments that are work items of their own, or
 //    each row is stored as its pieces in bands of columns, band after band.
-// device_csr_build.cpp builds it on the host (float and double); row_products.hpp runs the
-// products.
+// device_csr_build.cpp builds it (float and double): the layout on the host, the entries
+// placed there too or, given A's entries on the device (device_entries.hpp), there;
+// row_products.hpp runs the products.
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "ridge/csr.hpp"
+#include "ridge/device_entries.hpp"
 #include "ridge/execution.hpp"
 #include "ridge/row_schedule.hpp"
 
@@ -67,17 +69,21 @@ struct DeviceCsr {
   // The schedule chosen from the row lengths for at most `max_lanes` lanes (row_lanes())
   // and the back end's fill_threads(), with column bands when the vector a product gathers
   // (h.columns scalars of `vector_bytes`; 0: unknown, only bands asked for on any matrix
-  // by `options`) is larger than the device's cache can hold (choose_column_bands).
+  // by `options`) is larger than the device's cache can hold (choose_column_bands). With
+  // `on_device` (h's entries there), the entries are placed on the device; the same bits.
   static DeviceCsr scheduled(const HostCsr& h, const std::string& label, int max_lanes,
-                             std::size_t vector_bytes = 0, const ScheduleOptions& options = {});
+                             std::size_t vector_bytes = 0, const ScheduleOptions& options = {},
+                             const DeviceEntries* on_device = nullptr);
 
   // The transpose of `a` (columns ascending within each row, as ridge::transpose gives),
   // scheduled as above, built straight into the device layout: no transposed HostCsr in
   // double first. The passes over A run on the host's CPUs, each a range of A's rows, and
   // the entries of a row (or piece) of A^T land in ascending rows of A, as one loop would
-  // store them.
+  // store them. With `on_device` (a's entries there), they are placed on the device from
+  // its sorted order instead; the same bits.
   static DeviceCsr transpose_of(const HostCsr& a, const std::string& label, int max_lanes,
-                                std::size_t vector_bytes = 0, const ScheduleOptions& options = {});
+                                std::size_t vector_bytes = 0, const ScheduleOptions& options = {},
+                                const DeviceEntries* on_device = nullptr);
 
   DeviceCsr() = default;
   // `row_lanes` lanes per work item; rows longer than `segment_packs` packs cut into

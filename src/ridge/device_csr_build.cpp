@@ -1,7 +1,8 @@
-// Building a DeviceCsr on the host: the row schedule and column bands from the row lengths,
-// the padded offsets and work items, the entries placed (A's rows in order, or A^T's
-// scattered from A's rows on every CPU) and uploaded from page-locked memory. Instantiated
-// for float and double matrices.
+// Building a DeviceCsr: the row schedule and column bands from the row lengths, the padded
+// offsets and work items on the host; the entries placed on the host (A's rows in order, or
+// A^T's scattered from A's rows on every CPU) and uploaded from page-locked memory, or
+// placed on the device from A's entries there (device_entries.hpp). Instantiated for float
+// and double matrices.
 #include "ridge/device_csr.hpp"
 
 #include <algorithm>
@@ -160,11 +161,25 @@ void fill_rows_of(DeviceCsr<M>& m, const HostCsr& h, const std::vector<std::int6
   });
 }
 
+// The entries of A (or A^T: `transposed`) placed on the device from `entries`, into pieces
+// of `lengths` entries.
+template <class M>
+void place_on_device(DeviceCsr<M>& m, const std::vector<std::int64_t>& lengths, const DeviceEntries& entries,
+                     const bool transposed) {
+  std::vector<std::int64_t> starts(lengths.size() + 1, 0);
+  for (std::size_t j = 0; j < lengths.size(); ++j) starts[j + 1] = starts[j] + lengths[j];
+  if (m.narrow_indices())
+    place_entries(entries, transposed, m.bands, m.band_columns, starts, m.row_ptr, m.narrow, m.values);
+  else
+    place_entries(entries, transposed, m.bands, m.band_columns, starts, m.row_ptr, m.wide, m.values);
+}
+
 }  // namespace
 
 template <class M>
 DeviceCsr<M> DeviceCsr<M>::scheduled(const HostCsr& h, const std::string& label, int max_lanes,
-                                     std::size_t vector_bytes, const ScheduleOptions& options) {
+                                     std::size_t vector_bytes, const ScheduleOptions& options,
+                                     const DeviceEntries* on_device) {
   const std::vector<std::int64_t> lengths = lengths_of(h);
   RowSchedule s = plan(lengths, h.columns, max_lanes, vector_bytes, kPack, options);
   const std::vector<std::int64_t> pieces = banded_lengths(s, lengths, max_lanes, kPack, options, [&](auto& piece) {
@@ -173,13 +188,17 @@ DeviceCsr<M> DeviceCsr<M>::scheduled(const HostCsr& h, const std::string& label,
     });
   });
   DeviceCsr m(pieces, h.columns, label, s);
-  fill_rows_of(m, h, pieces);
+  if (on_device != nullptr)
+    place_on_device(m, pieces, *on_device, false);
+  else
+    fill_rows_of(m, h, pieces);
   return m;
 }
 
 template <class M>
 DeviceCsr<M> DeviceCsr<M>::transpose_of(const HostCsr& a, const std::string& label, int max_lanes,
-                                        std::size_t vector_bytes, const ScheduleOptions& options) {
+                                        std::size_t vector_bytes, const ScheduleOptions& options,
+                                        const DeviceEntries* on_device) {
   const std::vector<std::int64_t> lengths = column_entries(a);
   RowSchedule s = plan(lengths, a.rows, max_lanes, vector_bytes, kPack, options);
   // the piece of an entry of A: its row of A^T (A's column) and its band of A^T's columns
@@ -193,6 +212,10 @@ DeviceCsr<M> DeviceCsr<M>::transpose_of(const HostCsr& a, const std::string& lab
       piece(static_cast<std::int64_t>(j) / s.bands, static_cast<std::int64_t>(j) % s.bands * s.band_columns) += counts[j];
   });
   DeviceCsr t(pieces, a.rows, label, s);
+  if (on_device != nullptr) {
+    place_on_device(t, pieces, *on_device, true);
+    return t;
+  }
   fill_entries(t, pieces, [&](auto& c, auto& v, const auto& rp) {
     using Index = typename std::decay_t<decltype(c)>::value_type;
     std::vector<std::int64_t> first(pieces.size());

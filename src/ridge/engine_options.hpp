@@ -13,11 +13,15 @@ struct EngineOptions {
   core::Switch iteration_graphs = core::Switch::automatic;
   // The row schedules of A's and A^T's products.
   ScheduleOptions schedule;
+  // Whether A's and A^T's entries are placed on the device (device_entries.hpp):
+  // automatic there when it has room, on and off force it (TRIDENT_RIDGE_DEVICE_SETUP).
+  core::Switch device_setup = core::Switch::automatic;
 
   static EngineOptions from_overrides(const core::Overrides& overrides) {
     EngineOptions o;
     o.iteration_graphs = overrides.ridge_graphs;
     o.schedule = ScheduleOptions::from_overrides(overrides);
+    o.device_setup = overrides.ridge_device_setup;
     return o;
   }
 };

@@ -25,6 +25,15 @@ bool iteration_graphs_wanted(const core::Switch graphs) {
 #endif
 }
 
+// A's entries on the device, when they are to be placed there: A and A^T in M with their
+// indices and padding (about a quarter past the entries) fit beside them.
+template <class M>
+std::unique_ptr<DeviceEntries> staged_entries(const HostCsr& a, const core::Switch setting) {
+  const std::int64_t layouts = 2 * a.nonzeros() * static_cast<std::int64_t>(sizeof(M) + sizeof(int)) * 5 / 4;
+  if (!entries_on_device_wanted(setting, a, layouts)) return nullptr;
+  return std::make_unique<DeviceEntries>(a);
+}
+
 }  // namespace
 
 template <class M, class S>
@@ -32,10 +41,15 @@ FusedEngine<M, S>::FusedEngine(const Problem& p, core::DeviceComm* rows_comm, co
     : rows_(p.a.rows),
       columns_(p.a.columns),
       rows_comm_(rows_comm),
-      a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)), sizeof(S), options.schedule)),
-      at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)), sizeof(S), options.schedule)),
+      entries_(staged_entries<M>(p.a, options.device_setup)),
+      a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)), sizeof(S), options.schedule,
+                                 entries_.get())),
+      at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)), sizeof(S), options.schedule,
+                                     entries_.get())),
       graphs_wanted_(iteration_graphs_wanted(options.iteration_graphs)),
       recurrences_apart_(rows_comm == nullptr && finish_threads(at_) > kMostThreadsWithRecurrences) {
+  placed_on_device_ = entries_ != nullptr;
+  entries_.reset();
   b_ = Vector<S>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b"), rows_);
   b64_ = Kokkos::View<double*, RidgeDevice>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::b64"),
                                             rows_);
@@ -53,6 +67,7 @@ FusedEngine<M, S>::FusedEngine(const Problem& p, core::DeviceComm* rows_comm, co
 template <class M, class S>
 std::string FusedEngine<M, S>::product_layout() const {
   return "A: " + a_.schedule.describe() + "; A^T: " + at_.schedule.describe() +
+         (placed_on_device_ ? "; entries placed on the device" : "; entries placed on the host") +
          (graphs_wanted_ ? "; iterations recorded once and replayed (CUDA graphs)" : "") +
          (recurrences_apart_ ? "; recurrences in a launch of their own" : "");
 }

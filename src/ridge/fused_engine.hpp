@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -133,7 +134,11 @@ class FusedEngine final : public SweepSolver::Engine {
 
   int rows_, columns_;  // this rank's rows
   core::DeviceComm* rows_comm_;  // null when this rank holds every row
+  // A's entries on the device while A_ and at_ are placed from them (device_entries.hpp),
+  // released once they are; null when they are placed on the host.
+  std::unique_ptr<DeviceEntries> entries_;
   DeviceCsr<M> a_, at_;
+  bool placed_on_device_ = false;
   // With rows_comm_ (lay_out_buffer, for each sweep's λ count): the all-reduce's buffer:
   // this rank's ||u_i||^2 (beta2_share_), its share of each λ's ||x||^2 (normx2_shares_,
   // from the last update), then A_i^T u_i's item sums (shares_), of which the first

@@ -26,7 +26,7 @@ TEST(Overrides, EachValueMeansWhatItSays) {
       parse({"TRIDENT_GPU_AWARE_MPI=off", "TRIDENT_PEER_MEMORY=off", "TRIDENT_KNN_LISTS=registers",
              "TRIDENT_KNN_CHUNKS=8", "TRIDENT_KNN_LIST_BOUND=on", "TRIDENT_RIDGE_GRAPHS=off",
              "TRIDENT_RIDGE_ROW_SEGMENTS=off", "TRIDENT_RIDGE_ROW_LANES=16", "TRIDENT_RIDGE_COLUMN_BANDS=3",
-             "TRIDENT_DEVICE_COMM=host-staging"});
+             "TRIDENT_RIDGE_DEVICE_SETUP=off", "TRIDENT_DEVICE_COMM=host-staging"});
   EXPECT_EQ(o.gpu_aware_mpi, core::Switch::off);  // off is off (it used to turn it on)
   EXPECT_EQ(o.peer_memory, core::Switch::off);
   EXPECT_EQ(o.knn_lists, "registers");
@@ -36,12 +36,14 @@ TEST(Overrides, EachValueMeansWhatItSays) {
   EXPECT_EQ(o.ridge_row_segments, -1);
   EXPECT_EQ(o.ridge_row_lanes, 16);
   EXPECT_EQ(o.ridge_column_bands, 3);
+  EXPECT_EQ(o.ridge_device_setup, core::Switch::off);
   EXPECT_EQ(o.device_comm, "host-staging");
   // In the owner's order, whatever the environment's.
   EXPECT_EQ(o.describe(),
             "TRIDENT_DEVICE_COMM=host-staging TRIDENT_GPU_AWARE_MPI=off TRIDENT_PEER_MEMORY=off "
             "TRIDENT_KNN_LISTS=registers TRIDENT_KNN_CHUNKS=8 TRIDENT_KNN_LIST_BOUND=on TRIDENT_RIDGE_GRAPHS=off "
-            "TRIDENT_RIDGE_ROW_SEGMENTS=off TRIDENT_RIDGE_ROW_LANES=16 TRIDENT_RIDGE_COLUMN_BANDS=3");
+            "TRIDENT_RIDGE_ROW_SEGMENTS=off TRIDENT_RIDGE_ROW_LANES=16 TRIDENT_RIDGE_COLUMN_BANDS=3 "
+            "TRIDENT_RIDGE_DEVICE_SETUP=off");
 }
 
 TEST(Overrides, ABadValueIsRefusedNamingTheVariable) {
@@ -73,7 +75,7 @@ TEST(Overrides, AnUnknownNameIsWarnedWithTheClosestKnownOne) {
 
 TEST(Overrides, EveryNameIsListedOnce) {
   const auto names = core::override_names();
-  EXPECT_EQ(names.size(), 10u);
+  EXPECT_EQ(names.size(), 11u);
   for (std::size_t i = 0; i < names.size(); ++i)
     for (std::size_t j = i + 1; j < names.size(); ++j) EXPECT_NE(names[i], names[j]);
 }
