@@ -264,8 +264,7 @@ void DeviceComm::connect_peer_exchanges(const std::size_t most_bytes, const Swit
 }
 
 void DeviceComm::expect_sums(const std::size_t frequent, const std::size_t largest) {
-  if (choice_.transport != Transport::nccl || size_ == 1) return;
-  if (peer_sum_ != nullptr && frequent <= PeerSum::kMostBytes) return;
+  if (choice_.transport != Transport::nccl || size_ == 1 || peer_sum_ != nullptr) return;
   const double begin = wall_seconds();
   nccl_.start(comm_, std::max(frequent, largest));
   setup_seconds_ += wall_seconds() - begin;
@@ -283,19 +282,11 @@ std::string DeviceComm::exchanges_route() const {
   return "NCCL";
 }
 
-bool DeviceComm::sum_recordable(const std::size_t bytes) const {
-  return size_ == 1 || (peer_sum_ != nullptr && !large_sums_through_nccl(bytes));
-}
-
-bool DeviceComm::large_sums_through_nccl(const std::size_t bytes) const {
-  return bytes > PeerSum::kMostBytes && nccl_.started();
-}
+bool DeviceComm::sum_recordable() const { return size_ == 1 || peer_sum_ != nullptr; }
 
 std::string DeviceComm::sums_route() const {
   if (choice_.transport != Transport::nccl) return transport_name(choice_.transport);
-  if (peer_sum_ != nullptr)
-    return nccl_.started() ? "peer memory up to " + std::to_string(PeerSum::kMostBytes >> 10) + " KiB, NCCL beyond"
-                           : "peer memory";
+  if (peer_sum_ != nullptr) return "peer memory";
   if (!no_peer_sums_.empty()) return "NCCL (no peer memory: " + no_peer_sums_ + ")";
   return "NCCL";
 }
@@ -304,9 +295,9 @@ template <class T>
 void DeviceComm::all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count) {
   if (size_ == 1) return;
   if constexpr (std::is_floating_point_v<T>) {
-    if (peer_sum_ != nullptr && !large_sums_through_nccl(count * sizeof(T))) {
-      // in calls of at most kMostBytes, each a rank-ordered sum
-      constexpr std::size_t kMostCount = PeerSum::kMostBytes / sizeof(T);
+    if (peer_sum_ != nullptr) {
+      // in calls of at most kMostSpreadBytes, each a rank-ordered sum
+      constexpr std::size_t kMostCount = PeerSum::kMostSpreadBytes / sizeof(T);
       for (std::size_t at = 0; at < count; at += kMostCount)
         peer_sum_->sum(space, data + at, std::min(kMostCount, count - at));
       return;

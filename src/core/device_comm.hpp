@@ -91,8 +91,7 @@ class DeviceComm {
 
   // data[0..count) <- its sum over ranks, in place, on the device; ordered on `space`
   // as exchange() is. After connect_peer_sums(), sums of float or double go through peer
-  // memory (core/peer_sum.hpp, in calls of up to PeerSum::kMostBytes) instead of NCCL, but
-  // for those of more than PeerSum::kMostBytes when NCCL was started (expect_sums).
+  // memory (core/peer_sum.hpp, in calls of up to PeerSum::kMostSpreadBytes) instead of NCCL.
   template <class T>
   void all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count);
 
@@ -109,18 +108,16 @@ class DeviceComm {
   void connect_peer_exchanges(std::size_t most_bytes, Switch peer_memory = Switch::automatic);
   // Collective: sums of `frequent` bytes will be asked for again and again, and none of
   // more than `largest`. Starts NCCL's communicator now (connected for `largest`) unless the
-  // peer sums carry them: where there are peer sums, only a frequent sum of more than
-  // PeerSum::kMostBytes needs NCCL (its ring moves fewer bytes than the peer sum's calls),
-  // so a run whose frequent sums are small never pays for NCCL.
+  // peer sums carry them, so that its set-up runs beside the caller's.
   void expect_sums(std::size_t frequent, std::size_t largest);
   // Collective: waits for NCCL's communicator if it was started (before recording streams:
   // its set-up must not run beside a capture).
   void wait_until_ready();
-  // Whether all_reduce_sum of `bytes` queues device work alone, which a recording of the
-  // stream (core::QueueRecording) may hold: the sums through peer memory.
-  bool sum_recordable(std::size_t bytes) const;
-  // How all_reduce_sum travels, for the run log: "NCCL", "peer memory", "peer memory up to
-  // 256 KiB, NCCL beyond", "NCCL (no peer memory: <why>)", or the MPI transport's name.
+  // Whether all_reduce_sum queues device work alone, which a recording of the stream
+  // (core::QueueRecording) may hold: the sums through peer memory.
+  bool sum_recordable() const;
+  // How all_reduce_sum travels, for the run log: "NCCL", "peer memory", "NCCL (no peer
+  // memory: <why>)", or the MPI transport's name.
   std::string sums_route() const;
   // How exchanges travel, for the run log: "peer memory between pairs, host-staging for the
   // rest" (or mpi), "NCCL (no peer memory: <why>)", or the MPI transport's name.
@@ -134,9 +131,6 @@ class DeviceComm {
   double setup_seconds() const { return setup_seconds_; }
 
  private:
-  // Whether a sum of `bytes` goes through NCCL rather than peer memory: more than one peer
-  // sum's call, with NCCL started for frequent sums that large (expect_sums).
-  bool large_sums_through_nccl(std::size_t bytes) const;
   // exchange() by `transport` (NCCL, or MPI with or without host staging).
   template <class T>
   void send_by_transport(const ExecutionSpace& space, Transport transport, const T* send, std::size_t send_size,

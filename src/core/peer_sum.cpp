@@ -33,14 +33,32 @@ constexpr int kMostBlocks = 128;
 using Word = unsigned long long;
 constexpr std::size_t kWordBytesPerByte = sizeof(Word) / 4;  // slot bytes per byte of numbers
 
-// Each rank's area: slots[parity][sender], each of kMostBytes of numbers as words.
+// Each rank's area, a half for each parity. A gathered sum (sum_over_peers) uses the
+// half's slots[sender], each of kMostBytes of numbers as words; a spread sum
+// (spread_sum_over_peers) its shares[sender] (the sender's numbers of this rank's share)
+// and then sums[owner] (the owner's share summed), each of one share's words.
 struct Areas {
   char* base[kMostRanks];
+  std::size_t half_bytes;   // one parity's
+  std::size_t share_bytes;  // a spread sum's slot
 };
 constexpr std::size_t kSlotBytes = PeerSum::kMostBytes * kWordBytesPerByte;
-std::size_t area_bytes(int ranks) { return 2 * std::size_t(ranks) * kSlotBytes; }
-__device__ inline volatile Word* slot_of(char* base, int ranks, int parity, int sender) {
-  return reinterpret_cast<volatile Word*>(base + (std::size_t(parity) * ranks + sender) * kSlotBytes);
+std::size_t share_slot_bytes(int ranks) {  // a share of kMostSpreadBytes, rounded up a number, as words
+  const std::size_t bytes = (PeerSum::kMostSpreadBytes + std::size_t(ranks) - 1) / std::size_t(ranks) + 8;
+  return (bytes * kWordBytesPerByte + 255) / 256 * 256;
+}
+Areas area_layout(int ranks) {
+  Areas a{};
+  a.share_bytes = share_slot_bytes(ranks);
+  a.half_bytes = std::max(std::size_t(ranks) * kSlotBytes, 2 * std::size_t(ranks) * a.share_bytes);
+  return a;
+}
+__device__ inline volatile Word* slot_of(char* base, const Areas& a, int parity, int sender) {
+  return reinterpret_cast<volatile Word*>(base + std::size_t(parity) * a.half_bytes + std::size_t(sender) * kSlotBytes);
+}
+// Spread sums: slot k < ranks is sender k's numbers of the share, ranks + k owner k's sums.
+__device__ inline volatile Word* share_of(char* base, const Areas& a, int parity, int k) {
+  return reinterpret_cast<volatile Word*>(base + std::size_t(parity) * a.half_bytes + std::size_t(k) * a.share_bytes);
 }
 
 template <class T>
@@ -71,60 +89,43 @@ struct Counters {
   int timed_out;         // set by a test sum that gave up waiting
 };
 
-// One call's sum (see peer_sum.hpp): each thread sends its numbers to every other rank,
-// then collects theirs as they arrive and adds all in rank order. `timeout_ns` > 0 bounds
-// the wait for the other ranks (the set-up's test sum): past it the thread gives up and
-// sets counters->timed_out.
+// The number in `in`'s words once they carry `call` (the sender's store of it). With
+// `timeout_ns` > 0, gives up (gave_up) past that long after `start`.
 template <class T>
-__global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t count, int rank, int ranks,
-                                                           Areas areas, Counters* counters,
-                                                           std::uint64_t timeout_ns) {
-  constexpr int kPieces = Pieces<T>::kCount;
+__device__ inline T received(const volatile Word* in, const unsigned call, const std::uint64_t start,
+                             const std::uint64_t timeout_ns, bool& gave_up) {
+  Pieces<T> p;
+  for (int k = 0; k < Pieces<T>::kCount && !gave_up; ++k) {
+    Word w = in[k];
+    while ((w >> 32) != call && !gave_up) {
+      if (timeout_ns > 0) {
+        std::uint64_t now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        gave_up = now - start > timeout_ns;
+      }
+      w = in[k];
+    }
+    p.piece[k] = static_cast<unsigned>(w);
+  }
+  return value_of(p);
+}
+
+template <class T>
+__device__ inline void send(volatile Word* out, const Word flag, const T value) {
+  const Pieces<T> p = pieces_of(value);
+  for (int k = 0; k < Pieces<T>::kCount; ++k) out[k] = flag | p.piece[k];
+}
+
+// The call's number, read by each block's first thread (a recorded launch's is in device memory).
+__device__ inline unsigned call_of(Counters* counters) {
   __shared__ unsigned call_of_block;
   if (threadIdx.x == 0) call_of_block = *reinterpret_cast<volatile unsigned*>(&counters->next_call);
   __syncthreads();
-  const unsigned call = call_of_block;
-  const int parity = static_cast<int>(call & 1);
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  const std::size_t first = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const Word flag = Word(call) << 32;
-  for (std::size_t i = first; i < count; i += stride) {
-    const Pieces<T> p = pieces_of(data[i]);
-    for (int q = 0; q < ranks; ++q) {
-      if (q == rank) continue;
-      volatile Word* out = slot_of(areas.base[q], ranks, parity, rank) + i * kPieces;
-      for (int k = 0; k < kPieces; ++k) out[k] = flag | p.piece[k];
-    }
-  }
-  std::uint64_t start = 0;
-  if (timeout_ns > 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  bool gave_up = false;
-  for (std::size_t i = first; i < count && !gave_up; i += stride) {
-    const T mine = data[i];
-    T s = mine;
-    for (int q = 0; q < ranks && !gave_up; ++q) {
-      T theirs = mine;
-      if (q != rank) {
-        const volatile Word* in = slot_of(areas.base[rank], ranks, parity, q) + i * kPieces;
-        Pieces<T> p;
-        for (int k = 0; k < kPieces && !gave_up; ++k) {
-          Word w = in[k];
-          while ((w >> 32) != call && !gave_up) {
-            if (timeout_ns > 0) {
-              std::uint64_t now;
-              asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-              gave_up = now - start > timeout_ns;
-            }
-            w = in[k];
-          }
-          p.piece[k] = static_cast<unsigned>(w);
-        }
-        theirs = value_of(p);
-      }
-      s = q == 0 ? theirs : s + theirs;
-    }
-    if (!gave_up) data[i] = s;
-  }
+  return call_of_block;
+}
+
+// The launch's last block to end numbers the next call; a test sum that gave up says so.
+__device__ inline void end_call(Counters* counters, const unsigned call, const bool gave_up) {
   if (gave_up) counters->timed_out = 1;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -134,6 +135,90 @@ __global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t 
       counters->next_call = call + 1 == 0 ? 2 : call + 1;  // the parity still alternates
     }
   }
+}
+
+// One call's sum (see peer_sum.hpp): each thread sends its numbers to every other rank,
+// then collects theirs as they arrive and adds all in rank order. `timeout_ns` > 0 bounds
+// the wait for the other ranks (the set-up's test sum): past it the thread gives up and
+// sets counters->timed_out.
+template <class T>
+__global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t count, int rank, int ranks,
+                                                           Areas areas, Counters* counters,
+                                                           std::uint64_t timeout_ns) {
+  constexpr int kPieces = Pieces<T>::kCount;
+  const unsigned call = call_of(counters);
+  const int parity = static_cast<int>(call & 1);
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  const std::size_t first = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const Word flag = Word(call) << 32;
+  for (std::size_t i = first; i < count; i += stride) {
+    const T value = data[i];
+    for (int q = 0; q < ranks; ++q)
+      if (q != rank) send(slot_of(areas.base[q], areas, parity, rank) + i * kPieces, flag, value);
+  }
+  std::uint64_t start = 0;
+  if (timeout_ns > 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  bool gave_up = false;
+  for (std::size_t i = first; i < count && !gave_up; i += stride) {
+    const T mine = data[i];
+    T s = mine;
+    for (int q = 0; q < ranks && !gave_up; ++q) {
+      T theirs = mine;
+      if (q != rank) theirs = received<T>(slot_of(areas.base[rank], areas, parity, q) + i * kPieces, call, start,
+                                          timeout_ns, gave_up);
+      s = q == 0 ? theirs : s + theirs;
+    }
+    if (!gave_up) data[i] = s;
+  }
+  end_call(counters, call, gave_up);
+}
+
+// One call's spread sum (see peer_sum.hpp): rank q owns share q of the numbers (`chunk` a
+// share, the last one shorter). Each thread sends its numbers of other ranks' shares to
+// their owners; adds up its numbers of this rank's share in rank order as they arrive, and
+// sends each sum to every other rank; then takes the other shares' sums from their owners.
+// A rank waits only for numbers that other ranks send before they wait for anything.
+template <class T>
+__global__ void __launch_bounds__(kThreads) spread_sum_over_peers(T* data, std::size_t count, int rank, int ranks,
+                                                                  Areas areas, Counters* counters,
+                                                                  std::uint64_t timeout_ns) {
+  constexpr int kPieces = Pieces<T>::kCount;
+  const unsigned call = call_of(counters);
+  const int parity = static_cast<int>(call & 1);
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  const std::size_t first = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const Word flag = Word(call) << 32;
+  const std::size_t chunk = (count + ranks - 1) / ranks;
+  const std::size_t mine = std::size_t(rank) * chunk, mine_end = count < mine + chunk ? count : mine + chunk;
+  for (std::size_t i = first; i < count; i += stride) {
+    const int owner = static_cast<int>(i / chunk);
+    if (owner != rank) send(share_of(areas.base[owner], areas, parity, rank) + (i - owner * chunk) * kPieces, flag, data[i]);
+  }
+  std::uint64_t start = 0;
+  if (timeout_ns > 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  bool gave_up = false;
+  for (std::size_t i = mine + first; i < mine_end && !gave_up; i += stride) {
+    const T own = data[i];
+    T s = own;
+    for (int q = 0; q < ranks && !gave_up; ++q) {
+      const T theirs = q == rank ? own
+                                 : received<T>(share_of(areas.base[rank], areas, parity, q) + (i - mine) * kPieces,
+                                               call, start, timeout_ns, gave_up);
+      s = q == 0 ? theirs : s + theirs;
+    }
+    if (gave_up) break;
+    data[i] = s;
+    for (int q = 0; q < ranks; ++q)
+      if (q != rank) send(share_of(areas.base[q], areas, parity, ranks + rank) + (i - mine) * kPieces, flag, s);
+  }
+  for (std::size_t i = first; i < count && !gave_up; i += stride) {
+    const int owner = static_cast<int>(i / chunk);
+    if (owner == rank) continue;
+    const T sum = received<T>(share_of(areas.base[rank], areas, parity, ranks + owner) + (i - owner * chunk) * kPieces,
+                              call, start, timeout_ns, gave_up);
+    if (!gave_up) data[i] = sum;
+  }
+  end_call(counters, call, gave_up);
 }
 
 }  // namespace
@@ -151,7 +236,10 @@ struct PeerSum::Mapping {
   template <class T>
   void launch(cudaStream_t stream, T* data, std::size_t count, std::uint64_t timeout_ns) {
     const int blocks = static_cast<int>(std::min<std::size_t>(kMostBlocks, (count + kThreads - 1) / kThreads));
-    sum_over_peers<T><<<blocks, kThreads, 0, stream>>>(data, count, rank, ranks, areas, counters, timeout_ns);
+    if (count * sizeof(T) <= kMostBytes)
+      sum_over_peers<T><<<blocks, kThreads, 0, stream>>>(data, count, rank, ranks, areas, counters, timeout_ns);
+    else
+      spread_sum_over_peers<T><<<blocks, kThreads, 0, stream>>>(data, count, rank, ranks, areas, counters, timeout_ns);
     const cudaError_t status = cudaGetLastError();
     if (status != cudaSuccess) throw RunError(std::string("sum over peer GPUs: launch failed: ") + cudaGetErrorString(status));
   }
@@ -161,7 +249,8 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
   std::unique_ptr<PeerSum> peers(new PeerSum());
   peers->mapping_ = std::make_unique<Mapping>();
   Mapping& m = *peers->mapping_;
-  m.shared = PeerAreas::map(comm, area_bytes(mpi::size(comm)), why_not);
+  m.areas = area_layout(mpi::size(comm));
+  m.shared = PeerAreas::map(comm, 2 * m.areas.half_bytes, why_not);
   if (m.shared == nullptr) return nullptr;
   m.rank = m.shared->rank();
   m.ranks = m.shared->ranks();
@@ -174,22 +263,24 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
   if (failed_on_any_rank(comm, mine, "allocating device memory for peers", why_not)) return nullptr;
   const int rank = m.rank, ranks = m.ranks;
 
-  // A test sum of both parities, each rank's numbers distinct, against the rank-ordered
-  // sum on the host; a wait of more than 10 s for another rank counts as a failure.
-  constexpr std::size_t kTest = 3000;
+  // Test sums of both parities, gathered and spread, each rank's numbers distinct, against
+  // the rank-ordered sum on the host; a wait of more than 10 s for another rank counts as a
+  // failure.
+  const std::size_t sizes[4] = {3000, 3000, kMostBytes / sizeof(double) + 1001, kMostBytes / sizeof(double) + 7};
   const auto value = [](int r, std::size_t i) { return (r + 1) * 0.1 + static_cast<double>(i) * 1e-3 / (r + 3); };
   double* test = nullptr;
-  std::vector<double> got(kTest), want(kTest);
-  status = cudaMalloc(&test, kTest * sizeof(double));
-  for (int round = 0; round < 2 && status == cudaSuccess && mine.empty(); ++round) {
-    for (std::size_t i = 0; i < kTest; ++i) got[i] = value(rank, i) * (round + 1);
-    status = cudaMemcpy(test, got.data(), kTest * sizeof(double), cudaMemcpyHostToDevice);
+  std::vector<double> got(sizes[2]), want(sizes[2]);
+  status = cudaMalloc(&test, sizes[2] * sizeof(double));
+  for (int round = 0; round < 4 && status == cudaSuccess && mine.empty(); ++round) {
+    const std::size_t n = sizes[round];
+    for (std::size_t i = 0; i < n; ++i) got[i] = value(rank, i) * (round + 1);
+    status = cudaMemcpy(test, got.data(), n * sizeof(double), cudaMemcpyHostToDevice);
     MPI_Barrier(comm);
     if (status == cudaSuccess) {
-      m.launch<double>(nullptr, test, kTest, std::uint64_t(10) * 1000000000);
+      m.launch<double>(nullptr, test, n, std::uint64_t(10) * 1000000000);
       status = cudaDeviceSynchronize();
     }
-    if (status == cudaSuccess) status = cudaMemcpy(got.data(), test, kTest * sizeof(double), cudaMemcpyDeviceToHost);
+    if (status == cudaSuccess) status = cudaMemcpy(got.data(), test, n * sizeof(double), cudaMemcpyDeviceToHost);
     int timed_out = 0;
     if (status == cudaSuccess)
       status = cudaMemcpy(&timed_out, &m.counters->timed_out, sizeof(int), cudaMemcpyDeviceToHost);
@@ -198,11 +289,11 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
       mine = "a test sum waited more than 10 s for another rank";
       break;
     }
-    for (std::size_t i = 0; i < kTest; ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       want[i] = value(0, i) * (round + 1);
       for (int q = 1; q < ranks; ++q) want[i] += value(q, i) * (round + 1);
     }
-    if (std::memcmp(got.data(), want.data(), kTest * sizeof(double)) != 0) mine = "a test sum came out wrong";
+    if (std::memcmp(got.data(), want.data(), n * sizeof(double)) != 0) mine = "a test sum came out wrong";
   }
   if (status != cudaSuccess) mine = std::string("a test sum failed: ") + cudaGetErrorString(status);
   if (test != nullptr) cudaFree(test);
@@ -213,7 +304,7 @@ std::unique_ptr<PeerSum> PeerSum::connect(MPI_Comm comm, std::string& why_not) {
 template <class T>
 void PeerSum::sum(const Kokkos::DefaultExecutionSpace& space, T* data, std::size_t count) {
   static_assert(std::is_floating_point_v<T>);
-  if (count * sizeof(T) > kMostBytes) throw std::logic_error("PeerSum::sum: more than kMostBytes");
+  if (count * sizeof(T) > kMostSpreadBytes) throw std::logic_error("PeerSum::sum: more than kMostSpreadBytes");
   if (count == 0) return;
   mapping_->launch<T>(space.cuda_stream(), data, count, 0);
 }

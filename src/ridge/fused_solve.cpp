@@ -202,7 +202,7 @@ void FusedEngine<M, S>::load_first_iteration(SweepState<S>& s, const Start& star
 template <class M, class S>
 void FusedEngine<M, S>::record_iterations(const SweepState<S>& s, const AdvanceRecurrences& advance,
                                           IterationRecordings& r) {
-  const bool whole = rows_comm_ == nullptr || rows_comm_->sum_recordable(reduced_count() * sizeof(double));
+  const bool whole = rows_comm_ == nullptr || rows_comm_->sum_recordable();
   r.parts = whole ? 1 : 2;
   r.replay = graphs_wanted_;
   for (int parity = 0; r.replay && parity < 2; ++parity)

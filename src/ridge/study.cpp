@@ -113,9 +113,9 @@ class RidgeStudy : public PreparedStudy {
       const std::size_t per_rank = (settings.lambdas.size() + std::size_t(groups) - 1) / std::size_t(groups) +
                                    std::size_t(settings.refine_corner);
       check_memory(comm, settings, matrix, first, count, per_rank, layout_->group_size() > 1, context.binding);
-      // NCCL only where the peer sums do not carry the sum of every iteration well (n + 1 +
-      // L doubles past 256 KiB), made and connected while the rows are read and set up for
-      // the largest sum (bounded by a number a column and λ, double)
+      // NCCL only where no peer sums carry the sums (ranks on several hosts), made and
+      // connected while the rows are read and set up, for the largest sum (bounded by a
+      // number a column and λ, double)
       const auto columns = static_cast<std::size_t>(matrix.columns());
       if (layout_->rows_comm() != nullptr)
         layout_->rows_comm()->expect_sums((columns + 1 + per_rank) * sizeof(double),

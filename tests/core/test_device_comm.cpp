@@ -89,13 +89,13 @@ TEST(MpiDeviceComm, AllReduceSumsOverRanksAndRepeatsBitwise) {
   }
 }
 
-// With NCCL between the GPUs of one host, connect_peer_sums() routes sums of up to
-// PeerSum::kMostBytes through peer memory: every rank gets the float64 (float32) sum of the
-// ranks' numbers added in rank order, bit for bit, call after call (the slots alternate by
-// the call's parity, so many calls in a row with new numbers each time test that no call
-// reads a slot the next one has overwritten); longer sums are several such calls while NCCL
-// is not started. Other transports keep their route (the CPU build: MPI), and their sums
-// stay right.
+// With NCCL between the GPUs of one host, connect_peer_sums() routes sums through peer
+// memory: every rank gets the float64 (float32) sum of the ranks' numbers added in rank
+// order, bit for bit, call after call (the slots alternate by the call's parity, so many
+// calls in a row with new numbers each time test that no call reads a slot the next one has
+// overwritten), gathered up to PeerSum::kMostBytes and spread past it (shares of uneven
+// length included), larger sums in several calls. Other transports keep their route (the
+// CPU build: MPI), and their sums stay right.
 template <class T>
 void expect_rank_ordered_sums(core::DeviceComm& comm, std::size_t n, int calls, bool exact) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
@@ -118,7 +118,7 @@ void expect_rank_ordered_sums(core::DeviceComm& comm, std::size_t n, int calls, 
   }
 }
 
-TEST(MpiDeviceComm, SmallSumsThroughPeerMemoryAreTheRankOrderedSums) {
+TEST(MpiDeviceComm, SumsThroughPeerMemoryAreTheRankOrderedSums) {
   // NCCL unstarted, as the ridge's row ranks make it: every sum through peer memory
   core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
                         core::DeviceComm::NcclStart::when_needed);
@@ -140,41 +140,36 @@ TEST(MpiDeviceComm, SmallSumsThroughPeerMemoryAreTheRankOrderedSums) {
     expect_rank_ordered_sums<double>(comm, n, 20, exact);
     expect_rank_ordered_sums<float>(comm, n, 3, exact);
   }
-  // Past one call's bytes: several calls through peer memory, each rank-ordered.
-  expect_rank_ordered_sums<double>(comm, most + 1, 2, exact);
-  expect_rank_ordered_sums<float>(comm, 5 * most + 7, 2, exact);
+  // Spread sums, gathered and spread calls in turn, and sums past one call's bytes.
+  const std::size_t spread = core::PeerSum::kMostSpreadBytes / sizeof(double);
+  for (const std::size_t n : {most + 1, most + 3, spread - 1, spread}) {
+    expect_rank_ordered_sums<double>(comm, n, 3, exact);
+    expect_rank_ordered_sums<double>(comm, 700, 1, exact);
+  }
+  expect_rank_ordered_sums<float>(comm, 3 * most + 5, 3, exact);
+  expect_rank_ordered_sums<double>(comm, spread + most + 9, 2, exact);
+  expect_rank_ordered_sums<float>(comm, 5 * spread + 7, 2, exact);
 }
 
-// expect_sums: small frequent sums keep every sum in peer memory (no NCCL); frequent sums
-// past one peer call start NCCL, which then carries the sums past 256 KiB (its ring moves
-// fewer bytes), and those are no longer recordable. Every route gives the sums.
-TEST(MpiDeviceComm, FrequentLargeSumsGoThroughNcclWherePeersCarryTheSmallOnes) {
+// expect_sums: where the peer sums carry the sums, frequent sums of any size leave NCCL
+// unstarted, and every sum stays recordable and rank-ordered.
+TEST(MpiDeviceComm, FrequentLargeSumsStayInPeerMemory) {
   const int size = mpi::size(MPI_COMM_WORLD);
   const std::size_t most = core::PeerSum::kMostBytes;
-  const std::size_t large = most / sizeof(double) + 100;
-  core::DeviceComm small(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
-                         core::DeviceComm::NcclStart::when_needed);
-  small.connect_peer_sums();
-  small.expect_sums(8 * 15011, 10 * most);
-  core::DeviceComm frequent(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
-                            core::DeviceComm::NcclStart::when_needed);
-  frequent.connect_peer_sums();
-  frequent.expect_sums(most + 8, 10 * most);
-  const bool peers = small.sums_route() == "peer memory";
-  if (small.transport() == core::Transport::nccl && size > 1) {
-    EXPECT_TRUE(peers) << small.sums_route();
-    EXPECT_EQ(frequent.sums_route(), "peer memory up to 256 KiB, NCCL beyond");
-    EXPECT_TRUE(frequent.sum_recordable(most));
-    EXPECT_FALSE(frequent.sum_recordable(most + 8));
-    EXPECT_TRUE(small.sum_recordable(most + 8));
+  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
+                        core::DeviceComm::NcclStart::when_needed);
+  comm.connect_peer_sums();
+  comm.expect_sums(4 * most + 8, 10 * most);
+  const bool peers = comm.sums_route() == "peer memory";
+  if (comm.transport() == core::Transport::nccl && size > 1) {
+    EXPECT_TRUE(peers) << comm.sums_route();
+    EXPECT_TRUE(comm.sum_recordable());
   }
-  expect_rank_ordered_sums<double>(small, large, 2, peers || size <= 2);
-  expect_rank_ordered_sums<double>(frequent, 1000, 2, peers || size <= 2);  // peer memory
-  expect_rank_ordered_sums<double>(frequent, large, 2, size <= 2);          // NCCL's ring
+  expect_rank_ordered_sums<double>(comm, (4 * most + 8) / sizeof(double), 4, peers || size <= 2);
 }
 
 // A sum through peer memory is one kernel that numbers its calls in device memory, so a
-// recording (CUDA graph) of two sums replayed again and again, with direct calls after it,
+// recording (CUDA graph) of three sums (two gathered, one spread) replayed again and again, with direct calls after it,
 // keeps giving every rank the rank-ordered sums of the numbers of that replay.
 TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
@@ -183,23 +178,23 @@ TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
   comm.connect_peer_sums();
   const std::string route = comm.sums_route();
   const bool peers = route == "peer memory";
-  EXPECT_EQ(comm.sum_recordable(8 * 15011), peers || size == 1);
-  EXPECT_EQ(comm.sum_recordable(core::PeerSum::kMostBytes + 8), peers || size == 1);
+  EXPECT_EQ(comm.sum_recordable(), peers || size == 1);
   if (!peers) GTEST_SKIP() << "no sums through peer memory here: " << route;
-  const std::size_t n[2] = {15011, 700};
+  const std::size_t n[3] = {15011, 700, core::PeerSum::kMostBytes / sizeof(double) + 6001};  // the last spread
   const auto value = [](int r, std::size_t i, int round, int which) {
     return 1.0 / (3.0 + static_cast<double>(i) + 7.0 * r + 0.53 * round + 0.11 * which);
   };
-  Kokkos::View<double*> views[2] = {Kokkos::View<double*>("a", n[0]), Kokkos::View<double*>("b", n[1])};
+  Kokkos::View<double*> views[3] = {Kokkos::View<double*>("a", n[0]), Kokkos::View<double*>("b", n[1]),
+                                    Kokkos::View<double*>("c", n[2])};
   const auto fill = [&](int round) {
-    for (int which = 0; which < 2; ++which) {
+    for (int which = 0; which < 3; ++which) {
       auto host = Kokkos::create_mirror_view(views[which]);
       for (std::size_t i = 0; i < n[which]; ++i) host(i) = value(rank, i, round, which);
       Kokkos::deep_copy(views[which], host);
     }
   };
   const auto expect_sums = [&](int round) {
-    for (int which = 0; which < 2; ++which) {
+    for (int which = 0; which < 3; ++which) {
       const auto got = host_copy(views[which]);
       for (std::size_t i = 0; i < n[which]; ++i) {
         double reference = value(0, i, round, which);
@@ -213,8 +208,7 @@ TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
   std::string why_not;
   ASSERT_TRUE(recording.record(
       [&] {
-        comm.all_reduce_sum(space, views[0].data(), n[0]);
-        comm.all_reduce_sum(space, views[1].data(), n[1]);
+        for (int which = 0; which < 3; ++which) comm.all_reduce_sum(space, views[which].data(), n[which]);
       },
       why_not))
       << why_not;
@@ -223,8 +217,7 @@ TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
     if (round < 5) {
       recording.replay();
     } else {  // direct calls after the replays
-      comm.all_reduce_sum(space, views[0].data(), n[0]);
-      comm.all_reduce_sum(space, views[1].data(), n[1]);
+      for (int which = 0; which < 3; ++which) comm.all_reduce_sum(space, views[which].data(), n[which]);
     }
     Kokkos::fence();
     expect_sums(round);
