@@ -67,7 +67,7 @@ def allreduce(p, size, forced=False, peer=True):
 RIDGE = {
     "tutorial": dict(products=83e-6, fixed=49e-6, columns=15000, lambdas=10, iterations=915),
     "large": dict(products=7360e-6, fixed=25e-6, columns=200000, lambdas=10, iterations=28),
-    "whole": dict(products=7360e-6, fixed=25e-6, columns=200000, lambdas=10, iterations=2000),
+    "whole": dict(products=7360e-6, fixed=25e-6, columns=200000, lambdas=10, iterations=3500),
 }
 
 
@@ -96,7 +96,7 @@ WRITE = {"diffusion": 2.4e9 / 2e9, "knn": 1.9e9 / 2e9, "ridge": 0.0}  # bytes ov
 
 def whole_work(study, p, forced=False):
     if study == "diffusion":
-        return 180000 * diffusion_step(p, 8192, 8192, forced)
+        return 240000 * diffusion_step(p, 8192, 8192, forced)
     if study == "knn":
         return knn_search("whole", p, forced)
     return RIDGE["whole"]["iterations"] * ridge_iteration("whole", p, forced)
