@@ -67,7 +67,7 @@ def allreduce(p, size, forced=False, peer=True):
 RIDGE = {
     "tutorial": dict(products=83e-6, fixed=49e-6, columns=15000, lambdas=10, iterations=915),
     "large": dict(products=7360e-6, fixed=25e-6, columns=200000, lambdas=10, iterations=28),
-    "whole": dict(products=7360e-6, fixed=25e-6, columns=200000, lambdas=10, iterations=3500),
+    "whole": dict(products=5180e-6, fixed=25e-6, columns=200000, lambdas=10, iterations=3500),
 }
 
 
@@ -79,7 +79,7 @@ def ridge_iteration(deck, p, forced=False):
 # --- knn: the screen divides by P while a rank holds >= 2^18 observations; c per rank ------
 KNN = {1: dict(search=0.0970, fixed=0.0010, observations=2**24),
        16: dict(search=0.1710, fixed=0.0030, observations=2**24),
-       "whole": dict(search=16.0, fixed=0.0010, observations=2**26)}
+       "whole": dict(search=12.9, fixed=0.0010, observations=2**26)}
 ROUND_ALLREDUCES = 4  # rounds of a search, each ending in one small MPI all-reduce
 
 
