@@ -1,7 +1,6 @@
 #include "ridge/device_generator.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -116,16 +115,10 @@ struct GenerateRows {
   }
 };
 
-// The copy into new host memory, first touched on every CPU: page-locking untouched memory
-// would fault its pages in (and clear them) on one thread.
 template <class T>
 void download(const Kokkos::View<T*, RidgeDevice>& from, core::UninitializedVector<T>& to) {
   io::reserve_huge(to, from.extent(0));
   to.resize(from.extent(0));
-  core::host_parallel_ranges(static_cast<std::int64_t>(to.size()), std::int64_t(1) << 16,
-                             [&](const std::int64_t a, const std::int64_t b) {
-                               std::memset(static_cast<void*>(to.data() + a), 0, static_cast<std::size_t>(b - a) * sizeof(T));
-                             });
   const core::PageLock lock(to.data(), to.size() * sizeof(T));
   Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(to.data(), to.size()), from);
 }
