@@ -88,7 +88,6 @@ set(TRIDENT_SOURCES_ridge
   ridge/csr.cpp
   ridge/device_csr_build.cpp
   ridge/device_entries.cpp
-  ridge/device_generator.cpp
   ridge/device_tuning.cpp
   ridge/fused_engine.cpp
   ridge/fused_solve.cpp
@@ -166,7 +165,6 @@ set(TRIDENT_TEST_SOURCES_knn
 set(TRIDENT_TEST_SOURCES_ridge
   ridge/test_device_csr.cpp
   ridge/test_device_entries.cpp
-  ridge/test_device_generator.cpp
   ridge/test_hdf5_csr.cpp
   ridge/test_lcurve.cpp
   ridge/test_lsmr_sweep.cpp

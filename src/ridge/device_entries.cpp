@@ -1,9 +1,7 @@
 #include "ridge/device_entries.hpp"
 
-#include <string>
 #include <type_traits>
-#include <utility>
-#include <vector>
+#include <string>
 
 #include "core/device_memory.hpp"
 #include "core/page_lock.hpp"
@@ -25,11 +23,11 @@ Kokkos::View<T*, RidgeDevice> uploaded(const T* data, std::size_t count, const s
   return v;
 }
 
-// The entries by column, rows ascending within a column: a stable sort of the entry
-// numbers by column on CUDA devices; elsewhere a counting sort on the host, which stores
-// them in that order too.
-Kokkos::View<int*, RidgeDevice> sorted_by_column(const Kokkos::View<int*, RidgeDevice>& col_ind, const int columns) {
-  const auto n = static_cast<std::int64_t>(col_ind.extent(0));
+// A's entries by column, rows ascending within a column: a stable sort of the entry
+// numbers by column on CUDA devices; elsewhere the host's counting pass by ranges of rows
+// (scatter_by_rows), which stores them in that order whatever the thread count.
+Kokkos::View<int*, RidgeDevice> sorted_by_column(const HostCsr& a, const Kokkos::View<int*, RidgeDevice>& col_ind) {
+  const std::int64_t n = a.nonzeros();
   Kokkos::View<int*, RidgeDevice> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::by_column"),
                                         static_cast<std::size_t>(n));
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -45,12 +43,13 @@ Kokkos::View<int*, RidgeDevice> sorted_by_column(const Kokkos::View<int*, RidgeD
     return order;
   }
 #endif
-  const auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), col_ind);
-  std::vector<std::int64_t> next(static_cast<std::size_t>(columns) + 1, 0);
-  for (std::int64_t k = 0; k < n; ++k) ++next[static_cast<std::size_t>(c(k)) + 1];
-  for (std::size_t j = 1; j < next.size(); ++j) next[j] += next[j - 1];
-  auto host = Kokkos::create_mirror_view(order);
-  for (std::int64_t k = 0; k < n; ++k) host(next[static_cast<std::size_t>(c(k))]++) = static_cast<int>(k);
+  (void)col_ind;
+  const std::vector<std::int64_t> counts = column_entries(a);
+  std::vector<std::int64_t> first(counts.size(), 0);
+  for (std::size_t c = 1; c < counts.size(); ++c) first[c] = first[c - 1] + counts[c - 1];
+  auto host = Kokkos::create_mirror_view(order);  // the scatter stores every entry
+  scatter_by_rows(a, a.columns, first, [](int, const int c) { return c; },
+                  [&](const std::int64_t slot, int, const int k) { host(slot) = k; });
   Kokkos::deep_copy(order, host);
   return order;
 }
@@ -58,16 +57,10 @@ Kokkos::View<int*, RidgeDevice> sorted_by_column(const Kokkos::View<int*, RidgeD
 }  // namespace
 
 DeviceEntries::DeviceEntries(const HostCsr& a)
-    : DeviceEntries(uploaded(a.row_ptr.data(), a.row_ptr.size(), "trident::ridge::entries_row_ptr"),
-                    uploaded(a.col_ind.data(), a.col_ind.size(), "trident::ridge::entries_col_ind"),
-                    uploaded(a.values.data(), a.values.size(), "trident::ridge::entries_values"), a.columns) {}
-
-DeviceEntries::DeviceEntries(Kokkos::View<int*, RidgeDevice> row_ptr_, Kokkos::View<int*, RidgeDevice> col_ind_,
-                             Kokkos::View<double*, RidgeDevice> values_, const int columns)
-    : row_ptr(std::move(row_ptr_)),
-      col_ind(std::move(col_ind_)),
-      values(std::move(values_)),
-      by_column(sorted_by_column(col_ind, columns)) {}
+    : row_ptr(uploaded(a.row_ptr.data(), a.row_ptr.size(), "trident::ridge::entries_row_ptr")),
+      col_ind(uploaded(a.col_ind.data(), a.col_ind.size(), "trident::ridge::entries_col_ind")),
+      values(uploaded(a.values.data(), a.values.size(), "trident::ridge::entries_values")),
+      by_column(sorted_by_column(a, col_ind)) {}
 
 std::int64_t DeviceEntries::peak_bytes(const std::int64_t rows, const std::int64_t nonzeros) {
   // offsets; columns, values and order (16 bytes an entry); the sort's keys, and its
@@ -75,16 +68,11 @@ std::int64_t DeviceEntries::peak_bytes(const std::int64_t rows, const std::int64
   return 4 * (rows + 1) + 16 * nonzeros + 20 * nonzeros + (std::int64_t(64) << 20);
 }
 
-bool entries_on_device_wanted(const core::Switch setting, const std::int64_t rows, const std::int64_t nonzeros,
-                              const std::int64_t layout_bytes) {
+bool entries_on_device_wanted(const core::Switch setting, const HostCsr& a, const std::int64_t layout_bytes) {
   if (setting != core::Switch::automatic) return setting == core::Switch::on;
   if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, RidgeDevice::memory_space>::accessible) return false;
   const std::int64_t free = device_free_bytes();
-  return free < 0 || free - layout_bytes > DeviceEntries::peak_bytes(rows, nonzeros) * 5 / 4;
-}
-
-std::int64_t layouts_bytes(const std::int64_t nonzeros, const std::size_t value_bytes) {
-  return 2 * nonzeros * static_cast<std::int64_t>(value_bytes + sizeof(int)) * 5 / 4;
+  return free < 0 || free - layout_bytes > DeviceEntries::peak_bytes(a.rows, a.nonzeros()) * 5 / 4;
 }
 
 template <class Index, class M>

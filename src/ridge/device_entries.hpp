@@ -22,12 +22,9 @@ struct DeviceEntries {
   Kokkos::View<double*, RidgeDevice> values;  // A's values
   Kokkos::View<int*, RidgeDevice> by_column;  // A's entries ordered by column, rows ascending within one
 
-  // Uploads `a` and sorts its entries by column (on CUDA devices there, elsewhere on the
-  // host).
+  // Uploads `a` and sorts its entries by column (on CUDA devices there; elsewhere on the
+  // host's CPUs, as the host path's transpose orders them).
   explicit DeviceEntries(const HostCsr& a);
-  // Entries already on the device (a matrix of `columns` columns), sorted by column.
-  DeviceEntries(Kokkos::View<int*, RidgeDevice> row_ptr, Kokkos::View<int*, RidgeDevice> col_ind,
-                Kokkos::View<double*, RidgeDevice> values, int columns);
 
   // The device memory they take at the most (the sort's scratch included), for a matrix
   // of `rows` rows and `nonzeros` entries.
@@ -38,11 +35,7 @@ struct DeviceEntries {
 // cannot reach the device's memory and the device has room for the entries (peak_bytes)
 // beside the layouts' `layout_bytes`; `setting` on or off forces the choice (tests,
 // benchmarks: TRIDENT_RIDGE_DEVICE_SETUP).
-bool entries_on_device_wanted(core::Switch setting, std::int64_t rows, std::int64_t nonzeros,
-                              std::int64_t layout_bytes);
-// The bytes of A's and A^T's layouts of `nonzeros` values of `value_bytes` (indices and
-// padding counted generously), for entries_on_device_wanted.
-std::int64_t layouts_bytes(std::int64_t nonzeros, std::size_t value_bytes);
+bool entries_on_device_wanted(core::Switch setting, const HostCsr& a, std::int64_t layout_bytes);
 
 // Fills `indices` and `values` (a DeviceCsr's arrays, `row_ptr` its padded offsets of
 // pieces) with A's entries, or with A^T's (`transposed`): piece j of `starts[j + 1] -

@@ -25,14 +25,13 @@ bool iteration_graphs_wanted(const core::Switch graphs) {
 #endif
 }
 
-// A's entries on the device, when they are to be placed there: those made there
-// (generated), else uploaded when A and A^T in M fit beside them.
+// A's entries on the device, when they are to be placed there: A and A^T in M with their
+// indices and padding (about a quarter past the entries) fit beside them.
 template <class M>
-std::shared_ptr<DeviceEntries> staged_entries(const Problem& p, const core::Switch setting) {
-  if (p.a_on_device != nullptr) return p.a_on_device;
-  if (!entries_on_device_wanted(setting, p.a.rows, p.a.nonzeros(), layouts_bytes(p.a.nonzeros(), sizeof(M))))
-    return nullptr;
-  return std::make_shared<DeviceEntries>(p.a);
+std::unique_ptr<DeviceEntries> staged_entries(const HostCsr& a, const core::Switch setting) {
+  const std::int64_t layouts = 2 * a.nonzeros() * static_cast<std::int64_t>(sizeof(M) + sizeof(int)) * 5 / 4;
+  if (!entries_on_device_wanted(setting, a, layouts)) return nullptr;
+  return std::make_unique<DeviceEntries>(a);
 }
 
 }  // namespace
@@ -42,7 +41,7 @@ FusedEngine<M, S>::FusedEngine(const Problem& p, core::DeviceComm* rows_comm, co
     : rows_(p.a.rows),
       columns_(p.a.columns),
       rows_comm_(rows_comm),
-      entries_(staged_entries<M>(p, options.device_setup)),
+      entries_(staged_entries<M>(p.a, options.device_setup)),
       a_(DeviceCsr<M>::scheduled(p.a, "trident::ridge::A", row_lanes(sizeof(S)), sizeof(S), options.schedule,
                                  entries_.get())),
       at_(DeviceCsr<M>::transpose_of(p.a, "trident::ridge::At", row_lanes(sizeof(S)), sizeof(S), options.schedule,

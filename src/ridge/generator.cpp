@@ -15,6 +15,16 @@
 
 namespace trident::ridge {
 
+namespace {
+
+// The first state of stream `index` of a seed (a row of A, or b's).
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) {
+  core::SplitMix64 g{seed * 0xD1B54A32D192ED03ull + index};
+  return g.next();
+}
+
+}  // namespace
+
 std::int64_t generated_nonzeros(std::int64_t rows, std::int64_t columns, double density) {
   return static_cast<std::int64_t>(std::llround(density * double(rows) * double(columns)));
 }

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/splitmix64.hpp"
 #include "ridge/csr.hpp"
 
 namespace trident::ridge {
@@ -18,16 +17,6 @@ HostCsr generate_matrix(int rows, int columns, double density, std::uint64_t see
 // holds the same numbers as the whole matrix's rows.
 HostCsr generate_matrix_rows(int rows, int columns, double density, std::uint64_t seed, std::int64_t first,
                              std::int64_t count);
-
-// The first state of stream `index` of a seed: row i of A draws from stream i, b from
-// stream 0xB0B. Usable in device kernels (device_generator.cpp makes the same rows).
-KOKKOS_INLINE_FUNCTION std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) {
-  core::SplitMix64 g{seed * 0xD1B54A32D192ED03ull + index};
-  return g.next();
-}
-
-// Row i's columns ascend, and its values are the draws after its columns' draws, in that
-// order: the value of its t-th column (from 0) of k is draw k + t + 1 of its stream.
 
 // The nonzeros of the generated matrix, and those before its row i (total * i / rows,
 // computed in 128 bits: total * i passes 2^63 for large matrices).

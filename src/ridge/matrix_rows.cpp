@@ -7,7 +7,6 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "io/input_file.hpp"
-#include "ridge/device_generator.hpp"
 #include "ridge/generator.hpp"
 #include "ridge/hdf5_csr.hpp"
 #include "ridge/matrix_market.hpp"
@@ -81,18 +80,14 @@ std::int64_t MatrixRows::offset(std::int64_t row) const {
   return offsets_[static_cast<std::size_t>(row)];
 }
 
-HostCsr MatrixRows::take(std::int64_t first, std::int64_t count, std::shared_ptr<DeviceEntries>* on_device) const {
+HostCsr MatrixRows::take(std::int64_t first, std::int64_t count) const {
   using Kind = deck::RidgeMatrixSettings::Kind;
   HostCsr out;
   if (settings_.kind == Kind::generate) {
     collective_unless_alone(comm_, [&] {
       try {
-        if (on_device != nullptr)
-          *on_device = generate_rows_on_device(static_cast<int>(rows_), static_cast<int>(columns_), settings_.density,
-                                               settings_.seed, first, count, out);
-        else
-          out = generate_matrix_rows(static_cast<int>(rows_), static_cast<int>(columns_), settings_.density,
-                                     settings_.seed, first, count);
+        out = generate_matrix_rows(static_cast<int>(rows_), static_cast<int>(columns_), settings_.density,
+                                   settings_.seed, first, count);
       } catch (const InputError& e) {
         throw InputError(settings_.where + ": " + e.what());
       }

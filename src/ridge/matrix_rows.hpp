@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <vector>
 
 #include "deck/ridge_settings.hpp"
@@ -24,8 +23,6 @@ std::vector<std::int64_t> nonzero_balanced_rows(std::int64_t rows, int parts,
 // mpi::collective over `comm`, but on MPI_COMM_SELF (one rank loading the whole problem)
 // `work` runs as it is, so that its InputError passes unchanged.
 void collective_unless_alone(MPI_Comm comm, const std::function<void()>& work);
-
-struct DeviceEntries;  // ridge/device_entries.hpp
 
 // A's shape, nonzeros and row offsets, known before any rank reads its rows; then any
 // rank's block of rows. The offsets and the totals are 64-bit: the whole matrix may hold
@@ -49,10 +46,7 @@ class MatrixRows {
   // Rows [first, first + count), checked: generated row by row from per-row seeds (the same
   // rows whatever the block), read as slabs of the HDF5 datasets, or sent by rank 0 for a
   // Matrix Market file. Collective over the constructor's comm (each rank its own block).
-  // With `on_device`, generated rows are made on the device (device_generator.hpp), kept
-  // there in *on_device and copied to the host.
-  HostCsr take(std::int64_t first, std::int64_t count, std::shared_ptr<DeviceEntries>* on_device = nullptr) const;
-  bool generated() const { return settings_.kind == deck::RidgeMatrixSettings::Kind::generate; }
+  HostCsr take(std::int64_t first, std::int64_t count) const;
   MPI_Comm comm() const { return comm_; }
 
  private:

@@ -35,9 +35,9 @@ Problem load_problem(const deck::RidgeSettings& settings) {
 }
 
 Problem load_rows(const deck::RidgeSettings& settings, const MatrixRows& rows, std::int64_t first,
-                  std::int64_t count, const bool generate_on_device) {
+                  std::int64_t count) {
   Problem p;
-  p.a = rows.take(first, count, generate_on_device ? &p.a_on_device : nullptr);
+  p.a = rows.take(first, count);
   p.first_row = first;
   p.total_rows = rows.rows();
   p.total_nonzeros = rows.nonzeros();

@@ -4,7 +4,6 @@
 // one rank's block of rows. Where the parts come from: generator.hpp, hdf5_csr.hpp,
 // matrix_market.hpp, and matrix_rows.hpp for the blocks.
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "deck/ridge_settings.hpp"
@@ -15,8 +14,6 @@
 
 namespace trident::ridge {
 
-struct DeviceEntries;  // ridge/device_entries.hpp
-
 // A block of consecutive rows of A and the same rows of b, as one rank holds them when the
 // rows are spread over ranks; or the whole problem (first_row 0, the totals unset).
 struct Problem {
@@ -25,9 +22,6 @@ struct Problem {
   std::int64_t first_row = 0;        // index in the whole A of a's first row
   std::int64_t total_rows = -1;      // rows of the whole A; -1: a is the whole A
   std::int64_t total_nonzeros = -1;  // nonzeros of the whole A; -1: a's
-  // a's entries on the device too, when they were made there (generated): the fused
-  // engine lays A and A^T out from them; released once it has
-  std::shared_ptr<DeviceEntries> a_on_device;
 
   std::int64_t rows() const { return total_rows < 0 ? a.rows : total_rows; }
   std::int64_t columns() const { return a.columns; }
@@ -44,10 +38,8 @@ void check_rhs(const deck::RidgeRhsSettings& rhs, std::int64_t rows);
 Problem load_problem(const deck::RidgeSettings& settings);
 
 // This rank's rows [first, first + count) of A (from `rows`) and of b, checked. Collective
-// over the comm `rows` was made with; errors are CollectiveError on every rank. With
-// `generate_on_device`, a generated A is made on the device (a_on_device) and copied to
-// the host; the same numbers.
+// over the comm `rows` was made with; errors are CollectiveError on every rank.
 Problem load_rows(const deck::RidgeSettings& settings, const MatrixRows& rows, std::int64_t first,
-                  std::int64_t count, bool generate_on_device = false);
+                  std::int64_t count);
 
 }  // namespace trident::ridge

@@ -17,7 +17,6 @@
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "ridge/checkpoint.hpp"
-#include "ridge/device_entries.hpp"
 #include "ridge/lcurve.hpp"
 #include "ridge/lsmr_sweep.hpp"
 #include "ridge/sweep.hpp"
@@ -121,14 +120,7 @@ class RidgeStudy : public PreparedStudy {
       if (layout_->rows_comm() != nullptr)
         layout_->rows_comm()->expect_sums((columns + 1 + per_rank) * sizeof(double),
                                           (columns + 1) * (per_rank + 1) * sizeof(double));
-      // a generated A made on the device where the fused engine lays it out there
-      const EngineOptions engine = EngineOptions::from_overrides(context.overrides);
-      const std::int64_t block_nonzeros = matrix.offset(first + count) - matrix.offset(first);
-      const bool on_device =
-          matrix.generated() && settings.solver.kernels == deck::RidgeKernels::fused &&
-          entries_on_device_wanted(engine.device_setup, count, block_nonzeros,
-                                   layouts_bytes(block_nonzeros, settings.precision == core::Precision::float64 ? 8 : 4));
-      problem_ = load_rows(settings, matrix, first, count, on_device);
+      problem_ = load_rows(settings, matrix, first, count);
       log_layout(comm, matrix, bounds, groups, per_rank, settings.solver.kernels, layout_->rows_comm());
     }
     // a stop signal may come during any sweep: the checkpoint's place must be usable
@@ -141,7 +133,6 @@ class RidgeStudy : public PreparedStudy {
     scope.emplace(context.timers, "ridge.setup");
     solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels,
                                             layout_->rows_comm(), EngineOptions::from_overrides(context.overrides));
-    problem_.a_on_device.reset();  // laid out: the device memory back
     if (core::DeviceComm* rows = layout_->rows_comm()) {
       rows->wait_until_ready();
       context.timers.add("ridge.device_comm", rows->setup_seconds());
