@@ -16,7 +16,7 @@
 #   SCALING_WHOLE_RIDGE="ROWS COLUMNS PER_ROW ITERATIONS LAMBDAS"  default "200000 200000
 #     2000 3500 10": bench/ridge_large.yaml's 4e8 nonzeros as a square matrix, which no λ
 #     solves to LSMR's machine-precision tests within ITERATIONS (the large deck's tall
-#     matrix stops after about 28), so the sweep is ITERATIONS of about 4.2 ms (one H200)
+#     matrix stops after about 28), so the sweep is ITERATIONS of about 5.2 ms (one H100)
 #   SCALING_WHOLE="diffusion knn ridge" chooses the decks.
 # The caller provides run_deck, rank_counts, here and work.
 # shellcheck shell=bash disable=SC2154  # run_deck's log and the caller's here, work, rank_counts
