@@ -177,7 +177,8 @@ __global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t 
 // share, the last one shorter). Each thread sends its numbers of other ranks' shares to
 // their owners; adds up its numbers of this rank's share in rank order as they arrive, and
 // sends each sum to every other rank; then takes the other shares' sums from their owners.
-// A rank waits only for numbers that other ranks send before they wait for anything.
+// No wait closes a cycle: the shares' numbers are sent before any wait, and the sums
+// after waits for those alone.
 template <class T>
 __global__ void __launch_bounds__(kThreads) spread_sum_over_peers(T* data, std::size_t count, int rank, int ranks,
                                                                   Areas areas, Counters* counters,

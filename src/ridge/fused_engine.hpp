@@ -134,7 +134,7 @@ class FusedEngine final : public SweepSolver::Engine {
 
   int rows_, columns_;  // this rank's rows
   core::DeviceComm* rows_comm_;  // null when this rank holds every row
-  // A's entries on the device while A_ and at_ are placed from them (device_entries.hpp),
+  // A's entries on the device while a_ and at_ are placed from them (device_entries.hpp),
   // released once they are; null when they are placed on the host.
   std::unique_ptr<DeviceEntries> entries_;
   DeviceCsr<M> a_, at_;
