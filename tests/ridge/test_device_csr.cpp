@@ -18,6 +18,7 @@
 #include "ridge/device_csr.hpp"
 #include "ridge/row_products.hpp"
 #include "ridge/row_schedule.hpp"
+#include "same_device_matrix.hpp"
 
 namespace trident::ridge {
 namespace {
@@ -397,36 +398,13 @@ TEST(DeviceCsr, PadsRowsToPacksAndCountsTheBytesAProductReads) {
   }
 }
 
+using test::expect_same_device_matrix;
+
 // The transpose built straight into the device layout equals, array for array, the device
 // matrix of ridge::transpose's HostCsr: columns ascending within each row of A^T (so the
 // sums keep their order), the same padding, schedule and segments; both index widths
 // (A^T has 32-bit indices past 65536 rows of A), dense columns of A (long rows of A^T),
 // empty rows and columns, float and double.
-template <class M>
-void expect_same_device_matrix(const DeviceCsr<M>& got, const DeviceCsr<M>& want) {
-  EXPECT_EQ(got.rows, want.rows);
-  EXPECT_EQ(got.columns, want.columns);
-  EXPECT_EQ(got.lanes, want.lanes);
-  EXPECT_EQ(got.stored, want.stored);
-  EXPECT_EQ(got.work_items, want.work_items);
-  EXPECT_EQ(got.schedule.describe(), want.schedule.describe());
-  const auto same = [](const auto& a, const auto& b, const char* what) {
-    const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-    const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-    ASSERT_EQ(ha.extent(0), hb.extent(0)) << what;
-    for (std::size_t k = 0; k < ha.extent(0); ++k) ASSERT_EQ(ha(k), hb(k)) << what << " at " << k;
-  };
-  same(got.row_ptr, want.row_ptr, "row_ptr");
-  same(got.work_begin, want.work_begin, "work_begin");
-  same(got.work_end, want.work_end, "work_end");
-  EXPECT_EQ(got.bands, want.bands);
-  EXPECT_EQ(got.band_columns, want.band_columns);
-  same(got.long_rows, want.long_rows, "long_rows");
-  same(got.further_first, want.further_first, "further_first");
-  same(got.narrow, want.narrow, "narrow indices");
-  same(got.wide, want.wide, "wide indices");
-  same(got.values, want.values, "values");
-}
 
 HostCsr dense_columns(int rows, int columns, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

@@ -17,6 +17,7 @@
 #include "ridge/generator.hpp"
 #include "ridge/lsmr_sweep.hpp"
 #include "ridge/problem.hpp"
+#include "same_device_matrix.hpp"
 
 namespace trident::ridge {
 namespace {
@@ -44,28 +45,10 @@ HostCsr uneven_matrix(int rows, int columns, int most, std::uint64_t seed) {
 }
 
 template <class M>
-void expect_same_layout(const DeviceCsr<M>& got, const DeviceCsr<M>& want) {
-  EXPECT_EQ(got.stored, want.stored);
-  EXPECT_EQ(got.bands, want.bands);
-  EXPECT_EQ(got.schedule.describe(), want.schedule.describe());
-  const auto same = [](const auto& a, const auto& b, const char* what) {
-    const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-    const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-    ASSERT_EQ(ha.extent(0), hb.extent(0)) << what;
-    for (std::size_t k = 0; k < ha.extent(0); ++k) ASSERT_EQ(ha(k), hb(k)) << what << " at " << k;
-  };
-  same(got.row_ptr, want.row_ptr, "row_ptr");
-  same(got.narrow, want.narrow, "narrow indices");
-  same(got.wide, want.wide, "wide indices");
-  // bit for bit, NaN-free: values compare equal exactly when their bits do (but ±0)
-  same(got.values, want.values, "values");
-}
-
-template <class M>
 void expect_device_fill_matches(const HostCsr& a, const DeviceEntries& entries, const ScheduleOptions& o, int lanes) {
-  expect_same_layout(DeviceCsr<M>::scheduled(a, "A", lanes, sizeof(float), o, &entries),
+  test::expect_same_device_matrix(DeviceCsr<M>::scheduled(a, "A", lanes, sizeof(float), o, &entries),
                      DeviceCsr<M>::scheduled(a, "A", lanes, sizeof(float), o));
-  expect_same_layout(DeviceCsr<M>::transpose_of(a, "At", lanes, sizeof(float), o, &entries),
+  test::expect_same_device_matrix(DeviceCsr<M>::transpose_of(a, "At", lanes, sizeof(float), o, &entries),
                      DeviceCsr<M>::transpose_of(a, "At", lanes, sizeof(float), o));
 }
 
