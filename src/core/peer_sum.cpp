@@ -89,6 +89,13 @@ struct Counters {
   int timed_out;         // set by a test sum that gave up waiting
 };
 
+// The GPU's clock, in nanoseconds.
+__device__ inline std::uint64_t now_ns() {
+  std::uint64_t now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+
 // The number in `in`'s words once they carry `call` (the sender's store of it). With
 // `timeout_ns` > 0, gives up (gave_up) past that long after `start`.
 template <class T>
@@ -98,11 +105,7 @@ __device__ inline T received(const volatile Word* in, const unsigned call, const
   for (int k = 0; k < Pieces<T>::kCount && !gave_up; ++k) {
     Word w = in[k];
     while ((w >> 32) != call && !gave_up) {
-      if (timeout_ns > 0) {
-        std::uint64_t now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        gave_up = now - start > timeout_ns;
-      }
+      if (timeout_ns > 0) gave_up = now_ns() - start > timeout_ns;
       w = in[k];
     }
     p.piece[k] = static_cast<unsigned>(w);
@@ -122,6 +125,20 @@ __device__ inline unsigned call_of(Counters* counters) {
   if (threadIdx.x == 0) call_of_block = *reinterpret_cast<volatile unsigned*>(&counters->next_call);
   __syncthreads();
   return call_of_block;
+}
+
+// A launch's call (its number, the parity of the slots it uses, the flag its stores carry)
+// and this thread's first number and stride over the numbers.
+struct CallPlace {
+  unsigned call;
+  int parity;
+  Word flag;
+  std::size_t first, stride;
+};
+__device__ inline CallPlace place_in_call(Counters* counters) {
+  const unsigned call = call_of(counters);
+  return {call, static_cast<int>(call & 1), Word(call) << 32,
+          std::size_t(blockIdx.x) * blockDim.x + threadIdx.x, std::size_t(gridDim.x) * blockDim.x};
 }
 
 // The launch's last block to end numbers the next call; a test sum that gave up says so.
@@ -146,31 +163,27 @@ __global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t 
                                                            Areas areas, Counters* counters,
                                                            std::uint64_t timeout_ns) {
   constexpr int kPieces = Pieces<T>::kCount;
-  const unsigned call = call_of(counters);
-  const int parity = static_cast<int>(call & 1);
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  const std::size_t first = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const Word flag = Word(call) << 32;
-  for (std::size_t i = first; i < count; i += stride) {
+  const CallPlace at = place_in_call(counters);
+  for (std::size_t i = at.first; i < count; i += at.stride) {
     const T value = data[i];
     for (int q = 0; q < ranks; ++q)
-      if (q != rank) send(slot_of(areas.base[q], areas, parity, rank) + i * kPieces, flag, value);
+      if (q != rank) send(slot_of(areas.base[q], areas, at.parity, rank) + i * kPieces, at.flag, value);
   }
-  std::uint64_t start = 0;
-  if (timeout_ns > 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  const std::uint64_t start = timeout_ns > 0 ? now_ns() : 0;
   bool gave_up = false;
-  for (std::size_t i = first; i < count && !gave_up; i += stride) {
+  for (std::size_t i = at.first; i < count && !gave_up; i += at.stride) {
     const T mine = data[i];
     T s = mine;
     for (int q = 0; q < ranks && !gave_up; ++q) {
       T theirs = mine;
-      if (q != rank) theirs = received<T>(slot_of(areas.base[rank], areas, parity, q) + i * kPieces, call, start,
-                                          timeout_ns, gave_up);
+      if (q != rank)
+        theirs = received<T>(slot_of(areas.base[rank], areas, at.parity, q) + i * kPieces, at.call, start, timeout_ns,
+                             gave_up);
       s = q == 0 ? theirs : s + theirs;
     }
     if (!gave_up) data[i] = s;
   }
-  end_call(counters, call, gave_up);
+  end_call(counters, at.call, gave_up);
 }
 
 // One call's spread sum (see peer_sum.hpp): rank q owns share q of the numbers (`chunk` a
@@ -184,42 +197,39 @@ __global__ void __launch_bounds__(kThreads) spread_sum_over_peers(T* data, std::
                                                                   Areas areas, Counters* counters,
                                                                   std::uint64_t timeout_ns) {
   constexpr int kPieces = Pieces<T>::kCount;
-  const unsigned call = call_of(counters);
-  const int parity = static_cast<int>(call & 1);
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  const std::size_t first = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const Word flag = Word(call) << 32;
+  const CallPlace at = place_in_call(counters);
   const std::size_t chunk = (count + ranks - 1) / ranks;
   const std::size_t mine = std::size_t(rank) * chunk, mine_end = count < mine + chunk ? count : mine + chunk;
-  for (std::size_t i = first; i < count; i += stride) {
+  for (std::size_t i = at.first; i < count; i += at.stride) {
     const int owner = static_cast<int>(i / chunk);
-    if (owner != rank) send(share_of(areas.base[owner], areas, parity, rank) + (i - owner * chunk) * kPieces, flag, data[i]);
+    if (owner != rank)
+      send(share_of(areas.base[owner], areas, at.parity, rank) + (i - owner * chunk) * kPieces, at.flag, data[i]);
   }
-  std::uint64_t start = 0;
-  if (timeout_ns > 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  const std::uint64_t start = timeout_ns > 0 ? now_ns() : 0;
   bool gave_up = false;
-  for (std::size_t i = mine + first; i < mine_end && !gave_up; i += stride) {
+  for (std::size_t i = mine + at.first; i < mine_end && !gave_up; i += at.stride) {
     const T own = data[i];
     T s = own;
     for (int q = 0; q < ranks && !gave_up; ++q) {
       const T theirs = q == rank ? own
-                                 : received<T>(share_of(areas.base[rank], areas, parity, q) + (i - mine) * kPieces,
-                                               call, start, timeout_ns, gave_up);
+                                 : received<T>(share_of(areas.base[rank], areas, at.parity, q) + (i - mine) * kPieces,
+                                               at.call, start, timeout_ns, gave_up);
       s = q == 0 ? theirs : s + theirs;
     }
     if (gave_up) break;
     data[i] = s;
     for (int q = 0; q < ranks; ++q)
-      if (q != rank) send(share_of(areas.base[q], areas, parity, ranks + rank) + (i - mine) * kPieces, flag, s);
+      if (q != rank) send(share_of(areas.base[q], areas, at.parity, ranks + rank) + (i - mine) * kPieces, at.flag, s);
   }
-  for (std::size_t i = first; i < count && !gave_up; i += stride) {
+  for (std::size_t i = at.first; i < count && !gave_up; i += at.stride) {
     const int owner = static_cast<int>(i / chunk);
     if (owner == rank) continue;
-    const T sum = received<T>(share_of(areas.base[rank], areas, parity, ranks + owner) + (i - owner * chunk) * kPieces,
-                              call, start, timeout_ns, gave_up);
+    const volatile Word* in =
+        share_of(areas.base[rank], areas, at.parity, ranks + owner) + (i - owner * chunk) * kPieces;
+    const T sum = received<T>(in, at.call, start, timeout_ns, gave_up);
     if (!gave_up) data[i] = sum;
   }
-  end_call(counters, call, gave_up);
+  end_call(counters, at.call, gave_up);
 }
 
 }  // namespace
