@@ -96,7 +96,8 @@ HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, in
   receive_ = Kokkos::View<T*>("trident::diffusion::halo_receive", receives_.total);
   // One exchange of the (zeroed) buffers now: NCCL (where peer memory does not carry the
   // halos) connects each pair of ranks on their first send and receive, a host-side wait
-  // that would otherwise land in the first step's timer. What arrives is overwritten by every real exchange before it is unpacked.
+  // that would otherwise land in the first step's timer. What arrives is overwritten by
+  // every real exchange before it is unpacked.
   transfer();
   side_.space().fence();
 }
