@@ -73,6 +73,7 @@ set(TRIDENT_SOURCES_knn
   knn/index/sphere_index.cpp
   knn/list_bound.cpp
   knn/list_choice.cpp
+  knn/output_rows.cpp
   knn/points.cpp
   knn/result_rows.cpp
   knn/rounds.cpp

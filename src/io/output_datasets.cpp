@@ -165,11 +165,11 @@ void OutputFile::write_slab(const std::string& dataset, const std::vector<std::u
     return;
   }
   if (mpi::size(comm_) > 1) {
-    const std::int64_t address = direct_address(dataset, offset, count, h5_type<T>());
-    if (address >= 0) {
-      const std::uint64_t row_values = product(count) / std::max<std::uint64_t>(1, count[0]);
-      const std::uint64_t at = static_cast<std::uint64_t>(address) + offset[0] * row_values * sizeof(T);
-      agreed([&] { write_bytes_at(partial_path(), path_, dataset, at, data, product(count) * sizeof(T)); });
+    const std::int64_t at = rows_address<T>(dataset, offset, count);
+    if (at >= 0) {
+      agreed([&] {
+        write_bytes_at(partial_path(), path_, dataset, static_cast<std::uint64_t>(at), data, product(count) * sizeof(T));
+      });
       return;
     }
   }
@@ -178,6 +178,16 @@ void OutputFile::write_slab(const std::string& dataset, const std::vector<std::u
     write_selection<T>(select_slab(file_, path_, dataset, off, cnt), path_, dataset, values, false);
   };
   agreed([&] { gather_slabs<T>(offset, count, data, write_local); });
+}
+
+template <class T>
+std::int64_t OutputFile::rows_address(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                                      const std::vector<std::uint64_t>& count) {
+  if (parallel_) return -1;
+  const std::int64_t address = direct_address(dataset, offset, count, h5_type<T>());
+  if (address < 0) return -1;
+  const std::uint64_t row_values = product(count) / std::max<std::uint64_t>(1, count[0]);
+  return address + static_cast<std::int64_t>(offset[0] * row_values * sizeof(T));
 }
 
 std::int64_t OutputFile::direct_address(const std::string& dataset, const std::vector<std::uint64_t>& offset,
@@ -304,6 +314,8 @@ void OutputFile::write_array(const std::string& dataset, const std::vector<T>& v
       const std::vector<std::uint64_t>&, const T*);                                           \
   template void OutputFile::write_slab<T>(const std::string&, const std::vector<std::uint64_t>&, \
                                           const std::vector<std::uint64_t>&, const T*);       \
+  template std::int64_t OutputFile::rows_address<T>(const std::string&, const std::vector<std::uint64_t>&, \
+                                                    const std::vector<std::uint64_t>&);       \
   template void OutputFile::write_array<T>(const std::string&, const std::vector<T>&,         \
                                            const std::vector<std::uint64_t>&);
 TRIDENT_OUTPUT_FILE_TYPES(float)

@@ -77,6 +77,15 @@ class OutputFile {
   void write_slab(const std::string& dataset, const std::vector<std::uint64_t>& offset,
                   const std::vector<std::uint64_t>& count, const T* data);
 
+  // Where this rank's block of `dataset` starts in FILE.partial (a byte address), for
+  // writing its bytes later with write_bytes_at (direct_rows.hpp) from any thread, without
+  // HDF5 or MPI: in gathered mode (on any number of ranks) when every rank's block is whole
+  // rows of a contiguous dataset that every rank sees; -1 otherwise, on every rank (then
+  // write it with write_slab). Collective.
+  template <class T>
+  std::int64_t rows_address(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                            const std::vector<std::uint64_t>& count);
+
   // A whole dataset whose values rank 0 holds (other ranks' values are ignored).
   template <class T>
   void write_array(const std::string& dataset, const std::vector<T>& values,

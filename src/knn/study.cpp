@@ -21,6 +21,7 @@
 #include "knn/checkpoint.hpp"
 #include "knn/index/index_search.hpp"
 #include "knn/list_bound.hpp"
+#include "knn/output_rows.hpp"
 #include "knn/points.hpp"
 #include "knn/rounds.hpp"
 #include "knn/search_method.hpp"
@@ -149,10 +150,11 @@ ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm) {
 
 namespace {
 
-// `done`: this rank's rows finished (1) or not (0), written as /knn/done when the search
-// stopped early; empty when it completed.
-void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm,
-                  io::OutputFile& out, const std::vector<std::uint8_t>& done = {});
+// The rows not yet written (`rows`), the attributes and the log's lines. `done`: this rank's
+// rows finished (1) or not (0), written as /knn/done when the search stopped early; empty
+// when it completed.
+void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
+                  OutputRows& rows, const std::vector<std::uint8_t>& done = {});
 
 // The points read and checked (and, on restart, the finished rows loaded) before the
 // output exists; run() searches the rows left in rounds and writes /knn, or, stopped by a
@@ -194,6 +196,10 @@ class KnnStudy : public PreparedStudy {
     SearchOptions options = search_options(settings_, context_.overrides);
     options.device_buffers = std::make_shared<core::DeviceBuffers>();  // shared by the warm-up and every round
     options.bound_cache = std::make_shared<ListBoundCache>();
+    // the observations written from here, the rows after each round (its set-up counted in knn.output)
+    const double output_begin = wall_seconds();
+    OutputRows rows_out(output, r.n_observations, settings_.k, r.first, r.count, r.lat_lon, rows_.neighbours);
+    const double output_setup = wall_seconds() - output_begin;
     int signal = 0;
     {
       auto timer = context_.timers.scope("knn.total");
@@ -226,13 +232,14 @@ class KnnStudy : public PreparedStudy {
           context_.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
       Progress progress(context_.comm, "knn: search,", static_cast<std::int64_t>(done), r.n_observations,
                         context_.progress_seconds, "row");
-      std::function<void(std::int64_t)> report;
-      if (context_.progress_seconds > 0)
-        report = [&](std::int64_t rows) {
+      const auto after_round = [&](std::int64_t rows) {
+        rows_out.after_round(rows_.done);
+        if (context_.progress_seconds > 0)
           progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(context_.comm, static_cast<double>(rows))));
-        };
+      };
       mpi::collective(context_.comm, [&] {
-        signal = search_in_rounds(observations->data(), references, options, rows_, context_.comm, r.stats, report);
+        signal =
+            search_in_rounds(observations->data(), references, options, rows_, context_.comm, r.stats, after_round);
       });
     }
     context_.timers.add("knn.page_lock", r.stats.page_lock_seconds);
@@ -240,10 +247,14 @@ class KnnStudy : public PreparedStudy {
     r.stats.search_seconds += r.index_build_seconds;
     r.stats.setup_seconds += r.index_build_seconds;
     context_.timers.add("knn.search", r.stats.search_seconds);
+    context_.timers.add("knn.output", output_setup);
     if (signal == 0) {
       r.neighbours = std::move(rows_.neighbours);
-      auto timer = context_.timers.scope("knn.output");
-      write_result(settings_, r, context_.comm, output);
+      {
+        auto timer = context_.timers.scope("knn.output");
+        write_result(settings_, r, context_.comm, output, rows_out);
+      }
+      context_.timers.add("knn.output_behind", rows_out.background_seconds());
       return;
     }
     const double done = mpi::sum_over_ranks(
@@ -256,8 +267,9 @@ class KnnStudy : public PreparedStudy {
     r.neighbours = std::move(rows_.neighbours);
     {
       auto timer = context_.timers.scope("knn.output");
-      write_result(settings_, r, context_.comm, output, rows_.done);
+      write_result(settings_, r, context_.comm, output, rows_out, rows_.done);
     }
+    context_.timers.add("knn.output_behind", rows_out.background_seconds());
     throw StudyStopped(std::string("knn: stopped by ") + signals::name(signal) + " after " + figure(done, "%.0f") +
                            " of " + std::to_string(r.n_observations) + " observations; checkpoint " +
                            checkpoint_path_ + " written; resume with --restart " + checkpoint_path_,
@@ -286,8 +298,8 @@ void run_study(const deck::KnnSettings& settings, RunContext& context, io::Outpu
 
 namespace {
 
-void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm,
-                  io::OutputFile& out, const std::vector<std::uint8_t>& done) {
+void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
+                  OutputRows& rows, const std::vector<std::uint8_t>& done) {
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
   const double pairs = static_cast<double>(r.n_observations) * static_cast<double>(r.n_references);
   const double widened = mpi::sum_over_ranks(comm, static_cast<double>(r.stats.widened));
@@ -350,20 +362,13 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
                         " rows), ms after its first upload: rows ready " + ready + "; downloaded " + downloaded);
   }
 
-  const auto k = static_cast<std::uint64_t>(settings.k);
   const auto n = static_cast<std::uint64_t>(r.n_observations);
-  const std::vector<std::uint64_t> offset{static_cast<std::uint64_t>(r.first), 0};
-  out.create_group("/knn");
+  rows.finish();
+  const double early = mpi::sum_over_ranks(comm, static_cast<double>(rows.rows_written_early()));
+  if (rows.straight())
+    log::detail(comm, "knn: " + figure(early, "%.0f") + " of " + std::to_string(r.n_observations) +
+                          " rows written while the search went on (and every observation, from its start)");
   out.attribute("/knn", "method", r.method);
-  out.create_dataset<NeighbourIndex>("/knn/indices", {n, k});
-  out.create_dataset<double>("/knn/distances", {n, k});
-  out.create_dataset<double>("/knn/observations", {n, 2});
-  out.write_slab("/knn/indices", offset, {static_cast<std::uint64_t>(r.count), k},
-                 r.neighbours.indices.data());
-  out.write_slab("/knn/distances", offset, {static_cast<std::uint64_t>(r.count), k},
-                 r.neighbours.distances.data());
-  out.write_slab("/knn/observations", offset, {static_cast<std::uint64_t>(r.count), 2},
-                 r.lat_lon.data());
   if (mpi::max_over_ranks(comm, done.empty() ? 0.0 : 1.0) > 0) {  // stopped early: which rows hold results
     out.create_dataset<std::uint8_t>("/knn/done", {n});
     out.write_slab("/knn/done", {static_cast<std::uint64_t>(r.first)}, {static_cast<std::uint64_t>(r.count)},

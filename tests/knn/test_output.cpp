@@ -9,6 +9,7 @@
 #include "deck/deck.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
+#include "knn/output_rows.hpp"
 #include "knn/points.hpp"
 #include "knn/study.hpp"
 #include "support/test_support.hpp"
@@ -96,6 +97,65 @@ TEST_P(MpiKnnOutputModes, WritesNeighboursObservationsAndSettings) {
   EXPECT_EQ(in.real_attribute("/knn", "radius"), 6371008.8);
   EXPECT_EQ(text_attribute(folder + "/knn.h5", "/knn", "precision"), "float32");
   EXPECT_EQ(text_attribute(folder + "/knn.h5", "/knn", "observations"), "generate(count=61, seed=22)");
+}
+
+// Rows handed over after each round, up to the first row not finished, and the rest at the
+// end, over an uneven split of the rows: the file holds every rank's rows, and where the file
+// takes rows straight (not parallel HDF5) the finished prefix went before the end.
+TEST_P(MpiKnnOutputModes, RowsWrittenWhileTheSearchGoesOnAreTheFilesRows) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int rank = mpi::rank(comm), size = mpi::size(comm), k = 3;
+  const std::string folder = trident::test::scratch_folder(comm, "knn_output_rows");
+  const std::int64_t n = 37 + 5 * size, first = n * rank / size, count = n * (rank + 1) / size - first;
+  const auto value = [](std::int64_t row, int j) { return 1000.0 * static_cast<double>(row) + j + 0.25; };
+  std::vector<double> lat_lon;
+  for (std::int64_t i = 0; i < count; ++i) lat_lon.insert(lat_lon.end(), {value(first + i, 7), -value(first + i, 8)});
+  Neighbours rows;
+  rows.indices.assign(static_cast<std::size_t>(count * k), -1);
+  rows.distances.assign(static_cast<std::size_t>(count * k), 0.0);
+  std::vector<std::uint8_t> done(static_cast<std::size_t>(count), 0);
+  const auto finish_row = [&](std::int64_t i) {
+    for (int j = 0; j < k; ++j) {
+      rows.indices[static_cast<std::size_t>(i * k + j)] = static_cast<NeighbourIndex>((first + i) * 10 + j);
+      rows.distances[static_cast<std::size_t>(i * k + j)] = value(first + i, j);
+    }
+    done[static_cast<std::size_t>(i)] = 1;
+  };
+  const std::int64_t half = count / 2;
+  std::int64_t early = 0;
+  bool straight = false;
+  {
+    io::OutputFile out(comm, folder + "/rows.h5", true, GetParam());
+    straight = !out.parallel();
+    OutputRows writer(out, n, k, first, count, lat_lon, rows);
+    for (std::int64_t i = 0; i < half; ++i) finish_row(i);
+    if (half + 1 < count) finish_row(half + 1);  // past a row not finished: waits for it
+    writer.after_round(done);
+    Neighbours moved = std::move(rows);  // as the study moves them: the arrays stay
+    rows = std::move(moved);
+    for (std::int64_t i = half; i < count; ++i) finish_row(i);
+    writer.finish();
+    early = writer.rows_written_early();
+    out.attribute("/knn", "k", static_cast<std::int64_t>(k));
+    out.commit();
+  }
+  EXPECT_EQ(early, straight ? half : 0);
+  const io::InputFile in(folder + "/rows.h5", "knn output");
+  const auto indices = in.read<NeighbourIndex>("/knn/indices");
+  const auto distances = in.read<double>("/knn/distances");
+  const auto observations = in.read<double>("/knn/observations");
+  ASSERT_EQ(indices.size(), static_cast<std::size_t>(n * k));
+  ASSERT_EQ(observations.size(), static_cast<std::size_t>(n * 2));
+  int wrong = 0;
+  for (std::int64_t row = 0; row < n; ++row) {
+    for (int j = 0; j < k; ++j) {
+      wrong += indices[static_cast<std::size_t>(row * k + j)] != static_cast<NeighbourIndex>(row * 10 + j);
+      wrong += distances[static_cast<std::size_t>(row * k + j)] != value(row, j);
+    }
+    wrong += observations[static_cast<std::size_t>(2 * row)] != value(row, 7);
+    wrong += observations[static_cast<std::size_t>(2 * row + 1)] != -value(row, 8);
+  }
+  EXPECT_EQ(wrong, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, MpiKnnOutputModes, testing::Values(io::Mode::automatic, io::Mode::gathered),
