@@ -9,10 +9,11 @@
 # Sizes (what a CPU smoke run shrinks), each an override of the default:
 #   SCALING_WHOLE_DIFFUSION="SIDE STEPS OUTPUT_EVERY"  default "8192 240000 30000": float32,
 #     no Laplacian, 9 frames of 256 MB (2.4 GB); a step is about 69 us on one H100, 17 s
-#   SCALING_WHOLE_KNN="OBSERVATIONS REFERENCES K METHOD"  default "67108864 655360 1 brute":
-#     2^26 x 2.5 * 2^18 pairs, about 16 s of search on one H100 (2^38 pairs take 0.1 s);
-#     rows of 12 bytes and the points' 16 (1.9 GB). The brute force, so that the run is
-#     bound by work that divides over GPUs (the index answers it in a fraction of that).
+#   SCALING_WHOLE_KNN="OBSERVATIONS REFERENCES K METHOD"  default "67108864 1048576 1 brute":
+#     2^26 x 2^20 pairs, about 21 s of search on one H100 (2^38 pairs take 0.08 s); rows
+#     of 12 bytes and the points' 16 (1.9 GB), written while the search goes on. The brute
+#     force, so that the run is bound by work that divides over GPUs (the index answers it
+#     in a fraction of that).
 #   SCALING_WHOLE_RIDGE="ROWS COLUMNS PER_ROW ITERATIONS LAMBDAS"  default "200000 200000
 #     2000 3500 10": bench/ridge_large.yaml's 4e8 nonzeros as a square matrix, which no λ
 #     solves to LSMR's machine-precision tests within ITERATIONS (the large deck's tall
@@ -31,7 +32,7 @@ whole_deck() {
         "$side" "$side" "$steps" "$every" ;;
     knn)
       local observations references k method
-      read -r observations references k method <<<"${SCALING_WHOLE_KNN:-67108864 655360 1 brute}"
+      read -r observations references k method <<<"${SCALING_WHOLE_KNN:-67108864 1048576 1 brute}"
       printf 'output: {progress_seconds: 0}\nknn:\n  k: %s\n  precision: float32\n  method: %s\n  observations: {generate: {count: %s, seed: 1}}\n  references: {generate: {count: %s, seed: 2}}\n' \
         "$k" "$method" "$observations" "$references" ;;
     ridge)
