@@ -367,7 +367,8 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   const double early = mpi::sum_over_ranks(comm, static_cast<double>(rows.rows_written_early()));
   if (rows.straight())
     log::detail(comm, "knn: " + figure(early, "%.0f") + " of " + std::to_string(r.n_observations) +
-                          " rows written while the search went on (and every observation, from its start)");
+                          " rows written into the file as their rounds ended (and every observation from the "
+                          "search's start), on a thread of their own");
   out.attribute("/knn", "method", r.method);
   if (mpi::max_over_ranks(comm, done.empty() ? 0.0 : 1.0) > 0) {  // stopped early: which rows hold results
     out.create_dataset<std::uint8_t>("/knn/done", {n});
