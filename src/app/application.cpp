@@ -44,6 +44,8 @@ int application(const Runtime& runtime) {
     // that works (exit 2), an unknown name is warned about.
     mpi::collective(comm, [] { core::read_overrides(); });
     for (const std::string& line : core::read_overrides().warnings) log::warning(comm, line);
+    // `run` starts the device once its studies have read their inputs (run_command.cpp)
+    if (command_line.command == "info" || command_line.command == "validate") runtime.start_device();
     if (command_line.command == "info") return info_command(runtime);
     if (command_line.command == "validate") return validate_command(command_line, runtime);
     return run_command(command_line, runtime);

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "core/device_comm.hpp"
@@ -32,6 +33,16 @@ struct RunContext {
   // The TRIDENT_* overrides (core/overrides.hpp): the run passes the environment's, tests
   // leave the automatic choices or set the ones they compare.
   core::Overrides overrides{};
+  // Starts the device (Runtime::start_device, once) and says how device data goes between
+  // ranks. The run sets it; tests, whose device is up, leave it empty.
+  std::function<core::TransportChoice()> start_device{};
+
+  // A study calls this before it first uses Kokkos, the device or `transport` (and the
+  // binding's device fields): a study that reads inputs on the host first calls it after
+  // them, so that the driver makes the device's context meanwhile. Collective.
+  void device_ready() {
+    if (start_device) transport = start_device();
+  }
 };
 
 // A study whose inputs are read and checked, whose rank layout is settled and whose memory

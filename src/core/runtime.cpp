@@ -125,15 +125,14 @@ Runtime::Runtime(int& argc, char**& argv) {
   startup_.loading = process_seconds();
   double mark = wall_seconds();
   // (not when the user names the device: that choice is Kokkos's)
-  const bool user_device = has_arg_prefix(argc, argv, "--kokkos-device-id") ||
-                           has_arg_prefix(argc, argv, "--kokkos-map-device-id-by");
-  std::thread early_device = start_device_early(user_device ? -1 : launcher_local_rank(), startup_.context);
+  user_device_ = has_arg_prefix(argc, argv, "--kokkos-device-id") ||
+                 has_arg_prefix(argc, argv, "--kokkos-map-device-id-by");
+  early_device_ = start_device_early(user_device_ ? -1 : launcher_local_rank(), startup_.context);
   // FUNNELED: the diffusion frames' writer thread calls HDF5 but never MPI (frames.hpp);
   // a library that gives less keeps those writes on the main thread.
   int thread_level = MPI_THREAD_SINGLE;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &thread_level);
   startup_.mpi = wall_seconds() - mark;
-  mark = wall_seconds();
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
   binding_.world_rank = mpi::rank(MPI_COMM_WORLD);
@@ -146,21 +145,25 @@ Runtime::Runtime(int& argc, char**& argv) {
   int host_length = 0;
   MPI_Get_processor_name(host, &host_length);
   binding_.host = host;
-  if (early_device.joinable()) early_device.join();
-  binding_.visible_devices = count_devices();
-  binding_.device_id = choose_device(binding_.local_rank, binding_.visible_devices);
-
   // Kokkos sees only its own --kokkos-* arguments (tools libraries among them) and the
-  // device this rank chose, unless the user named one; everything else is ours.
-  std::vector<std::string> kokkos_args{argc > 0 ? argv[0] : "trident"};
+  // device this rank chose (start_device), unless the user named one; everything else is ours.
+  kokkos_args_.push_back(argc > 0 ? argv[0] : "trident");
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    (a.rfind("--kokkos-", 0) == 0 ? kokkos_args : args_).push_back(a);
+    (a.rfind("--kokkos-", 0) == 0 ? kokkos_args_ : args_).push_back(a);
   }
-  if (binding_.device_id >= 0 && !has_arg_prefix(argc, argv, "--kokkos-device-id") &&
-      !has_arg_prefix(argc, argv, "--kokkos-map-device-id-by")) {
+}
+
+void Runtime::start_device() const {
+  if (device_started_) return;
+  device_started_ = true;
+  const double mark = wall_seconds();
+  if (early_device_.joinable()) early_device_.join();
+  binding_.visible_devices = count_devices();
+  binding_.device_id = choose_device(binding_.local_rank, binding_.visible_devices);
+  std::vector<std::string> kokkos_args = kokkos_args_;
+  if (binding_.device_id >= 0 && !user_device_)
     kokkos_args.push_back("--kokkos-device-id=" + std::to_string(binding_.device_id));
-  }
   std::vector<char*> kokkos_argv;
   for (auto& s : kokkos_args) kokkos_argv.push_back(s.data());
   kokkos_argv.push_back(nullptr);
@@ -175,8 +178,9 @@ Runtime::Runtime(int& argc, char**& argv) {
 
 Runtime::~Runtime() {
   const double begin = wall_seconds();
+  if (early_device_.joinable()) early_device_.join();  // a run that ended before it needed the device
   core::join_nccl_releases();
-  Kokkos::finalize();
+  if (device_started_) Kokkos::finalize();
   MPI_Finalize();
   print_exit_report(binding_.world_rank, wall_seconds() - begin);
 }

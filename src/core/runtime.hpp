@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace trident {
@@ -42,30 +43,44 @@ struct BuildInfo {
 
 class Runtime {
  public:
-  // Starts MPI, chooses this rank's device, then starts Kokkos on it with the
-  // --kokkos-* arguments; the other arguments (after the program name) are args().
+  // Starts MPI, and meanwhile this rank's device context on a thread of its own; the
+  // arguments after the program name but the --kokkos-* ones are args(). Kokkos starts in
+  // start_device().
   Runtime(int& argc, char**& argv);
-  ~Runtime();  // Kokkos first, then MPI
+  ~Runtime();  // Kokkos first (if started), then MPI
+  // Waits for the device's context, chooses this rank's device and starts Kokkos on it with
+  // the --kokkos-* arguments; once (later calls return at once). Nothing may use Kokkos or
+  // the device before. Called when the device is first needed, so that host work (a study
+  // reading its inputs) goes on while the driver makes the contexts, which it makes one
+  // process after the other (the later ranks of a host wait the longest). Const: the
+  // commands hold the runtime as const, and this only completes its start.
+  void start_device() const;
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
   MPI_Comm comm() const { return MPI_COMM_WORLD; }
+  // The device's fields are set by start_device().
   const DeviceBinding& binding() const { return binding_; }
   const std::vector<std::string>& args() const { return args_; }
 
   // Where the start of the process went, in seconds: from exec to the constructor (loading
-  // the program and its libraries), MPI_Init, then the device (its context and Kokkos).
-  // Within them: the device's context, made on a thread of its own while MPI_Init runs
-  // (0 when the launcher gives no local rank), and Kokkos::initialize, part of `device`.
+  // the program and its libraries), MPI_Init, then start_device() (the wait for the
+  // device's context, and Kokkos). Within them: the device's context, made on a thread of
+  // its own from the process's start (0 when the launcher gives no local rank), and
+  // Kokkos::initialize, part of `device`.
   struct StartupParts {
     double loading = 0, mpi = 0, device = 0, context = 0, kokkos = 0;
   };
   const StartupParts& startup_parts() const { return startup_; }
 
  private:
-  DeviceBinding binding_;
-  StartupParts startup_;
+  mutable DeviceBinding binding_;
+  mutable StartupParts startup_;
   std::vector<std::string> args_;
+  std::vector<std::string> kokkos_args_;  // the program's name and the --kokkos-* arguments
+  bool user_device_ = false;              // --kokkos-device-id or --kokkos-map-device-id-by given
+  mutable std::thread early_device_;      // making the device's context
+  mutable bool device_started_ = false;
 };
 
 // Chooses the device for a rank: one visible device means that one; several mean

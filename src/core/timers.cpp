@@ -67,15 +67,19 @@ std::string shown_name(const std::string& name, const std::string& step) {
 }  // namespace
 
 Timers::Scope::Scope(Timers& timers, std::string phase)
-    : timers_(timers), phase_(std::move(phase)), start_(std::chrono::steady_clock::now()) {
+    : timers_(timers),
+      phase_(std::move(phase)),
+      start_(std::chrono::steady_clock::now()),
+      region_(Kokkos::is_initialized()) {
   timers_.add(phase_, 0.0);  // listed when it opens: a step before the parts inside it
-  Kokkos::Profiling::pushRegion(region_name(phase_));
+  // a region only once Kokkos has started (the run starts it during `prepare`)
+  if (region_) Kokkos::Profiling::pushRegion(region_name(phase_));
 }
 
 Timers::Scope::~Scope() {
   const std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
   timers_.add(phase_, d.count());
-  Kokkos::Profiling::popRegion();
+  if (region_) Kokkos::Profiling::popRegion();
 }
 
 void Timers::add(const std::string& phase, double seconds) {

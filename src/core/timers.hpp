@@ -1,6 +1,7 @@
 #pragma once
 // Wall-clock phase timers, summed per phase, with a summary over ranks at the end. Each
-// timed scope is also a Kokkos Tools region ("trident::diffusion::compute").
+// timed scope that opens once Kokkos has started is also a Kokkos Tools region
+// ("trident::diffusion::compute").
 // A phase named without a dot ("startup", "knn") is a step of the whole run: those steps
 // follow each other, and the summary compares their sum with the time since the process
 // started. A dotted phase ("knn.search") is a part of some step, shown for detail, indented
@@ -27,6 +28,7 @@ class Timers {
     Timers& timers_;
     std::string phase_;
     std::chrono::steady_clock::time_point start_;
+    bool region_;  // a Kokkos Tools region too (Kokkos had started when it opened)
   };
 
   Scope scope(const std::string& phase) { return Scope(*this, phase); }

@@ -163,7 +163,7 @@ class KnnStudy : public PreparedStudy {
  public:
   KnnStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path)
       : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
-    auto timer = context.timers.scope("knn.read");
+    std::optional<Timers::Scope> timer(std::in_place, context.timers, "knn.read");
     inputs_ = read_inputs(settings, context.comm, context.binding.host.empty() ? "the host" : context.binding.host);
     // a stop signal may come at any round: the checkpoint's place must be usable
     io::check_output_destination(context.comm, checkpoint_path_, /*overwrite=*/true);
@@ -184,6 +184,11 @@ class KnnStudy : public PreparedStudy {
       // k = 16 on 2^24 observations), too many pages to touch one by one
       allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.k));
     }
+    // the points are read: the device now, whose context the driver made meanwhile (its
+    // wait is startup.device's)
+    timer.reset();
+    context.device_ready();
+    timer.emplace(context.timers, "knn.read");
     // knn.method, with the device memory the index takes checked, before the output exists
     method_ = choose_run_method(settings, inputs_.n_observations, inputs_.count, inputs_.n_references, context.comm,
                                 context.binding.device_name.empty() ? "the device" : context.binding.device_name);

@@ -27,6 +27,7 @@ class FailurePrinter : public testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   trident::Runtime runtime(argc, argv);
+  runtime.start_device();
   testing::InitGoogleTest(&argc, argv);
   trident::log::set_quiet(true);
   const int rank = runtime.binding().world_rank;
