@@ -141,6 +141,21 @@ __device__ inline CallPlace place_in_call(Counters* counters) {
           std::size_t(blockIdx.x) * blockDim.x + threadIdx.x, std::size_t(gridDim.x) * blockDim.x};
 }
 
+// The rank-ordered sum of one number: this rank's `own` in its place and each other rank q's
+// from `from(q)` once it arrives, added from rank 0 up, as every rank and both kernels add
+// them (hence the same bits everywhere).
+template <class T, class From>
+__device__ inline T rank_ordered_sum(const T own, const int rank, const int ranks, const From& from,
+                                     const unsigned call, const std::uint64_t start, const std::uint64_t timeout_ns,
+                                     bool& gave_up) {
+  T s = own;
+  for (int q = 0; q < ranks && !gave_up; ++q) {
+    const T theirs = q == rank ? own : received<T>(from(q), call, start, timeout_ns, gave_up);
+    s = q == 0 ? theirs : s + theirs;
+  }
+  return s;
+}
+
 // The launch's last block to end numbers the next call; a test sum that gave up says so.
 __device__ inline void end_call(Counters* counters, const unsigned call, const bool gave_up) {
   if (gave_up) counters->timed_out = 1;
@@ -172,15 +187,8 @@ __global__ void __launch_bounds__(kThreads) sum_over_peers(T* data, std::size_t 
   const std::uint64_t start = timeout_ns > 0 ? now_ns() : 0;
   bool gave_up = false;
   for (std::size_t i = at.first; i < count && !gave_up; i += at.stride) {
-    const T mine = data[i];
-    T s = mine;
-    for (int q = 0; q < ranks && !gave_up; ++q) {
-      T theirs = mine;
-      if (q != rank)
-        theirs = received<T>(slot_of(areas.base[rank], areas, at.parity, q) + i * kPieces, at.call, start, timeout_ns,
-                             gave_up);
-      s = q == 0 ? theirs : s + theirs;
-    }
+    const auto from = [&](int q) { return slot_of(areas.base[rank], areas, at.parity, q) + i * kPieces; };
+    const T s = rank_ordered_sum(data[i], rank, ranks, from, at.call, start, timeout_ns, gave_up);
     if (!gave_up) data[i] = s;
   }
   end_call(counters, at.call, gave_up);
@@ -208,14 +216,8 @@ __global__ void __launch_bounds__(kThreads) spread_sum_over_peers(T* data, std::
   const std::uint64_t start = timeout_ns > 0 ? now_ns() : 0;
   bool gave_up = false;
   for (std::size_t i = mine + at.first; i < mine_end && !gave_up; i += at.stride) {
-    const T own = data[i];
-    T s = own;
-    for (int q = 0; q < ranks && !gave_up; ++q) {
-      const T theirs = q == rank ? own
-                                 : received<T>(share_of(areas.base[rank], areas, at.parity, q) + (i - mine) * kPieces,
-                                               at.call, start, timeout_ns, gave_up);
-      s = q == 0 ? theirs : s + theirs;
-    }
+    const auto from = [&](int q) { return share_of(areas.base[rank], areas, at.parity, q) + (i - mine) * kPieces; };
+    const T s = rank_ordered_sum(data[i], rank, ranks, from, at.call, start, timeout_ns, gave_up);
     if (gave_up) break;
     data[i] = s;
     for (int q = 0; q < ranks; ++q)
