@@ -55,6 +55,13 @@ void log_start(const Runtime& runtime, const std::string& deck_file, const std::
 }
 
 
+// The device's parts of the start (Runtime::startup_parts).
+void add_device_parts(Timers& timers, const Runtime::StartupParts& parts) {
+  timers.add("startup.device", parts.device);
+  timers.add("startup.context", parts.context);
+  timers.add("startup.kokkos", parts.kokkos);
+}
+
 core::TransportChoice log_transport(const Runtime& runtime) {
   const core::TransportChoice choice = core::choose_transport(runtime.comm(), runtime.binding());
   log::info(runtime.comm(), "device data between ranks: " + choice.describe());
@@ -128,10 +135,8 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   timers.add("startup", process_seconds());
   timers.add("startup.loading", runtime.startup_parts().loading);
   timers.add("startup.mpi", runtime.startup_parts().mpi);
-  // the device's parts, measured when the device starts (during prepare: start_device below)
-  timers.add("startup.device", 0.0);
-  timers.add("startup.context", 0.0);
-  timers.add("startup.kokkos", 0.0);
+  // listed here; measured when the device starts (during prepare: start_device below)
+  add_device_parts(timers, Runtime::StartupParts{});
   const std::string start_time = io::utc_now();
   std::optional<Timers::Scope> step(std::in_place, timers, "deck");
   const RunPlan plan = read_plan(command_line, comm);
@@ -150,9 +155,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   context.start_device = [&]() {
     if (!transport) {
       runtime.start_device();
-      timers.add("startup.device", runtime.startup_parts().device);
-      timers.add("startup.context", runtime.startup_parts().context);
-      timers.add("startup.kokkos", runtime.startup_parts().kokkos);
+      add_device_parts(timers, runtime.startup_parts());
       transport = log_device(runtime);
     }
     return *transport;

@@ -154,7 +154,7 @@ namespace {
 // rows finished (1) or not (0), written as /knn/done when the search stopped early; empty
 // when it completed.
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
-                  OutputRows& rows, const std::vector<std::uint8_t>& done = {});
+                  OutputRows& rows, const std::vector<std::uint8_t>& done);
 
 // The points read and checked (and, on restart, the finished rows loaded) before the
 // output exists; run() searches the rows left in rounds and writes /knn, or, stopped by a
@@ -253,13 +253,16 @@ class KnnStudy : public PreparedStudy {
     r.stats.setup_seconds += r.index_build_seconds;
     context_.timers.add("knn.search", r.stats.search_seconds);
     context_.timers.add("knn.output", output_setup);
-    if (signal == 0) {
-      r.neighbours = std::move(rows_.neighbours);
+    // what is left of /knn; `done` only when the search stopped early
+    const auto write_output = [&](const std::vector<std::uint8_t>& done) {
       {
         auto timer = context_.timers.scope("knn.output");
-        write_result(settings_, r, context_.comm, output, rows_out);
+        write_result(settings_, r, context_.comm, output, rows_out, done);
       }
       context_.timers.add("knn.output_behind", rows_out.background_seconds());
+    };
+    if (signal == 0) {
+      write_output({});
       return;
     }
     const double done = mpi::sum_over_ranks(
@@ -269,12 +272,7 @@ class KnnStudy : public PreparedStudy {
       write_checkpoint(context_.comm, checkpoint_path_, settings_, r.n_observations, r.n_references, rows_);
     }
     log::info(context_.comm, "knn: checkpoint written to " + checkpoint_path_);
-    r.neighbours = std::move(rows_.neighbours);
-    {
-      auto timer = context_.timers.scope("knn.output");
-      write_result(settings_, r, context_.comm, output, rows_out, rows_.done);
-    }
-    context_.timers.add("knn.output_behind", rows_out.background_seconds());
+    write_output(rows_.done);
     throw StudyStopped(std::string("knn: stopped by ") + signals::name(signal) + " after " + figure(done, "%.0f") +
                            " of " + std::to_string(r.n_observations) + " observations; checkpoint " +
                            checkpoint_path_ + " written; resume with --restart " + checkpoint_path_,
