@@ -103,9 +103,8 @@ std::vector<NamedStudy> prepare_studies(const RunPlan& plan, const RunContext& c
     return *contexts.back();
   };
   std::vector<NamedStudy> studies;
-  // The device starts when a study first needs it: kNN reads its points on the host first
-  // (knn/study.cpp); diffusion and ridge need it from the start (ridge checks the device's
-  // memory before it reads or generates A, which may not fit).
+  // The device starts when a study first needs it: kNN reads its points and ridge its rows
+  // of A on the host first (knn/study.cpp, ridge/study.cpp); diffusion needs it from the start.
   if (deck.diffusion) {
     RunContext& c = context("diffusion");
     c.device_ready();
@@ -117,10 +116,8 @@ std::vector<NamedStudy> prepare_studies(const RunPlan& plan, const RunContext& c
     studies.push_back({"knn", knn::prepare_study(*deck.knn, context("knn"), plan.checkpoint_path("knn"))});
   }
   if (deck.ridge) {
-    RunContext& c = context("ridge");
-    c.device_ready();
     auto t = common.timers.scope("ridge.prepare");
-    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, c, plan.checkpoint_path("ridge"))});
+    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context("ridge"), plan.checkpoint_path("ridge"))});
   }
   return studies;
 }

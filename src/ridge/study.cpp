@@ -11,6 +11,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/device_memory.hpp"
 #include "core/log.hpp"
 #include "core/signals.hpp"
 #include "core/timers.hpp"
@@ -25,23 +26,43 @@ namespace trident::ridge {
 
 namespace {
 
-// Stops before anything large is allocated when this rank's rows of A, their transpose and
-// the vectors cannot fit the device (a generated matrix is not generated yet, an HDF5 one
-// has only its row offsets read). The message names the rank's share when it holds a block.
+// The matrix's description in the memory checks' messages: the whole matrix, this rank's
+// rows when it holds a block, and what `holds` adds.
+std::string matrix_text(const MatrixRows& matrix, std::int64_t first, std::int64_t count, const std::string& holds) {
+  const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
+  std::string what = "the " + std::to_string(matrix.rows()) + " x " + std::to_string(matrix.columns()) +
+                     " matrix with " + std::to_string(matrix.nonzeros()) + " nonzeros";
+  if (count != matrix.rows())
+    what += " (this rank's rows " + std::to_string(first + 1) + " to " + std::to_string(first + count) + ", " +
+            std::to_string(nonzeros) + " nonzeros)";
+  return what + " (" + holds + ")";
+}
+
+// Stops before this rank's rows of A and b are read or generated when the host cannot hold
+// them (CSR: a 4-byte offset a row, a 4-byte column and an 8-byte value a nonzero, and b).
+void check_host_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
+                       std::int64_t count, const DeviceBinding& binding) {
+  mpi::collective(comm, [&] {
+    const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
+    const std::int64_t need = (count + 1) * 4 + nonzeros * (4 + 8) + count * 8;
+    check_device_memory(need, host_free_bytes(), s.matrix.where,
+                        matrix_text(matrix, first, count, "A's rows and b on the host, in float64"),
+                        binding.host.empty() ? "the host" : binding.host, "host memory");
+  });
+}
+
+// Stops before anything goes to the device when this rank's rows of A, their transpose and
+// the vectors cannot fit it. The message names the rank's share when it holds a block.
 void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
                   std::int64_t count, std::size_t lambdas_per_rank, bool distributed, const DeviceBinding& binding) {
   mpi::collective(comm, [&] {
     const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
     const std::int64_t need = device_bytes_needed(count, matrix.columns(), nonzeros, s.precision, lambdas_per_rank,
                                                   s.solver.kernels, distributed);
-    std::string what = "the " + std::to_string(matrix.rows()) + " x " + std::to_string(matrix.columns()) +
-                       " matrix with " + std::to_string(matrix.nonzeros()) + " nonzeros";
-    if (count != matrix.rows())
-      what += " (this rank's rows " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
-              ", " + std::to_string(nonzeros) + " nonzeros)";
-    what += std::string(" (A and A^T in ") + (s.precision == core::Precision::float64 ? "float64" : "float32") +
-            ", plus the LSMR vectors of " + std::to_string(lambdas_per_rank) + " λ per rank)";
-    check_device_memory(need, device_free_bytes(), s.matrix.where, what,
+    const std::string holds = std::string("A and A^T in ") +
+                              (s.precision == core::Precision::float64 ? "float64" : "float32") +
+                              ", plus the LSMR vectors of " + std::to_string(lambdas_per_rank) + " λ per rank";
+    check_device_memory(need, device_free_bytes(), s.matrix.where, matrix_text(matrix, first, count, holds),
                         binding.device_name.empty() ? "the device" : binding.device_name);
   });
 }
@@ -105,22 +126,29 @@ class RidgeStudy : public PreparedStudy {
     {
       const MatrixRows matrix(settings.matrix, comm);  // shape and row offsets; rank 0 parses Matrix Market
       const int groups = lambda_groups(comm, settings, matrix.nonzeros());
-      layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport, context.overrides.peer_memory);
+      const GroupPlace place = group_place(mpi::size(comm), mpi::rank(comm), groups);
       const std::vector<std::int64_t> bounds = nonzero_balanced_rows(
-          matrix.rows(), layout_->group_size(), [&matrix](std::int64_t row) { return matrix.offset(row); });
-      const std::int64_t first = bounds[layout_->rank_in_group()];
-      const std::int64_t count = bounds[layout_->rank_in_group() + 1] - first;
+          matrix.rows(), place.group_size, [&matrix](std::int64_t row) { return matrix.offset(row); });
+      const std::int64_t first = bounds[place.rank_in_group];
+      const std::int64_t count = bounds[place.rank_in_group + 1] - first;
       const std::size_t per_rank = (settings.lambdas.size() + std::size_t(groups) - 1) / std::size_t(groups) +
                                    std::size_t(settings.refine_corner);
-      check_memory(comm, settings, matrix, first, count, per_rank, layout_->group_size() > 1, context.binding);
+      // the rows on the host first, while the driver makes the device's context (its wait
+      // is startup.device's); then the device's memory, before anything goes to it
+      check_host_memory(comm, settings, matrix, first, count, context.binding);
+      problem_ = load_rows(settings, matrix, first, count);
+      scope.reset();
+      context.device_ready();
+      scope.emplace(context.timers, "ridge.read");
+      check_memory(comm, settings, matrix, first, count, per_rank, place.group_size > 1, context.binding);
+      layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport, context.overrides.peer_memory);
       // NCCL only where no peer sums carry the sums (ranks on several hosts), made and
-      // connected while the rows are read and set up, for the largest sum (bounded by a
-      // number a column and λ, double)
+      // connected while the solver is set up, for the largest sum (bounded by a number a
+      // column and λ, double)
       const auto columns = static_cast<std::size_t>(matrix.columns());
       if (layout_->rows_comm() != nullptr)
         layout_->rows_comm()->expect_sums((columns + 1 + per_rank) * sizeof(double),
                                           (columns + 1) * (per_rank + 1) * sizeof(double));
-      problem_ = load_rows(settings, matrix, first, count);
       log_layout(comm, matrix, bounds, groups, per_rank, settings.solver.kernels, layout_->rows_comm());
     }
     // a stop signal may come during any sweep: the checkpoint's place must be usable

@@ -28,13 +28,21 @@ int choose_lambda_groups(int ranks, std::int64_t nonzeros, std::size_t lambdas) 
   return best;
 }
 
+GroupPlace group_place(const int ranks, const int me, const int groups) {
+  GroupPlace p;
+  p.group_size = ranks / groups;
+  p.group = me / p.group_size;
+  p.rank_in_group = me % p.group_size;
+  return p;
+}
+
 SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice& transport,
                          const core::Switch peer_sums)
     : groups_(groups) {
-  const int ranks = mpi::size(comm), me = mpi::rank(comm);
-  group_size_ = ranks / groups;
-  group_ = me / group_size_;
-  rank_in_group_ = me % group_size_;
+  const GroupPlace place = group_place(mpi::size(comm), mpi::rank(comm), groups);
+  group_size_ = place.group_size;
+  group_ = place.group;
+  rank_in_group_ = place.rank_in_group;
   group_comm_ = mpi::split_comm(comm, group_, rank_in_group_);
   if (group_size_ > 1) {
     rows_comm_ = std::make_unique<core::DeviceComm>(group_comm_, transport, core::DeviceComm::NcclStart::when_needed);

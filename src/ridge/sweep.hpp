@@ -35,6 +35,14 @@ constexpr std::int64_t kRowSplitNonzeros = std::int64_t(1) << 20;
 // the λ count idle), as splitting it would cost more in all-reduces than it saves.
 int choose_lambda_groups(int ranks, std::int64_t nonzeros, std::size_t lambdas);
 
+// Where rank `me` of `ranks` falls when the ranks form `groups` groups of consecutive ranks
+// (`groups` divides `ranks`): known without a communicator, so a rank can read its rows
+// before the device and its communicators exist.
+struct GroupPlace {
+  int group_size = 1, group = 0, rank_in_group = 0;
+};
+GroupPlace group_place(int ranks, int me, int groups);
+
 // How the ranks of `comm` split a sweep: `groups` groups of consecutive ranks. Collective.
 class SweepLayout {
  public:

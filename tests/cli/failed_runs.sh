@@ -17,6 +17,12 @@ DECK
 cat > huge.yaml <<'DECK'
 diffusion: {nx: 10000000, ny: 10000000, steps: 1}
 DECK
+# 4e14 nonzeros: more than any host holds, found before a row is generated
+cat > huge_ridge.yaml <<'DECK'
+ridge:
+  matrix: {generate: {rows: 2000000000, columns: 2000000000, density: 0.0001, seed: 1}}
+  lambdas: [1.0]
+DECK
 ranks=$("${launcher[@]}" bash -c 'echo ${OMPI_COMM_WORLD_SIZE:-1}' | head -1)
 mkdir -p a_folder.h5/inside sub p.h5.partial
 fail=0; pass=0
@@ -55,5 +61,11 @@ block_y=$((10000000 / ranks))
 if [ $rc -eq 2 ] && grep -q "^trident: error: diffusion.nx, diffusion.ny: the 10000000 x 10000000 grid in float32 (a block of 10000000 x $block_y cells on each rank) needs [0-9.]* GiB of device memory but .* has [0-9.]* GiB free$" huge.log \
    && [ ! -e h.h5 ] && [ ! -e h.h5.partial ]; then pass=$((pass + 1)); else
   echo "FAIL memory check: exit $rc"; cat huge.log; fail=$((fail + 1)); fi
+rows=$((2000000000 / ranks))
+[ "$ranks" = 1 ] && share="" || share=" (this rank's rows 1 to $rows, $((rows * 200000)) nonzeros)"
+"${run[@]}" huge_ridge.yaml --output h.h5 >huge_ridge.log 2>&1; rc=$?
+if [ $rc -eq 2 ] && grep -q "^trident: error: huge_ridge.yaml:2:11: ridge.matrix: the 2000000000 x 2000000000 matrix with 400000000000000 nonzeros$share (A's rows and b on the host, in float64) needs [0-9.]* GiB of host memory but .* has [0-9.]* GiB free$" huge_ridge.log \
+   && [ ! -e h.h5 ] && [ ! -e h.h5.partial ]; then pass=$((pass + 1)); else
+  echo "FAIL host memory check: exit $rc"; cat huge_ridge.log; fail=$((fail + 1)); fi
 echo "failed runs ($ranks rank(s)): $pass passed, $fail failed"
 [ $fail -eq 0 ]
