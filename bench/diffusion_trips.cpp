@@ -53,10 +53,11 @@ void gaussian(const Grid<T>& u, int n) {
 // runs) and leaves the final field in `out`.
 template <class T>
 double run(const Grid<T>& start, int n, long steps, int trip, bool keep_laplacian, std::vector<T>& out,
-           const TripShape& shape = {}, TripTuner* tuner = nullptr) {
+           const TripShape& shape = {}, TripTuner* tuner = nullptr, int chain = 0) {
   Grid<T> u("trident::bench::u", n + 2, n + 2), next("trident::bench::next", n + 2, n + 2);
   Grid<T> laplacian("trident::bench::laplacian", keep_laplacian ? n : 0, keep_laplacian ? n : 0);
   Kokkos::View<std::int64_t> bad("trident::bench::bad");
+  Kokkos::View<int*> board("trident::bench::board", chain > 0 ? 1 << 20 : 0);
   const Box interior{1, n + 1, 1, n + 1};
   Trip whole;
   whole.first = interior;
@@ -70,6 +71,13 @@ double run(const Grid<T>& start, int n, long steps, int trip, bool keep_laplacia
     const auto begin = std::chrono::steady_clock::now();
     for (long s = 0; s < steps;) {
       const int m = static_cast<int>(std::min<long>(trip, steps - s));
+      const long count = chain > 0 ? std::min<long>(chain, (steps - s) / m) : 0;
+      if (count >= 1 && m > 1) {
+        step_trips<T>(space, u, next, T(0.25), s, m, static_cast<int>(count), bad, whole, shape, board);
+        if (count % 2 == 1) std::swap(u, next);
+        s += count * m;
+        continue;
+      }
       if (m == 1)
         step<T>(space, u, next, laplacian, T(0.25), s, bad, interior);
       else
@@ -117,6 +125,36 @@ void bench(const Case& c, double bandwidth, const char* precision) {
                 keep ? "today" : trip == 1 ? "reference" : same ? "same" : "DIFFERENT");
   }
   if (!timed.empty()) std::printf("%-16s %5d tiles of the timed height: %s\n", name, chosen, timed.c_str());
+  // TRIPS_CHAIN="8 64 ...": the rule's trips in chains of that many trips a launch
+  // (step_trips), tiles of TRIPS_CHAIN_ROWS rows (default: the timed height).
+  const char* chains = std::getenv("TRIPS_CHAIN");
+  const char* chain_rows = std::getenv("TRIPS_CHAIN_ROWS");
+  for (const char* p = chains; p != nullptr && *p != '\0';) {
+    char* end = nullptr;
+    const int chain = static_cast<int>(std::strtol(p, &end, 10));
+    if (end == p) break;
+    p = end;
+    std::vector<int> heights;
+    for (const char* q = chain_rows; q != nullptr && *q != '\0';) {
+      char* e = nullptr;
+      const int h = static_cast<int>(std::strtol(q, &e, 10));
+      if (e == q) break;
+      q = e;
+      heights.push_back(h);
+    }
+    if (heights.empty()) heights.push_back(timed.empty() ? 0 : std::atoi(timed.c_str()));
+    for (int h : heights) {
+      TripShape shape;
+      shape.rows = h;
+      const double seconds = run<T>(start, n, c.steps, chosen, false, field, shape, nullptr, chain);
+      const double bytes = 2.0 / chosen * value * cells, per_step = seconds / c.steps;
+      char label[32];
+      std::snprintf(label, sizeof label, "%d c%dr%d", chosen, chain, h);
+      std::printf("%-16s %5s %8ld %11.2f %12.1f %10.2f %12.3f %11.3f %s\n", name, label, c.steps, per_step * 1e6,
+                  bytes / 1e6, bytes / bandwidth * 1e6, per_step / today_floor, per_step / (bytes / bandwidth),
+                  std::memcmp(field.data(), reference.data(), field.size() * sizeof(T)) == 0 ? "same" : "DIFFERENT");
+    }
+  }
   // TRIPS_ROWS="16 32 ...": the rule's steps a trip with tiles of that many rows instead of
   // the rule's (to check the rule: the fastest should be near it); "ROWS:TAIL_ROWS:TAIL_BANDS"
   // ends each kept box in TAIL_BANDS bands of TAIL_ROWS rows (ROWS 0: the rule's head).

@@ -48,6 +48,9 @@ std::string Stepper<T>::describe_tiles() const {
   const int block = tuner_.rows_of(kPlainTrip), rest = tuner_.rows_of(kRestTrip);
   std::string text = block > 0 ? std::to_string(block) + " rows" + (alone_ ? "" : " for the block") : "";
   if (rest > 0) text += (text.empty() ? "" : ", ") + std::to_string(rest) + " rows for its edges after an exchange";
+  if (!text.empty()) text += " (the fastest of the heights timed)";
+  if (chain_rows_ > 0)
+    text += (text.empty() ? "" : "; ") + std::to_string(chain_rows_) + " rows in chains of trips (the rule)";
   return text;
 }
 
@@ -117,6 +120,30 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   const TripShape rest_shape = tuner_.shape_for(kRestTrip, compute, u, next, c, steps, trip, shape_);
   step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, rest_shape);
   valid_ = width_ - steps;
+}
+
+template <class T>
+std::int64_t Stepper<T>::advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64_t step,
+                                      const Kokkos::View<std::int64_t>& first_bad, std::int64_t span) {
+  const int m = trip_limit();
+  // trips of m steps that the span and the valid halo hold (alone: any number); a chain's
+  // tickets, trips times tiles, stay well within an int
+  const std::int64_t room = alone_ ? span : std::min<std::int64_t>(span, valid_);
+  const int count = static_cast<int>(std::min<std::int64_t>(room / m, 4096));
+  Trip trip = trip_from(alone_ ? 1 : valid_);
+  trip.add_keep(extended(alone_ ? 0 : valid_ - m));
+  const ExecutionSpace compute;
+  if (m > 1 && count >= 2 && trips_on_device() && (shape_.rows > 0 || chain_tile_rows<T>(compute, trip, m) > 0)) {
+    const int rows = step_trips<T>(compute, u, next, c, step, m, count, first_bad, trip, shape_, chain_board_);
+    if (rows > 0) chain_rows_ = rows;
+    if (count % 2 == 1) std::swap(u, next);
+    if (!alone_) valid_ -= count * m;
+    return std::int64_t(count) * m;
+  }
+  const int steps = static_cast<int>(std::min<std::int64_t>(m, span));
+  advance(u, next, Grid<T>(), c, step, first_bad, steps);
+  std::swap(u, next);
+  return steps;
 }
 
 template <class T>

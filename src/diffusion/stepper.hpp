@@ -46,7 +46,8 @@ class Stepper {
   Box interior() const { return interior_; }
   // How halos travel, for the run log.
   std::string describe() const;
-  // The tiles' heights timed at the first trips (trip_tuner.hpp), for the run log; empty if none.
+  // The tiles' heights, timed at the first trips (trip_tuner.hpp) or a chain's rule, for the
+  // run log; empty if none.
   std::string describe_tiles() const;
   // The halos' communicator (the frames use it too); null when the block is alone.
   core::DeviceComm* comm() const { return comm_.get(); }
@@ -57,6 +58,12 @@ class Stepper {
   // several keeps no L(u).
   void advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                const Kokkos::View<std::int64_t>& first_bad, int steps = 1);
+  // Up to `span` steps (at least 1) from step `step` with no L(u): trips of trip_limit()
+  // steps, several in one chain (trip.hpp's step_trips) where the halo's depth allows, else
+  // one trip. Swaps u and next as the trips go, so that u holds the result; returns the
+  // steps taken.
+  std::int64_t advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64_t step,
+                            const Kokkos::View<std::int64_t>& first_bad, std::int64_t span);
   // Makes u's halo at least one cell deep current (the final Laplacian reads it).
   void refresh(const Grid<T>& u);
   // u was replaced (a restart): its halo holds nothing current.
@@ -84,6 +91,8 @@ class Stepper {
   std::unique_ptr<core::DeviceComm> comm_;
   std::unique_ptr<HaloExchange<T>> halo_;
   std::unique_ptr<core::QueueWaitClock> wait_clock_;
+  Kokkos::View<int*> chain_board_;  // a chain's counters (trip.hpp), grown by its first launch
+  int chain_rows_ = 0;              // the rows of the last chain's tiles
 };
 
 }  // namespace trident::diffusion

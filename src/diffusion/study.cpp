@@ -148,12 +148,10 @@ class Solver : public PreparedStudy {
         ++step;
         continue;
       }
-      // A trip of several steps ends at the next step that needs the field (a frame, a
+      // Trips of several steps end at the next step that needs the field (a frame, a
       // checkpoint, a check or the last step); no L(u) is kept, none is written.
-      const std::int64_t steps = std::min<std::int64_t>(stepper_.trip_limit(), next_stop(step, next_check) - step);
-      stepper_.advance(u_, next_, Grid<T>(), static_cast<T>(s_.c), step, first_bad_, static_cast<int>(steps));
-      std::swap(u_, next_);
-      step += steps;
+      step += stepper_.advance_span(u_, next_, static_cast<T>(s_.c), step, first_bad_,
+                                    next_stop(step, next_check) - step);
     }
     {
       auto t = ctx_.timers.scope("diffusion.output");
@@ -162,7 +160,7 @@ class Solver : public PreparedStudy {
     log::info(ctx_.comm, progress.line(s_.steps) + "; " + std::to_string(frames.frames()) + " frames written");
     const std::string tiles = stepper_.describe_tiles();
     if (!tiles.empty())
-      log::info(ctx_.comm, "diffusion: tiles of the trips, the fastest of the heights timed: " + tiles);
+      log::info(ctx_.comm, "diffusion: tiles of the trips: " + tiles);
   }
 
  private:

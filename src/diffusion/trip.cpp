@@ -24,9 +24,9 @@ template <class T>
 constexpr bool kHoistSides = sizeof(T) == 8;
 template <class T>
 constexpr bool kEdgeRowsApart = sizeof(T) == 4;
-template <class T, int kSteps>
-using TripPolicy =
-    Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>>;
+template <class T, int kSteps, class... Tag>
+using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace,
+                                      Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>, Tag...>;
 #else
 // A host: a team is one thread, which takes the strip's columns in turn on each row.
 constexpr int kColumnsPerThread = kTripColumns;
@@ -38,14 +38,25 @@ template <class T>
 constexpr bool kHoistSides = true;
 template <class T>
 constexpr bool kEdgeRowsApart = true;
-template <class T, int kSteps>
-using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
+template <class T, int kSteps, class... Tag>
+using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace, Tag...>;
 #endif
 // The per-step registers need the loops over steps unrolled (the device compiler's pass only).
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define TRIDENT_UNROLL _Pragma("unroll")
 #else
 #define TRIDENT_UNROLL
+#endif
+
+// Where a tile reads and writes: one trip (u into next), or a chain's trip of even or odd
+// index (u into next, next into u), which reads around L1 (other multiprocessors wrote
+// those values during the same launch).
+enum TripMode { kOneTrip, kChainEven, kChainOdd };
+struct ChainTag {};
+#if defined(__CUDA_ARCH__)
+// The (trip, tile) pair a chain's team holds, trip-major: in shared memory rather than in
+// registers across the tile, which the float trip of 8 steps has none left for.
+__shared__ int chain_ticket;
 #endif
 
 // kSteps: the most steps this instance takes (its registers); m may be fewer.
@@ -67,38 +78,114 @@ struct TripKernel {
   int m, ny, nx;
   Trip trip;
   TilePlan plan;
+  // A chain (step_trips): `chain` trips; board(t) counts the trips done on tile t, and
+  // board(plan.tiles) hands out (trip, tile) pairs in that order.
+  int chain = 0;
+  Kokkos::View<int*> board;
 
-  // u's value, or zero outside the grid (a domain's edge beyond the allocated halo).
+  // The source's value, or zero outside the grid (a domain's edge beyond the allocated halo).
+  template <int kMode>
   KOKKOS_INLINE_FUNCTION T load(int j, int i, bool wanted) const {
-    return wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
-                   static_cast<unsigned>(i) < static_cast<unsigned>(nx)
-               ? u(j, i)
-               : T(0);
+    if (!(wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
+          static_cast<unsigned>(i) < static_cast<unsigned>(nx)))
+      return T(0);
+#if defined(__CUDA_ARCH__)
+    if constexpr (kMode != kOneTrip) return __ldcg(&(kMode == kChainOdd ? next : u)(j, i));
+#endif
+    return (kMode == kChainOdd ? next : u)(j, i);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const Box kept = plan.tile(trip, team.league_rank());  // the cells this team writes
     const Scratch shared(team.team_scratch(0), kScratchValues);
+    run_at<kOneTrip>(team, shared, plan.tile(trip, team.league_rank()));
+  }
+
+  // Steps taken before the tile's trip: 0, or in a chain its trip's index times m.
+  template <int kMode>
+  KOKKOS_INLINE_FUNCTION int steps_before() const {
+#if defined(__CUDA_ARCH__)
+    if constexpr (kMode != kOneTrip) return chain_ticket / plan.tiles * m;
+#endif
+    return 0;
+  }
+  // What step k of the tile's trip updates: a chain's trip n is the first trip moved on by
+  // n m steps (its boxes shrink by m cells a trip on the sides that shrink).
+  template <int kMode>
+  KOKKOS_INLINE_FUNCTION Box step_box(int k) const {
+    return trip.step_box(k + steps_before<kMode>());
+  }
+
+  // A chain: each team takes the next (trip, tile) and waits until the tiles of the trip
+  // before whose cells it reads or overwrites (its neighbours; a tile is at least m cells
+  // each way) are done. Only teams that hold a pair wait, for pairs handed out before
+  // theirs, so the chain never waits for a team that has not started.
+  KOKKOS_INLINE_FUNCTION void operator()(ChainTag, const Member& team) const {
+#if defined(__CUDA_ARCH__)
+    const Scratch shared(team.team_scratch(0), kScratchValues);
+    const int rank = team.team_rank();
+    for (;;) {
+      if (rank == 0) chain_ticket = atomicAdd(&board(plan.tiles), 1);
+      team.team_barrier();
+      const int ticket = chain_ticket;
+      if (ticket >= chain * plan.tiles) return;
+      const int n = ticket / plan.tiles, t = ticket - n * plan.tiles;
+      if (n > 0) {
+        if (rank < 9) {
+          const int strips = plan.strips(trip);
+          const int a = t % strips + rank % 3 - 1, b = t / strips + rank / 3 - 1;
+          if (a >= 0 && a < strips && b >= 0 && b * strips + a < plan.tiles) {
+            const volatile int* flag = &board(b * strips + a);
+            while (*flag < n) {
+            }
+          }
+          __threadfence();
+        }
+        team.team_barrier();
+      }
+      // the first trip's tile, less what trip n no longer keeps
+      Box kept = plan.tile(trip, t);
+      const int shift = n * m;
+      kept.y0 = Kokkos::max(kept.y0, trip.keep[0].y0 + shift * trip.shrink[0]);
+      kept.y1 = Kokkos::min(kept.y1, trip.keep[0].y1 - shift * trip.shrink[1]);
+      kept.x0 = Kokkos::max(kept.x0, trip.keep[0].x0 + shift * trip.shrink[2]);
+      kept.x1 = Kokkos::min(kept.x1, trip.keep[0].x1 - shift * trip.shrink[3]);
+      if (kept.y1 > kept.y0 && kept.x1 > kept.x0) {
+        if (n & 1)
+          run_at<kChainOdd>(team, shared, kept);
+        else
+          run_at<kChainEven>(team, shared, kept);
+      }
+      __threadfence();  // this thread's values, before the tile is marked done
+      team.team_barrier();
+      if (rank == 0) atomicExch(&board(chain_ticket % plan.tiles), chain_ticket / plan.tiles + 1);
+    }
+#else
+    (void)team;
+#endif
+  }
+
+  template <int kMode>
+  KOKKOS_INLINE_FUNCTION void run_at(const Member& team, const Scratch& shared, const Box& kept) const {
     // Most tiles read only cells that every step updates: they skip the test of each cell.
-    const Box last = trip.step_box(m - 1);
+    const Box last = step_box<kMode>(m - 1);
     const bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
                         kept.x1 + m <= last.x1);
     // Trips of kSteps steps (most of them) know their length when compiled.
     if (m == kSteps)
-      edge ? run_tile<true, kSteps>(team, shared, kept) : run_tile<false, kSteps>(team, shared, kept);
+      edge ? run_tile<true, kSteps, kMode>(team, shared, kept) : run_tile<false, kSteps, kMode>(team, shared, kept);
     else
-      edge ? run_tile<true, 0>(team, shared, kept) : run_tile<false, 0>(team, shared, kept);
+      edge ? run_tile<true, 0, kMode>(team, shared, kept) : run_tile<false, 0, kMode>(team, shared, kept);
   }
 
   // The tile streamed once noting only whether any value it computed was not finite (no
   // branch a cell); only then once more, finding the first non-finite step as the one-step
   // kernels do (every value it checks is one the first pass computed, bit for bit alike).
-  template <bool kEdge, int kFixed>
+  template <bool kEdge, int kFixed, int kMode>
   KOKKOS_INLINE_FUNCTION void run_tile(const Member& team, const Scratch& shared, const Box& kept) const {
     clear(team, shared);
-    if (!stream<kEdge, kFixed, false>(team, shared, kept)) return;
+    if (!stream<kEdge, kFixed, false, kMode>(team, shared, kept)) return;
     clear(team, shared);
-    stream<kEdge, kFixed, true>(team, shared, kept);
+    stream<kEdge, kFixed, true, kMode>(team, shared, kept);
   }
 
   KOKKOS_INLINE_FUNCTION void clear(const Member& team, const Scratch& shared) const {
@@ -115,7 +202,7 @@ struct TripKernel {
   // Those are the only values written to `next` (step m) or, with kExact, checked for
   // non-finite values as the one-step kernels check them (first_bad lowered); without it,
   // returns on every thread of the team whether any value computed was not finite.
-  template <bool kEdge, int kFixed, bool kExact>  // kFixed: m when known, else 0
+  template <bool kEdge, int kFixed, bool kExact, int kMode>  // kFixed: m when known, else 0
   KOKKOS_INLINE_FUNCTION bool stream(const Member& team, const Scratch& shared, const Box& kept) const {
     const int m = kFixed > 0 ? kFixed : this->m;
     const int x0 = kept.x0 - m, y0 = kept.y0 - m;  // the strip's first column and row, read from u
@@ -129,7 +216,7 @@ struct TripKernel {
       updates[q] = checks[q] = 0;
       TRIDENT_UNROLL
       for (int k = 1; k <= kSteps; ++k) {
-        const Box b = trip.step_box(k - 1);
+        const Box b = step_box<kMode>(k - 1);
         if (k <= m && (!kEdge || (i >= b.x0 && i < b.x1))) {
           updates[q] |= 1u << k;
           if (col >= k && col < columns - k) checks[q] |= 1u << k;
@@ -137,7 +224,7 @@ struct TripKernel {
         centre_of[q][k - 1] = south_of[q][k - 1] = T(0);
       }
       TRIDENT_UNROLL
-      for (int r = 0; r < kPrefetch; ++r) ahead[q][r] = load(y0 + r, i, col < columns && r < rows);
+      for (int r = 0; r < kPrefetch; ++r) ahead[q][r] = load<kMode>(y0 + r, i, col < columns && r < rows);
     }
     T* const base = shared.data() + 1;  // column 0 of the strip (after the zero column)
     // Step k's values are right from row s = 2k on: the first 2m rows skip the steps whose
@@ -145,7 +232,7 @@ struct TripKernel {
     const int prologue = rows < 2 * m ? rows : 2 * m;
     bool not_finite = false;
     for (int s = 0; s < prologue; ++s)
-      row<kEdge, kFixed, kExact, true, kEdge>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+      row<kEdge, kFixed, kExact, true, kEdge, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
                                               ahead, updates, checks, not_finite);
     // kEdgeRowsApart: an edge tile's rows before `inside_to` reach only rows that every step
     // updates (a row that some step does not update lies below them or among the prologue's),
@@ -154,21 +241,21 @@ struct TripKernel {
     if constexpr (kEdge && kEdgeRowsApart<T>) {
       inside_to = rows;
       for (int k = 1; k <= m; ++k) {
-        const Box b = trip.step_box(k - 1);
+        const Box b = step_box<kMode>(k - 1);
         inside_to = inside_to < b.y1 - y0 + k ? inside_to : b.y1 - y0 + k;
       }
       if (inside_to < prologue) inside_to = prologue;
       for (int s = prologue; s < inside_to; ++s)
-        row<kEdge, kFixed, kExact, false, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+        row<kEdge, kFixed, kExact, false, false, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
                                                  ahead, updates, checks, not_finite);
     } else if constexpr (!kEdge) {
       for (int s = prologue; s < rows; ++s)
-        row<kEdge, kFixed, kExact, false, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+        row<kEdge, kFixed, kExact, false, false, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
                                                  ahead, updates, checks, not_finite);
     }
     if constexpr (kEdge)
       for (int s = inside_to; s < rows; ++s)
-        row<kEdge, kFixed, kExact, false, true>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+        row<kEdge, kFixed, kExact, false, true, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
                                                 ahead, updates, checks, not_finite);
     if (kExact) return false;
     if (not_finite) shared(kFlag) = T(1);
@@ -179,7 +266,7 @@ struct TripKernel {
   // Row s of the stream (see stream). kPrologue: s < 2 m, where step k runs only from s = 2k
   // and otherwise only passes its registers on. kRowTest: some step reaches a row it does not
   // update (an edge tile's first or last rows).
-  template <bool kEdge, int kFixed, bool kExact, bool kPrologue, bool kRowTest>
+  template <bool kEdge, int kFixed, bool kExact, bool kPrologue, bool kRowTest, int kMode>
   KOKKOS_FORCEINLINE_FUNCTION void row(const Member& team, T* const base, const Box& kept, const int s, const int m,
                                        const int x0, const int y0, const int columns, const int rows,
                                        T (&centre_of)[kColumnsPerThread][kSteps],
@@ -196,7 +283,7 @@ struct TripKernel {
       T north = ahead[q][0];  // step 0 of row s
       TRIDENT_UNROLL
       for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
-      ahead[q][kPrefetch - 1] = load(y0 + s + kPrefetch, i, s + kPrefetch < rows);
+      ahead[q][kPrefetch - 1] = load<kMode>(y0 + s + kPrefetch, i, s + kPrefetch < rows);
       now[col] = north;
       // kHoistSides: what each step takes from the last row (west, east, south) first, all
       // at once, so that only the north values wait for the step below.
@@ -228,7 +315,7 @@ struct TripKernel {
         if (kEdge) {  // a cell the one-step kernels leave alone at this step keeps its value
           updated = (updates[q] >> k) & 1u;
           if (kRowTest) {
-            const Box b = trip.step_box(k - 1);
+            const Box b = step_box<kMode>(k - 1);
             updated = updated && j >= b.y0 && j < b.y1;
           }
           if (!updated) v = centre;
@@ -236,11 +323,11 @@ struct TripKernel {
         if (!kExact)
           not_finite |= !(v - v == T(0));
         else if (!(v - v == T(0)) && updated && ((checks[q] >> k) & 1u))
-          (void)Kokkos::atomic_fetch_min(&first_bad(), step + k);
+          (void)Kokkos::atomic_fetch_min(&first_bad(), step + steps_before<kMode>() + k);
         if (k < m)
           now[k * kStride + col] = v;
         else if (j >= kept.y0 && col >= m && col < columns - m)
-          next(j, i) = v;
+          (kMode == kChainOdd ? u : next)(j, i) = v;
         north = v;
       }
     }
@@ -257,8 +344,9 @@ int resident_teams(const ExecutionSpace& space) {
 }
 
 template <class T, int kSteps>
-void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
-                 const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
+TripKernel<T, kSteps> trip_kernel(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c,
+                                  std::int64_t step, int m, const Kokkos::View<std::int64_t>& first_bad,
+                                  const Trip& trip, const TripShape& shape) {
   TripKernel<T, kSteps> kernel;
   kernel.u = u;
   kernel.next = next;
@@ -270,14 +358,93 @@ void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& n
   kernel.nx = static_cast<int>(u.extent(1));
   kernel.trip = trip;
   kernel.plan = plan_tiles(trip, m, resident_teams<T, kSteps>(space), shape);
+  return kernel;
+}
+
+template <class T, int kSteps>
+void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
+                 const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape) {
   using Kernel = TripKernel<T, kSteps>;
+  const Kernel kernel = trip_kernel<T, kSteps>(space, u, next, c, step, m, first_bad, trip, shape);
   const int team = kOnDevice ? kTripColumns : 1;
   const auto policy = TripPolicy<T, kSteps>(space, kernel.plan.tiles, team)
                           .set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::shmem_size(Kernel::kScratchValues)));
   Kokkos::parallel_for("trident::diffusion::step_trip", policy, kernel);
 }
 
+// The rows of a chain's tiles by the rule (chain_tile_rows), unless under kChainRows.
+template <class T, int kSteps>
+int chain_rule_rows(const ExecutionSpace& space, const Trip& trip, int m) {
+  if (!kOnDevice || trip.keeps != 1) return 0;
+  const Box& keep = trip.keep[0];
+  const int strips = (keep.x1 - keep.x0 + kTripColumns - 2 * m - 1) / (kTripColumns - 2 * m);
+  const int bands = (2 * resident_teams<T, kSteps>(space) + strips - 1) / strips;
+  const int rows = (keep.y1 - keep.y0) / std::max(bands, 1);
+  return rows < kChainRows ? 0 : std::min(rows, 256);
+}
+
+// A chain of `count` trips in one launch (step_trips), where its plan allows: the rows of its
+// tiles, or 0 when it does not.
+template <class T, int kSteps>
+int launch_chain(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
+                 int count, const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, TripShape shape,
+                 Kokkos::View<int*>& board) {
+  if constexpr (!kOnDevice) {
+    return 0;
+  } else {
+    using Kernel = TripKernel<T, kSteps>;
+    const int resident = resident_teams<T, kSteps>(space);
+    if (trip.keeps != 1 || shape.tail_rows > 0) return 0;
+    if (shape.rows == 0) shape.rows = chain_rule_rows<T, kSteps>(space, trip, m);
+    if (shape.rows == 0) return 0;
+    Kernel kernel = trip_kernel<T, kSteps>(space, u, next, c, step, m, first_bad, trip, shape);
+    const TilePlan& plan = kernel.plan;
+    if (plan.tail_height > 0 || plan.columns < m || plan.rows < m) return 0;
+    if (static_cast<int>(board.extent(0)) <= plan.tiles)
+      board = Kokkos::View<int*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::chain_board"),
+                                 plan.tiles + 1);
+    kernel.chain = count;
+    kernel.board = board;
+    Kokkos::deep_copy(space, Kokkos::subview(board, std::make_pair(0, plan.tiles + 1)), 0);
+    const int teams = std::min(resident, count * plan.tiles);
+    const auto policy = TripPolicy<T, kSteps, ChainTag>(space, teams, kTripColumns)
+                            .set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::shmem_size(Kernel::kScratchValues)));
+    Kokkos::parallel_for("trident::diffusion::step_trips", policy, kernel);
+    return plan.rows;
+  }
+}
+
 }  // namespace
+
+template <class T>
+int step_trips(const ExecutionSpace& space, Grid<T> u, Grid<T> next, T c, std::int64_t step, int m, int count,
+               const Kokkos::View<std::int64_t>& first_bad, Trip trip, const TripShape& shape,
+               Kokkos::View<int*>& board) {
+  if (trip.keeps == 0 || count <= 0) return 0;
+  if (count > 1 && m > 1) {
+    const int rows =
+        m <= kMaxTripSteps / 2
+            ? launch_chain<T, kMaxTripSteps / 2>(space, u, next, c, step, m, count, first_bad, trip, shape, board)
+            : launch_chain<T, kMaxTripSteps>(space, u, next, c, step, m, count, first_bad, trip, shape, board);
+    if (rows > 0) return rows;
+  }
+  for (int n = 0; n < count; ++n) {
+    step_trip<T>(space, u, next, c, step + std::int64_t(n) * m, m, first_bad, trip, shape);
+    std::swap(u, next);
+    // the next trip: its steps' boxes and what it keeps shrink by m cells on the sides that shrink
+    trip.first = trip.step_box(m);
+    Box& keep = trip.keep[0];
+    keep = {keep.y0 + m * trip.shrink[0], keep.y1 - m * trip.shrink[1], keep.x0 + m * trip.shrink[2],
+            keep.x1 - m * trip.shrink[3]};
+  }
+  return 0;
+}
+
+template <class T>
+int chain_tile_rows(const ExecutionSpace& space, const Trip& trip, int m) {
+  return m <= kMaxTripSteps / 2 ? chain_rule_rows<T, kMaxTripSteps / 2>(space, trip, m)
+                                : chain_rule_rows<T, kMaxTripSteps>(space, trip, m);
+}
 
 template <class T>
 int rule_tile_rows(const ExecutionSpace& space, const Trip& trip, int m) {
@@ -312,6 +479,12 @@ std::string describe_trips(int steps) {
          "-column strips, " + std::to_string(steps) + " columns of overlap each side)";
 }
 
+template int step_trips<float>(const ExecutionSpace&, Grid<float>, Grid<float>, float, std::int64_t, int, int,
+                               const Kokkos::View<std::int64_t>&, Trip, const TripShape&, Kokkos::View<int*>&);
+template int step_trips<double>(const ExecutionSpace&, Grid<double>, Grid<double>, double, std::int64_t, int, int,
+                                const Kokkos::View<std::int64_t>&, Trip, const TripShape&, Kokkos::View<int*>&);
+template int chain_tile_rows<float>(const ExecutionSpace&, const Trip&, int);
+template int chain_tile_rows<double>(const ExecutionSpace&, const Trip&, int);
 template int rule_tile_rows<float>(const ExecutionSpace&, const Trip&, int);
 template int rule_tile_rows<double>(const ExecutionSpace&, const Trip&, int);
 template void step_trip<float>(const ExecutionSpace&, const Grid<float>&, const Grid<float>&, float, std::int64_t,

@@ -68,6 +68,26 @@ template <class T>
 void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
                const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape = {});
 
+// `count` trips of m steps from u, each from the last one's result: into next, back into u,
+// and so on (the result in u when count is even). Trip n is `trip` moved on by n m steps:
+// its steps' boxes and its one kept box shrink by m cells a trip on the sides that shrink
+// (a deep halo used up trip by trip). On a device, in one launch (a chain) where the shape
+// allows (no tail; tiles at least m cells each way): a team starts a tile of trip n once the
+// tiles of trip n - 1 around it are done, so no trip waits for the slowest team of the one
+// before. Its tiles' rows are shape's, else chain_tile_rows's; `board` (an int a tile, and
+// one) is grown to fit. Returns those rows, or 0 when the trips ran one launch each.
+template <class T>
+int step_trips(const ExecutionSpace& space, Grid<T> u, Grid<T> next, T c, std::int64_t step, int m, int count,
+               const Kokkos::View<std::int64_t>& first_bad, Trip trip, const TripShape& shape,
+               Kokkos::View<int*>& board);
+// A chain's tiles by the rule: the tallest (to 256 rows) whose tiles number twice the teams
+// resident at once, so that teams find tiles of the next trip whose neighbours are done
+// while the last of a trip run. 0 where a chain does not pay: host back ends, and tiles
+// under kChainRows rows (the overlap, 2 m rows a tile, then costs more than the waits save).
+constexpr int kChainRows = 64;
+template <class T>
+int chain_tile_rows(const ExecutionSpace& space, const Trip& trip, int m);
+
 // The rows of a tile by the rule, when no shape forces them (trip_tiles.hpp's plan_tiles).
 template <class T>
 int rule_tile_rows(const ExecutionSpace& space, const Trip& trip, int m);

@@ -26,6 +26,12 @@ struct TilePlan {
     return keep.y1 - tail_height > keep.y0 ? keep.y1 - tail_height : keep.y0;
   }
 
+  // Strips across a plan of one kept box and no tail (a chain's: tile t is strip t % strips
+  // of band t / strips).
+  KOKKOS_INLINE_FUNCTION int strips(const Trip& trip) const {
+    return (trip.keep[0].x1 - trip.keep[0].x0 + columns - 1) / columns;
+  }
+
   // The cells tile t keeps (0 <= t < tiles), the same for each `trip` it was planned for.
   // Indices fixed when compiled (a kernel that indexes its arguments at run time copies
   // them to local memory).

@@ -198,6 +198,95 @@ TEST(DiffusionTrips, TheTimedHeightsAreALadderTheRulesAndHalfwayToTheFastestsNei
   EXPECT_EQ(diffusion::tile_row_refinements(77, tried), std::vector<int>{});  // not among those tried
 }
 
+// `count` trips of m steps in one step_trips call (a chain on a device) against count m
+// steps of the one-step kernel on the boxes those trips update: the last trip's kept cells
+// bit for bit and the first non-finite step the same. The second grid holds -7 wherever the
+// first trip writes, so a trip that read a cell the trip before did not write would show.
+template <class T>
+std::int64_t compare_chain(const Layout& g, int m, int count, const TripShape& shape, double c, double scale,
+                           unsigned seed) {
+  const std::int64_t start = 40, never = 1000000;
+  const int rows = g.ny + 2 * g.w, columns = g.nx + 2 * g.w;
+  diffusion::Grid<T> a("a", rows, columns), b("b", rows, columns), x("x", rows, columns), y("y", rows, columns);
+  auto host = Kokkos::create_mirror(a);  // a copy on any back end: it changes after a, b and x
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> value(-scale, scale);
+  const Box valid = g.extended(g.valid), keep = g.extended(g.valid - m);
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < columns; ++i) {
+      const bool in_valid = j >= valid.y0 && j < valid.y1 && i >= valid.x0 && i < valid.x1;
+      host(j, i) = in_valid ? static_cast<T>(value(random)) : T(0);
+    }
+  Kokkos::deep_copy(a, host);
+  Kokkos::deep_copy(b, host);
+  Kokkos::deep_copy(x, host);
+  for (int j = keep.y0; j < keep.y1; ++j)
+    for (int i = keep.x0; i < keep.x1; ++i) host(j, i) = T(-7);
+  Kokkos::deep_copy(y, host);
+  Kokkos::View<std::int64_t> bad_one("bad_one"), bad_chain("bad_chain");
+  Kokkos::deep_copy(bad_one, never);
+  Kokkos::deep_copy(bad_chain, never);
+  const diffusion::ExecutionSpace space;
+  Trip trip = g.trip();
+  trip.add_keep(keep);
+  for (int k = 0; k < m * count; ++k) {
+    diffusion::step<T>(space, a, b, diffusion::Grid<T>(), static_cast<T>(c), start + k, bad_one, trip.step_box(k));
+    std::swap(a, b);
+  }
+  Kokkos::View<int*> board;
+  const int chain_rows =
+      diffusion::step_trips<T>(space, x, y, static_cast<T>(c), start, m, count, bad_chain, trip, shape, board);
+  // a host runs the trips one by one, and so does a device where the rule's tiles would be
+  // short (these grids are all small)
+  EXPECT_EQ(chain_rows > 0, diffusion::trips_on_device() && shape.rows > 0);
+  auto one = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), count % 2 == 0 ? x : y);
+  const int shift = m * (count - 1);
+  const Box last{keep.y0 + shift * trip.shrink[0], keep.y1 - shift * trip.shrink[1], keep.x0 + shift * trip.shrink[2],
+                 keep.x1 - shift * trip.shrink[3]};
+  int mismatches = 0;
+  for (int j = last.y0; j < last.y1; ++j)
+    for (int i = last.x0; i < last.x1; ++i) mismatches += !same_bits(one(j, i), got(j, i));
+  std::int64_t first_one = 0, first_chain = 0;
+  Kokkos::deep_copy(first_one, bad_one);
+  Kokkos::deep_copy(first_chain, bad_chain);
+  EXPECT_GT(last.cells(), 0);
+  EXPECT_EQ(mismatches, 0) << "m " << m << " trips " << count << " columns " << shape.columns << " rows "
+                          << shape.rows << " halo " << g.valid;
+  EXPECT_EQ(first_chain, first_one) << "m " << m << " trips " << count;
+  return first_one;
+}
+
+// Chains of trips on a block alone and with deep halos used up trip by trip, with the rule's
+// tiles and with tiles of a few cells (many neighbours to wait for).
+TEST(DiffusionTrips, AChainOfTripsGivesTheOneStepBits) {
+  const Layout alone{23, 41, 1, 1, {false, false, false, false}};
+  const Layout corner{21, 30, 9, 9, {false, true, true, false}};
+  const Layout middle{18, 27, 8, 8, {true, true, true, true}};
+  const Layout shallow{19, 25, 9, 6, {true, false, false, true}};
+  for (int m = 2; m <= diffusion::kMaxTripSteps; ++m)
+    for (const TripShape& shape : {TripShape{}, TripShape{0, 8, 8}, TripShape{0, m, m}, TripShape{0, 9, 11}}) {
+      const unsigned seed = static_cast<unsigned>(10 * m + shape.rows);
+      for (int count : {2, 3, 5}) {
+        compare_chain<float>(alone, m, count, shape, 0.25, 1.0, seed);
+        compare_chain<double>(alone, m, count, shape, 0.21, 1.0, seed + 1);
+      }
+      for (const Layout& g : {corner, middle, shallow})
+        for (int count = 2; count * m <= g.valid; ++count) compare_chain<float>(g, m, count, shape, 0.25, 1.0, seed);
+    }
+}
+
+// Overflow some steps into the chain, at different steps in different cells.
+TEST(DiffusionTrips, TheFirstNonFiniteStepInAChainIsTheOneStepKernels) {
+  const Layout alone{20, 33, 1, 1, {false, false, false, false}};
+  std::int64_t latest = 0;
+  for (int m = 2; m <= diffusion::kMaxTripSteps; ++m)
+    for (const TripShape& shape : {TripShape{}, TripShape{0, 8, 8}})
+      latest = std::max(latest, compare_chain<float>(alone, m, 4, shape, 30.0, 1e34, m));
+  EXPECT_GT(latest, 41);
+  EXPECT_LT(latest, 1000000);
+}
+
 // An unstable c (a kernel-level test: the deck refuses c > 0.25) makes large values overflow
 // some steps into the trip, at different steps in different cells.
 TEST(DiffusionTrips, TheFirstNonFiniteStepInsideATripIsTheOneStepKernels) {
@@ -245,25 +334,29 @@ deck::DiffusionSettings uneven(long halo_width, Precision precision) {
 }
 
 
+// The tiles of the trips: the rule's and timed heights, a few cells with a tail of short
+// bands, or a few cells without (chains of trips on a device: trip.hpp's step_trips).
+enum class Tiles { timed, small_with_tail, chained };
+
 class MpiDiffusionTrips
-    : public testing::TestWithParam<std::tuple<int, long, std::string, Precision, bool>> {};
+    : public testing::TestWithParam<std::tuple<int, long, std::string, Precision, Tiles>> {};
 
 // Trips of `steps` against one step at a time on these ranks and on one rank: every frame
 // (field and Laplacian), and the run resumed from the newest checkpoint with trips.
 TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   const MPI_Comm comm = MPI_COMM_WORLD;
-  const auto [steps, width, shape, precision, small_tiles] = GetParam();
+  const auto [steps, width, shape, precision, tiles] = GetParam();
   const std::string folder =
       test::scratch_folder(comm, "trips_" + std::to_string(steps) + "_" + std::to_string(width) + "_" + shape + "_" +
-                                     core::precision_name(precision) + (small_tiles ? "_small" : ""));
+                                     core::precision_name(precision) + "_" + std::to_string(int(tiles)));
   deck::DiffusionSettings s = uneven(width, precision);
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
-  // small: tiles with a tail of short bands; else the tiles' heights timed (trip_tuner.hpp)
   diffusion::StudyTestHooks forced;
   forced.trips.steps = steps;
-  if (small_tiles) forced.trips = TripShape{steps, 3, 4, 2, 2};
-  forced.time_tiles = !small_tiles;
+  if (tiles == Tiles::small_with_tail) forced.trips = TripShape{steps, 3, 4, 2, 2};
+  if (tiles == Tiles::chained) forced.trips = TripShape{steps, 9, 10};
+  forced.time_tiles = tiles == Tiles::timed;
   const test::DiffusionOutput trips =
       test::run_diffusion(comm, s, folder + "/trips.h5", "", io::Mode::automatic, forced);
   const test::DiffusionOutput resumed = test::run_diffusion(
@@ -291,29 +384,29 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
 INSTANTIATE_TEST_SUITE_P(
     Float32, MpiDiffusionTrips,
     testing::Combine(testing::Values(2, 3, 8), testing::Values(0L, 5L), testing::Values("auto", "rows", "columns"),
-                     testing::Values(Precision::float32), testing::Values(true)),
+                     testing::Values(Precision::float32), testing::Values(Tiles::small_with_tail, Tiles::chained)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
-             std::get<2>(info.param) + "_small_tiles";
+             std::get<2>(info.param) + (std::get<4>(info.param) == Tiles::chained ? "_chained" : "_small_tiles");
     });
 
 // The rule's tiles (on a host: one strip, rows as the rule gives them).
 INSTANTIATE_TEST_SUITE_P(
     RuleTiles, MpiDiffusionTrips,
     testing::Combine(testing::Values(2, 8), testing::Values(0L), testing::Values("auto"),
-                     testing::Values(Precision::float32), testing::Values(false)),
+                     testing::Values(Precision::float32), testing::Values(Tiles::timed)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
-             std::get<2>(info.param) + (std::get<4>(info.param) ? "_small_tiles" : "");
+             std::get<2>(info.param);
     });
 
 INSTANTIATE_TEST_SUITE_P(
     Float64, MpiDiffusionTrips,
     testing::Combine(testing::Values(4, 7), testing::Values(0L, 3L), testing::Values("auto"),
-                     testing::Values(Precision::float64), testing::Values(true)),
+                     testing::Values(Precision::float64), testing::Values(Tiles::small_with_tail, Tiles::chained)),
     [](const auto& info) {
       return "m" + std::to_string(std::get<0>(info.param)) + "_w" + std::to_string(std::get<1>(info.param)) +
-             "_float64";
+             "_float64" + (std::get<4>(info.param) == Tiles::chained ? "_chained" : "");
     });
 
 // A value that overflows at the first step, on the edge between blocks, stops a run of
