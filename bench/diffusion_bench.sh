@@ -7,7 +7,9 @@
 #    step keeping L(u), then 1, 2, 3, 4, 6 and 8 steps per trip through memory, at 2000^2
 #    and 8192^2 in float32 and float64, with the bytes a step moves, the floor they set,
 #    the ratio to the one-pass floor (12 bytes a cell in float32) and whether the bits match
-#    one step a trip. TRIPS_CASES="N:STEPS ..." changes the sizes.
+#    one step a trip, and the 8-step trips as a run takes them on large grids: chains of
+#    trips by the chain's rule (TRIPS_CHAIN, TRIPS_CHAIN_ROWS: bench/diffusion_trips.cpp).
+#    TRIPS_CASES="N:STEPS ..." changes the sizes.
 # 3. Whole runs of the decks beside this script through trident (the rule's steps per
 #    trip, named in the run log): microseconds per step (compute and halo time of the
 #    slowest rank, from trident's timing summary) next to the floor for one step a trip
@@ -25,7 +27,8 @@ if [ -z "${BANDWIDTH_BPS:-}" ]; then
 fi
 echo "== kernels alone, one run (trident_diffusion_trips)"
 # shellcheck disable=SC2086
-"$build/bench/trident_diffusion_trips" "$BANDWIDTH_BPS" ${TRIPS_CASES:-}
+TRIPS_CHAIN=${TRIPS_CHAIN-1000} TRIPS_CHAIN_ROWS=${TRIPS_CHAIN_ROWS-0} \
+  "$build/bench/trident_diffusion_trips" "$BANDWIDTH_BPS" ${TRIPS_CASES:-}
 echo "== whole runs through trident (the rule's steps per trip)"
 printf '%-16s %8s %3s %12s %12s %12s %8s %8s\n' case steps T "us/step" "floor T=1" "floor T" "x T=1" "x T"
 for deck in diffusion_2000 diffusion_8192; do

@@ -12,6 +12,10 @@
 //   trident_diffusion_trips BANDWIDTH_BPS [N:STEPS ...]      (default 2000:4000 8192:800)
 // TRIPS_ROWS="16 32 64 ..." adds lines "T rROWS": the rule's trips with tiles of ROWS rows;
 // "ROWS:TAIL_ROWS:TAIL_BANDS" adds "T rROWStTAIL_ROWSxTAIL_BANDS", with a tail of short bands.
+// TRIPS_CHAIN="8 1000 ..." adds lines "T cCOUNTrROWS": the rule's trips in chains of up to
+// COUNT trips a launch (trip.hpp's step_trips), tiles of TRIPS_CHAIN_ROWS="ROWS ..." rows
+// (0: the chain's rule, which runs trips one a launch where its tiles would be short;
+// default: the timed height).
 // BANDWIDTH_BPS: device copy bandwidth, bytes read + written per second (what
 // trident_device_limits prints as copy_bandwidth_Bps).
 #include <Kokkos_Core.hpp>
@@ -125,8 +129,7 @@ void bench(const Case& c, double bandwidth, const char* precision) {
                 keep ? "today" : trip == 1 ? "reference" : same ? "same" : "DIFFERENT");
   }
   if (!timed.empty()) std::printf("%-16s %5d tiles of the timed height: %s\n", name, chosen, timed.c_str());
-  // TRIPS_CHAIN="8 64 ...": the rule's trips in chains of that many trips a launch
-  // (step_trips), tiles of TRIPS_CHAIN_ROWS rows (default: the timed height).
+  // TRIPS_CHAIN (see the top of the file)
   const char* chains = std::getenv("TRIPS_CHAIN");
   const char* chain_rows = std::getenv("TRIPS_CHAIN_ROWS");
   for (const char* p = chains; p != nullptr && *p != '\0';) {
