@@ -54,7 +54,6 @@ void log_start(const Runtime& runtime, const std::string& deck_file, const std::
   warn_of_one_cpu(comm, runtime.binding());
 }
 
-
 // The device's parts of the start (Runtime::startup_parts).
 void add_device_parts(Timers& timers, const Runtime::StartupParts& parts) {
   timers.add("startup.device", parts.device);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/device_comm.hpp"
@@ -42,6 +43,13 @@ struct RunContext {
   // them, so that the driver makes the device's context meanwhile. Collective.
   void device_ready() {
     if (start_device) transport = start_device();
+  }
+  // The same for a study whose reading `scope` times as `phase`: closed for the wait (which
+  // is startup.device's) and opened again after it.
+  void device_ready(std::optional<Timers::Scope>& scope, const std::string& phase) {
+    scope.reset();
+    device_ready();
+    scope.emplace(timers, phase);
   }
 };
 

@@ -186,9 +186,7 @@ class KnnStudy : public PreparedStudy {
     }
     // the points are read: the device now, whose context the driver made meanwhile (its
     // wait is startup.device's)
-    timer.reset();
-    context.device_ready();
-    timer.emplace(context.timers, "knn.read");
+    context.device_ready(timer, "knn.read");
     // knn.method, with the device memory the index takes checked, before the output exists
     method_ = choose_run_method(settings, inputs_.n_observations, inputs_.count, inputs_.n_references, context.comm,
                                 context.binding.device_name.empty() ? "the device" : context.binding.device_name);

@@ -137,9 +137,7 @@ class RidgeStudy : public PreparedStudy {
       // is startup.device's); then the device's memory, before anything goes to it
       check_host_memory(comm, settings, matrix, first, count, context.binding);
       problem_ = load_rows(settings, matrix, first, count);
-      scope.reset();
-      context.device_ready();
-      scope.emplace(context.timers, "ridge.read");
+      context.device_ready(scope, "ridge.read");
       check_memory(comm, settings, matrix, first, count, per_rank, place.group_size > 1, context.binding);
       layout_ = std::make_unique<SweepLayout>(comm, groups, context.transport, context.overrides.peer_memory);
       // NCCL only where no peer sums carry the sums (ranks on several hosts), made and
