@@ -144,11 +144,11 @@ struct TripKernel {
       }
       // the first trip's tile, less what trip n no longer keeps
       Box kept = plan.tile(trip, t);
-      const int shift = n * m;
-      kept.y0 = Kokkos::max(kept.y0, trip.keep[0].y0 + shift * trip.shrink[0]);
-      kept.y1 = Kokkos::min(kept.y1, trip.keep[0].y1 - shift * trip.shrink[1]);
-      kept.x0 = Kokkos::max(kept.x0, trip.keep[0].x0 + shift * trip.shrink[2]);
-      kept.x1 = Kokkos::min(kept.x1, trip.keep[0].x1 - shift * trip.shrink[3]);
+      const Box keep = trip.shrunk(trip.keep[0], n * m);
+      kept.y0 = Kokkos::max(kept.y0, keep.y0);
+      kept.y1 = Kokkos::min(kept.y1, keep.y1);
+      kept.x0 = Kokkos::max(kept.x0, keep.x0);
+      kept.x1 = Kokkos::min(kept.x1, keep.x1);
       if (kept.y1 > kept.y0 && kept.x1 > kept.x0) {
         if (n & 1)
           run_at<kChainOdd>(team, shared, kept);
@@ -433,9 +433,7 @@ int step_trips(const ExecutionSpace& space, Grid<T> u, Grid<T> next, T c, std::i
     std::swap(u, next);
     // the next trip: its steps' boxes and what it keeps shrink by m cells on the sides that shrink
     trip.first = trip.step_box(m);
-    Box& keep = trip.keep[0];
-    keep = {keep.y0 + m * trip.shrink[0], keep.y1 - m * trip.shrink[1], keep.x0 + m * trip.shrink[2],
-            keep.x1 - m * trip.shrink[3]};
+    trip.keep[0] = trip.shrunk(trip.keep[0], m);
   }
   return 0;
 }

@@ -39,8 +39,10 @@ struct Trip {
   static constexpr int kMaxKeeps = 4;
   Box keep[kMaxKeeps];
   int keeps = 0;
-  KOKKOS_INLINE_FUNCTION Box step_box(int k) const {
-    return {first.y0 + k * shrink[0], first.y1 - k * shrink[1], first.x0 + k * shrink[2], first.x1 - k * shrink[3]};
+  KOKKOS_INLINE_FUNCTION Box step_box(int k) const { return shrunk(first, k); }
+  // `b` less k cells on each side whose `shrink` is 1.
+  KOKKOS_INLINE_FUNCTION Box shrunk(const Box& b, int k) const {
+    return {b.y0 + k * shrink[0], b.y1 - k * shrink[1], b.x0 + k * shrink[2], b.x1 - k * shrink[3]};
   }
   void add_keep(const Box& b) {
     if (!b.empty()) keep[keeps++] = b;
