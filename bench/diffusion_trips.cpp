@@ -99,6 +99,28 @@ double run(const Grid<T>& start, int n, long steps, int trip, bool keep_laplacia
   return best;
 }
 
+// The whole numbers of `text` ("8 1000"), up to the first that is not one; none for null.
+std::vector<int> whole_numbers(const char* text) {
+  std::vector<int> out;
+  for (const char* p = text; p != nullptr && *p != '\0';) {
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p) break;
+    out.push_back(static_cast<int>(v));
+    p = end;
+  }
+  return out;
+}
+
+// One line of the table: microseconds a step, the bytes a step moves and their floor, the
+// ratios to the one-pass floor and to that floor, and the bits.
+void print_line(const char* name, const char* label, long steps, double per_step, double bytes, double bandwidth,
+                double today_floor, const char* bits) {
+  const double floor = bytes / bandwidth;
+  std::printf("%-16s %5s %8ld %11.2f %12.1f %10.2f %12.3f %11.3f %s\n", name, label, steps, per_step * 1e6,
+              bytes / 1e6, floor * 1e6, per_step / today_floor, per_step / floor, bits);
+}
+
 template <class T>
 void bench(const Case& c, double bandwidth, const char* precision) {
   const int n = c.n;
@@ -108,6 +130,8 @@ void bench(const Case& c, double bandwidth, const char* precision) {
   const double today_floor = 3 * value * cells / bandwidth;  // read u, write u and L(u)
   const int chosen = steps_per_trip(true, 1);
   std::vector<T> reference, field;
+  const auto same_bits = [&] { return std::memcmp(field.data(), reference.data(), field.size() * sizeof(T)) == 0; };
+  const double trip_bytes = 2.0 / chosen * value * cells;  // the rule's trips
   std::string timed;
   char name[64];
   std::snprintf(name, sizeof name, "%d^2 %s", n, precision);
@@ -118,46 +142,25 @@ void bench(const Case& c, double bandwidth, const char* precision) {
     const double seconds = run<T>(start, n, c.steps, m, keep, field, TripShape{}, &tuner);
     if (m == chosen && tuner.rows_of(0) > 0) timed = std::to_string(tuner.rows_of(0)) + " rows";
     if (trip == 1) reference = field;
-    const double bytes = (keep ? 3 : 2.0 / m) * value * cells;
-    const double per_step = seconds / c.steps, floor = bytes / bandwidth;
-    const bool same = !keep && trip != 1 ? std::memcmp(field.data(), reference.data(), field.size() * sizeof(T)) == 0
-                                         : true;
     char label[32];
     std::snprintf(label, sizeof label, "%s%s", keep ? "1+L" : std::to_string(m).c_str(), m == chosen && !keep ? "*" : "");
-    std::printf("%-16s %5s %8ld %11.2f %12.1f %10.2f %12.3f %11.3f %s\n", name, label, c.steps, per_step * 1e6,
-                bytes / 1e6, floor * 1e6, per_step / today_floor, per_step / floor,
-                keep ? "today" : trip == 1 ? "reference" : same ? "same" : "DIFFERENT");
+    print_line(name, label, c.steps, seconds / c.steps, (keep ? 3 : 2.0 / m) * value * cells, bandwidth, today_floor,
+               keep ? "today" : trip == 1 ? "reference" : same_bits() ? "same" : "DIFFERENT");
   }
   if (!timed.empty()) std::printf("%-16s %5d tiles of the timed height: %s\n", name, chosen, timed.c_str());
   // TRIPS_CHAIN (see the top of the file)
-  const char* chains = std::getenv("TRIPS_CHAIN");
-  const char* chain_rows = std::getenv("TRIPS_CHAIN_ROWS");
-  for (const char* p = chains; p != nullptr && *p != '\0';) {
-    char* end = nullptr;
-    const int chain = static_cast<int>(std::strtol(p, &end, 10));
-    if (end == p) break;
-    p = end;
-    std::vector<int> heights;
-    for (const char* q = chain_rows; q != nullptr && *q != '\0';) {
-      char* e = nullptr;
-      const int h = static_cast<int>(std::strtol(q, &e, 10));
-      if (e == q) break;
-      q = e;
-      heights.push_back(h);
-    }
-    if (heights.empty()) heights.push_back(timed.empty() ? 0 : std::atoi(timed.c_str()));
+  std::vector<int> heights = whole_numbers(std::getenv("TRIPS_CHAIN_ROWS"));
+  if (heights.empty()) heights.push_back(timed.empty() ? 0 : std::atoi(timed.c_str()));
+  for (int chain : whole_numbers(std::getenv("TRIPS_CHAIN")))
     for (int h : heights) {
       TripShape shape;
       shape.rows = h;
       const double seconds = run<T>(start, n, c.steps, chosen, false, field, shape, nullptr, chain);
-      const double bytes = 2.0 / chosen * value * cells, per_step = seconds / c.steps;
       char label[32];
       std::snprintf(label, sizeof label, "%d c%dr%d", chosen, chain, h);
-      std::printf("%-16s %5s %8ld %11.2f %12.1f %10.2f %12.3f %11.3f %s\n", name, label, c.steps, per_step * 1e6,
-                  bytes / 1e6, bytes / bandwidth * 1e6, per_step / today_floor, per_step / (bytes / bandwidth),
-                  std::memcmp(field.data(), reference.data(), field.size() * sizeof(T)) == 0 ? "same" : "DIFFERENT");
+      print_line(name, label, c.steps, seconds / c.steps, trip_bytes, bandwidth, today_floor,
+                 same_bits() ? "same" : "DIFFERENT");
     }
-  }
   // TRIPS_ROWS="16 32 ...": the rule's steps a trip with tiles of that many rows instead of
   // the rule's (to check the rule: the fastest should be near it); "ROWS:TAIL_ROWS:TAIL_BANDS"
   // ends each kept box in TAIL_BANDS bands of TAIL_ROWS rows (ROWS 0: the rule's head).
@@ -172,15 +175,13 @@ void bench(const Case& c, double bandwidth, const char* precision) {
     p = end;
     if (shape.rows < 0 || shape.tail_rows < 0 || (shape.rows == 0 && shape.tail_rows == 0)) continue;
     const double seconds = run<T>(start, n, c.steps, chosen, false, field, shape);
-    const double bytes = 2.0 / chosen * value * cells, per_step = seconds / c.steps;
     char label[32];
     if (shape.tail_rows > 0)
       std::snprintf(label, sizeof label, "%d r%dt%dx%d", chosen, shape.rows, shape.tail_rows, shape.tail_bands);
     else
       std::snprintf(label, sizeof label, "%d r%d", chosen, shape.rows);
-    std::printf("%-16s %5s %8ld %11.2f %12.1f %10.2f %12.3f %11.3f %s\n", name, label, c.steps, per_step * 1e6,
-                bytes / 1e6, bytes / bandwidth * 1e6, per_step / today_floor, per_step / (bytes / bandwidth),
-                std::memcmp(field.data(), reference.data(), field.size() * sizeof(T)) == 0 ? "same" : "DIFFERENT");
+    print_line(name, label, c.steps, seconds / c.steps, trip_bytes, bandwidth, today_floor,
+               same_bits() ? "same" : "DIFFERENT");
   }
 }
 
