@@ -48,6 +48,29 @@ struct Layout {
   }
 };
 
+// A field on `g` (halo included), on the host: random values in [-scale, scale] on the block
+// and its valid halo, NaN in the halo beyond the valid depth (stale values a correct kernel
+// never reads), zero beyond the domain's edge.
+template <class T>
+Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> layout_field(const Layout& g, double scale, unsigned seed) {
+  const int rows = g.ny + 2 * g.w, columns = g.nx + 2 * g.w;
+  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> host("field", rows, columns);
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> value(-scale, scale);
+  const Box valid = g.extended(g.valid);
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < columns; ++i) {
+      const bool in_valid = j >= valid.y0 && j < valid.y1 && i >= valid.x0 && i < valid.x1;
+      const bool in_block = j >= g.w && j < g.w + g.ny && i >= g.w && i < g.w + g.nx;
+      const bool stale = !in_valid && ((i < g.w && g.toward[0]) || (i >= g.w + g.nx && g.toward[1]) ||
+                                       (j < g.w && g.toward[2]) || (j >= g.w + g.ny && g.toward[3]));
+      host(j, i) = in_valid || in_block ? static_cast<T>(value(random))
+                   : stale                ? std::numeric_limits<T>::quiet_NaN()
+                                          : T(0);
+    }
+  return host;
+}
+
 // m steps of the one-step kernel on step_box(k) against one trip of m steps that keeps
 // `keeps`; the kept cells must match bit for bit, nothing else may be written, and the first
 // non-finite step must be the same. Returns that step (or `never`). With `tuner`, the trip's
@@ -58,22 +81,7 @@ std::int64_t compare_trip(const Layout& g, int m, const std::vector<Box>& keeps,
   const std::int64_t start = 40, never = 1000000;
   const int rows = g.ny + 2 * g.w, columns = g.nx + 2 * g.w;
   diffusion::Grid<T> u("u", rows, columns), a("a", rows, columns), b("b", rows, columns), out("out", rows, columns);
-  auto host = Kokkos::create_mirror_view(u);
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<double> value(-scale, scale);
-  const Box valid = g.extended(g.valid);
-  for (int j = 0; j < rows; ++j)
-    for (int i = 0; i < columns; ++i) {
-      const bool in_valid = j >= valid.y0 && j < valid.y1 && i >= valid.x0 && i < valid.x1;
-      const bool in_block = j >= g.w && j < g.w + g.ny && i >= g.w && i < g.w + g.nx;
-      // the halo beyond the valid depth holds stale values a correct kernel never reads
-      const bool stale = !in_valid && ((i < g.w && g.toward[0]) || (i >= g.w + g.nx && g.toward[1]) ||
-                                       (j < g.w && g.toward[2]) || (j >= g.w + g.ny && g.toward[3]));
-      host(j, i) = in_valid || in_block ? static_cast<T>(value(random))
-                   : stale                ? std::numeric_limits<T>::quiet_NaN()
-                                          : T(0);
-    }
-  Kokkos::deep_copy(u, host);
+  Kokkos::deep_copy(u, layout_field<T>(g, scale, seed));
   Kokkos::deep_copy(a, u);
   Kokkos::deep_copy(b, u);
   Kokkos::deep_copy(out, T(-7));
@@ -208,15 +216,8 @@ std::int64_t compare_chain(const Layout& g, int m, int count, const TripShape& s
   const std::int64_t start = 40, never = 1000000;
   const int rows = g.ny + 2 * g.w, columns = g.nx + 2 * g.w;
   diffusion::Grid<T> a("a", rows, columns), b("b", rows, columns), x("x", rows, columns), y("y", rows, columns);
-  auto host = Kokkos::create_mirror(a);  // a copy on any back end: it changes after a, b and x
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<double> value(-scale, scale);
-  const Box valid = g.extended(g.valid), keep = g.extended(g.valid - m);
-  for (int j = 0; j < rows; ++j)
-    for (int i = 0; i < columns; ++i) {
-      const bool in_valid = j >= valid.y0 && j < valid.y1 && i >= valid.x0 && i < valid.x1;
-      host(j, i) = in_valid ? static_cast<T>(value(random)) : T(0);
-    }
+  const auto host = layout_field<T>(g, scale, seed);  // its own copy: it changes after a, b and x
+  const Box keep = g.extended(g.valid - m);
   Kokkos::deep_copy(a, host);
   Kokkos::deep_copy(b, host);
   Kokkos::deep_copy(x, host);
