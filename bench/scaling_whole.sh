@@ -8,7 +8,7 @@
 # slowest rank's rows of the timing table) beside the first rank count's.
 # Sizes (what a CPU smoke run shrinks), each an override of the default:
 #   SCALING_WHOLE_DIFFUSION="SIDE STEPS OUTPUT_EVERY"  default "8192 240000 30000": float32,
-#     no Laplacian, 9 frames of 256 MB (2.4 GB); a step is about 69 us on one H100, 17 s
+#     no Laplacian, 9 frames of 256 MB (2.4 GB); a step is about 62 us on one H100, 16 s
 #   SCALING_WHOLE_KNN="OBSERVATIONS REFERENCES K METHOD"  default "67108864 1048576 1 brute":
 #     2^26 x 2^20 pairs, about 21 s of search on one H100 (2^38 pairs take 0.08 s); rows
 #     of 12 bytes and the points' 16 (1.9 GB), written while the search goes on. The brute

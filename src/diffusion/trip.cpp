@@ -131,7 +131,7 @@ struct TripKernel {
       const int n = ticket / plan.tiles, t = ticket - n * plan.tiles;
       if (n > 0) {
         if (rank < 9) {
-          const int strips = plan.strips(trip);
+          const int strips = plan.strips(trip.keep[0]);
           const int a = t % strips + rank % 3 - 1, b = t / strips + rank / 3 - 1;
           if (a >= 0 && a < strips && b >= 0 && b * strips + a < plan.tiles) {
             const volatile int* flag = &board(b * strips + a);

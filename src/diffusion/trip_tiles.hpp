@@ -26,11 +26,9 @@ struct TilePlan {
     return keep.y1 - tail_height > keep.y0 ? keep.y1 - tail_height : keep.y0;
   }
 
-  // Strips across a plan of one kept box and no tail (a chain's: tile t is strip t % strips
-  // of band t / strips).
-  KOKKOS_INLINE_FUNCTION int strips(const Trip& trip) const {
-    return (trip.keep[0].x1 - trip.keep[0].x0 + columns - 1) / columns;
-  }
+  // The strips across `keep` (in a plan of one kept box and no tail, a chain's, tile t is
+  // strip t % strips of band t / strips).
+  KOKKOS_INLINE_FUNCTION int strips(const Box& keep) const { return (keep.x1 - keep.x0 + columns - 1) / columns; }
 
   // The cells tile t keeps (0 <= t < tiles), the same for each `trip` it was planned for.
   // Indices fixed when compiled (a kernel that indexes its arguments at run time copies
@@ -44,7 +42,7 @@ struct TilePlan {
     const int first_tail_row = split(keep);
     const int y0 = tail ? first_tail_row : keep.y0, y1 = tail ? keep.y1 : first_tail_row;
     const int band = tail ? tail_rows : rows;
-    const int strips = (keep.x1 - keep.x0 + columns - 1) / columns;
+    const int strips = this->strips(keep);
     t -= first_tile[g];
     Box kept;
     kept.x0 = keep.x0 + (t % strips) * columns;
