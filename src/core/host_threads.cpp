@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <thread>
 #include <vector>
@@ -16,11 +17,19 @@ int usable_cpus() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+namespace {
+std::atomic<int> sharers{1};
+}  // namespace
+
+void set_cpu_sharers(int ranks) { sharers = std::max(1, ranks); }
+int cpu_sharers() { return sharers; }
+int host_threads() { return std::max(1, usable_cpus() / sharers); }
+
 void host_parallel_ranges(std::int64_t count, std::int64_t min_per_thread,
                           const std::function<void(std::int64_t, std::int64_t)>& body) {
   if (count <= 0) return;
   const std::int64_t most = std::max<std::int64_t>(1, count / std::max<std::int64_t>(1, min_per_thread));
-  const int threads = static_cast<int>(std::min<std::int64_t>(usable_cpus(), most));
+  const int threads = static_cast<int>(std::min<std::int64_t>(host_threads(), most));
   if (threads == 1) {
     body(0, count);
     return;

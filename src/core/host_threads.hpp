@@ -11,8 +11,17 @@ namespace trident::core {
 // leaves it those), at least 1.
 int usable_cpus();
 
+// The ranks of this host whose CPU masks overlap this process's (ranks launched unbound each
+// see every CPU), set once MPI has started (Runtime); 1 until then.
+void set_cpu_sharers(int ranks);
+int cpu_sharers();
+// The threads a host loop takes: usable_cpus() shared out among those ranks, at least 1, so
+// that four unbound ranks of a 64-CPU host run 16 threads each rather than 64 (which also
+// slowed the driver making the ranks' GPU contexts meanwhile).
+int host_threads();
+
 // Calls body(begin, end) on contiguous ranges that cover [0, count) once each, on up to
-// usable_cpus() threads (the calling thread is one of them), each range at least
+// host_threads() threads (the calling thread is one of them), each range at least
 // `min_per_thread` items long. What body does to an item must not depend on which range
 // holds it. An exception from a range is rethrown here, after every thread has stopped.
 void host_parallel_ranges(std::int64_t count, std::int64_t min_per_thread,

@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 #include <hdf5.h>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,10 +53,32 @@ std::string DeviceBinding::describe() const {
       << ", PCI " << pci_bus_id;
   }
   s << ", " << usable_cpus << " of " << online_cpus << " CPUs";
+  if (cpu_sharers > 1) {
+    const int threads = std::max(1, usable_cpus / cpu_sharers);
+    s << ", shared with " << cpu_sharers - 1 << (cpu_sharers == 2 ? " other rank: " : " other ranks: ") << threads
+      << (threads == 1 ? " thread" : " threads") << " for host work";
+  }
   return s.str();
 }
 
 namespace {
+
+// The ranks of `local` (one host) whose affinity masks overlap this rank's, itself included
+// (collective over `local`).
+int ranks_sharing_cpus(MPI_Comm local) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);  // shares nothing then
+  std::vector<cpu_set_t> masks(static_cast<std::size_t>(mpi::size(local)));
+  MPI_Allgather(&mine, sizeof mine, MPI_BYTE, masks.data(), sizeof mine, MPI_BYTE, local);
+  int sharers = 0;
+  for (cpu_set_t& other : masks) {
+    cpu_set_t both;
+    CPU_AND(&both, &mine, &other);
+    if (CPU_COUNT(&both) > 0) ++sharers;
+  }
+  return std::max(1, sharers);
+}
 
 int count_devices() {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -138,6 +161,8 @@ Runtime::Runtime(int& argc, char**& argv) {
   binding_.world_rank = mpi::rank(MPI_COMM_WORLD);
   binding_.local_rank = mpi::rank(local);
   binding_.local_ranks = mpi::size(local);
+  binding_.cpu_sharers = ranks_sharing_cpus(local);
+  core::set_cpu_sharers(binding_.cpu_sharers);
   MPI_Comm_free(&local);
   binding_.usable_cpus = core::usable_cpus();
   binding_.online_cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));

@@ -20,6 +20,7 @@ struct DeviceBinding {
   int local_ranks = 1;      // ranks on this host
   int usable_cpus = 1;      // CPUs in this rank's affinity mask (what the launcher left it)
   int online_cpus = 1;      // CPUs of this host
+  int cpu_sharers = 1;      // ranks of this host whose CPUs overlap these (core::host_threads)
   std::string describe() const;
   // Bound to one CPU on a host with at least two for each of its ranks: the host work
   // (reading, generating, staging, writing) runs on that CPU while the others idle.

@@ -75,7 +75,7 @@ std::vector<int> row_bounds(const HostCsr& a, const std::int64_t buckets) {
   constexpr std::int64_t kCounterBytes = std::int64_t(256) << 20;
   const std::int64_t nonzeros = a.nonzeros();
   const std::int64_t most = std::min<std::int64_t>(
-      {core::usable_cpus(), nonzeros / kLeastEntriesPerPart,
+      {core::host_threads(), nonzeros / kLeastEntriesPerPart,
        kCounterBytes / static_cast<std::int64_t>(sizeof(std::int64_t)) / std::max<std::int64_t>(1, buckets),
        std::max(1, a.rows)});
   const int parts = static_cast<int>(std::max<std::int64_t>(1, most));

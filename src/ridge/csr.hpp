@@ -39,7 +39,7 @@ HostCsr transpose(const HostCsr& a);
 // Ranges of A's rows for the threads of a pass that keeps `buckets` counters a thread
 // (count_by_rows, scatter_by_rows): rows bounds[p] to bounds[p + 1] for part p, each
 // holding about an equal share of the entries, at least 2^15 of them (one part for the
-// tests' small matrices), at most core::usable_cpus() parts, and no more than keep the
+// tests' small matrices), at most core::host_threads() parts, and no more than keep the
 // parts' counters (8 bytes each) within 256 MiB.
 std::vector<int> row_bounds(const HostCsr& a, std::int64_t buckets);
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A rank bound to one CPU on a host with room for more gets one warning saying how to start
 # it (its host work would run on that CPU alone); a rank with its share gets none. Each
-# rank's line says how many CPUs it may use. Skipped (exit 77) on a host with one CPU.
+# rank's line says how many CPUs it may use, and unbound ranks that see the same CPUs say
+# that they share them out. Skipped (exit 77) on a host with one CPU.
 # usage: cpu_binding.sh TRIDENT DECK MPIEXEC ARGS...   (MPIEXEC ARGS start 2 ranks)
 set -u
 trident=$(realpath "$1"); deck=$(realpath "$2"); shift 2
@@ -34,6 +35,14 @@ if [ "$online" -ge 4 ]; then
 else
   check '[ "$warned" -eq 0 ]' "two ranks on $online CPUs bound to one each (their share): warned"
 fi
-[ $fail -eq 0 ] || sed 's/^/  | /' one.log ranks.log
+# two ranks left unbound see every CPU: each takes half of them for its host work, and says so
+"${launcher[@]}" --bind-to none "$trident" run "$deck" --output shared.h5 >shared.log 2>&1; rc=$?
+check '[ $rc -eq 0 ]' "two unbound ranks: exit $rc"
+half=$((online / 2)); threads="$half threads"; [ "$half" -eq 1 ] && threads="1 thread"
+shared_line="of $online CPUs, shared with 1 other rank: $threads for host work"
+check '[ "$(grep -cE "^trident: rank [01] on .*, $online $shared_line$" shared.log)" -eq 2 ]' \
+  "two unbound ranks: not both rank lines end in '$online $shared_line'"
+check '! grep -q "shared with" ranks.log one.log two.log' "ranks with CPUs of their own said they share them"
+[ $fail -eq 0 ] || sed 's/^/  | /' one.log ranks.log shared.log
 echo "cpu binding: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,5 +1,6 @@
 // Host loops on several threads (core/host_threads.hpp): every item once, ranges in order,
-// the affinity mask respected, a failure in one range reported after all have stopped.
+// the affinity mask respected and its threads shared among the ranks that share it, a
+// failure in one range reported after all have stopped.
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -39,7 +40,7 @@ TEST(HostThreads, RangesCoverEveryItemOnceInContiguousPieces) {
         continue;
       }
       ASSERT_FALSE(ranges.empty());
-      EXPECT_LE(static_cast<int>(ranges.size()), core::usable_cpus());
+      EXPECT_LE(static_cast<int>(ranges.size()), core::host_threads());
       EXPECT_EQ(ranges.front().first, 0);
       EXPECT_EQ(ranges.back().second, count);
       for (std::size_t i = 0; i < ranges.size(); ++i) {
@@ -78,6 +79,24 @@ TEST(HostThreads, UsableCpusFollowTheAffinityMask) {
   EXPECT_EQ(ranges.size(), 1u);
 }
 
+TEST(HostThreads, RanksSharingTheCpusShareTheThreads) {
+  const int cpus = core::usable_cpus(), before = core::cpu_sharers();
+  core::set_cpu_sharers(2);
+  const int halves = core::host_threads();
+  const Ranges two = ranges_of(1 << 20, 1);
+  core::set_cpu_sharers(cpus + 1);  // more ranks than CPUs: one thread each
+  const int crowded = core::host_threads();
+  const Ranges many = ranges_of(1 << 20, 1);
+  core::set_cpu_sharers(0);  // as 1
+  const int alone = core::host_threads();
+  core::set_cpu_sharers(before);
+  EXPECT_EQ(halves, std::max(1, cpus / 2));
+  EXPECT_EQ(static_cast<int>(two.size()), halves);
+  EXPECT_EQ(crowded, 1);
+  EXPECT_EQ(many.size(), 1u);
+  EXPECT_EQ(alone, cpus);
+}
+
 TEST(HostThreads, AFailingRangeIsRethrownAfterTheOthersFinish) {
   const std::int64_t count = std::int64_t(1) << 20;
   std::atomic<std::int64_t> done{0};
@@ -87,7 +106,7 @@ TEST(HostThreads, AFailingRangeIsRethrownAfterTheOthersFinish) {
                }),
                std::runtime_error);
   // Every other range ran to its end before the call returned.
-  const std::int64_t first_range = count / std::min<std::int64_t>(core::usable_cpus(), count);
+  const std::int64_t first_range = count / std::min<std::int64_t>(core::host_threads(), count);
   EXPECT_EQ(done.load(), count - first_range);
 }
 

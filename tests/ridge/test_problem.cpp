@@ -206,7 +206,7 @@ TEST(RidgeProblem, RowBoundsShareTheEntries) {
   for (const std::int64_t u : units) a.row_ptr.push_back(a.row_ptr.back() + static_cast<int>(u * unit));
   a.col_ind.assign(static_cast<std::size_t>(a.row_ptr.back()), 0);
   a.values.assign(a.col_ind.size(), 1.0);
-  const int cpus = core::usable_cpus();
+  const int cpus = core::host_threads();
   const std::vector<int> bounds = row_bounds(a, 1);
   ASSERT_EQ(static_cast<int>(bounds.size()) - 1, std::min(cpus, 8));
   EXPECT_EQ(bounds.front(), 0);
