@@ -17,12 +17,43 @@ ONE_GPU = {2000: 16.7, 8192: 231.0}
 BW = (8192**2 - 2000**2) * BYTES_PER_CELL / ((ONE_GPU[8192] - ONE_GPU[2000]) * 1e-6)
 T0 = ONE_GPU[2000] * 1e-6 - 2000**2 * BYTES_PER_CELL / BW  # per kernel: launch, ramp, tail
 
-# --- the trip kernel now (several steps a trip through memory, docs/diffusion.md): one H100,
-# commit 155fa1c, bench/diffusion_trips.cpp at 8 steps a trip: 6.10 us a step at 2000^2 and
-# 67.35 at 8192^2 (docs/benchmarks.md); t = TRIP_T0 + cells * CELL through both points
-TRIPS = {2000: 6.10e-6, 8192: 67.35e-6}
-CELL = (TRIPS[8192] - TRIPS[2000]) / (8192**2 - 2000**2)  # seconds a cell a step
-TRIP_T0 = TRIPS[2000] - 2000**2 * CELL
+# --- the trip kernel now (docs/diffusion.md): trips of M steps; a team keeps a strip of KEPT
+# columns and a band of rows, and recomputes M rows and M columns on each side of it (the
+# overlap). Where the chain rule's tiles have at least 64 rows (the tallest, to 256, with
+# twice as many tiles a trip as teams resident at once), the trips between two stops run in
+# one launch (a chain); else one launch a trip, with the wave rule's rows. Fitted on one H100
+# (docs/benchmarks.md): chains of 1000 trips at commit a240370, 18.10 us a step at 4096^2 and
+# 61.47 at 8192^2, through t = TRIP_T0 + CELL x (cells with their overlap); 2000^2 (no
+# chain, commit 728e6e0) 6.43 us gives a launch's cost. A chain's start and end cost about
+# 0.3 of a trip (chains of 7 trips against 1000 in the same call: 18.93 and 63.91 us).
+M = 8
+KEPT = 128 - 2 * M
+RESIDENT = 132 * 8     # float32 teams resident at once on an H100 (8 a multiprocessor)
+CHAIN_DRAIN = 0.3      # trips' worth of time a chain's start and end cost
+TRIPS = {2000: 6.43e-6, 4096: 18.10e-6, 8192: 61.47e-6}
+
+
+def tile_rows(bx, by):
+    """The rows of a block's tiles, and whether its trips chain (trip.cpp's rules)."""
+    strips = math.ceil(bx / KEPT)
+    chain = min(256, by // math.ceil(2 * RESIDENT / strips))
+    if chain >= 64:
+        return chain, True
+    waves = max(1, strips * by // (RESIDENT * 128))
+    bands = max(1, waves * RESIDENT // strips)
+    return max(16, min(by, math.ceil(by / bands))), False
+
+
+def computed_cells(bx, by, rows=None):
+    """The cells a step computes on a bx x by box: its own and its tiles' overlap."""
+    rows = tile_rows(bx, by)[0] if rows is None else rows
+    return bx * by * (KEPT + 2 * M) / KEPT * (rows + 2 * M) / rows
+
+
+CELL = (TRIPS[8192] - TRIPS[4096]) / (computed_cells(8192, 8192) - computed_cells(4096, 4096))
+TRIP_T0 = TRIPS[4096] - computed_cells(4096, 4096) * CELL
+TRIP_LAUNCH = M * (TRIPS[2000] - TRIP_T0 - computed_cells(2000, 2000) * CELL)  # a trip's launch
+
 
 # --- links (assumed until measured; bench/scaling_bench.sh gives the 2- and 4-GPU truth) --
 NVLINK = dict(latency=12e-6, bandwidth=150e9)    # NCCL send/recv between GPUs of a node
@@ -41,16 +72,20 @@ def layout(n, nx, ny):
     return (large, small) if nx >= ny else (small, large)
 
 
-def kernel(cells, old=False):
-    """A step over `cells`: the one-pass kernel of the old code, or the trips' now."""
-    return T0 + cells * BYTES_PER_CELL / BW if old else TRIP_T0 + cells * CELL
+def kernel(bx, by, old=False):
+    """A step over a bx x by block: the one-pass kernel of the old code, or the trips' now
+    (chains as long as the run allows: one GPU alone)."""
+    if old:
+        return T0 + bx * by * BYTES_PER_CELL / BW
+    chained = tile_rows(bx, by)[1]
+    return TRIP_T0 + computed_cells(bx, by) * CELL + (0.0 if chained else TRIP_LAUNCH / M)
 
 
 def step_time(n, nx, ny, w=None, old=False):
     """Seconds per step on the slowest (largest) block; w None: trident's default."""
     px, py = layout(n, nx, ny)
     bx, by = math.ceil(nx / px), math.ceil(ny / py)
-    inside = kernel(bx * by, old)
+    inside = kernel(bx, by, old)
     if n == 1:
         return inside
     # the busiest block: two neighbours along an axis split three ways or more, else one
@@ -65,9 +100,13 @@ def step_time(n, nx, ny, w=None, old=False):
     halo_bytes = (sum(edges) * w + (corners * w * w if w > 1 else 0)) * 4
     travel = link["latency"] + halo_bytes / link["bandwidth"]
     # per step: the block and on average (w - 1) / 2 rows of neighbours' cells per edge
-    redundant = sum(edges) * (w - 1) / 2 * CELL
-    # per exchange: the edge strips as a second kernel, and what the inside did not hide
-    exchange = TRIP_T0 + max(0.0, travel - inside) + sum(edges) * w * CELL
+    rows, chained = tile_rows(bx, by)
+    redundant = sum(edges) * (w - 1) / 2 * CELL * computed_cells(bx, by) / (bx * by)
+    # per exchange: what the inside did not hide, the edge strips as a launch of their own
+    # (tiles of 16 rows), and a chain's start and end (the trips between two exchanges)
+    strips = sum(edges) * min(w, M) * CELL * (KEPT + 2 * M) / KEPT * (16 + 2 * M) / 16
+    drain = CHAIN_DRAIN * M * inside if chained else 0.0
+    exchange = TRIP_LAUNCH + max(0.0, travel - inside) + strips + drain
     return inside + redundant + exchange / w
 
 
@@ -80,7 +119,11 @@ def best_w(n, nx, ny):
 def main():
     measured_old = {(2000, 2): 64.6, (2000, 4): 63.5, (8192, 2): 176.0, (8192, 4): 134.5}
     print(f"fit of the old one-pass kernel: bandwidth {BW / 1e12:.2f} TB/s effective, fixed cost {T0 * 1e6:.1f} us per kernel")
-    print(f"fit of the trips now: {CELL * 1e12:.3f} ps a cell a step, fixed cost {TRIP_T0 * 1e6:.2f} us a step")
+    print(f"fit of the trips now: {CELL * 1e12:.3f} ps a computed cell a step (overlap included), fixed cost "
+          f"{TRIP_T0 * 1e6:.2f} us a step, {TRIP_LAUNCH * 1e6:.1f} us a launch of one trip")
+    for g in sorted(TRIPS):
+        print(f"  {g}^2 on one GPU: measured {TRIPS[g] * 1e6:.2f} us a step, model {kernel(g, g) * 1e6:.2f} "
+              f"({tile_rows(g, g)[0]}-row tiles{', chained' if tile_rows(g, g)[1] else ''})")
     print("\nthe old code (host staging every step, nothing hidden): model against measured")
     print(f"{'grid':>6} {'GPUs':>4} {'model us':>9} {'measured':>9} {'ratio':>6}")
     worst = 0.0
