@@ -16,8 +16,7 @@ int usable_cpus();
 void set_cpu_sharers(int ranks);
 int cpu_sharers();
 // The threads a host loop takes: usable_cpus() shared out among those ranks, at least 1, so
-// that four unbound ranks of a 64-CPU host run 16 threads each rather than 64 (which also
-// slowed the driver making the ranks' GPU contexts meanwhile).
+// that four unbound ranks of a 64-CPU host run 16 threads each rather than 64 each.
 int host_threads();
 
 // Calls body(begin, end) on contiguous ranges that cover [0, count) once each, on up to
