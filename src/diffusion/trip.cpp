@@ -377,7 +377,7 @@ template <class T, int kSteps>
 int chain_rule_rows(const ExecutionSpace& space, const Trip& trip, int m) {
   if (!kOnDevice || trip.keeps != 1) return 0;
   const Box& keep = trip.keep[0];
-  const int strips = (keep.x1 - keep.x0 + kTripColumns - 2 * m - 1) / (kTripColumns - 2 * m);
+  const int strips = strips_across(keep, kTripColumns - 2 * m);  // plan_tiles' widest strips
   const int bands = (2 * resident_teams<T, kSteps>(space) + strips - 1) / strips;
   const int rows = (keep.y1 - keep.y0) / std::max(bands, 1);
   return rows < kChainRows ? 0 : std::min(rows, 256);

@@ -7,12 +7,11 @@ namespace trident::diffusion {
 
 namespace {
 
-int strips_of(const Box& b, int columns) { return (b.x1 - b.x0 + columns - 1) / columns; }
 int bands_of(const Box& b, int rows) { return b.empty() ? 0 : (b.y1 - b.y0 + rows - 1) / rows; }
 
 std::int64_t tiles_of(const Box* boxes, int count, int columns, int rows) {
   std::int64_t tiles = 0;
-  for (int p = 0; p < count; ++p) tiles += std::int64_t(strips_of(boxes[p], columns)) * bands_of(boxes[p], rows);
+  for (int p = 0; p < count; ++p) tiles += std::int64_t(strips_across(boxes[p], columns)) * bands_of(boxes[p], rows);
   return tiles;
 }
 
@@ -25,7 +24,7 @@ int wave_rows(const Box* boxes, int count, int columns, int resident) {
   int tallest = 1;
   for (int p = 0; p < count; ++p) {
     if (boxes[p].empty()) continue;
-    work += std::int64_t(strips_of(boxes[p], columns)) * (boxes[p].y1 - boxes[p].y0);
+    work += std::int64_t(strips_across(boxes[p], columns)) * (boxes[p].y1 - boxes[p].y0);
     tallest = std::max(tallest, boxes[p].y1 - boxes[p].y0);
   }
   const std::int64_t waves = std::max<std::int64_t>(1, work / (std::int64_t(resident) * kRowsPerWave));
@@ -59,9 +58,9 @@ TilePlan plan_tiles(const Trip& trip, int m, int resident, const TripShape& shap
   plan.rows = shape.rows > 0 ? shape.rows : wave_rows(head, trip.keeps, plan.columns, resident);
   for (int g = 0; g < TilePlan::kMaxGroups; ++g) {
     plan.first_tile[g] = plan.tiles;
-    if (g < trip.keeps) plan.tiles += strips_of(head[g], plan.columns) * bands_of(head[g], plan.rows);
+    if (g < trip.keeps) plan.tiles += strips_across(head[g], plan.columns) * bands_of(head[g], plan.rows);
     else if (g < 2 * trip.keeps)
-      plan.tiles += strips_of(tail[g - trip.keeps], plan.columns) * bands_of(tail[g - trip.keeps], plan.tail_rows);
+      plan.tiles += strips_across(tail[g - trip.keeps], plan.columns) * bands_of(tail[g - trip.keeps], plan.tail_rows);
   }
   return plan;
 }

@@ -9,6 +9,9 @@
 
 namespace trident::diffusion {
 
+// The strips of `columns` kept columns each that cover box b's columns.
+KOKKOS_INLINE_FUNCTION int strips_across(const Box& b, int columns) { return (b.x1 - b.x0 + columns - 1) / columns; }
+
 // Held by the kernel, so kept small: a kernel's arguments past a few hundred bytes made the
 // device compiler spill the trip's registers.
 struct TilePlan {
@@ -28,7 +31,7 @@ struct TilePlan {
 
   // The strips across `keep` (in a plan of one kept box and no tail, a chain's, tile t is
   // strip t % strips of band t / strips).
-  KOKKOS_INLINE_FUNCTION int strips(const Box& keep) const { return (keep.x1 - keep.x0 + columns - 1) / columns; }
+  KOKKOS_INLINE_FUNCTION int strips(const Box& keep) const { return strips_across(keep, columns); }
 
   // The cells tile t keeps (0 <= t < tiles), the same for each `trip` it was planned for.
   // Indices fixed when compiled (a kernel that indexes its arguments at run time copies
