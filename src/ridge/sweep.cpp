@@ -38,13 +38,9 @@ GroupPlace group_place(const int ranks, const int me, const int groups) {
 
 SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice& transport,
                          const core::Switch peer_sums)
-    : groups_(groups) {
-  const GroupPlace place = group_place(mpi::size(comm), mpi::rank(comm), groups);
-  group_size_ = place.group_size;
-  group_ = place.group;
-  rank_in_group_ = place.rank_in_group;
-  group_comm_ = mpi::split_comm(comm, group_, rank_in_group_);
-  if (group_size_ > 1) {
+    : groups_(groups), place_(group_place(mpi::size(comm), mpi::rank(comm), groups)) {
+  group_comm_ = mpi::split_comm(comm, place_.group, place_.rank_in_group);
+  if (place_.group_size > 1) {
     rows_comm_ = std::make_unique<core::DeviceComm>(group_comm_, transport, core::DeviceComm::NcclStart::when_needed);
     rows_comm_->connect_peer_sums(peer_sums);  // the all-reduce of every iteration is small and latency-bound
   }

@@ -56,15 +56,16 @@ class SweepLayout {
   SweepLayout& operator=(const SweepLayout&) = delete;
 
   int groups() const { return groups_; }
-  int group() const { return group_; }
-  int group_size() const { return group_size_; }
-  int rank_in_group() const { return rank_in_group_; }
+  int group() const { return place_.group; }
+  int group_size() const { return place_.group_size; }
+  int rank_in_group() const { return place_.rank_in_group; }
   MPI_Comm group_comm() const { return group_comm_; }
   // The group's device communicator; null when the group is one rank.
   core::DeviceComm* rows_comm() const { return rows_comm_.get(); }
 
  private:
-  int groups_ = 1, group_ = 0, group_size_ = 1, rank_in_group_ = 0;
+  int groups_ = 1;
+  GroupPlace place_;
   MPI_Comm group_comm_ = MPI_COMM_NULL;
   std::unique_ptr<core::DeviceComm> rows_comm_;
 };
