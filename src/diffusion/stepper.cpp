@@ -82,6 +82,13 @@ Trip Stepper<T>::trip_from(int valid) const {
 }
 
 template <class T>
+Trip Stepper<T>::plain_trip(int steps) const {
+  Trip trip = trip_from(alone_ ? 1 : valid_);
+  trip.add_keep(extended(alone_ ? 0 : valid_ - steps));
+  return trip;
+}
+
+template <class T>
 void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                          const Kokkos::View<std::int64_t>& first_bad, int steps) {
   steps = std::min(steps, trip_limit());
@@ -91,8 +98,7 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   }
   const ExecutionSpace compute;
   if (alone_ || valid_ >= steps) {
-    Trip trip = trip_from(alone_ ? 1 : valid_);
-    trip.add_keep(extended(alone_ ? 0 : valid_ - steps));
+    Trip trip = plain_trip(steps);
     const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, trip, shape_);
     step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape);
     if (!alone_) valid_ -= steps;
@@ -130,8 +136,7 @@ std::int64_t Stepper<T>::advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64
   // tickets, trips times tiles, stay well within an int
   const std::int64_t room = alone_ ? span : std::min<std::int64_t>(span, valid_);
   const int count = static_cast<int>(std::min<std::int64_t>(room / m, 4096));
-  Trip trip = trip_from(alone_ ? 1 : valid_);
-  trip.add_keep(extended(alone_ ? 0 : valid_ - m));
+  Trip trip = plain_trip(m);
   const ExecutionSpace compute;
   if (m > 1 && count >= 2 && trips_on_device() && (shape_.rows > 0 || chain_tile_rows<T>(compute, trip, m) > 0)) {
     const int rows = step_trips<T>(compute, u, next, c, step, m, count, first_bad, trip, shape_, chain_board_);

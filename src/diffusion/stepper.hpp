@@ -79,6 +79,9 @@ class Stepper {
   void step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                  const Kokkos::View<std::int64_t>& first_bad);
   Trip trip_from(int valid) const;  // a trip's steps with a halo valid `valid` cells deep
+  // A trip of `steps` steps with no exchange: from the halo's valid depth, keeping the block
+  // and the halo cells that stay valid after it.
+  Trip plain_trip(int steps) const;
   const Decomposition& d_;
   int width_;
   int trip_steps_;
