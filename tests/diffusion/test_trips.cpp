@@ -242,9 +242,7 @@ std::int64_t compare_chain(const Layout& g, int m, int count, const TripShape& s
   EXPECT_EQ(chain_rows > 0, diffusion::trips_on_device() && shape.rows > 0);
   auto one = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
   auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), count % 2 == 0 ? x : y);
-  const int shift = m * (count - 1);
-  const Box last{keep.y0 + shift * trip.shrink[0], keep.y1 - shift * trip.shrink[1], keep.x0 + shift * trip.shrink[2],
-                 keep.x1 - shift * trip.shrink[3]};
+  const Box last = trip.shrunk(keep, m * (count - 1));  // what the last trip keeps
   int mismatches = 0;
   for (int j = last.y0; j < last.y1; ++j)
     for (int i = last.x0; i < last.x1; ++i) mismatches += !same_bits(one(j, i), got(j, i));
