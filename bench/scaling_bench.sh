@@ -22,7 +22,9 @@
 # talking as across nodes (bench/own_gpu.sh between the launcher and trident: each rank
 # sees only its GPU; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off),
 # compares the two outputs bit for bit (BUILD_DIR/bench/trident_h5_same) and prints the
-# slowdown; both outputs are then removed. Sizes for a quick run (a CPU build): SCALING_DIFFUSION="SIDE:STEPS ..." (strong
+# slowdown; both outputs are then removed. First, on each rank count past 1, it measures that
+# network's link (BUILD_DIR/bench/trident_link_probe, NCCL builds), which the model's check
+# then assumes. Sizes for a quick run (a CPU build): SCALING_DIFFUSION="SIDE:STEPS ..." (strong
 # scaling grids, default "2000:20000 8192:2000"), SCALING_WEAK="SIDE:STEPS" (a GPU's block,
 # default "8192:2000"), SCALING_HALO_WIDTH (diffusion.halo_width; default trident's rule),
 # SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (ridge_scaling.sh's header) and
@@ -53,6 +55,9 @@ gpu_rank_counts "${RANKS:-}"
 limits=$("$build/bench/trident_device_limits")
 bandwidth=$(awk '/copy_bandwidth_Bps/ {print $2}' <<<"$limits")
 echo "GPUs: ${gpus:-0}; ranks: ${rank_counts[*]}; copy bandwidth $bandwidth B/s; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE; forced network: $([ "$SCALING_NETWORK" = 1 ] && echo "yes (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off, one GPU a rank)" || echo no)"
+
+# the forced network's link, for the model's check (SCALING_NETWORK=1 only)
+for n in "${rank_counts[@]}"; do probe_link "$build/bench/trident_link_probe" "$n" "${launcher[@]}"; done
 
 # run_deck STUDY CASE RANKS DECK_TEXT: runs trident on the deck, records the run, and with
 # SCALING_NETWORK=1 runs it again through the forced network; sets seconds (wall), log.

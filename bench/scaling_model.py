@@ -5,9 +5,10 @@ usage: bench/scaling_model.py [--check SCALING_BENCH_LOG]
 Prints the predicted work time (the part that divides over GPUs) and speed-up of each
 study (diffusion strong 2000^2 and 8192^2, weak 8192^2 a GPU, knn k = 1 and 16, ridge
 tutorial and large deck, the whole-run decks) on 1 to 1024 GPUs, 4 a node. With --check,
-reads the "run" and "network" records at the end of a bench/scaling_bench.sh log and
-prints, per case, the measured speed-up on 2 and 4 ranks and the forced-network slowdown
-beside the model's; it exits 1 when a figure misses the model by more than 25 %.
+reads the "run", "network" and "link" records at the end of a bench/scaling_bench.sh log
+and prints, per case, the measured speed-up on 2 and 4 ranks and the forced-network slowdown
+beside the model's, the latter with the link that run measured (trident_link_probe) in
+place of the assumed network; it exits 1 when a figure misses the model by more than 25 %.
 Standard library only; the diffusion step comes from bench/diffusion_scaling_model.py.
 """
 import math
@@ -34,12 +35,13 @@ def nodes(p):
 
 
 # --- diffusion: dsm's step with its inter-node link replaced by this machine's ------------------
-def diffusion_step(p, nx, ny, forced=False):
-    """Seconds a step; forced: every neighbour reached over the network (SCALING_NETWORK=1)."""
+def diffusion_step(p, nx, ny, forced=False, link=None):
+    """Seconds a step; forced: every neighbour reached over the network (SCALING_NETWORK=1),
+    `link` (latency, bandwidth) when measured, else the assumed one between nodes."""
     saved = dsm.IB, dsm.NVLINK
     dsm.IB = INTER
     if forced:
-        dsm.NVLINK = INTER
+        dsm.NVLINK = link or INTER
     try:
         return dsm.step_time(p, nx, ny)
     finally:
@@ -51,13 +53,32 @@ def weak_grid(p, side=8192):
     return side * max(px, py), side * min(px, py)
 
 
-# --- all-reduce of B bytes over P GPUs: inside a node, then a tree over nodes ---------------
-def allreduce(p, size, forced=False, peer=True):
+def measured_sum(sums, size):
+    """An all-reduce of `size` bytes from those measured ({bytes: seconds}): linear between
+    the two nearest sizes, and past the ends along the nearest segment."""
+    points = sorted(sums.items())
+    if len(points) == 1:
+        return points[0][1]
+    below = [q for q in points if q[0] <= size]
+    i = min(max(len(below) - 1, 0), len(points) - 2)
+    (s0, t0), (s1, t1) = points[i], points[i + 1]
+    return max(0.0, t0 + (t1 - t0) * (size - s0) / (s1 - s0))
+
+
+# --- all-reduce of B bytes over P GPUs: inside a node, then a tree over nodes; forced (every
+# rank reached over the network, on one host): as the link's own all-reduces measured, else
+# NCCL's ring, 2 (P - 1) messages of B / P ---------------------------------------------------
+def allreduce(p, size, forced=False, peer=True, link=None):
     if p == 1:
         return 0.0
-    if forced or p > GPUS_PER_NODE:
-        hops = 2 * math.ceil(math.log2(p if forced else nodes(p)))  # up and down the tree
-        inside = 0.0 if forced else (SMALL_SUM_NODE if peer else SMALL_SUM_NCCL)
+    if forced:
+        if link and link.get("sums"):
+            return measured_sum(link["sums"], size)
+        net = link or INTER
+        return 2 * (p - 1) * (net["latency"] + size / p / net["bandwidth"])
+    if p > GPUS_PER_NODE:
+        hops = 2 * math.ceil(math.log2(nodes(p)))  # up and down the tree
+        inside = SMALL_SUM_NODE if peer else SMALL_SUM_NCCL
         return inside + hops * INTER["latency"] + 2 * size / INTER["bandwidth"]
     return (SMALL_SUM_NODE if peer else SMALL_SUM_NCCL) + 2 * (p - 1) / p * size / 150e9
 
@@ -74,10 +95,10 @@ RIDGE = {
 }
 
 
-def ridge_iteration(deck, p, forced=False):
+def ridge_iteration(deck, p, forced=False, link=None):
     d = RIDGE[deck]
     products = d["products"] / p if p < 4 or "products_4" not in d else d["products_4"] * 4 / p
-    return products + d["fixed"] + allreduce(p, 8 * (d["columns"] + 1 + d["lambdas"]), forced)
+    return products + d["fixed"] + allreduce(p, 8 * (d["columns"] + 1 + d["lambdas"]), forced, link=link)
 
 
 # --- knn: the screen divides by P while a rank holds >= 2^18 observations; c per rank ------
@@ -88,6 +109,8 @@ ROUND_ALLREDUCES = 4  # rounds of a search, each ending in one small MPI all-red
 
 
 def knn_search(k, p, forced=False):
+    """Its all-reduces are MPI's, which the forced network's NCCL settings leave alone; across
+    nodes they cross the assumed network."""
     d = KNN[k]
     share = max(d["observations"] / p, 2**18) / d["observations"]
     return (d["search"] - d["fixed"]) * share + d["fixed"] + ROUND_ALLREDUCES * allreduce(p, 64, forced, peer=False)
@@ -100,29 +123,30 @@ WRITE = {"diffusion": 2.4e9 / 2e9, "knn": 1.9e9 / 2e9, "ridge": 0.0}  # bytes ov
 WRITTEN_DURING_WORK = {"knn"}
 
 
-def whole_work(study, p, forced=False):
+def whole_work(study, p, forced=False, link=None):
     if study == "diffusion":
-        return 240000 * diffusion_step(p, 8192, 8192, forced)
+        return 240000 * diffusion_step(p, 8192, 8192, forced, link)
     if study == "knn":
         return knn_search("whole", p, forced)
-    return RIDGE["whole"]["iterations"] * ridge_iteration("whole", p, forced)
+    return RIDGE["whole"]["iterations"] * ridge_iteration("whole", p, forced, link)
 
 
-def work(case, p, forced=False):
-    """The model's work seconds of a scaling_bench.sh case on p GPUs (None: not modelled)."""
+def work(case, p, forced=False, link=None):
+    """The model's work seconds of a scaling_bench.sh case on p GPUs (None: not modelled);
+    forced: over the network, `link` when measured."""
     if case.startswith("diffusion_weak_"):
         nx, ny = weak_grid(p, int(case.rsplit("_", 1)[1]))
-        return diffusion_step(p, nx, ny, forced)
+        return diffusion_step(p, nx, ny, forced, link)
     if case.startswith("diffusion_"):
         side = int(case.split("_")[1])
-        return diffusion_step(p, side, side, forced)
+        return diffusion_step(p, side, side, forced, link)
     if case in ("knn_k1", "knn_k16"):
         return knn_search(int(case[5:]), p, forced)
     if case in ("ridge_tutorial", "ridge_large"):
         deck = case[6:]
-        return RIDGE[deck]["iterations"] * ridge_iteration(deck, p, forced)
+        return RIDGE[deck]["iterations"] * ridge_iteration(deck, p, forced, link)
     if case.startswith("whole_"):
-        return whole_work(case[6:], p, forced)
+        return whole_work(case[6:], p, forced, link)
     return None
 
 
@@ -156,7 +180,7 @@ def predictions():
 
 
 def check(path):
-    runs, nets = {}, {}
+    runs, nets, links, sums = {}, {}, {}, {}
     with open(path) as f:
         for line in f:
             w = line.split()
@@ -164,6 +188,10 @@ def check(path):
                 runs[(w[2], int(w[3]))] = float(w[9])
             elif len(w) == 11 and w[0] == "network":
                 nets[(w[2], int(w[3]))] = (w[4], float(w[7]), float(w[8]))
+            elif len(w) == 4 and w[0] == "link":
+                links[int(w[1])] = dict(latency=float(w[2]), bandwidth=float(w[3]))
+            elif len(w) == 4 and w[0] == "allreduce":
+                sums[(int(w[1]), int(w[2]))] = float(w[3])
     if not runs:
         print(f"{path}: no run records (the end of a bench/scaling_bench.sh log)")
         return 2
@@ -176,12 +204,20 @@ def check(path):
         model = work(case, 1) / work(case, p)
         worst = max(worst, abs(measured / model - 1))
         print(f"{case:<22} {p:>4} {measured:>9.2f} {model:>7.2f} {measured / model:>6.2f}")
+    for (p, size), seconds in sums.items():
+        if p in links:
+            links[p].setdefault("sums", {})[size] = seconds
+    if links:
+        print("\nthe forced network's link as measured (halos: each way at once; sums: NCCL's all-reduce): " +
+              ", ".join(f"{p} ranks {l['latency'] * 1e6:.1f} us + bytes / {l['bandwidth'] / 1e9:.2f} GB/s"
+                        for p, l in sorted(links.items())))
     if nets:
-        print(f"\n{'case':<22} {'GPUs':>4} {'bits':>9} {'slowdown':>9} {'model':>7} {'ratio':>6}  (forced network)")
+        print(f"\n{'case':<22} {'GPUs':>4} {'bits':>9} {'slowdown':>9} {'model':>7} {'ratio':>6}  "
+              f"(forced network{', the measured link' if links else ', the assumed network'})")
         for (case, p), (same, normal, forced) in sorted(nets.items()):
             if normal <= 0 or work(case, p) is None:
                 continue
-            measured, model = forced / normal, work(case, p, True) / work(case, p)
+            measured, model = forced / normal, work(case, p, True, links.get(p)) / work(case, p)
             worst = max(worst, abs(measured / model - 1))
             print(f"{case:<22} {p:>4} {same:>9} {measured:>9.2f} {model:>7.2f} {measured / model:>6.2f}")
     print(f"\nlargest miss: {worst:.0%} (the check fails over 25 %)")

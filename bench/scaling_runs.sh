@@ -8,6 +8,8 @@
 # (RELEASE: the table's release row and the shutdown after the table, where NCCL's teardown
 # is joined, together)
 #   network STUDY CASE RANKS same|DIFFERENT WALL_S NET_WALL_S WORK_S NET_WORK_S ROUTE NET_ROUTE
+#   link RANKS LATENCY_S BANDWIDTH_BPS   (the forced network's link, trident_link_probe's fit)
+#   allreduce RANKS BYTES SECONDS        (an all-reduce over that link, measured by the probe)
 # WALL: launcher start to exit (what a job waits for); EXIT: trident's "process start to
 # exit" (rank 0); the timer rows: the slowest rank's; WORK: the part that divides over
 # GPUs (diffusion compute + exposed halo wait, knn search, ridge sweep).
@@ -75,8 +77,7 @@ network_rerun() {
   local net_output=${output%.h5}.network.h5 net_log=${log%.log}.network.log start net_wall same
   local h5_same=${H5_SAME:-$(dirname "$trident")/../bench/trident_h5_same}
   start=$(date +%s.%N)
-  # TRIDENT_PEER_MEMORY=off: across nodes trident's own peer memory is out of reach too
-  if ! TRIDENT_PEER_MEMORY=off NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET \
+  if ! env "${forced_network[@]}" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET \
        NCCL_DEBUG_FILE="$net_log.nccl.%h.%p" "$@" >"$net_log" 2>&1; then
     cat "$net_log"; echo "scaling: $case on $ranks ranks failed with the forced network" >&2; exit 1
   fi
@@ -96,5 +97,28 @@ network_rerun() {
   rm -f "$output" "$net_output" "$net_log".nccl.*
 }
 
-# what goes between the launcher's rank count and trident in a forced-network run
+# what goes between the launcher's rank count and trident in a forced-network run, and its
+# settings (TRIDENT_PEER_MEMORY=off: across nodes trident's own peer memory is out of reach too)
 own_gpu="$scaling_runs_here/own_gpu.sh"
+forced_network=(TRIDENT_PEER_MEMORY=off NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)
+
+# probe_link PROBE RANKS LAUNCHER...: with SCALING_NETWORK=1, the forced network's link on
+# RANKS ranks as trident_link_probe measures it (one-way messages and all-reduces), printed
+# and recorded for bench/scaling_model.py --check; a note instead when PROBE is not built
+# (it needs NCCL).
+probe_link() {
+  local probe=$1 ranks=$2 out
+  shift 2
+  [ "${SCALING_NETWORK:-0}" = 1 ] && [ "$ranks" -gt 1 ] || return 0
+  if [ ! -x "$probe" ]; then
+    echo "  link: $probe is not built (NCCL builds only): the model's check keeps its assumed network"
+    return 0
+  fi
+  if ! out=$(env "${forced_network[@]}" "$@" -n "$ranks" "$own_gpu" "$probe" 2>&1); then
+    printf '%s\n' "$out"; echo "scaling: the link probe on $ranks ranks failed" >&2; exit 1
+  fi
+  awk -v r="$ranks" '$1 == "probe" { printf "  link %d ranks: %s\n", r, $0 }
+    $1 == "link" { printf "  link %d ranks: latency %.1f us, bandwidth %.2f GB/s (one-way messages)\n", r, $2 * 1e6, $3 / 1e9 }' <<<"$out"
+  [ -z "${SCALING_RECORDS:-}" ] || awk -v r="$ranks" '$1 == "link" { print "link", r, $2, $3 }
+    $1 == "probe" && $2 == "allreduce" { print "allreduce", $3, $4, $5 }' <<<"$out" >>"$SCALING_RECORDS"
+}
