@@ -11,7 +11,9 @@
 // Prints, from rank 0:
 //   probe p2p BYTES SECONDS              one-way time of a message (half a round trip)
 //   probe exchange BYTES SECONDS         BYTES each way between the ranks of each pair, at once
-//   probe allreduce RANKS BYTES SECONDS  an all-reduce of BYTES of doubles
+//   probe allreduce_back_to_back RANKS BYTES SECONDS  an all-reduce of BYTES of doubles, the
+//                                        next queued right behind it
+//   probe allreduce RANKS BYTES SECONDS  the same after a kernel each, less the kernel's time
 //   link LATENCY_S BANDWIDTH_BPS         the fit t = latency + bytes / bandwidth of the exchange
 #include <Kokkos_Core.hpp>
 #include <cuda_runtime_api.h>
@@ -99,11 +101,29 @@ int main(int argc, char** argv) {
       }));
       if (rank == 0) std::printf("probe exchange %zu %.9f\n", bytes, exchange.back());
     }
+    // All-reduces back to back, and each after a kernel of about 50 us (what a ridge
+    // iteration's products take): there the ranks come to each sum as the kernel ends, a little
+    // apart, and each sum starts its messages afresh. The second, less the kernel alone, is
+    // what a sum costs a sweep.
+    Kokkos::View<float*> from("from", 1 << 24), into("into", 1 << 24);
+    const auto kernel = [&]() {
+      Kokkos::parallel_for("trident::bench::link_probe_kernel", from.extent(0),
+                           KOKKOS_LAMBDA(const int i) { into(i) = 1.5f * from(i); });
+    };
+    const double kernel_alone = seconds_per_call(stream, 50, kernel);
     for (const std::size_t bytes : sizes) {
-      const double seconds = seconds_per_call(stream, calls_for(bytes), [&]() {
+      const auto sum = [&]() {
         check(ncclAllReduce(send.data(), recv.data(), bytes / 8, ncclDouble, ncclSum, comm, stream), "ncclAllReduce");
+      };
+      const double back_to_back = seconds_per_call(stream, calls_for(bytes), sum);
+      const double after_kernel = seconds_per_call(stream, calls_for(bytes), [&]() {
+        kernel();
+        sum();
       });
-      if (rank == 0) std::printf("probe allreduce %d %zu %.9f\n", ranks, bytes, seconds);
+      if (rank == 0) {
+        std::printf("probe allreduce_back_to_back %d %zu %.9f\n", ranks, bytes, back_to_back);
+        std::printf("probe allreduce %d %zu %.9f\n", ranks, bytes, after_kernel - kernel_alone);
+      }
     }
     const double latency = exchange.front();
     const double bandwidth = double(sizes.back() - sizes.front()) / (exchange.back() - exchange.front());
