@@ -21,7 +21,6 @@
 #include <nccl.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 namespace {

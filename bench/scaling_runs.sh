@@ -103,7 +103,7 @@ own_gpu="$scaling_runs_here/own_gpu.sh"
 forced_network=(TRIDENT_PEER_MEMORY=off NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)
 
 # probe_link PROBE RANKS LAUNCHER...: with SCALING_NETWORK=1, the forced network's link on
-# RANKS ranks as trident_link_probe measures it (one-way messages and all-reduces), printed
+# RANKS ranks as trident_link_probe measures it (halo exchanges and all-reduces), printed
 # and recorded for bench/scaling_model.py --check; a note instead when PROBE is not built
 # (it needs NCCL).
 probe_link() {
@@ -118,7 +118,7 @@ probe_link() {
     printf '%s\n' "$out"; echo "scaling: the link probe on $ranks ranks failed" >&2; exit 1
   fi
   awk -v r="$ranks" '$1 == "probe" { printf "  link %d ranks: %s\n", r, $0 }
-    $1 == "link" { printf "  link %d ranks: latency %.1f us, bandwidth %.2f GB/s (one-way messages)\n", r, $2 * 1e6, $3 / 1e9 }' <<<"$out"
+    $1 == "link" { printf "  link %d ranks: latency %.1f us, bandwidth %.2f GB/s (a halo exchange: both ways at once)\n", r, $2 * 1e6, $3 / 1e9 }' <<<"$out"
   [ -z "${SCALING_RECORDS:-}" ] || awk -v r="$ranks" '$1 == "link" { print "link", r, $2, $3 }
     $1 == "probe" && $2 == "allreduce" { print "allreduce", $3, $4, $5 }' <<<"$out" >>"$SCALING_RECORDS"
 }
