@@ -16,8 +16,9 @@
 # bench/scaling_whole.sh: decks whose whole run is 15-30 s on one GPU); SCALING_STUDIES=
 # "diffusion knn ridge whole" (the default) chooses which run, in that order. Last, the
 # set-up of every run (startup + prepare + release) and the goals of issue 45 with the
-# measured figure, PASS or MISS (bench/scaling_goals.sh), then the records it read (for
-# bench/scaling_model.py --check LOG).
+# measured figure, PASS or MISS (bench/scaling_goals.sh), the model against the call
+# (bench/scaling_model.py --check), then the records it read (for bench/scaling_model.py
+# --check LOG).
 # SCALING_NETWORK=1 runs every case a second time right after the first with the GPUs
 # talking as across nodes (bench/own_gpu.sh between the launcher and trident: each rank
 # sees only its GPU; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off),
@@ -182,5 +183,9 @@ for study in ${SCALING_STUDIES:-diffusion knn ridge whole}; do
   esac
 done
 bash "$here/scaling_goals.sh" "$SCALING_RECORDS"
+if command -v python3 >/dev/null; then  # the model against this call (a miss is reported, not fatal)
+  echo "== the model against this call (bench/scaling_model.py --check, fitted to H100s: docs/scaling.md, docs/multi-node.md)"
+  python3 "$here/scaling_model.py" --check "$SCALING_RECORDS" || true
+fi
 echo "== records (bench/scaling_model.py --check THIS_LOG reads them)"
 cat "$SCALING_RECORDS"
