@@ -44,9 +44,9 @@ def tile_rows(bx, by):
     return max(16, min(by, math.ceil(by / bands))), False
 
 
-def computed_cells(bx, by, rows=None):
+def computed_cells(bx, by):
     """The cells a step computes on a bx x by box: its own and its tiles' overlap."""
-    rows = tile_rows(bx, by)[0] if rows is None else rows
+    rows = tile_rows(bx, by)[0]
     return bx * by * (KEPT + 2 * M) / KEPT * (rows + 2 * M) / rows
 
 
@@ -100,7 +100,7 @@ def step_time(n, nx, ny, w=None, old=False):
     halo_bytes = (sum(edges) * w + (corners * w * w if w > 1 else 0)) * 4
     travel = link["latency"] + halo_bytes / link["bandwidth"]
     # per step: the block and on average (w - 1) / 2 rows of neighbours' cells per edge
-    rows, chained = tile_rows(bx, by)
+    chained = tile_rows(bx, by)[1]
     redundant = sum(edges) * (w - 1) / 2 * CELL * computed_cells(bx, by) / (bx * by)
     # per exchange: what the inside did not hide, the edge strips as a launch of their own
     # (tiles of 16 rows), and a chain's start and end (the trips between two exchanges)
@@ -122,8 +122,9 @@ def main():
     print(f"fit of the trips now: {CELL * 1e12:.3f} ps a computed cell a step (overlap included), fixed cost "
           f"{TRIP_T0 * 1e6:.2f} us a step, {TRIP_LAUNCH * 1e6:.1f} us a launch of one trip")
     for g in sorted(TRIPS):
+        rows, chained = tile_rows(g, g)
         print(f"  {g}^2 on one GPU: measured {TRIPS[g] * 1e6:.2f} us a step, model {kernel(g, g) * 1e6:.2f} "
-              f"({tile_rows(g, g)[0]}-row tiles{', chained' if tile_rows(g, g)[1] else ''})")
+              f"({rows}-row tiles{', chained' if chained else ''})")
     print("\nthe old code (host staging every step, nothing hidden): model against measured")
     print(f"{'grid':>6} {'GPUs':>4} {'model us':>9} {'measured':>9} {'ratio':>6}")
     worst = 0.0
