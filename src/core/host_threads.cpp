@@ -23,7 +23,8 @@ std::atomic<int> sharers{1};
 
 void set_cpu_sharers(int ranks) { sharers = std::max(1, ranks); }
 int cpu_sharers() { return sharers; }
-int host_threads() { return std::max(1, usable_cpus() / sharers); }
+int host_threads_for(int cpus, int ranks) { return std::max(1, cpus / std::max(1, ranks)); }
+int host_threads() { return host_threads_for(usable_cpus(), sharers); }
 
 void host_parallel_ranges(std::int64_t count, std::int64_t min_per_thread,
                           const std::function<void(std::int64_t, std::int64_t)>& body) {

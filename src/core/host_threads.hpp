@@ -18,6 +18,9 @@ int cpu_sharers();
 // The threads a host loop takes: usable_cpus() shared out among those ranks, at least 1, so
 // that four unbound ranks of a 64-CPU host run 16 threads each rather than 64 each.
 int host_threads();
+// That share for `cpus` CPUs among `ranks` ranks (what host_threads() takes; the rank line
+// reports it).
+int host_threads_for(int cpus, int ranks);
 
 // Calls body(begin, end) on contiguous ranges that cover [0, count) once each, on up to
 // host_threads() threads (the calling thread is one of them), each range at least

@@ -54,7 +54,7 @@ std::string DeviceBinding::describe() const {
   }
   s << ", " << usable_cpus << " of " << online_cpus << " CPUs";
   if (cpu_sharers > 1) {
-    const int threads = std::max(1, usable_cpus / cpu_sharers);
+    const int threads = core::host_threads_for(usable_cpus, cpu_sharers);
     s << ", shared with " << cpu_sharers - 1 << (cpu_sharers == 2 ? " other rank: " : " other ranks: ") << threads
       << (threads == 1 ? " thread" : " threads") << " for host work";
   }
