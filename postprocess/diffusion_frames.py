@@ -34,7 +34,8 @@ def main():
     p.add_argument("--fps", type=float, default=4.0, help="GIF frames per second (default 4)")
     p.add_argument("--laplacian", action="store_true",
                    help="show /diffusion/laplacian instead of the field")
-    p.add_argument("--cmap", default="viridis", help="matplotlib colour map (default viridis)")
+    p.add_argument("--cmap", default="viridis",
+                   help="colour map of a field of one sign (default viridis; a signed one gets RdBu_r)")
     p.add_argument("--dpi", type=int, default=80, help="resolution (default 80)")
     p.add_argument("--format", choices=("png", "svg"), default="png",
                    help="image format of the frames (default png; svg for vector figures)")
@@ -54,16 +55,17 @@ def main():
     # One colour scale for the whole series, so that the decay is visible.
     lo = min(float(np.min(data(fr))) for fr in frames)
     hi = max(float(np.max(data(fr))) for fr in frames)
-    if a.laplacian:
-        hi = max(abs(lo), abs(hi)) or 1.0
-        lo, cmap = -hi, "RdBu_r"
-    else:
-        cmap = a.cmap
+    # a signed field (the Laplacian, a cold front) on RdBu_r centred on 0
+    cmap, lo, hi = trident_h5.scale_of_range(lo, hi, a.cmap)
+    last = files[frames[-1][2]]
+    label = trident_h5.laplacian_label(last) if a.laplacian else trident_h5.field_label(last)
+    # a stopped run's last frame is the step it stopped at: its title says so
+    stopped = trident_h5.stop_note(last.file, "diffusion")
     trident_h5.use_agg()
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 5))
-    im = ax.imshow(data(frames[0]), origin="lower", cmap=cmap, vmin=lo, vmax=hi if hi > lo else lo + 1)
-    fig.colorbar(im, ax=ax, shrink=0.85, label=trident_h5.LAPLACIAN_LABEL if a.laplacian else trident_h5.FIELD_LABEL)
+    im = ax.imshow(data(frames[0]), origin="lower", cmap=cmap, vmin=lo, vmax=hi)
+    fig.colorbar(im, ax=ax, shrink=0.85, label=label)
     ax.set_xlabel("x (cell)")
     ax.set_ylabel("y (cell)")
     title = ax.set_title("")
@@ -71,7 +73,8 @@ def main():
     def show(frame):
         step, time, _, _ = frame
         im.set_data(data(frame))
-        title.set_text(f"{name} at step {step} (t = {time:g})")
+        note = f"\n{stopped}" if stopped and frame is frames[-1] else ""
+        title.set_text(f"{name} at step {step} (t = {time:g}){note}")
 
     if a.gif:
         from matplotlib.animation import FuncAnimation, PillowWriter

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """A one-page text summary of any trident output file: provenance (deck, versions,
 ranks, devices, start and end), the timings of each phase, what each study computed,
-and the datasets in the file."""
+and the datasets in the file. A stopped run says so: the unfinished kNN rows and ridge λ
+are left out of the figures, and unconverged λ are marked."""
 import argparse
-from datetime import datetime
 
 import h5py
 import numpy as np
@@ -14,12 +14,17 @@ PROVENANCE = ("trident_version", "status", "mpi_ranks", "mpi_library", "kokkos_v
               "kokkos_backend", "hdf5_version", "deck_file", "start_time", "end_time")
 
 
-def seconds_between(start, end):
-    try:
-        parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))
-        return (parse(end) - parse(start)).total_seconds()
-    except ValueError:
-        return None
+def numeric_timings(f):
+    """/timings as {name: seconds}, and the names in the order trident made them when the
+    file kept that order (else None)."""
+    if "timings" not in f:
+        return {}, None
+    group = f["timings"]
+    t = {k: float(v) for k, v in group.attrs.items()
+         if np.asarray(v).dtype.kind in "fiu" and np.asarray(v).size == 1}
+    plist = group.id.get_create_plist()
+    tracked = plist.get_attr_creation_order() & h5py.h5p.CRT_ORDER_TRACKED
+    return t, ([k for k in group.attrs if k in t] if tracked else None)
 
 
 def provenance(f, out):
@@ -28,13 +33,18 @@ def provenance(f, out):
     for key in PROVENANCE:
         if key in attrs:
             out.append(f"  {key:<20} {attrs[key]}")
-    if "start_time" in attrs and "end_time" in attrs:
-        s = seconds_between(attrs["start_time"], attrs["end_time"])
-        if s is not None:
-            out.append(f"  {'wall time':<20} {s:.1f} s")
+    t = numeric_timings(f)[0]
+    seconds, source = trident_h5.wall_seconds(attrs, t)
+    if seconds is not None:
+        out.append(f"  {'wall time':<20} {seconds:.3f} s ({source})")
+    steps = sum(v for k, v in t.items() if "." not in k)
+    if t and source.startswith("end_time"):  # the stamps leave out the startup before them
+        out.append(f"  {'whole run':<20} {steps:.3f} s (the steps in /timings, from process start)")
     others = sorted(set(attrs) - set(PROVENANCE) - {"deck", "devices"})
     for key in others:
-        out.append(f"  {key:<20} {attrs[key][:60]}")
+        lines = attrs[key].strip().splitlines() or [""]
+        more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
+        out.append(f"  {key:<20} {lines[0][:60]}{more}")
     if "devices" in attrs:
         out.append("  devices")
         out.extend("    " + line for line in attrs["devices"].strip().splitlines()[:8])
@@ -46,52 +56,12 @@ def provenance(f, out):
             out.append(f"  | ... {len(lines) - 25} more lines")
 
 
-# The steps of a run in the order trident runs them, and each study's parts in the order they
-# are first timed (the timer table's order). Used when the file does not track the creation
-# order of /timings' attributes (trident writes them in run order, but HDF5 keeps only the
-# names unless creation order is tracked).
-STEPS = ("startup", "deck", "prepare", "open_output", "diffusion", "knn", "ridge",
-         "release", "close_output")
-PREPARE_PARTS = ("prepare", "start_field", "read", "setup")  # timed within the prepare step
-PARTS = ("prepare", "start_field", "read", "setup", "total", "stage", "warm_up", "page_lock",
-         "search", "compute", "halo", "sweep", "corner", "output", "output_behind", "checkpoint")
-
-
-def run_order(names):
-    """The phase names in run order: the known steps in sequence, each study's parts of
-    set-up under `prepare` and its other parts under the study's own step; names this
-    script does not know keep their place after the ones it does, alphabetically."""
-    names = set(names)
-    def parts(study, prepare):
-        mine = [p for p in PARTS if f"{study}.{p}" in names and (p in PREPARE_PARTS) == prepare]
-        return [f"{study}.{p}" for p in mine]
-    order = []
-    for step in STEPS:
-        if step in names:
-            order.append(step)
-        if step == "prepare":
-            for study in ("diffusion", "knn", "ridge"):
-                order += parts(study, True)
-        elif step in ("diffusion", "knn", "ridge"):
-            order += parts(step, False)
-    return order + sorted(names - set(order))
-
-
 def timings(f, out):
-    if "timings" not in f:
-        return
-    group = f["timings"]
-    t = {k: float(v) for k, v in group.attrs.items()
-         if np.asarray(v).dtype.kind in "fiu" and np.asarray(v).size == 1}
+    t, order = numeric_timings(f)
     if not t:
         return
-    # h5py lists attributes in creation order (run order) where the file tracks it.
-    plist = group.id.get_create_plist()
-    tracked = plist.get_attr_creation_order() & h5py.h5p.CRT_ORDER_TRACKED
-    names = [k for k in group.attrs if k in t] if tracked else run_order(t)
-    out.append("timings (seconds, slowest rank; run order, parts indented under their step)")
-    for key in names:
-        depth = key.count(".")
+    out.append("timings (seconds, slowest rank; run order, each part indented under its step)")
+    for key, depth in trident_h5.timer_rows(t, order):
         out.append(f"  {'  ' * depth + key:<30} {t[key]:10.3f}")
 
 
@@ -100,7 +70,8 @@ def stats(values):
     return f"min {v.min():.4g}, mean {v.mean():.4g}, max {v.max():.4g}"
 
 
-def diffusion(g, out):
+def diffusion(f, out):
+    g = f["diffusion"]
     field = g["field"]
     frames, ny, nx = field.shape
     steps = g["step"][:]
@@ -109,37 +80,70 @@ def diffusion(g, out):
                + (f" of {attrs['steps']}" if "steps" in attrs else "") + ")"
                + (f", c = {attrs['c']}" if "c" in attrs else "")
                + (f", {attrs['precision']}" if "precision" in attrs else ""))
-    out.append(f"  start field: {stats(field[0])}, sum {np.sum(field[0], dtype=np.float64):.6g}")
-    out.append(f"  final field: {stats(field[-1])}, sum {np.sum(field[-1], dtype=np.float64):.6g}")
+    stopped = trident_h5.stop_note(f, "diffusion")
+    if stopped:
+        out.append(f"  {stopped}: the last frame is the field at that step")
+    unit = trident_h5.units(field)
+    unit = f" ({unit})" if unit else ""
+    out.append(f"  start field{unit}: {stats(field[0])}, sum {np.sum(field[0], dtype=np.float64):.6g}")
+    out.append(f"  final field{unit}: {stats(field[-1])}, sum {np.sum(field[-1], dtype=np.float64):.6g}")
     if "laplacian" in g:
-        out.append(f"  final Laplacian: {stats(g['laplacian'][-1])}")
+        out.append(f"  final Laplacian{unit}: {stats(g['laplacian'][-1])}")
 
 
-def knn(g, out):
+def knn(f, out):
+    g = f["knn"]
     d = g["distances"]
     n, k = d.shape
-    nearest = d[:, 0] / 1000.0  # metres (the default radius is Earth's) to km
     refs = trident_h5.text(g.attrs["reference_count"]) if "reference_count" in g.attrs else "?"
     out.append(f"knn: {n} observations, {refs} references, k = {k}")
+    done = trident_h5.knn_done(g)
+    stopped = trident_h5.stop_note(f, "knn")
+    if stopped:
+        out.append(f"  {stopped}: the {np.count_nonzero(done)} finished rows only")
+    rows = np.flatnonzero(done)
+    if rows.size == 0:
+        out.append("  no finished rows")
+        return
+    dist = np.asarray(d[...], dtype=np.float64)[rows] / 1000.0  # metres (Earth's radius) to km
+    nearest = dist[:, 0]
     out.append(f"  nearest distance (km): {stats(nearest)}, median {np.median(nearest):.4g}")
     if k > 1:
-        out.append(f"  k-th distance (km):    {stats(d[:, k - 1] / 1000.0)}")
+        out.append(f"  k-th distance (km):    {stats(dist[:, k - 1])}")
+    zeros = int(np.count_nonzero(nearest == 0))
+    if zeros:
+        out.append(f"  {zeros} rows at distance 0: the observation is on a reference "
+                   "(itself, in a set searched against itself)")
 
 
-def ridge(g, out):
-    lam, res, sol = g["lambda"][:], g["residual_norm"][:], g["solution_norm"][:]
+def ridge(f, out):
+    g = f["ridge"]
+    p = trident_h5.ridge_points(g)
+    lam = p["lambda"]
     out.append(f"ridge: {len(lam)} λ from {lam.min():.4g} to {lam.max():.4g}"
                + (f", matrix {trident_h5.text(g.attrs['rows'])} x {trident_h5.text(g.attrs['columns'])}"
                   if "rows" in g.attrs and "columns" in g.attrs else ""))
+    stopped = trident_h5.stop_note(f, "ridge")
+    unfinished = int(np.count_nonzero(~p["finished"]))
+    if stopped or unfinished:
+        out.append(f"  partial: {stopped or 'unfinished λ'}"
+                   + (f"; {unfinished} unfinished λ left out" if unfinished else ""))
     if "corner" in g:
         c = g["corner"].attrs
-        out.append(f"  L-curve corner: λ = {float(c.get('lambda', np.nan)):.6g} "
-                   f"(index {int(c.get('index', -1))})")
-    out.append(f"  {'λ':>12} {'‖b-Ax‖':>12} {'‖x‖':>12}" + (" iterations" if "iterations" in g else ""))
-    its = g["iterations"][:] if "iterations" in g else None
-    for i in np.argsort(lam):
-        out.append(f"  {lam[i]:12.4g} {res[i]:12.5g} {sol[i]:12.5g}"
-                   + (f" {its[i]:10d}" if its is not None else ""))
+        index = int(c.get("index", -1))
+        if index < 0:
+            out.append("  L-curve corner: none (fewer than 3 λ)")
+        else:
+            out.append(f"  L-curve corner: λ = {float(c.get('lambda', np.nan)):.6g} (index {index})"
+                       + (" of the finished λ only (the run was stopped)" if stopped or unfinished else ""))
+    its = np.asarray(g["iterations"][:])[p["order"]] if "iterations" in g else None
+    out.append(f"  {'λ':>12} {'‖b-Ax‖':>12} {'‖x‖':>12}" + (" iterations" if its is not None else "")
+               + "  stop reason")
+    for i in np.flatnonzero(p["finished"]):
+        note = {3: "  3 (cond(A) over conlim: not converged)",
+                7: "  7 (max_iterations: not converged)"}.get(int(p["stop"][i]), f"  {p['stop'][i]}")
+        out.append(f"  {lam[i]:12.4g} {p['residual'][i]:12.5g} {p['solution'][i]:12.5g}"
+                   + (f" {its[i]:10d}" if its is not None else "") + note)
 
 
 def datasets(f, out):
@@ -155,6 +159,21 @@ def datasets(f, out):
         out.append(f"  ... {len(rows) - 40} more")
 
 
+def summarize(f, path):
+    """The page as a list of lines."""
+    out = [f"trident output {path}", ""]
+    provenance(f, out)
+    out.append("")
+    timings(f, out)
+    for name, describe in (("diffusion", diffusion), ("knn", knn), ("ridge", ridge)):
+        if name in f:
+            out.append("")
+            describe(f, out)
+    out.append("")
+    datasets(f, out)
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("output", help="trident HDF5 output")
@@ -162,17 +181,7 @@ def main():
     a = p.parse_args()
 
     f = trident_h5.open_output(a.output)
-    out = [f"trident output {a.output}", ""]
-    provenance(f, out)
-    out.append("")
-    timings(f, out)
-    for name, describe in (("diffusion", diffusion), ("knn", knn), ("ridge", ridge)):
-        if name in f:
-            out.append("")
-            describe(f[name], out)
-    out.append("")
-    datasets(f, out)
-    page = "\n".join(out) + "\n"
+    page = "\n".join(summarize(f, a.output)) + "\n"
     print(page, end="")
     if a.text:
         with open(a.text, "w") as t:

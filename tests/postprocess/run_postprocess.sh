@@ -2,8 +2,10 @@
 # The post-processing scripts on the outputs of real small runs (inputs/STUDY_small.yaml;
 # a study whose deck is not there yet gets a stand-in file from synthetic_output.py):
 # each script's --help, each figure's size in pixels and that it is not blank, the frame
-# count of the time series, the text summary's content, and the one-line error for a file
-# without the study.
+# count of the time series, the text summary's content, that every figure and summary is
+# honest about the result's state (runs of the start-file, station and survey-point decks,
+# runs stopped by SIGUSR1: check_honest.py), and the one-line error for a file without the
+# study.
 # usage: run_postprocess.sh TRIDENT SOURCE_DIR [LAUNCHER ARGS...]   (exit 77: no h5py/matplotlib)
 set -u
 trident=$(realpath "$1"); src=$(realpath "$2"); shift 2
@@ -106,6 +108,54 @@ for study in knn ridge; do
   expect "summary.py $study" $py "$pp/summary.py" $study.h5
   grep -q "^$study: " "$work/last.log" && ok || { bad "summary of $study.h5 lacks its study"; cat "$work/last.log"; }
 done
+
+# Honest about state (check_honest.py, on the scripts' own choices): a stopped run's
+# unfinished kNN rows and ridge λ left out and said so, no corner on a partial L-curve,
+# unconverged λ hollow, a signed start field (a cold front) on a diverging scale with the
+# start file's units, zero self-distances skipped, wide distances on a log scale, equal
+# decades on the L-curve, the timer rows under their parents, wall time to the millisecond.
+honest() { $py "$here/check_honest.py" "$@"; }
+expect "helpers" honest helpers
+run_deck() {  # NAME DECK: inputs/DECK run into NAME.h5
+  expect "trident run $2" "${launcher[@]}" "$trident" run "$src/inputs/$2" --output "$work/$1.h5"
+}
+stopped() {  # NAME DECK: inputs/DECK stopped by SIGUSR1 at its first check (exit 75)
+  "${launcher[@]}" $py "$src/tests/cli/pending_signal.py" USR1 all "$trident" run "$src/inputs/$2" \
+    --output "$work/$1.h5" >"$work/last.log" 2>&1
+  local rc=$?; [ $rc -eq 75 ] && ok || { bad "$2 stopped by SIGUSR1: exit $rc, expected 75"; cat "$work/last.log"; }
+}
+lacks_text() {  # FILE TEXT: the SVG does not show TEXT
+  grep -qF "$2" "$1" && bad "$1 shows '$2'" || ok
+}
+run_deck start diffusion_start_file.yaml
+run_deck stations knn_stations_csv.yaml
+run_deck points knn_points_h5.yaml
+stopped knn-stopped knn_small.yaml
+stopped ridge-stopped ridge_small.yaml
+for check in "summary-timers diffusion.h5" "summary-stopped-knn knn-stopped.h5" "knn-map-stopped knn-stopped.h5" \
+             "lcurve ridge.h5" "lcurve-stopped ridge-stopped.h5" "lcurve-partial ridge.h5 ridge-partial.h5" \
+             "panels-signed start.h5" "panels-plain diffusion.h5" "knn-self stations.h5" "knn-log points.h5"; do
+  expect "check_honest.py $check" honest $check
+done
+expect "summary.py of a stopped knn run" $py "$pp/summary.py" knn-stopped.h5
+grep -q "stopped by SIGUSR1 after .* finished rows only" "$work/last.log" && ok \
+  || { bad "summary of a stopped run does not say so"; cat "$work/last.log"; }
+expect "knn_map.py of a stopped run" svg "$pp/knn_map.py" knn-stopped.h5 -o knn-stopped.svg
+has_text knn-stopped.svg "stopped by SIGUSR1 after"
+expect "knn_map.py on stations" svg "$pp/knn_map.py" stations.h5 -o stations.svg
+has_text stations.svg "zero distances (self) skipped; --keep-self keeps them"
+expect "knn_map.py --keep-self" $py "$pp/knn_map.py" stations.h5 --keep-self -o stations-self.png
+expect "knn_map.py on wide distances" svg "$pp/knn_map.py" points.h5 -o points.svg
+has_text points.svg "log scale:"
+expect "lcurve.py on a partial sweep" svg "$pp/lcurve.py" ridge-partial.h5 -o partial.svg
+has_text partial.svg "partial: stopped by SIGINT"
+has_text partial.svg "not converged (stop reason 3 or 7)"
+lacks_text partial.svg "corner λ"
+expect "diffusion_panels.py on a start file" svg "$pp/diffusion_panels.py" start.h5 -o start.svg
+has_text start.svg "u (K above the ambient temperature)"
+has_text start.svg "L(u) = 4u − Σ neighbours (K above the ambient temperature)"
+expect "diffusion_frames.py on a start file" svg "$pp/diffusion_frames.py" start.h5 --format svg -o start-frames
+has_text start-frames/frame_0000.svg "u (K above the ambient temperature)"
 
 # A file without the study: one line naming the missing group, non-zero exit.
 $py "$pp/lcurve.py" diffusion.h5 >err.txt 2>&1 && bad "lcurve.py accepted a diffusion output" \
