@@ -10,6 +10,7 @@
 #include "core/device_memory.hpp"
 #include "core/host_memory.hpp"
 #include "core/log.hpp"
+#include "diffusion/start_file.hpp"
 #include "io/h5_handle.hpp"
 
 namespace trident::diffusion {
@@ -72,6 +73,15 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
   file_.attribute("/diffusion", "ranks_y", static_cast<std::int64_t>(d.dims()[1]));
   file_.attribute("/diffusion", "compression", static_cast<std::int64_t>(context.compression));
+  // A start file's unit is u's, and L(u)'s (4u - the neighbours' sum has u's unit).
+  if (s.start.kind == "file") {
+    const MPI_Comm comm = file_.comm();
+    const std::string units = mpi::broadcast(comm, mpi::rank(comm) == 0 ? start_file_units(s.start) : "", 0);
+    if (!units.empty()) {
+      file_.attribute("/diffusion/field", "units", units);
+      if (s.laplacian) file_.attribute("/diffusion/laplacian", "units", units);
+    }
+  }
   path_ = choose_path(context);
 }
 

@@ -124,6 +124,14 @@ void check_start_file(const deck::StartField& start, std::int64_t nx, std::int64
   check_shape(io::InputFile(start.file, kStartFileRole), start, nx, ny);
 }
 
+std::string start_file_units(const deck::StartField& start) {
+  try {
+    return io::InputFile(start.file, kStartFileRole).string_attribute(start.dataset, "units");
+  } catch (const InputError&) {
+    return "";  // no such attribute, or not text: the unit is not known
+  }
+}
+
 template <class T>
 void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
                           const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes) {

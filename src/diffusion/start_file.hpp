@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "deck/diffusion_settings.hpp"
 #include "diffusion/decomposition.hpp"
@@ -19,6 +20,10 @@ constexpr std::size_t kStartSlabBytes = std::size_t(8) << 20;
 // Opens the file and checks that the dataset exists with shape (ny, nx), reading no cell:
 // InputError naming the file and the dataset otherwise, the words fill_block_from_file uses.
 void check_start_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny);
+
+// The `units` attribute (text) of the start file's dataset, "" when it has none: the unit
+// of the field, which the output's /diffusion/field (and laplacian) carry.
+std::string start_file_units(const deck::StartField& start);
 
 // Throws InputError for a missing file or dataset, a wrong shape, or a non-finite value
 // (naming the file, the dataset and the first such cell of the block, as (y, x)).

@@ -68,6 +68,28 @@ TEST(StartFile, NonFiniteCellIsBadInputNamingTheCell) {
             path + ": dataset '/u': cell (1, 0) is not finite (inf)");
 }
 
+// The dataset's `units` attribute, which the output's /diffusion/field carries; "" without one.
+TEST(StartFile, UnitsAreTheDatasetsUnitsAttribute) {
+  const std::string path = test::scratch_folder(MPI_COMM_SELF, "start_file_units") + "/u.h5";
+  test::write_h5_doubles(path, "/u", {kNy, kNx}, field_values());
+  const deck::StartField s = file_start(path);
+  EXPECT_EQ(start_file_units(s), "");
+  const std::string units = "K above the ambient temperature";
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t d = H5Dopen2(f, "/u", H5P_DEFAULT);
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, units.size());
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(d, "units", type, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(a, type, units.c_str());
+  H5Aclose(a);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Dclose(d);
+  H5Fclose(f);
+  EXPECT_EQ(start_file_units(s), units);
+}
+
 // The block read slab by slab (one row, two rows, more rows than the block has), as
 // stored or converted, equals the dataset's part; a bad cell in a later slab is named.
 template <class T>
