@@ -2,7 +2,11 @@
 # jobs/run-local.sh: --help, a bad rank count (exit 2 and a message), which executable it
 # picks (copies of the script in made-up checkouts, stub executables and a stub launcher),
 # a 2-rank run of an example deck with the build found as build/cpu/src/trident, and a
-# 3-rank run of the small diffusion deck whose output records 3 ranks.
+# 3-rank run of the small diffusion deck, from the checkout's own script with the build
+# under test named by TRIDENT_BINARY (the build folder may be anywhere), options after
+# RANKS passed to trident (--output into a folder that does not exist yet) and, as root,
+# no OMPI_ALLOW_RUN_AS_ROOT* in the environment: its output must record 3 ranks.
+# Every step waits for its process to exit; ctest's TIMEOUT is only a hang guard.
 # usage: run_local.sh TRIDENT SOURCE_DIR
 set -u
 trident=$(realpath "$1"); src=$(realpath "$2")
@@ -13,9 +17,9 @@ ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 script=$src/jobs/run-local.sh
 
-bash "$script" --help >help.txt 2>&1 && grep -q "jobs/run-local.sh DECK \[RANKS\]" help.txt && ok \
-  || { bad "--help"; cat help.txt; }
-bash "$script" >usage.txt 2>&1; [ $? -eq 2 ] && grep -q "DECK \[RANKS\]" usage.txt && ok || bad "no deck: expected exit 2 and the usage"
+bash "$script" --help >help.txt 2>&1 && grep -q "jobs/run-local.sh DECK \[RANKS \[TRIDENT-RUN-OPTIONS...\]\]" help.txt \
+  && grep -q "TRIDENT_BINARY=DIR/src/trident" help.txt && ok || { bad "--help"; cat help.txt; }
+bash "$script" >usage.txt 2>&1; [ $? -eq 2 ] && grep -q "DECK \[RANKS" usage.txt && ok || bad "no deck: expected exit 2 and the usage"
 bash "$script" deck.yaml two >err.txt 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "RANKS must be a positive integer, got 'two'" err.txt && ok || { bad "RANKS=two: exit $rc"; cat err.txt; }
 TRIDENT=$work/missing bash "$script" deck.yaml 1 >err.txt 2>&1; rc=$?
@@ -73,9 +77,15 @@ if /usr/bin/python3 -c "import h5py, numpy" 2>/dev/null; then
     && ok || { bad "the output of knn_stations_csv.yaml"; cat check.log; }
 fi
 
-TRIDENT=$trident TRIDENT_OUTPUT=$work/out.h5 bash "$script" "$src/inputs/diffusion_small.yaml" 3 >run.log 2>&1 \
-  && ok || { bad "3-rank run"; cat run.log; }
+(unset TRIDENT OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+ TRIDENT_BINARY=$trident bash "$script" "$src/inputs/diffusion_small.yaml" 3 --output "$work/new/folder/out.h5" \
+   --overwrite >run.log 2>&1) && ok || { bad "3-rank run"; cat run.log; }
 [ "$(grep -c '^trident: rank [0-2] on ' run.log)" -eq 3 ] && ok || { bad "expected 3 rank lines"; cat run.log; }
+grep -q "^run-local.sh: using $trident (from TRIDENT_BINARY)" run.log && ok || { bad "TRIDENT_BINARY not used"; cat run.log; }
+[ -f "$work/new/folder/out.h5" ] && cp "$work/new/folder/out.h5" out.h5 && ok || bad "no output in new/folder/"
+if [ "$(id -u)" -eq 0 ]; then
+  grep -q -- "--allow-run-as-root" run.log && ok || { bad "as root, no --allow-run-as-root"; cat run.log; }
+fi
 # Read with h5py (Debian's /usr/bin/python3 or the first python3 on the PATH) or h5dump.
 { /usr/bin/python3 -c "import h5py, sys; sys.exit(int(h5py.File('out.h5', 'r').attrs['mpi_ranks']) != 3)" 2>/dev/null \
   || python3 -c "import h5py, sys; sys.exit(int(h5py.File('out.h5', 'r').attrs['mpi_ranks']) != 3)" 2>/dev/null \
