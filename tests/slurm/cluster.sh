@@ -8,6 +8,11 @@
 # exists; plain files leave CUDA_VISIBLE_DEVICES empty). AuthType=auth/none, so no munge.
 # Both slurmd run on this host: each gets its own spool, TmpFS (PMIx puts its per-step
 # folders there) and port.
+# Timing, so that the tests wait on events rather than clocks: a requeued job may start
+# again cred_expire + 1 seconds after its requeue (5, the least SLURM takes, instead of 120;
+# SLURM itself keeps it out of the second in which slurmd revoked its old credential), the
+# scheduler looks at pending jobs every second, and a time limit only times the
+# --signal warning: OverTimeLimit=UNLIMITED, no job is killed for its time.
 
 cluster_pids=()
 
@@ -59,6 +64,9 @@ SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
 GresTypes=gpu
 SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=1
+AuthInfo=cred_expire=5
+OverTimeLimit=UNLIMITED
 MpiDefault=none
 ReturnToService=2
 MinJobAge=3600
@@ -97,13 +105,16 @@ CONF
     fi
     cluster_pids+=($!)
   done
-  local i
-  for i in $(seq 1 60); do
-    [ "$(sinfo -h -o '%T %D' 2>/dev/null)" = "idle 2" ] && return 0
+  # Until both nodes are idle, or a daemon has ended (then the test cannot go on).
+  local pid
+  until [ "$(sinfo -h -o '%T %D' 2>/dev/null)" = "idle 2" ]; do
+    for pid in "${cluster_pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null && continue
+      echo "cluster: a daemon ended before the nodes were idle:"; sinfo 2>&1; tail -n 20 "$dir"/log/*.log
+      return 1
+    done
     sleep 0.5
   done
-  echo "cluster: nodes did not become idle:"; sinfo 2>&1; tail -n 20 "$dir"/log/*.log
-  return 1
 }
 
 cluster_stop() {  # cancels what is left, then stops the daemons this file started, by PID

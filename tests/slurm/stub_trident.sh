@@ -10,6 +10,5 @@ while [ $# -gt 0 ]; do
 done
 trap 'echo "stub: got SIGUSR1"; echo checkpoint >"${output%.h5}.checkpoint.h5"; exit 75' USR1
 echo "stub: waiting for SIGUSR1"
-for _ in $(seq 1 150); do sleep 1; done
-echo "stub: no SIGUSR1 within 150 s"
-exit 1
+# however long SLURM takes: the test's hang guard ends the wait if it never comes
+while :; do sleep 1; done
