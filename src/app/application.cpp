@@ -52,8 +52,10 @@ int application(const Runtime& runtime) {
   } catch (const CollectiveError& e) {
     if (speaker && e.exit_code() == kExitStopped) log::result(comm, e.what());  // not an error
     else if (speaker) log::error(e.what());
+    if (e.exit_code() == kExitBadInput) log::discard_file();
     return e.exit_code();
   } catch (const InputError& e) {
+    log::discard_file();
     if (mpi::size(comm) > 1) abort_job(runtime, e.what(), kExitBadInput);
     log::error(e.what());
     return kExitBadInput;

@@ -1,6 +1,8 @@
 // Parsing of the command line and the --help text (app/command_line.hpp).
 #include "app/command_line.hpp"
 
+#include <optional>
+
 #include "core/error.hpp"
 #include "core/spelling.hpp"
 #include "io/plain_numbers.hpp"
@@ -15,27 +17,32 @@ commands:
   validate DECK [options]  check what 'run' checks before it starts: the deck, the input
                            files' headers, the output's place, the rank layout; writes nothing
   info                     versions, Kokkos backend and devices, MPI, HDF5
-  --version                print the trident version
-  --help                   print this help
+  -V, --version            print the trident version
+  -h, --help               print this help
 
-options of run and validate:
-  --output FILE          write results to FILE instead of the deck's output.file (default:
-                         DECKNAME.h5 in the working folder, the checkpoint beside it)
+options of run and validate (a value may also follow '=': --output=run.h5):
+  -o, --output FILE      write results to FILE instead of the deck's output.file (default:
+                         DECKNAME.h5 in the working folder; the checkpoint and the log,
+                         FILE's name with .checkpoint.h5 and .log, beside it)
   --overwrite            replace an existing output file
   --restart CHECKPOINT   continue the study (diffusion, knn or ridge) that wrote CHECKPOINT,
-                         the checkpoint of a run stopped by SIGUSR1/SIGTERM
+                         the checkpoint of a run stopped by a signal
   --gathered-io          write through rank 0 even when HDF5 is parallel
-  --quiet                print only errors and the final line
-  --verbose              also print the diagnostics meant for tuning, and the timer table
+  -q, --quiet            print only errors and the final line (the log file keeps all)
+  -v, --verbose          also print the diagnostics meant for tuning, and the timer table
                          with the phases' full names
 option of validate:
-  --ranks N              check the rank layout for a job of N ranks (default: the ranks
+  -n, --ranks N          check the rank layout for a job of N ranks (default: the ranks
                          validate runs on)
+
+Stopping: Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGUSR1 stop a run at its next check with a
+checkpoint and the results so far (exit 75); a second one ends it at once, without a
+checkpoint, leaving no unfinished file.
 
 Example decks: inputs/*_small.yaml (seconds on two CPU cores), inputs/*_tutorial.yaml; the deck
 keys, outputs, restarting and clusters are described in docs/ (start at README.md).
 Kokkos options (--kokkos-help lists them), e.g. --kokkos-tools-libs=LIB, are accepted too.
-exit codes: 0 success, 1 run-time failure, 2 bad input, 75 stopped by SIGUSR1/SIGTERM
+exit codes: 0 success, 1 run-time failure, 2 bad input, 75 stopped by a signal
 after writing a checkpoint (resume with --restart); a run that completes removes its own
 checkpoint.
 )";
@@ -49,20 +56,38 @@ namespace {
 
 // "; did you mean 'X'?" when one of `known` is close to `word`, else nothing.
 std::string suggestion(const std::string& word, const std::vector<std::string>& known) {
+  if (word.size() <= 2) return std::string();  // '-x': every short option is as close
   const std::string near = core::closest(word, known);
   return near.empty() ? std::string() : "; did you mean '" + near + "'?";
 }
 
 const std::vector<std::string> kCommands = {"run", "validate", "info"};
 
-// The options each command takes, as `--help` lists them.
+// The options each command takes, as `--help` lists them, long names first.
 std::vector<std::string> options_of(const std::string& command) {
-  std::vector<std::string> options = {"--help"};
+  std::vector<std::string> options = {"--help", "-h"};
   if (command == "info") return options;
-  for (const char* o : {"--output", "--overwrite", "--restart", "--gathered-io", "--quiet", "--verbose"})
+  for (const char* o : {"--output", "--overwrite", "--restart", "--gathered-io", "--quiet", "--verbose", "-o", "-q", "-v"})
     options.push_back(o);
-  if (command == "validate") options.push_back("--ranks");
+  if (command == "validate") {
+    options.push_back("--ranks");
+    options.push_back("-n");
+  }
   return options;
+}
+
+// The long name of a short option ("-o" -> "--output"); other text as it is.
+std::string long_name(const std::string& option) {
+  if (option == "-o") return "--output";
+  if (option == "-q") return "--quiet";
+  if (option == "-v") return "--verbose";
+  if (option == "-n") return "--ranks";
+  if (option == "-h") return "--help";
+  return option;
+}
+
+bool takes_value(const std::string& option) {
+  return option == "--output" || option == "--restart" || option == "--ranks";
 }
 
 int rank_count(const std::string& text) {
@@ -79,7 +104,10 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   if (args.empty()) usage_error("no command given (expected run, validate or info)");
   const std::string& first = args[0];
   if (first == "--help" || first == "-h" || first == "help") { cl.command = "help"; return cl; }
-  if (first == "--version") { cl.command = "version"; return cl; }
+  if (first == "--version" || first == "-V" || first == "version") { cl.command = "version"; return cl; }
+  if (first.rfind("-", 0) == 0)
+    usage_error("unknown option '" + first + "' (expected a command: run, validate or info; or --help, --version)" +
+                suggestion(first, {"--help", "--version"}));
   if (first != "run" && first != "validate" && first != "info")
     usage_error("unknown command '" + first + "' (expected run, validate or info)" + suggestion(first, kCommands));
   cl.command = first;
@@ -90,17 +118,33 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     return false;
   };
   std::size_t i = 1;
+  std::optional<std::string> inline_value;  // the VALUE of --option=VALUE
   const auto value_of = [&](const std::string& option) -> std::string {
+    if (inline_value) {
+      if (inline_value->empty()) usage_error("option " + option + " needs a value, got an empty string");
+      return *inline_value;
+    }
     if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) usage_error("option " + option + " needs a value");
     if (args[i + 1].empty()) usage_error("option " + option + " needs a value, got an empty string");
     return args[++i];
   };
   bool quiet = false, verbose = false;
   for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
+    std::string a = args[i];
+    inline_value.reset();
+    const auto equals = a.find('=');
+    if (a.rfind("--", 0) == 0 && equals != std::string::npos) {
+      inline_value = a.substr(equals + 1);
+      a = a.substr(0, equals);
+    }
     if (a == "--help" || a == "-h") { cl.command = "help"; return cl; }
-    if (a.rfind("-", 0) == 0 && !takes(a))
+    if (cl.command == "run" && (a == "-n" || a == "--ranks" || a == "-np"))
+      usage_error("option '" + a + "' is validate's; 'run' takes its ranks from the launcher: "
+                  "mpirun -n N trident run DECK (srun -n N on SLURM)");
+    if (a.rfind("-", 0) == 0 && a.size() > 1 && !takes(a))
       usage_error("unknown option '" + a + "' for '" + cl.command + "'" + suggestion(a, known));
+    a = long_name(a);
+    if (inline_value && !takes_value(a)) usage_error("option " + a + " takes no value, got '" + a + "=" + *inline_value + "'");
     if (a == "--output") cl.output = value_of(a);
     else if (a == "--restart") cl.restart = value_of(a);
     else if (a == "--ranks") cl.ranks = rank_count(value_of(a));

@@ -43,7 +43,11 @@ void check_checkpoint_place(const RunPlan& plan, const std::string& study) {
 void check_diffusion(const RunPlan& plan, int ranks) {
   const deck::DiffusionSettings& s = *plan.deck.diffusion;
   int dims[2] = {0, 0};  // MPI's order: ranks along y, along x
-  diffusion::block_layout(ranks, s.nx, s.ny, s.ranks, dims);
+  try {
+    diffusion::block_layout(ranks, s.nx, s.ny, s.ranks, dims);
+  } catch (const InputError& e) {  // located at the key that chose the layout
+    throw InputError(plan.deck.source.at(s.ranks[0] > 0 ? "diffusion.ranks" : "diffusion.nx") + e.what());
+  }
   diffusion::halo_width_for({dims[1], dims[0]}, s.nx, s.ny, s.halo_width);
   check_checkpoint_place(plan, "diffusion");
   if (s.start.kind == "file" && plan.restart_study != "diffusion") diffusion::check_start_file(s.start, s.nx, s.ny);
@@ -106,6 +110,14 @@ RunPlan read_plan(const CommandLine& command_line, MPI_Comm comm) {
     plan.deck = deck::read_deck(command_line.deck);
     plan.output_path = command_line.output.empty() ? plan.deck.output.file : command_line.output;
     plan.overwrite = command_line.overwrite || plan.deck.output.overwrite;
+    const deck::Source& source = plan.deck.source;
+    if (!command_line.output.empty())
+      source.resolve({"output.file", deck::yaml_scalar(plan.output_path) + "  # --output", false, "--output"});
+    if (command_line.overwrite) source.resolve({"output.overwrite", "true  # --overwrite", false, "--overwrite"});
+    if (plan.deck.output.log) {
+      plan.log_path = plan.deck.output.log_file.empty() ? io::log_path_for(plan.output_path) : plan.deck.output.log_file;
+      if (plan.deck.output.log_file.empty()) source.resolve({"output.log", deck::yaml_scalar(plan.log_path), true, ""});
+    }
     plan.restart_path = command_line.restart;
     if (plan.restart_path.empty()) return;
     plan.restart_study = checkpoint_study(plan.restart_path);
@@ -118,6 +130,7 @@ RunPlan read_plan(const CommandLine& command_line, MPI_Comm comm) {
 
 void check_before_work(const RunPlan& plan, MPI_Comm comm, int ranks, Reading reading) {
   io::check_output_destination(comm, plan.output_path, plan.overwrite);
+  if (!plan.log_path.empty()) io::check_log_destination(comm, plan.log_path);
   mpi::collective(comm, [&] {
     if (mpi::rank(comm) != 0) return;  // rank 0 reads the headers for the job
     const deck::Deck& deck = plan.deck;

@@ -19,6 +19,7 @@ struct RunPlan {
   bool overwrite = false;     // --overwrite or output.overwrite
   std::string restart_path;   // --restart CHECKPOINT, or empty
   std::string restart_study;  // the study that resumes from it, or empty
+  std::string log_path;       // the log file (output.log), empty for none
 
   // Where `study` ("diffusion", "knn", "ridge") writes a checkpoint: diffusion.checkpoint_file
   // when the deck sets it, else OUTPUT.checkpoint.h5 beside the output.

@@ -34,6 +34,23 @@ void warning(MPI_Comm comm, const std::string& message);
 // Prints "trident: error: MESSAGE" on stderr from the calling rank (no collective), always.
 void error(const std::string& message);
 
+// The log file (LAMMPS' log.lammps, GROMACS' md.log): rank 0's console text, each line
+// with its UTC time, appended to PATH (a run adds to an older log instead of replacing it).
+// Lines said before the file opens are kept and written first; every line is flushed as
+// it is said. Only rank 0 of `comm` opens it; --quiet shortens the console, not the file.
+// Throws RunError naming the file and the system's reason when it cannot be opened.
+void open_file(MPI_Comm comm, const std::string& path);
+void close_file();
+// Bad input found after the file opened (a value in an input file): the run writes nothing,
+// so the file goes (or, when it was there before, loses what this run added).
+void discard_file();
+// Text for the file only (the resolved deck), each line stamped. Rank 0 of `comm`.
+void to_file(MPI_Comm comm, const std::string& text);
+// Text printed on stdout as it is (the timer table) and into the file, stamped. Rank 0.
+void block(MPI_Comm comm, const std::string& text);
+// The progress lines (core/progress.cpp): stdout and the file. Rank 0 only; no collective.
+void progress_line(const std::string& line);
+
 // set_quiet(true) is set_verbosity(quiet), set_quiet(false) the default (tests set it to
 // keep their output readable); quiet() is verbosity() == quiet.
 void set_quiet(bool quiet);

@@ -26,8 +26,7 @@ bool Progress::update(std::int64_t step) {
   const double now = wall_seconds();
   if (now - last_report_ < interval_) return false;
   last_report_ = now;
-  std::printf("trident: %s\n", line(step).c_str());
-  std::fflush(stdout);
+  log::progress_line(line(step));
   return true;
 }
 

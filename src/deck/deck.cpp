@@ -29,11 +29,18 @@ Deck read(std::pair<Source, YAML::Node> loaded) {
                      "diffusion, knn, ridge");
   }
   deck.output.file = default_output(deck.source);
-  if (auto out = top.optional_section("output", {"file", "overwrite", "progress_seconds", "compression"})) {
+  {
+    const std::optional<Section> out = top.section_or_empty("output", {"file", "overwrite", "progress_seconds", "compression", "log"});
     deck.output.file = out->file("file", deck.output.file);
     deck.output.overwrite = out->boolean("overwrite", false);
     deck.output.progress_seconds = out->real("progress_seconds", at_least(0), 10.0);
     deck.output.compression = static_cast<int>(out->integer("compression", between(0, 9), 0));
+    // output.log: true, false, or a file name
+    bool on = true;
+    if (!out->has("log") || (out->node("log").IsScalar() && YAML::convert<bool>::decode(out->node("log"), on)))
+      deck.output.log = out->boolean("log", true);
+    else
+      deck.output.log_file = out->file("log");
   }
   if (top.has("diffusion")) deck.diffusion = parse_diffusion(top);
   if (top.has("knn")) deck.knn = parse_knn(top);

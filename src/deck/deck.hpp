@@ -16,6 +16,8 @@ struct OutputSettings {
   bool overwrite = false;  // replace an existing file
   double progress_seconds = 10.0;
   int compression = 0;  // deflate level (with shuffle) of the diffusion frames; 0: none
+  bool log = true;       // output.log: false writes no log file
+  std::string log_file;  // output.log: FILE; empty: the output's name with .log
 };
 
 struct Deck {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -115,6 +116,63 @@ std::pair<Source, YAML::Node> load(const std::string& path) {
   return parse(text.str(), path, folder_of(path));
 }
 
+void Source::resolve(ResolvedKey key) const {
+  for (ResolvedKey& r : resolved) {
+    if (r.path == key.path) {
+      r = std::move(key);
+      return;
+    }
+  }
+  resolved.push_back(std::move(key));
+}
+
+std::string Source::at(const std::string& path) const {
+  for (const ResolvedKey& r : resolved)
+    if (r.path == path && !r.where.empty()) return r.where + ": ";
+  return file + ": ";
+}
+
+namespace {
+// A double's shortest text that reads back to the same double.
+std::string exact_number(double v) {
+  char buffer[40];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+    if (std::strtod(buffer, nullptr) == v) break;
+  }
+  return buffer;
+}
+
+}  // namespace
+
+std::string yaml_scalar(const std::string& text) {
+  bool plain = !text.empty() && text.find_first_of(":#{}[],&*!|>'\"%@`\n\t\\") == std::string::npos &&
+               text.front() != ' ' && text.back() != ' ' && text.front() != '-' && text.front() != '?';
+  if (plain) {
+    char* end = nullptr;
+    std::strtod(text.c_str(), &end);
+    const bool looks_numeric = end != text.c_str();
+    const bool looks_special = text == "true" || text == "false" || text == "null" || text == "~" ||
+                               text == "yes" || text == "no" || text == "on" || text == "off";
+    plain = !looks_numeric && !looks_special;
+  }
+  if (plain) return text;
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string resolved_text(const Source& source) {
+  std::string out;
+  for (const ResolvedKey& r : source.resolved)
+    out += r.path + ": " + r.value + (r.defaulted ? "  # default" : "") + "\n";
+  return out;
+}
+
 std::string resolve_path(const Source& source, const std::string& path) {
   if (path.empty() || path[0] == '/' || source.folder.empty() || source.folder == ".") return path;
   return source.folder + "/" + path;
@@ -213,6 +271,11 @@ YAML::Node Section::required(const std::string& key, const std::string& expected
 
 YAML::Node Section::node(const std::string& key) const { return required(key, "a value"); }
 
+void Section::record(const std::string& key, std::string value, bool defaulted) const {
+  const YAML::Node v = node_[key];
+  source_->resolve({key_path(key), std::move(value), defaulted, defaulted || !v.IsDefined() ? std::string() : where(v)});
+}
+
 namespace {
 std::string integer_expected(const Bounds& b) {
   const std::string range = b.describe();
@@ -229,41 +292,54 @@ std::int64_t Section::integer(const std::string& key, const Bounds& bounds) cons
   std::int64_t out = 0;
   if (!scalar_integer(v, out) || !bounds.contains(static_cast<double>(out)))
     fail_value(key, integer_expected(bounds));
+  record(key, std::to_string(out), false);
   return out;
 }
 
 std::int64_t Section::integer(const std::string& key, const Bounds& bounds,
                               std::int64_t fallback) const {
-  return has(key) ? integer(key, bounds) : fallback;
+  if (has(key)) return integer(key, bounds);
+  record(key, std::to_string(fallback), true);
+  return fallback;
 }
 
 double Section::real(const std::string& key, const Bounds& bounds) const {
   const YAML::Node v = required(key, real_expected(bounds));
   double out = 0;
   if (!scalar_real(v, out) || !bounds.contains(out)) fail_value(key, real_expected(bounds));
+  record(key, exact_number(out), false);
   return out;
 }
 
 double Section::real(const std::string& key, const Bounds& bounds, double fallback) const {
-  return has(key) ? real(key, bounds) : fallback;
+  if (has(key)) return real(key, bounds);
+  record(key, exact_number(fallback), true);
+  return fallback;
 }
 
 bool Section::boolean(const std::string& key, bool fallback) const {
-  if (!has(key)) return fallback;
+  if (!has(key)) {
+    record(key, fallback ? "true" : "false", true);
+    return fallback;
+  }
   const YAML::Node v = node_[key];
   bool out = false;
   if (!v.IsScalar() || !YAML::convert<bool>::decode(v, out)) fail_value(key, "true or false");
+  record(key, out ? "true" : "false", false);
   return out;
 }
 
 std::string Section::text(const std::string& key) const {
   const YAML::Node v = required(key, "a text value");
   if (!v.IsScalar() || v.Scalar().empty()) fail_value(key, "a non-empty text value");
+  record(key, yaml_scalar(v.Scalar()), false);
   return v.Scalar();
 }
 
 std::string Section::text(const std::string& key, const std::string& fallback) const {
-  return has(key) ? text(key) : fallback;
+  if (has(key)) return text(key);
+  record(key, yaml_scalar(fallback), true);
+  return fallback;
 }
 
 namespace {
@@ -279,19 +355,28 @@ std::string options_text(const std::vector<std::string>& options) {
 
 std::string Section::choice(const std::string& key, const std::vector<std::string>& options) const {
   const YAML::Node v = required(key, "one of " + options_text(options));
-  if (!v.IsScalar() || std::find(options.begin(), options.end(), v.Scalar()) == options.end())
-    fail_value(key, "one of " + options_text(options));
+  if (!v.IsScalar() || std::find(options.begin(), options.end(), v.Scalar()) == options.end()) {
+    const std::string near = v.IsScalar() ? closest(v.Scalar(), options) : std::string();
+    fail(key, "expected one of " + options_text(options) + ", got " + shown(v) +
+                  (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
+  }
+  record(key, yaml_scalar(v.Scalar()), false);
   return v.Scalar();
 }
 
 std::string Section::choice(const std::string& key, const std::vector<std::string>& options,
                             const std::string& fallback) const {
-  return has(key) ? choice(key, options) : fallback;
+  if (has(key)) return choice(key, options);
+  record(key, yaml_scalar(fallback), true);
+  return fallback;
 }
 
 core::Precision Section::precision(const std::string& key, const std::vector<core::Precision>& allowed,
                                    core::Precision fallback) const {
-  if (!has(key)) return fallback;
+  if (!has(key)) {
+    record(key, core::precision_name(fallback), true);
+    return fallback;
+  }
   std::vector<std::string> names;
   for (const core::Precision p : allowed) names.push_back(core::precision_name(p));
   const std::string name = choice(key, names);
@@ -299,11 +384,15 @@ core::Precision Section::precision(const std::string& key, const std::vector<cor
 }
 
 std::string Section::file(const std::string& key) const {
-  return resolve_path(*source_, text(key));
+  const std::string path = resolve_path(*source_, text(key));
+  record(key, yaml_scalar(path), false);
+  return path;
 }
 
 std::string Section::file(const std::string& key, const std::string& fallback) const {
-  return has(key) ? file(key) : fallback;
+  if (has(key)) return file(key);
+  record(key, yaml_scalar(fallback), true);
+  return fallback;
 }
 
 std::vector<double> Section::reals(const std::string& key, const Bounds& bounds,
@@ -326,6 +415,9 @@ std::vector<double> Section::reals(const std::string& key, const Bounds& bounds,
     }
     out.push_back(x);
   }
+  std::string list;
+  for (const double x : out) list += (list.empty() ? "" : ", ") + exact_number(x);
+  record(key, "[" + list + "]", false);
   return out;
 }
 
@@ -344,6 +436,9 @@ std::vector<std::int64_t> Section::integers(const std::string& key, const Bounds
     ++i;
   }
   (void)values;
+  std::string list;
+  for (const std::int64_t x : out) list += (list.empty() ? "" : ", ") + std::to_string(x);
+  record(key, "[" + list + "]", false);
   return out;
 }
 
@@ -361,6 +456,11 @@ Section Section::section(const std::string& key, std::vector<std::string> allowe
   for (const auto& k : allowed) keys += (keys.empty() ? "" : ", ") + k;
   const YAML::Node v = required(key, "a mapping of " + keys);
   return Section(*source_, v, key_path(key), std::move(allowed));
+}
+
+Section Section::section_or_empty(const std::string& key, std::vector<std::string> allowed) const {
+  if (has(key)) return section(key, std::move(allowed));
+  return Section(*source_, YAML::Node(YAML::NodeType::Map), key_path(key), std::move(allowed));
 }
 
 std::optional<Section> Section::optional_section(const std::string& key,

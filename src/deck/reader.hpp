@@ -15,12 +15,36 @@
 
 namespace trident::deck {
 
-// The deck file as read: its name (as given), folder (for relative paths) and text.
+// One key as the run uses it: its dotted path, its value as YAML text, whether the deck
+// left it to its default, and where the deck gave it ("FILE:LINE:COLUMN", empty for a default).
+struct ResolvedKey {
+  std::string path;
+  std::string value;
+  bool defaulted = false;
+  std::string where;
+};
+
+// The deck file as read: its name (as given), folder (for relative paths) and text. The
+// typed readers of Section record every key they read in `resolved`, in reading order, so
+// the run can show every key with the value it ran with (resolved_text).
 struct Source {
   std::string file;
   std::string folder;
   std::string text;
+  mutable std::vector<ResolvedKey> resolved;
+
+  // Records (or, for a key read again, replaces) a key's value.
+  void resolve(ResolvedKey key) const;
+  // "FILE:LINE:COLUMN: " where the deck gave `path`, or "FILE: " (tests and messages).
+  std::string at(const std::string& path) const;
 };
+
+// A text value as YAML reads it back: plain where that is safe, else double-quoted.
+std::string yaml_scalar(const std::string& text);
+
+// The resolved deck as YAML text: one line a key, `section.key: value`, and
+// `  # default` after a value the deck did not give.
+std::string resolved_text(const Source& source);
 
 // Reads and parses a deck file. Throws InputError for a missing or unreadable file,
 // a YAML syntax error (with its line:column), a second YAML document, a key given twice
@@ -92,6 +116,9 @@ class Section {
   Section section(const std::string& key, std::vector<std::string> allowed) const;
   std::optional<Section> optional_section(const std::string& key,
                                           std::vector<std::string> allowed) const;
+  // The section at `key`, or an empty one when the deck leaves it out: its readers then
+  // take their defaults and record them in the resolved deck.
+  Section section_or_empty(const std::string& key, std::vector<std::string> allowed) const;
   YAML::Node node(const std::string& key) const;  // raw access; required key
   const YAML::Node& node() const { return node_; }
 
@@ -102,6 +129,8 @@ class Section {
 
  private:
   YAML::Node required(const std::string& key, const std::string& expected) const;
+  // Notes the value the run takes for `key` in the source's resolved deck.
+  void record(const std::string& key, std::string value, bool defaulted) const;
   [[noreturn]] void fail_value(const std::string& key, const std::string& expected) const;
 
   const Source* source_;

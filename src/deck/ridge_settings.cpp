@@ -119,8 +119,9 @@ std::vector<double> parse_lambdas(const Section& ridge) {
 
 RidgeSolverSettings parse_solver(const Section& ridge) {
   RidgeSolverSettings out;
-  if (auto s = ridge.optional_section("solver",
-                                      {"atol", "btol", "conlim", "max_iterations", "kernels"})) {
+  {
+    const std::optional<Section> s =
+        ridge.section_or_empty("solver", {"atol", "btol", "conlim", "max_iterations", "kernels"});
     out.atol = s->real("atol", at_least(0), out.atol);
     out.btol = s->real("btol", at_least(0), out.btol);
     out.conlim = s->real("conlim", at_least(0), out.conlim);

@@ -4,6 +4,7 @@
 // output_attributes.cpp.
 #include "io/output_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/signals.hpp"
 #include "io/h5_handle.hpp"
 
 namespace trident::io {
@@ -30,21 +32,34 @@ bool is_folder(const std::string& path) {
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-// The partial files this process created and has not yet committed or removed.
-std::vector<std::string>& unfinished() {
-  static std::vector<std::string> partials;
-  return partials;
-}
-
-void forget_unfinished(const std::string& partial) {
-  auto& list = unfinished();
-  list.erase(std::remove(list.begin(), list.end(), partial), list.end());
-}
+// The partial files this process created and has not yet committed or removed live in
+// core/signals' fixed list, which a second stop signal's handler can read too.
+void forget_unfinished(const std::string& partial) { signals::forget_partial(partial); }
 
 std::string folder_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Creates `probe` (a name the run will create anyway) and removes it: the only test that
+// sees every refusal (a read-only mount, /proc, a quota, an ACL) with the system's reason.
+void require_creatable(const std::string& path, const std::string& probe, const char* what) {
+  const std::string folder = folder_of(path);
+  struct stat info;
+  if (stat(folder.c_str(), &info) != 0)
+    throw InputError(path + ": cannot write the " + what + ": the folder '" + folder + "': " + std::strerror(errno));
+  if (!S_ISDIR(info.st_mode))
+    throw InputError(path + ": cannot write the " + what + ": '" + folder + "' is not a folder");
+  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd >= 0) {
+    ::close(fd);
+    unlink(probe.c_str());
+    return;
+  }
+  const int error = errno;
+  if (error == EEXIST && access(probe.c_str(), W_OK) == 0) return;  // an old partial file, replaced
+  throw InputError(path + ": cannot write the " + what + " in the folder '" + folder + "': " + std::strerror(error));
 }
 
 }  // namespace
@@ -65,22 +80,29 @@ void check_output_destination(MPI_Comm comm, const std::string& path, bool overw
       throw InputError(path + ": the output file already exists; choose another with --output, "
                               "or pass --overwrite (deck: output.overwrite: true) to replace it");
     }
-    const std::string folder = folder_of(path);
-    if (access(folder.c_str(), W_OK) != 0) {
-      throw InputError(path + ": cannot write the output file: the folder '" + folder +
-                       "' does not exist or is not writable");
-    }
     const std::string partial = path + ".partial";
     if (is_folder(partial))
       throw InputError(partial + ": a folder stands where the run writes its output before "
                                  "renaming it; move it away");
+    require_creatable(path, partial, "output file");
   });
 }
 
-void remove_unfinished_outputs() noexcept {
-  for (const std::string& partial : unfinished()) std::remove(partial.c_str());
-  unfinished().clear();
+void check_log_destination(MPI_Comm comm, const std::string& path) {
+  mpi::collective(comm, [&] {
+    if (mpi::rank(comm) != 0) return;
+    if (is_folder(path))
+      throw InputError(path + ": the log file's path is a folder; expected a file name (output.log)");
+    if (exists(path)) {
+      if (access(path.c_str(), W_OK) != 0)
+        throw InputError(path + ": cannot append to the log file: " + std::strerror(errno) + " (output.log)");
+      return;
+    }
+    require_creatable(path, path, "log file");
+  });
 }
+
+void remove_unfinished_outputs() noexcept { signals::remove_remembered_partials(); }
 
 OutputFile::OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mode)
     : comm_(comm), path_(std::move(path)) {
@@ -106,7 +128,7 @@ OutputFile::OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mod
 #endif
     file_ = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
     if (file_ < 0) throw RunError(partial + ": cannot create the output file");
-    unfinished().push_back(partial);
+    signals::remember_partial(partial);
   });
 }
 

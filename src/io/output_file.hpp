@@ -29,7 +29,13 @@ hid_t h5_type();
 // not ending in '/'), not a folder, not an existing file unless `overwrite`, in a folder
 // that exists and can be written, with PATH.partial free to use. Collective: rank 0
 // looks, and every rank throws the same CollectiveError (exit 2) when it finds a fault.
+// The folder's faults name the system's reason ("Permission denied"); the place is tried
+// by creating PATH.partial and removing it at once.
 void check_output_destination(MPI_Comm comm, const std::string& path, bool overwrite);
+
+// The same for the log file, which a run appends to: not a folder, and writable where it
+// exists, else creatable. Collective like check_output_destination.
+void check_log_destination(MPI_Comm comm, const std::string& path);
 
 // Removes the partial files of the outputs this process still has unfinished. For the
 // last moment before MPI_Abort, when no destructor will run.

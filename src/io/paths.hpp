@@ -17,4 +17,7 @@ inline std::string default_checkpoint_path(const std::string& output_path) {
   return beside(output_path, ".checkpoint.h5");
 }
 
+// Where a run's log goes unless the deck names one: "run.h5" -> "run.log".
+inline std::string log_path_for(const std::string& output_path) { return beside(output_path, ".log"); }
+
 }  // namespace trident::io

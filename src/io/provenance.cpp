@@ -1,5 +1,8 @@
 #include "io/provenance.hpp"
 
+#include <sys/time.h>
+
+#include <cstdio>
 #include <ctime>
 
 #include "core/comm.hpp"
@@ -8,21 +11,26 @@
 namespace trident::io {
 
 std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
+  timeval now{};
+  gettimeofday(&now, nullptr);
   std::tm utc{};
-  gmtime_r(&now, &utc);
+  gmtime_r(&now.tv_sec, &utc);
   char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  char out[40];
+  std::snprintf(out, sizeof out, "%s.%03dZ", text, static_cast<int>(now.tv_usec / 1000));
+  return out;
 }
 
 void write_provenance(OutputFile& file, const std::string& deck_file, const std::string& deck_text,
-                      const DeviceBinding& binding, const std::string& start_time) {
+                      const std::string& resolved_deck, const DeviceBinding& binding,
+                      const std::string& start_time) {
   const MPI_Comm comm = file.comm();
   std::string devices;
   for (const auto& line : mpi::gather_strings(comm, binding.describe())) devices += line + "\n";
   file.attribute("/", "deck", deck_text);
   file.attribute("/", "deck_file", deck_file);
+  file.attribute("/", "resolved_deck", resolved_deck);
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.attribute("/", "mpi_ranks", static_cast<std::int64_t>(mpi::size(comm)));
   file.attribute("/", "kokkos_version", BuildInfo::kokkos_version());

@@ -9,11 +9,14 @@
 
 namespace trident::io {
 
-std::string utc_now();  // ISO 8601, seconds, "Z"
+std::string utc_now();  // ISO 8601 to the millisecond, "Z"
 
-// Root attributes written at the start of a run. Collective (gathers device names).
+// Root attributes written at the start of a run: the deck as written and as resolved (every
+// key with the value it ran with, deck/reader.hpp), versions, ranks, devices. Collective
+// (gathers device names).
 void write_provenance(OutputFile& file, const std::string& deck_file, const std::string& deck_text,
-                      const DeviceBinding& binding, const std::string& start_time);
+                      const std::string& resolved_deck, const DeviceBinding& binding,
+                      const std::string& start_time);
 
 // End time, the run's status ("completed" or why it stopped) and /timings (one attribute
 // per phase: the slowest rank's seconds). Collective.

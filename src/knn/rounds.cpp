@@ -20,10 +20,12 @@ namespace trident::knn {
 
 namespace {
 
-constexpr std::int64_t kHostProbe = 65536;          // rows of the first round on host back ends
+constexpr std::int64_t kHostProbe = 65536;          // most rows of the first round on host back ends
+constexpr double kHostProbePairs = 67108864.0;      // 2^26 pairs: well under a second on one CPU core
+constexpr std::int64_t kHostProbeLeast = 256;       // fewest rows of the first round on host back ends
 constexpr std::int64_t kDeviceProbe = 4096;         // rows of the first round on device back ends
 constexpr double kDeviceRoundPairs = 68719476736.0;  // 2^36: pairs of the round after it, to k = 64
-constexpr double kRoundSeconds = 2.0;        // target length of later rounds: how long a stop may wait
+constexpr double kRoundSeconds = 1.0;        // target length of later rounds: how long a stop may wait
 constexpr double kReorderShare = 0.01;       // share of a round searched again past which the rest is reordered
 // A search through the spatial index costs about as much a row as the brute force over
 // 2^15 references (its leaves and cells a row do not grow with the references): its rounds
@@ -76,9 +78,14 @@ std::int64_t round_references(std::int64_t references, const SearchOptions& opti
 // A probe of 4096 rows on a GPU is enough to see a share of 1 % searched again (two cities
 // interleaved: about half), and costs less than 65536; fewer rows searched before the
 // order by place also leave fewer to search again (docs/history/knn.md).
-std::int64_t probe_round_size(std::int64_t batch_size, bool on_device) {
+// On host back ends the probe is sized by its pairs, so that a stop signal or the first
+// progress line waits no longer than about a second whatever the references' count (65536
+// rows over 20000 references took 12 s on one core).
+std::int64_t probe_round_size(std::int64_t batch_size, bool on_device, std::int64_t references) {
   if (batch_size > 0) return batch_size;
-  return on_device ? kDeviceProbe : kHostProbe;
+  if (on_device) return kDeviceProbe;
+  const double rows = kHostProbePairs / static_cast<double>(std::max<std::int64_t>(references, 1));
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(rows), kHostProbeLeast, kHostProbe);
 }
 
 // On a GPU a round costs a few milliseconds whatever its size: the search's set-up (its
@@ -98,7 +105,7 @@ std::int64_t device_round_size(std::int64_t rows_left, std::int64_t references, 
 std::int64_t largest_round(std::int64_t rows, std::int64_t references, const SearchOptions& options) {
   if (!kOnDevice) return 0;
   if (options.batch_size > 0) return std::min(rows, options.batch_size);
-  const std::int64_t probe = probe_round_size(0, true);
+  const std::int64_t probe = probe_round_size(0, true, references);
   return rows <= probe ? rows : device_round_size(rows - probe, round_references(references, options), options.k);
 }
 
@@ -120,7 +127,8 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
       if (!rows.done[static_cast<std::size_t>(i)]) todo.push_back(i);
   }
   const std::int64_t unit = options.batch_size > 0 ? options.batch_size : 1;
-  std::int64_t round = probe_round_size(options.batch_size, kOnDevice);
+  std::int64_t round = probe_round_size(options.batch_size, kOnDevice,
+                                       round_references(static_cast<std::int64_t>(references.size()), options));
   bool probed = false;
   // rows left over by a restart on another rank layout, or ordered by place, need not be
   // contiguous: they are staged here, in the order of `todo`

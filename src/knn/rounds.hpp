@@ -20,12 +20,13 @@ namespace trident::knn {
 // then sized without a measured rate, and knn.method: auto weighs the device's rates.
 constexpr bool kOnDevice = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
 
-// Round sizes. The first round is a probe: `batch_size` rows when that is set, else 65536
-// on host back ends (whose rate then sizes the next round) and 4096 on device back ends
-// (`on_device`). If it searched more than 1 % of its rows again, the rows left go in
+// Round sizes. The first round is a probe: `batch_size` rows when that is set, else on host
+// back ends 2^26 pairs' worth of rows over `references` (the references a round is sized
+// for: at most 2^15 through the index), between 256 and 65536 rows (its rate then sizes the
+// next rounds, about a second each), and 4096 on device back ends (`on_device`). If it searched more than 1 % of its rows again, the rows left go in
 // the order of their places. On device back ends the round after the probe is
 // device_round_size's (when `batch_size` is not set), which needs no measured rate.
-std::int64_t probe_round_size(std::int64_t batch_size, bool on_device);
+std::int64_t probe_round_size(std::int64_t batch_size, bool on_device, std::int64_t references);
 
 // Of `rows_left` rows searched over `references` with k neighbours: up to 2^36 pairs, fewer
 // past k = 64 (2^36 * 64 / k), at least 65536 rows; every row left when they are at most
@@ -39,7 +40,7 @@ std::int64_t largest_round(std::int64_t rows, std::int64_t references, const Sea
 
 // Searches the rows of `rows` that are not done (observations[i] is row i's unit vector),
 // marking each finished row done. The rounds are sized as above; later rounds grow to about
-// two seconds each, in whole batches. After every round all ranks take part in one
+// one second each, in whole batches. After every round all ranks take part in one
 // MPI_Allreduce that agrees on a pending stop signal and on whether any rank has rows left,
 // so every rank makes the same number of rounds. Returns the stop signal the ranks agreed
 // on, or 0 once every rank's rows are done (a signal that arrives during the last round is

@@ -233,6 +233,7 @@ class KnnStudy : public PreparedStudy {
       // progress over every rank's rows: one sum over ranks a round (rounds last seconds)
       const double done = mpi::sum_over_ranks(
           context_.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
+      r.rows_done_before = static_cast<std::int64_t>(done);
       Progress progress(context_.comm, "knn: search,", static_cast<std::int64_t>(done), r.n_observations,
                         context_.progress_seconds, "row");
       const auto after_round = [&](std::int64_t rows) {
@@ -302,7 +303,12 @@ namespace {
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
                   OutputRows& rows, const std::vector<std::uint8_t>& done) {
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
-  const double pairs = static_cast<double>(r.n_observations) * static_cast<double>(r.n_references);
+  // the pairs this run searched: a stopped run's rows done, less those a restart began with
+  // (collective on every rank: a rank without rows has an empty `done` even when stopped)
+  const bool stopped = mpi::max_over_ranks(comm, done.empty() ? 0.0 : 1.0) > 0;
+  const double done_here = static_cast<double>(std::count(done.begin(), done.end(), 1));
+  const double rows_done = stopped ? mpi::sum_over_ranks(comm, done_here) : static_cast<double>(r.n_observations);
+  const double pairs = (rows_done - static_cast<double>(r.rows_done_before)) * static_cast<double>(r.n_references);
   const double widened = mpi::sum_over_ranks(comm, static_cast<double>(r.stats.widened));
   const double build = mpi::max_over_ranks(comm, r.index_build_seconds);
   const double leaves_a_row =

@@ -22,6 +22,7 @@ struct ChunkResult {
   SearchProfile stats;
   std::string method = "brute";  // the search knn.method took: brute or index
   double index_build_seconds = 0.0;  // this rank's build of the index (part of stats.search_seconds)
+  std::int64_t rows_done_before = 0;  // every rank's rows done before this run's search (a restart)
 };
 
 // The point sets as read and checked: every reference, and this rank's observations.

@@ -37,12 +37,42 @@ DECK
 usage_error "unknown option '--ouput' for 'run'; did you mean '--output'?; see 'trident --help'" run ../decks/knn.yaml --ouput x.h5
 usage_error "unknown option '--rank' for 'validate'; did you mean '--ranks'?; see 'trident --help'" validate ../decks/knn.yaml --rank 4
 usage_error "unknown option '--verbse' for 'validate'; did you mean '--verbose'?; see 'trident --help'" validate ../decks/knn.yaml --verbse
-usage_error "unknown option '--ranks' for 'run'; see 'trident --help'" run ../decks/knn.yaml --ranks 4
+usage_error "option '--ranks' is validate's; 'run' takes its ranks from the launcher: mpirun -n N trident run DECK (srun -n N on SLURM); see 'trident --help'" run ../decks/knn.yaml --ranks 4
 usage_error "unknown option '--output' for 'info'; see 'trident --help'" info --output x.h5
 usage_error "unknown command 'vaildate' (expected run, validate or info); did you mean 'validate'?; see 'trident --help'" vaildate ../decks/knn.yaml
 usage_error "option --ranks needs a whole number of ranks, at least 1, got '0'; see 'trident --help'" validate ../decks/knn.yaml --ranks 0
 usage_error "option --ranks needs a whole number of ranks, at least 1, got 'two'; see 'trident --help'" validate ../decks/knn.yaml --ranks two
 usage_error "options --quiet and --verbose exclude each other; give one; see 'trident --help'" run ../decks/knn.yaml --quiet --verbose
+usage_error "unknown option '--versoin' (expected a command: run, validate or info; or --help, --version); did you mean '--version'?; see 'trident --help'" --versoin
+usage_error "option --overwrite takes no value, got '--overwrite=yes'; see 'trident --help'" run ../decks/knn.yaml --overwrite=yes
+usage_error "option --output needs a value, got an empty string; see 'trident --help'" run ../decks/knn.yaml --output=
+usage_error "unknown option '-x' for 'run'; see 'trident --help'" run ../decks/knn.yaml -x
+usage_error "option --ranks needs a whole number of ranks, at least 1, got '0'; see 'trident --help'" validate ../decks/knn.yaml -n 0
+usage_error "option --ranks needs a whole number of ranks, at least 1, got '0'; see 'trident --help'" validate ../decks/knn.yaml --ranks=0
+# a choice value gets a "did you mean" too; a rank layout's error names its deck line
+cat > ../decks/typo.yaml <<'DECK'
+diffusion: {nx: 16, ny: 12, steps: 2, start: {kind: gausian}}
+DECK
+usage_error "../decks/typo.yaml:1:53: diffusion.start.kind: expected one of jagged, gaussian or file, got 'gausian'; did you mean 'gaussian'?" validate ../decks/typo.yaml
+cat > ../decks/layout.yaml <<'DECK'
+diffusion:
+  nx: 16
+  ny: 12
+  steps: 2
+  ranks: [2, 2]
+DECK
+usage_error "../decks/layout.yaml:5:10: diffusion.ranks: 2 x 2 blocks need 4 ranks, but the job has 1" validate ../decks/layout.yaml
+# the output's place: the system's reason, before any work
+usage_error "/nonexistent/dir/x.h5: cannot write the output file: the folder '/nonexistent/dir': No such file or directory" run ../decks/knn.yaml -q --output /nonexistent/dir/x.h5
+if [ "$(id -u)" != 0 ]; then  # root writes through permissions
+  mkdir locked && chmod a-w locked
+  usage_error "locked/x.h5: cannot write the output file in the folder 'locked': Permission denied" run ../decks/knn.yaml -q -o locked/x.h5
+  rmdir locked
+fi
+out=$("$trident" run ../decks/knn.yaml -q --output /proc/x.h5 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -qE "^trident: error: /proc/x.h5: cannot write the output file in the folder '/proc': [A-Z]" <<<"$out" \
+  && ok || { bad "/proc/x.h5: exit $rc"; echo "$out"; }
+rm -f ../decks/typo.yaml ../decks/layout.yaml
 [ -z "$(ls -A)" ] && ok || bad "a refused command left files: $(ls -A)"
 
 help=$("$trident" --help)
@@ -72,6 +102,35 @@ grep -q "search parts\|knn\.search" default.log && { bad "tuning diagnostics wit
 "$trident" run ../decks/knn.yaml --overwrite --verbose >verbose.log 2>&1 && ok || { bad "--verbose run failed"; cat verbose.log; }
 grep -q '^trident: knn: rank 0 search parts: ' verbose.log && grep -qx '    knn\.search  .*' verbose.log && ok \
   || { bad "--verbose: no search parts or no full phase names"; cat verbose.log; }
+
+# short options and --opt=value; -V
+[ "$("$trident" -V)" = "$("$trident" --version)" ] && "$trident" -V | grep -q '^trident ' && ok || bad "-V is not --version"
+out=$("$trident" run ../decks/knn.yaml -q -o short.h5 2>&1) && [ "$out" = "trident: wrote short.h5" ] && ok || { bad "-q -o"; echo "$out"; }
+out=$("$trident" run ../decks/knn.yaml --quiet --output=equals.h5 2>&1) && [ "$out" = "trident: wrote equals.h5" ] && ok || { bad "--output=FILE"; echo "$out"; }
+"$trident" run ../decks/knn.yaml -v -o verbose2.h5 2>&1 | grep -q '^trident: knn: rank 0 search parts: ' && ok || bad "-v is not --verbose"
+
+# the log file beside the output: the console with UTC times, the resolved deck with its
+# defaults marked, the rank line and the timer table; appended to, never replaced
+log=knn.log
+[ -f $log ] && ok || bad "no log file $log beside knn.h5"
+stamp='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z '
+grep -Eq "${stamp}trident: running \.\./decks/knn\.yaml on 1 rank" $log && ok || { bad "log: no stamped first line"; cat $log; }
+grep -Eq "${stamp}  knn\.k: 4$" $log && grep -Eq "${stamp}  knn\.precision: float32  # default$" $log \
+  && grep -Eq "${stamp}  output\.progress_seconds: 1e-06$" $log && ok || { bad "log: resolved deck"; cat $log; }
+grep -Eq "${stamp}trident: rank 0 " $log && grep -Eq "${stamp}  knn  " $log && grep -Eq "${stamp}trident: wrote knn\.h5$" $log \
+  && ok || { bad "log: rank line, timer table or final line missing"; cat $log; }
+[ "$(grep -c 'log of a run started' $log)" -ge 2 ] && ok || bad "log: a second run did not append"
+grep -Eq "${stamp}trident: knn: search [0-9.]+ s \(slowest rank\)" short.log && grep -Eq "${stamp}  knn  " short.log \
+  && ok || bad "log: -q shortened the file too"
+if [ -n "$python" ]; then
+  "$python" -c "import h5py,sys; r=h5py.File(sys.argv[1],'r').attrs['resolved_deck']; r=r.decode() if isinstance(r,bytes) else r; assert 'knn.k: 4\n' in r and 'knn.precision: float32  # default' in r and 'output.file: short.h5  # --output' in r, r" short.h5 \
+    && ok || bad "the output's provenance has no resolved deck"
+fi
+printf 'output: {log: false}\nknn: {k: 2, observations: {generate: {count: 64}}, references: {generate: {count: 32}}}\n' > ../decks/nolog.yaml
+printf 'output: {log: named.txt}\nknn: {k: 2, observations: {generate: {count: 64}}, references: {generate: {count: 32}}}\n' > ../decks/named.yaml
+"$trident" run ../decks/nolog.yaml -q >/dev/null 2>&1 && [ -f nolog.h5 ] && [ ! -e nolog.log ] && ok || bad "output.log: false wrote a log"
+"$trident" run ../decks/named.yaml -q >/dev/null 2>&1 && [ -f ../decks/named.txt ] && [ ! -e named.log ] && ok || bad "output.log: FILE (beside the deck) not used"
+rm -f short.* equals.* verbose2.* nolog.h5 named.h5 ../decks/named.txt
 
 # checkpoints: the requeue of jobs/long-run.sbatch, by hand
 rm -f knn.h5

@@ -43,7 +43,7 @@ expect_bad() {
   rm -f "$name.log"
 }
 run=("${launcher[@]}" "$trident" run)
-expect_bad layout "diffusion.ranks: 3 x 5 blocks need 15 ranks, but the job has $ranks" \
+expect_bad layout "layout.yaml:1:46: diffusion.ranks: 3 x 5 blocks need 15 ranks, but the job has $ranks" \
   "${run[@]}" layout.yaml --output rm.h5
 expect_bad folder_output "a_folder.h5: the output path is a folder; expected a file name (choose another with --output)" \
   "${run[@]}" small.yaml --output a_folder.h5 --overwrite
@@ -53,7 +53,7 @@ expect_bad slash_output "sub/: the output file name ends in '/', which names a f
   "${run[@]}" small.yaml --output sub/
 expect_bad partial_is_folder "p.h5.partial: a folder stands where the run writes its output before renaming it; move it away" \
   "${run[@]}" small.yaml --output p.h5
-expect_bad no_folder "missing/x.h5: cannot write the output file: the folder 'missing' does not exist or is not writable" \
+expect_bad no_folder "missing/x.h5: cannot write the output file: the folder 'missing': No such file or directory" \
   "${run[@]}" small.yaml --output missing/x.h5
 # the memory check: the free amount varies, so the message is matched up to it
 block_y=$((10000000 / ranks))

@@ -70,13 +70,13 @@ same_refusal() {
 
 same_refusal missing_csv "stations.csv: cannot open the CSV file of knn.references"
 same_refusal missing_mtx "matrices/a.mtx: cannot open the Matrix Market file (does it exist and is it readable?)"
-same_refusal missing_folder "results/run.h5: cannot write the output file: the folder 'results' does not exist or is not writable"
-same_refusal missing_csv "elsewhere/out.h5: cannot write the output file: the folder 'elsewhere' does not exist or is not writable" \
+same_refusal missing_folder "results/run.h5: cannot write the output file: the folder 'results': No such file or directory"
+same_refusal missing_csv "elsewhere/out.h5: cannot write the output file: the folder 'elsewhere': No such file or directory" \
   --output elsewhere/out.h5
-same_refusal layout "diffusion.ranks: $((ranks + 1)) x 1 blocks need $((ranks + 1)) ranks, but the job has $ranks"
+same_refusal layout "layout.yaml:1:46: diffusion.ranks: $((ranks + 1)) x 1 blocks need $((ranks + 1)) ranks, but the job has $ranks"
 [ "$ranks" -gt 1 ] && same_refusal halo "diffusion.halo_width: expected at most 4, the smallest block's side ($ranks x 1 blocks of the $((4 * ranks)) x 20 grid), got 5; a halo comes from the adjacent block alone"
 same_refusal groups "groups.yaml:4:18: ridge.lambda_groups: $((ranks + 1)) groups do not divide the $ranks ranks; give a divisor of $ranks, or 0 to let the run choose"
-same_refusal checkpoint_folder "saved/run.checkpoint.h5: cannot write the output file: the folder 'saved' does not exist or is not writable"
+same_refusal checkpoint_folder "saved/run.checkpoint.h5: cannot write the output file: the folder 'saved': No such file or directory"
 touch layout.h5
 same_refusal missing_csv "layout.h5: the output file already exists; choose another with --output, or pass --overwrite (deck: output.overwrite: true) to replace it" \
   --output layout.h5

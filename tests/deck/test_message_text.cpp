@@ -16,7 +16,7 @@ std::string error_of(const std::string& text) {
 TEST(DeckMessageText, ControlCharactersInValuesAreEscaped) {
   // A NUL used to end the message early ("got 'float32"), a newline to split it in two.
   EXPECT_EQ(error_of("diffusion: {nx: 4, ny: 3, steps: 2, precision: \"float32\\0x\"}\n"),
-            "t.yaml:1:48: diffusion.precision: expected one of float32 or float64, got 'float32\\x00x'");
+            "t.yaml:1:48: diffusion.precision: expected one of float32 or float64, got 'float32\\x00x'; did you mean 'float32'?");
   EXPECT_EQ(error_of("diffusion: {nx: 4, ny: 3, steps: 2, precision: \"a\\nb\\tc\"}\n"),
             "t.yaml:1:48: diffusion.precision: expected one of float32 or float64, got 'a\\nb\\tc'");
 }

@@ -157,7 +157,7 @@ TEST(KnnClustered, RoundsWithoutABatchSizeProbeFirstAndOrderTheRestByPlace) {
   // the deck sets no batch size (on GPUs the rest then goes in one round, which must still
   // come in the order of their places)
   constexpr bool on_device = !std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>::value;
-  const std::int64_t probe = probe_round_size(0, on_device);
+  const std::int64_t probe = probe_round_size(0, on_device, 2048);
   const std::size_t pairs = static_cast<std::size_t>(probe) + 500;
   const auto paris = test::cluster(pairs, 48.85, 2.35, 1000.0, 65), sydney = test::cluster(pairs, -33.87, 151.21, 1000.0, 66);
   std::vector<Point> obs;

@@ -14,13 +14,18 @@ namespace {
 constexpr std::int64_t kRefs = 16384;
 
 TEST(KnnRounds, BatchSizeSetsTheProbe) {
-  EXPECT_EQ(probe_round_size(1000, true), 1000);
-  EXPECT_EQ(probe_round_size(1000, false), 1000);
+  EXPECT_EQ(probe_round_size(1000, true, kRefs), 1000);
+  EXPECT_EQ(probe_round_size(1000, false, kRefs), 1000);
 }
 
-TEST(KnnRounds, HostBackEndsProbeWithMoreRowsThanDevices) {
-  EXPECT_EQ(probe_round_size(0, false), 65536);
-  EXPECT_EQ(probe_round_size(0, true), 4096);
+TEST(KnnRounds, HostBackEndsProbeWithAboutAFixedNumberOfPairs) {
+  // 2^26 pairs: 4096 rows over 2^14 references, 65536 at most, 256 at least
+  EXPECT_EQ(probe_round_size(0, false, kRefs), 4096);
+  EXPECT_EQ(probe_round_size(0, false, 20000), 3355);
+  EXPECT_EQ(probe_round_size(0, false, 100), 65536);
+  EXPECT_EQ(probe_round_size(0, false, std::int64_t(1) << 24), 256);
+  EXPECT_EQ(probe_round_size(0, true, kRefs), 4096);
+  EXPECT_EQ(probe_round_size(0, true, 100), 4096);
 }
 
 TEST(KnnRounds, OnDevicesARankOfUpToFourBudgetsIsOneRound) {
