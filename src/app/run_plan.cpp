@@ -48,7 +48,11 @@ void check_diffusion(const RunPlan& plan, int ranks) {
   } catch (const InputError& e) {  // located at the key that chose the layout
     throw InputError(plan.deck.source.at(s.ranks[0] > 0 ? "diffusion.ranks" : "diffusion.nx") + e.what());
   }
-  diffusion::halo_width_for({dims[1], dims[0]}, s.nx, s.ny, s.halo_width);
+  try {
+    diffusion::halo_width_for({dims[1], dims[0]}, s.nx, s.ny, s.halo_width);
+  } catch (const InputError& e) {
+    throw InputError(plan.deck.source.at("diffusion.halo_width") + e.what());
+  }
   check_checkpoint_place(plan, "diffusion");
   if (s.start.kind == "file" && plan.restart_study != "diffusion") diffusion::check_start_file(s.start, s.nx, s.ny);
 }

@@ -74,7 +74,8 @@ same_refusal missing_folder "results/run.h5: cannot write the output file: the f
 same_refusal missing_csv "elsewhere/out.h5: cannot write the output file: the folder 'elsewhere': No such file or directory" \
   --output elsewhere/out.h5
 same_refusal layout "layout.yaml:1:46: diffusion.ranks: $((ranks + 1)) x 1 blocks need $((ranks + 1)) ranks, but the job has $ranks"
-[ "$ranks" -gt 1 ] && same_refusal halo "diffusion.halo_width: expected at most 4, the smallest block's side ($ranks x 1 blocks of the $((4 * ranks)) x 20 grid), got 5; a halo comes from the adjacent block alone"
+halo_at=halo.yaml:1:$(awk '{print index($0, "halo_width: ") + 12}' halo.yaml)  # the value's column
+[ "$ranks" -gt 1 ] && same_refusal halo "$halo_at: diffusion.halo_width: expected at most 4, the smallest block's side ($ranks x 1 blocks of the $((4 * ranks)) x 20 grid), got 5; a halo comes from the adjacent block alone"
 same_refusal groups "groups.yaml:4:18: ridge.lambda_groups: $((ranks + 1)) groups do not divide the $ranks ranks; give a divisor of $ranks, or 0 to let the run choose"
 same_refusal checkpoint_folder "saved/run.checkpoint.h5: cannot write the output file: the folder 'saved': No such file or directory"
 touch layout.h5
