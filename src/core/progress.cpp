@@ -19,12 +19,15 @@ Progress::Progress(MPI_Comm comm, std::string label, std::int64_t first, std::in
       interval_(interval_seconds),
       start_(wall_seconds()),
       last_report_(start_),
+      last_call_(start_),
       speaker_(mpi::rank(comm) == 0 && !log::quiet()) {}
 
 bool Progress::update(std::int64_t step) {
   if (!speaker_ || interval_ <= 0.0) return false;
   const double now = wall_seconds();
-  if (now - last_report_ < interval_) return false;
+  const double gap = now - last_call_;  // the time between calls, for the next one too
+  last_call_ = now;
+  if (now + gap - last_report_ < interval_) return false;
   last_report_ = now;
   log::progress_line(line(step));
   return true;

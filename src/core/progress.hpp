@@ -16,6 +16,9 @@ class Progress {
            double interval_seconds, std::string unit = "step");
 
   // Cheap when no report is due: one clock read on rank 0. Returns true when it printed.
+  // A line is due once `interval_seconds` have passed since the last, or when the next
+  // call, as far as the time between the last two calls tells, would come after that: a
+  // loop whose calls are a second apart (knn's rounds) still reports within the interval.
   bool update(std::int64_t step);
   // A line naming the figures at `step` (also used for the final line).
   std::string line(std::int64_t step) const;
@@ -24,7 +27,7 @@ class Progress {
   MPI_Comm comm_;
   std::string label_, unit_;
   std::int64_t first_, last_;
-  double interval_, start_, last_report_;
+  double interval_, start_, last_report_, last_call_;
   bool speaker_;
 };
 
