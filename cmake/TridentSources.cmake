@@ -139,6 +139,7 @@ set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_diffusion_runs.cpp
   diffusion/test_frames.cpp
   diffusion/test_halos.cpp
+  diffusion/test_serial_reference.cpp
   diffusion/test_splitmix64.cpp
   diffusion/test_start_field.cpp
   diffusion/test_start_file.cpp
