@@ -13,6 +13,24 @@ namespace trident::diffusion {
 std::string xdmf_path(const std::string& output_path) { return io::beside(output_path, ".xdmf"); }
 
 namespace {
+// Text and attribute values of XML: a file name may hold any of & < > " ' (an output named
+// "a&b.h5" made an XDMF no XML parser reads). Names without them are written unchanged.
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
 void attribute(std::ostringstream& x, const std::string& name, const std::string& h5_name,
                const std::string& dataset, long long frame, long long frames, long long nx,
                long long ny, const std::string& number_type, int precision) {
@@ -21,7 +39,7 @@ void attribute(std::ostringstream& x, const std::string& name, const std::string
     << "            <DataItem Dimensions=\"3 3\" Format=\"XML\">" << frame << " 0 0 1 1 1 1 " << ny << " "
     << nx << "</DataItem>\n"
     << "            <DataItem Dimensions=\"" << frames << " " << ny << " " << nx << "\" NumberType=\""
-    << number_type << "\" Precision=\"" << precision << "\" Format=\"HDF\">" << h5_name << ":" << dataset
+    << number_type << "\" Precision=\"" << precision << "\" Format=\"HDF\">" << xml_escaped(h5_name) << ":" << dataset
     << "</DataItem>\n"
     << "          </DataItem>\n"
     << "        </Attribute>\n";
