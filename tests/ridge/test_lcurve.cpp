@@ -90,9 +90,53 @@ TEST(RidgeCorner, MirroredShapeOfAWellPosedProblemFindsItsElbow) {
   for (double v : k) EXPECT_GE(v, 0);
 }
 
+// Two right-angle bends with unit legs, one turning each way, and straight runs elsewhere:
+// points (log10 residual, log10 norm) = (0,3) (0,2) (1,2) (2,2) (2,1) (2,0). At (0,2) and at
+// (2,2) the triangle with the two neighbours has legs 1 and 1 and hypotenuse sqrt(2):
+// curvature 4 * (1/2) / (1 * 1 * sqrt(2)) = sqrt(2), the same operations on the same numbers
+// in both, so exactly equal; the other interior points are collinear with their neighbours
+// (0). The residuals and norms are powers of ten, whose log10 is exact.
+TEST(RidgeCorner, TiesGoToTheSmallerLambda) {
+  const std::vector<double> residuals = {1, 1, 10, 100, 100, 100};
+  const std::vector<double> norms = {1000, 100, 100, 100, 10, 1};
+  const std::vector<double> k = menger_curvatures(residuals, norms);
+  ASSERT_EQ(k.size(), 6u);
+  EXPECT_EQ(k[0], 0);
+  EXPECT_DOUBLE_EQ(k[1], 1.4142135623730951);
+  EXPECT_EQ(k[2], 0);
+  EXPECT_EQ(k[3], k[1]);  // the tie, bit for bit
+  EXPECT_EQ(k[4], 0);
+  EXPECT_EQ(k[5], 0);
+  const Corner ascending = find_corner({0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, residuals, norms);
+  EXPECT_EQ(ascending.index, 1);  // not 3: the first of the equal bends, the smaller λ
+  EXPECT_EQ(ascending.lambda, 0.2);
+  EXPECT_DOUBLE_EQ(ascending.curvature, 1.4142135623730951);
+  // A third equal bend after them, (2,1) (2,0) (3,1): legs 1 and sqrt(2), the far side 1,
+  // twice the area 1: 2 / (1 * sqrt(2) * 1), the same product as before: a three-way tie.
+  std::vector<double> r7 = residuals, n7 = norms;
+  r7.push_back(1000);
+  n7.push_back(10);
+  const std::vector<double> k7 = menger_curvatures(r7, n7);
+  EXPECT_EQ(k7[5], k7[1]);
+  EXPECT_EQ(find_corner({1, 2, 3, 4, 5, 6, 7}, r7, n7).index, 1);
+  // The two bends one place later (a straight start (0,4) first): the first of them again.
+  std::vector<double> r_late = residuals, n_late = norms;
+  r_late.insert(r_late.begin(), 1);
+  n_late.insert(n_late.begin(), 10000);
+  EXPECT_EQ(find_corner({1, 2, 3, 4, 5, 6, 7}, r_late, n_late).index, 2);
+}
+
 TEST(RidgeCorner, FewerThanThreePointsHaveNoCorner) {
   EXPECT_EQ(find_corner({1, 2}, {1, 2}, {2, 1}).index, -1);
   EXPECT_TRUE(refinement_lambdas({1, 2}, Corner{}, 4).empty());
+}
+
+// Where the extra λ go, by hand: k of n values between a and b are a (b/a)^(k/(n+1)), here
+// between powers of ten, so 10^(e + k/(n+1)) (decimal values from the exponents, not from
+// refinement_lambdas); half of them (the odd one) left of the corner, in ascending order.
+void expect_values(const std::vector<double>& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-14 * want[k]) << "value " << k;
 }
 
 TEST(RidgeCorner, RefinementFillsBothSidesOfTheCorner) {
@@ -100,18 +144,21 @@ TEST(RidgeCorner, RefinementFillsBothSidesOfTheCorner) {
   Corner corner;
   corner.index = 2;
   corner.lambda = 10;
-  const std::vector<double> three = refinement_lambdas(lambdas, corner, 3);
-  ASSERT_EQ(three.size(), 3u);  // two in (1, 10), one in (10, 100), none equal to 10
-  EXPECT_NEAR(three[0], std::pow(10.0, 1.0 / 3), 1e-12);
-  EXPECT_NEAR(three[1], std::pow(10.0, 2.0 / 3), 1e-12);
-  EXPECT_NEAR(three[2], std::pow(10.0, 1.5), 1e-12);
-  const std::vector<double> four = refinement_lambdas(lambdas, corner, 4);
-  ASSERT_EQ(four.size(), 4u);
-  for (double l : four) {
-    EXPECT_GT(l, 1);
-    EXPECT_LT(l, 100);
-    EXPECT_GT(std::abs(l - 10), 1);
-  }
+  // one: left of the corner, the geometric middle of (1, 10): 10^(1/2)
+  expect_values(refinement_lambdas(lambdas, corner, 1), {3.1622776601683795});
+  // two: one each side, 10^(1/2) and 10^(3/2)
+  expect_values(refinement_lambdas(lambdas, corner, 2), {3.1622776601683795, 31.622776601683793});
+  // three: two in (1, 10) at 10^(1/3), 10^(2/3), one in (10, 100) at 10^(3/2)
+  expect_values(refinement_lambdas(lambdas, corner, 3), {2.154434690031884, 4.641588833612778, 31.622776601683793});
+  // four: 10^(1/3), 10^(2/3) | 10^(4/3), 10^(5/3); none equal to the corner's 10
+  expect_values(refinement_lambdas(lambdas, corner, 4),
+                {2.154434690031884, 4.641588833612778, 21.544346900318832, 46.4158883361278});
+  // a corner at either end of the interior: between its neighbours all the same
+  corner.index = 1;
+  expect_values(refinement_lambdas(lambdas, corner, 2), {0.31622776601683794, 3.1622776601683795});
+  corner.index = 3;
+  expect_values(refinement_lambdas(lambdas, corner, 2), {31.622776601683793, 316.22776601683796});
+  EXPECT_TRUE(refinement_lambdas(lambdas, corner, 0).empty());
 }
 
 }  // namespace

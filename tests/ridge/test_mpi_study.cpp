@@ -15,7 +15,6 @@
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 #include "ridge/engine_options.hpp"
-#include "ridge/lcurve.hpp"
 #include "ridge/lsmr_sweep.hpp"
 #include "ridge/matrix_market.hpp"
 #include "ridge/problem.hpp"
@@ -92,9 +91,48 @@ TEST(MpiRidgeStudy, WritesTheLCurveItsCornerAndTheSolutions) {
     EXPECT_EQ(stop[j], alone.lambdas[j].stop_reason);
     for (int i = 0; i < 20; ++i) EXPECT_DOUBLE_EQ(solutions[j * 20 + i], alone.solutions[j * 20 + i]);
   }
-  const Corner corner = find_corner(lambdas, residual, norm);
-  EXPECT_EQ(in.integer_attribute("/ridge/corner", "index"), corner.index);
-  EXPECT_DOUBLE_EQ(in.real_attribute("/ridge/corner", "lambda"), corner.lambda);
+  // Where refine_corner put its two λ: the deck's seven are 10^(-2 + 2k/3), k = 0..6, so
+  // 3 log10(λ) + 6 is 0, 2, ..., 12 for them; one extra λ goes to the geometric middle on each
+  // side of the first sweep's corner k (2k - 1 and 2k + 1), an interior point.
+  std::vector<long> thirds;
+  for (double l : lambdas) {
+    const double t = 3 * std::log10(l) + 6;
+    thirds.push_back(std::lround(t));
+    EXPECT_NEAR(t, double(thirds.back()), 1e-9) << "λ " << l;
+  }
+  std::vector<long> extra;
+  for (long t : thirds)
+    if (t % 2 != 0) extra.push_back(t);
+  ASSERT_EQ(extra.size(), 2u);
+  EXPECT_EQ(extra[1], extra[0] + 2);  // either side of one of the seven
+  const long first_corner = (extra[0] + 1) / 2;
+  EXPECT_GE(first_corner, 1);
+  EXPECT_LE(first_corner, 5);
+  std::vector<long> expected_thirds = {0, 2, 4, 6, 8, 10, 12, 2 * first_corner - 1, 2 * first_corner + 1};
+  std::sort(expected_thirds.begin(), expected_thirds.end());
+  EXPECT_EQ(thirds, expected_thirds);
+  // The corner written for the refined curve: its curvature computed here another way, from
+  // the angle at each point by the law of cosines: kappa = 2 sin(angle) / (far side), the
+  // inverse radius of the circle through the point and its neighbours. The corner is the
+  // greatest, clear of the others (so no tie rule or rounding decides it).
+  std::vector<double> kappa(lambdas.size(), 0.0);
+  for (std::size_t j = 1; j + 1 < lambdas.size(); ++j) {
+    const double x[3] = {std::log10(residual[j - 1]), std::log10(residual[j]), std::log10(residual[j + 1])};
+    const double y[3] = {std::log10(norm[j - 1]), std::log10(norm[j]), std::log10(norm[j + 1])};
+    const double a2 = (x[1] - x[0]) * (x[1] - x[0]) + (y[1] - y[0]) * (y[1] - y[0]);
+    const double b2 = (x[2] - x[1]) * (x[2] - x[1]) + (y[2] - y[1]) * (y[2] - y[1]);
+    const double c2 = (x[2] - x[0]) * (x[2] - x[0]) + (y[2] - y[0]) * (y[2] - y[0]);
+    const double cosine = (a2 + b2 - c2) / (2 * std::sqrt(a2 * b2));
+    kappa[j] = 2 * std::sqrt(std::max(0.0, 1 - cosine * cosine)) / std::sqrt(c2);
+  }
+  const long written = in.integer_attribute("/ridge/corner", "index");
+  ASSERT_GE(written, 1);
+  ASSERT_LE(written, 7);
+  const std::size_t index = static_cast<std::size_t>(written);
+  for (std::size_t j = 1; j + 1 < lambdas.size(); ++j)
+    if (j != index) EXPECT_LT(kappa[j], kappa[index] * (1 - 1e-6)) << "point " << j << " of 9";
+  EXPECT_EQ(in.real_attribute("/ridge/corner", "lambda"), lambdas[index]);
+  EXPECT_NEAR(in.real_attribute("/ridge/corner", "curvature"), kappa[index], 1e-8 * kappa[index]);
   EXPECT_NE(in.string_attribute("/ridge/stop_reason", "meaning").find("7: max_iterations reached"),
             std::string::npos);
   EXPECT_EQ(in.string_attribute("/ridge", "kernels"), "fused");
@@ -220,20 +258,22 @@ TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
   // double, with a 4-byte index), the offsets of rows again for the long rows, per λ h,
   // hbar, x and a partial norm per 256 columns, no block; the finishing passes' partials (a
   // warp per 128 rows or per further segment, and a partial and a count per 64 warps) and
-  // a bit per row of A and A^T.
-  const auto finish_sums = [](long long rows, long long columns, long long nonzeros) {
-    const long long warps = std::max(rows, columns) / 128 + nonzeros / 16 + 1;
-    return warps * 8 + (warps / 64 + 1) * 12 + (rows + columns) / 8 + 8;
-  };
+  // a bit per row of A and A^T, worked out here for the two shapes:
+  //   15000 x 15000, 22.5 M nonzeros: 117 + 1406250 + 1 = 1406368 warps, 8 bytes each
+  //     (11250944); 21974 + 1 = 21975 groups of 64, 12 bytes each (263700); 30000 bits (3750
+  //     bytes); and 8: 11518402 bytes.
+  //   70000 x 15000: 546 + 1406250 + 1 = 1406797 warps (11254376); 21981 + 1 = 21982 groups
+  //     (263784); 85000 bits (10625 bytes); and 8: 11528793 bytes.
+  const long long finish_square = 11518402, finish_tall = 11528793;
   EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, Precision::float32, 10,
                                 RidgeKernels::fused),
             2 * 22500000LL * 6 + 30002LL * 4 + 15000LL * 16 + 3 * 15000LL * 4 +
-                (15000LL + 22500000LL / 16) * (8 + 8 + 3 * 8) + 30002LL * 4 + finish_sums(15000, 15000, 22500000) +
+                (15000LL + 22500000LL / 16) * (8 + 8 + 3 * 8) + 30002LL * 4 + finish_square +
                 10 * (3 * 15000LL * 4 + 59 * 8));
   EXPECT_EQ(device_bytes_needed(70000, 15000, 22500000, Precision::float64, 10,
                                 RidgeKernels::fused),
             22500000LL * (16 + 2 + 4) + 85002LL * 4 + 70000LL * 24 + 3 * 15000LL * 8 +
-                (70000LL + 22500000LL / 16) * (8 + 8 + 1 * 12) + 85002LL * 4 + finish_sums(70000, 15000, 22500000) +
+                (70000LL + 22500000LL / 16) * (8 + 8 + 1 * 12) + 85002LL * 4 + finish_tall +
                 10 * (3 * 15000LL * 8 + 59 * 8));
   // Rows over ranks add the all-reduce's buffer in double: columns + 2 numbers for Kokkos
   // Kernels; for the fused engine a head and a sum per work item of A^T.
