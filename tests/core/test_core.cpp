@@ -36,13 +36,35 @@ TEST(MpiCollective, AFailureOnOneRankIsThrownOnAll) {
   EXPECT_NO_THROW(mpi::collective(comm, [] {}));
 }
 
+// The ranks from the middle up fail (rank 0 on one rank), each with its own message and, by
+// its parity, its own exit code; the ranks below them do not fail. Every rank throws the
+// lowest failing rank's message and code: on 2 ranks rank 1's bad input, on 3 rank 1's
+// (rank 2's run failure loses), on 4 rank 2's run failure (rank 3's bad input loses).
 TEST(MpiCollective, TheLowestFailingRankSpeaks) {
   const MPI_Comm comm = MPI_COMM_WORLD;
+  const int me = mpi::rank(comm), lowest = mpi::size(comm) / 2;
   try {
-    mpi::collective(comm, [&] { throw RunError("rank " + std::to_string(mpi::rank(comm))); });
+    mpi::collective(comm, [&] {
+      if (me < lowest) return;
+      const std::string message = "rank " + std::to_string(me) + " failed";
+      if (me % 2 == 1) throw InputError(message);
+      throw RunError(message);
+    });
+    FAIL() << "no error on rank " << me;
   } catch (const CollectiveError& e) {
-    EXPECT_EQ(std::string(e.what()), "rank 0");
-    EXPECT_EQ(e.exit_code(), kExitRunFailure);
+    EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(lowest) + " failed") << "on rank " << me;
+    EXPECT_EQ(e.exit_code(), lowest % 2 == 1 ? kExitBadInput : kExitRunFailure) << "on rank " << me;
+  }
+  // A CollectiveError thrown inside (a nested collective step) keeps its own exit code.
+  try {
+    mpi::collective(comm, [&] {
+      if (me == lowest) throw CollectiveError("stopped at rank " + std::to_string(me), 75);
+      if (me > lowest) throw InputError("later rank " + std::to_string(me));
+    });
+    FAIL() << "no error on rank " << me;
+  } catch (const CollectiveError& e) {
+    EXPECT_EQ(std::string(e.what()), "stopped at rank " + std::to_string(lowest));
+    EXPECT_EQ(e.exit_code(), 75);
   }
 }
 
