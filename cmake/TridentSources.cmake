@@ -30,6 +30,7 @@ set(TRIDENT_SOURCES_io
   io/output_datasets.cpp
   io/output_file.cpp
   io/provenance.cpp
+  io/sha256.cpp
   io/text_lines.cpp
 )
 set(TRIDENT_SOURCES_deck
@@ -124,6 +125,7 @@ set(TRIDENT_TEST_SOURCES_core
 )
 set(TRIDENT_TEST_SOURCES_io
   io/test_output_file.cpp
+  io/test_sha256.cpp
   io/test_text_lines.cpp
 )
 set(TRIDENT_TEST_SOURCES_deck

@@ -11,8 +11,8 @@
 namespace trident::app {
 
 std::string version_line() {
-  return "trident " + BuildInfo::trident_version() + " (Kokkos " + BuildInfo::kokkos_version() + ", " +
-         BuildInfo::kokkos_backend() + ")";
+  return "trident " + BuildInfo::trident_version() + " (commit " + BuildInfo::commit() + "; " + BuildInfo::compiler() +
+         ", " + BuildInfo::build_type() + "; Kokkos " + BuildInfo::kokkos_version() + ", " + BuildInfo::kokkos_backend() + ")";
 }
 
 namespace {

@@ -11,9 +11,12 @@ int info_command(const Runtime& runtime) {
   const MPI_Comm comm = runtime.comm();
   const core::TransportChoice transport = core::choose_transport(comm, runtime.binding());
   if (mpi::rank(comm) == 0) {
-    std::printf("trident %s\n", BuildInfo::trident_version().c_str());
-    std::printf("  Kokkos          %s, default execution space %s\n", BuildInfo::kokkos_version().c_str(),
-                BuildInfo::kokkos_backend().c_str());
+    std::printf("trident %s (commit %s)\n", BuildInfo::trident_version().c_str(), BuildInfo::commit().c_str());
+    std::printf("  built with      %s, %s, flags '%s'\n", BuildInfo::compiler().c_str(), BuildInfo::build_type().c_str(),
+                BuildInfo::cxx_flags().c_str());
+    std::printf("  Kokkos          %s, default execution space %s (built with %s)\n",
+                BuildInfo::kokkos_version().c_str(), BuildInfo::kokkos_backend().c_str(),
+                BuildInfo::kokkos_backends().c_str());
     std::printf("  Kokkos Kernels  %s\n", BuildInfo::kokkos_kernels_version().c_str());
     std::printf("  MPI             %s, %d rank(s)\n", BuildInfo::mpi_library().c_str(), mpi::size(comm));
     std::printf("  GPU-aware MPI   %s (%s)\n", BuildInfo::mpi_gpu_aware() ? "yes" : "no",

@@ -1,6 +1,8 @@
 // The `run` command: the plan and its checks, the studies prepared, run and written, the
 // timer table.
+#include <algorithm>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -55,8 +57,8 @@ void warn_of_one_cpu(MPI_Comm comm, const DeviceBinding& binding) {
 void log_start(const Runtime& runtime, const std::string& deck_file, const std::string& output) {
   const MPI_Comm comm = runtime.comm();
   log::info(comm, "running " + deck_file + " on " + std::to_string(mpi::size(comm)) + " rank(s), output " + output +
-                      "; version " + BuildInfo::trident_version() + " (Kokkos " + BuildInfo::kokkos_version() +
-                      ", " + BuildInfo::kokkos_backend() + ")");
+                      "; version " + BuildInfo::trident_version() + " (commit " + BuildInfo::commit() + "; Kokkos " +
+                      BuildInfo::kokkos_version() + ", " + BuildInfo::kokkos_backend() + ")");
   log::info(comm, "Kokkos Kernels " + BuildInfo::kokkos_kernels_version() + ", MPI " + BuildInfo::mpi_library() +
                       ", HDF5 " + BuildInfo::hdf5_version() + (BuildInfo::hdf5_parallel() ? " (parallel)" : " (serial)") +
                       ", GPU-aware MPI: " + (BuildInfo::mpi_gpu_aware() ? "yes" : "no") + " (" +
@@ -173,6 +175,16 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   // layout ends the run at once, in validate's words
   check_before_work(plan, comm, mpi::size(comm), Reading::headers);
   open_log(plan, comm);
+  // The inputs' checksums for the provenance, taken on rank 0 beside the run (a large
+  // matrix or point file takes seconds to read again).
+  std::future<std::string> input_checksums;
+  if (mpi::rank(comm) == 0) {
+    std::vector<std::string> inputs = {deck.source.file};
+    if (!plan.restart_path.empty()) inputs.push_back(plan.restart_path);
+    for (const std::string& file : deck::input_files(deck.source))
+      if (std::find(inputs.begin(), inputs.end(), file) == inputs.end()) inputs.push_back(file);
+    input_checksums = std::async(std::launch::async, [inputs] { return io::checksums(inputs); });
+  }
   const OwnCheckpoints checkpoints(comm, plan.checkpoint_paths(), plan.restart_path);
 
   RunContext context{comm, timers, runtime.binding(), command_line.restart, deck.output.progress_seconds,
@@ -220,7 +232,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   step.emplace(timers, "release");
   studies.clear();
   step.emplace(timers, "close_output");
-  io::write_run_end(output, status, timers);
+  io::write_run_end(output, status, timers, input_checksums.valid() ? input_checksums.get() : std::string());
   output.commit();
   if (deck.diffusion) {
     mpi::collective(comm, [&] {

@@ -19,6 +19,7 @@
 
 #include "core/comm.hpp"
 #include "core/host_threads.hpp"
+#include "trident/commit.hpp"
 #include "trident/version.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -211,6 +212,34 @@ Runtime::~Runtime() {
 }
 
 std::string BuildInfo::trident_version() { return TRIDENT_VERSION; }
+std::string BuildInfo::commit() { return TRIDENT_COMMIT; }
+std::string BuildInfo::compiler() { return TRIDENT_COMPILER; }
+std::string BuildInfo::cxx_flags() { return TRIDENT_CXX_FLAGS; }
+std::string BuildInfo::build_type() { return TRIDENT_BUILD_TYPE; }
+
+std::string BuildInfo::kokkos_backends() {
+  std::string out;
+  const auto add = [&out](const char* name) { out += (out.empty() ? "" : ", ") + std::string(name); };
+#if defined(KOKKOS_ENABLE_CUDA)
+  add("Cuda");
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  add("HIP");
+#endif
+#if defined(KOKKOS_ENABLE_SYCL)
+  add("SYCL");
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  add("OpenMP");
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+  add("Threads");
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+  add("Serial");
+#endif
+  return out;
+}
 
 std::string BuildInfo::kokkos_version() {
   const int v = KOKKOS_VERSION;

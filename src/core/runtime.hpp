@@ -30,6 +30,11 @@ struct DeviceBinding {
 // What the run is executing on, for logs and HDF5 provenance.
 struct BuildInfo {
   static std::string trident_version();
+  static std::string commit();           // `git describe` at build time, "unknown" outside a checkout
+  static std::string compiler();         // e.g. "GNU 12.2.0"
+  static std::string cxx_flags();        // CMAKE_CXX_FLAGS and the build type's flags
+  static std::string build_type();       // e.g. "Release"
+  static std::string kokkos_backends();  // the execution spaces built in, e.g. "Serial" or "Cuda, Serial"
   static std::string kokkos_version();
   static std::string kokkos_kernels_version();
   static std::string kokkos_backend();  // the default execution space, e.g. "Cuda", "Serial"

@@ -40,7 +40,7 @@ Deck read(std::pair<Source, YAML::Node> loaded) {
     if (!out->has("log") || (out->node("log").IsScalar() && YAML::convert<bool>::decode(out->node("log"), on)))
       deck.output.log = out->boolean("log", true);
     else
-      deck.output.log_file = out->file("log");
+      deck.output.log_file = out->file("log", "");
   }
   if (top.has("diffusion")) deck.diffusion = parse_diffusion(top);
   if (top.has("knn")) deck.knn = parse_knn(top);

@@ -166,6 +166,16 @@ std::string yaml_scalar(const std::string& text) {
   return out + "\"";
 }
 
+std::vector<std::string> input_files(const Source& source) {
+  std::vector<std::string> files;
+  for (const ResolvedKey& r : source.resolved) {
+    if (!r.input_file) continue;
+    const YAML::Node value = YAML::Load(r.value);  // the path, unquoted
+    files.push_back(value.Scalar());
+  }
+  return files;
+}
+
 std::string resolved_text(const Source& source) {
   std::string out;
   for (const ResolvedKey& r : source.resolved)
@@ -271,9 +281,10 @@ YAML::Node Section::required(const std::string& key, const std::string& expected
 
 YAML::Node Section::node(const std::string& key) const { return required(key, "a value"); }
 
-void Section::record(const std::string& key, std::string value, bool defaulted) const {
+void Section::record(const std::string& key, std::string value, bool defaulted, bool input_file) const {
   const YAML::Node v = node_[key];
-  source_->resolve({key_path(key), std::move(value), defaulted, defaulted || !v.IsDefined() ? std::string() : where(v)});
+  source_->resolve({key_path(key), std::move(value), defaulted,
+                    defaulted || !v.IsDefined() ? std::string() : where(v), input_file});
 }
 
 namespace {
@@ -385,14 +396,14 @@ core::Precision Section::precision(const std::string& key, const std::vector<cor
 
 std::string Section::file(const std::string& key) const {
   const std::string path = resolve_path(*source_, text(key));
-  record(key, yaml_scalar(path), false);
+  record(key, yaml_scalar(path), false, /*input_file=*/true);
   return path;
 }
 
 std::string Section::file(const std::string& key, const std::string& fallback) const {
-  if (has(key)) return file(key);
-  record(key, yaml_scalar(fallback), true);
-  return fallback;
+  const std::string path = has(key) ? resolve_path(*source_, text(key)) : fallback;
+  record(key, yaml_scalar(path), !has(key));
+  return path;
 }
 
 std::vector<double> Section::reals(const std::string& key, const Bounds& bounds,

@@ -22,6 +22,7 @@ struct ResolvedKey {
   std::string value;
   bool defaulted = false;
   std::string where;
+  bool input_file = false;  // a file the run reads (its checksum goes into the provenance)
 };
 
 // The deck file as read: its name (as given), folder (for relative paths) and text. The
@@ -41,6 +42,9 @@ struct Source {
 
 // A text value as YAML reads it back: plain where that is safe, else double-quoted.
 std::string yaml_scalar(const std::string& text);
+
+// The input files the deck names (keys read with Section::file(key)), in reading order.
+std::vector<std::string> input_files(const Source& source);
 
 // The resolved deck as YAML text: one line a key, `section.key: value`, and
 // `  # default` after a value the deck did not give.
@@ -100,7 +104,8 @@ class Section {
   // A precision among `allowed` (a choice of their names, in that order in messages).
   core::Precision precision(const std::string& key, const std::vector<core::Precision>& allowed,
                             core::Precision fallback) const;
-  // A file path, resolved against the deck's folder when relative.
+  // A file path, resolved against the deck's folder when relative: file(key) a file the run
+  // reads (an input), file(key, fallback) a file it writes (output.file, a checkpoint's).
   std::string file(const std::string& key) const;
   std::string file(const std::string& key, const std::string& fallback) const;
   // A list of numbers, each within `bounds`, with a length in [min_count, max_count].
@@ -130,7 +135,7 @@ class Section {
  private:
   YAML::Node required(const std::string& key, const std::string& expected) const;
   // Notes the value the run takes for `key` in the source's resolved deck.
-  void record(const std::string& key, std::string value, bool defaulted) const;
+  void record(const std::string& key, std::string value, bool defaulted, bool input_file = false) const;
   [[noreturn]] void fail_value(const std::string& key, const std::string& expected) const;
 
   const Source* source_;

@@ -7,6 +7,7 @@
 
 #include "core/comm.hpp"
 #include "core/overrides.hpp"
+#include "io/sha256.hpp"
 
 namespace trident::io {
 
@@ -32,6 +33,11 @@ void write_provenance(OutputFile& file, const std::string& deck_file, const std:
   file.attribute("/", "deck_file", deck_file);
   file.attribute("/", "resolved_deck", resolved_deck);
   file.attribute("/", "trident_version", BuildInfo::trident_version());
+  file.attribute("/", "commit", BuildInfo::commit());
+  file.attribute("/", "compiler", BuildInfo::compiler());
+  file.attribute("/", "cxx_flags", BuildInfo::cxx_flags());
+  file.attribute("/", "build_type", BuildInfo::build_type());
+  file.attribute("/", "kokkos_backends", BuildInfo::kokkos_backends());
   file.attribute("/", "mpi_ranks", static_cast<std::int64_t>(mpi::size(comm)));
   file.attribute("/", "kokkos_version", BuildInfo::kokkos_version());
   file.attribute("/", "kokkos_backend", BuildInfo::kokkos_backend());
@@ -43,8 +49,22 @@ void write_provenance(OutputFile& file, const std::string& deck_file, const std:
   file.attribute("/", "start_time", start_time);
 }
 
-void write_run_end(OutputFile& file, const std::string& status, const Timers& timers) {
+std::string checksums(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const std::string& path : paths) {
+    try {
+      out += sha256_of_file(path) + "  " + path + "\n";
+    } catch (const std::exception& e) {
+      out += "unreadable: " + std::string(e.what()) + "\n";  // the run read it; a checksum is not worth failing for
+    }
+  }
+  return out;
+}
+
+void write_run_end(OutputFile& file, const std::string& status, const Timers& timers,
+                   const std::string& input_checksums) {
   const MPI_Comm comm = file.comm();
+  file.attribute("/", "input_sha256", mpi::broadcast(comm, input_checksums));
   file.create_group("/timings");
   file.attribute("/timings", "what", std::string("wall-clock seconds per phase, slowest rank"));
   for (const std::string& name : timers.phase_names(comm))

@@ -92,7 +92,7 @@ out=$("$trident" validate ../decks/knn.yaml --quiet 2>&1); rc=$?
 # the default: set-up, progress, the timer table with the study's parts under it, where it
 # wrote; no tuning diagnostics
 "$trident" run ../decks/knn.yaml --overwrite >default.log 2>&1 && ok || { bad "default run failed"; cat default.log; }
-head -1 default.log | grep -qE '^trident: running \.\./decks/knn\.yaml on 1 rank\(s\), output knn\.h5; version [0-9.]+ \(Kokkos ' \
+head -1 default.log | grep -qE '^trident: running \.\./decks/knn\.yaml on 1 rank\(s\), output knn\.h5; version [0-9.]+ \(commit [^;]+; Kokkos ' \
   && ok || { bad "first line"; head -1 default.log; }
 grep -qE '^trident: knn: search, row [0-9]+ of 4096 \([0-9.]+%\), [0-9.]+ rows/s, [0-9]+ s left$' default.log \
   && ok || { bad "no knn progress line"; cat default.log; }
@@ -125,6 +125,25 @@ grep -Eq "${stamp}trident: knn: search [0-9.]+ s \(slowest rank\)" short.log && 
 if [ -n "$python" ]; then
   "$python" -c "import h5py,sys; r=h5py.File(sys.argv[1],'r').attrs['resolved_deck']; r=r.decode() if isinstance(r,bytes) else r; assert 'knn.k: 4\n' in r and 'knn.precision: float32  # default' in r and 'output.file: short.h5  # --output' in r, r" short.h5 \
     && ok || bad "the output's provenance has no resolved deck"
+fi
+# reproducible from the file: the build's commit, compiler and flags, the inputs' checksums
+if [ -n "$python" ]; then
+  "$python" - short.h5 ../decks/knn.yaml "$trident" "$here/../.." <<'PY' && ok || bad "provenance: commit, compiler or checksums"
+import hashlib, h5py, subprocess, sys
+out, deck, trident, source = sys.argv[1:5]
+a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in h5py.File(out, "r").attrs.items()}
+for key in ("commit", "compiler", "cxx_flags", "build_type", "kokkos_backends"):
+    assert key in a and a[key] != "", key
+assert f"(commit {a['commit']};" in subprocess.run([trident, "-V"], capture_output=True, text=True).stdout
+commit = a["commit"].removesuffix("-dirty").split("-")[-1]
+commit = commit[1:] if commit.startswith("g") and len(commit) > 7 else commit
+if source and subprocess.run(["git", "-C", source, "rev-parse"], capture_output=True).returncode == 0:
+    assert subprocess.run(["git", "-C", source, "cat-file", "-e", commit + "^{commit}"]).returncode == 0, a["commit"]
+else:
+    assert a["commit"] == "unknown", a["commit"]
+digest = hashlib.sha256(open(deck, "rb").read()).hexdigest()
+assert a["input_sha256"] == f"{digest}  {deck}\n", a["input_sha256"]
+PY
 fi
 printf 'output: {log: false}\nknn: {k: 2, observations: {generate: {count: 64}}, references: {generate: {count: 32}}}\n' > ../decks/nolog.yaml
 printf 'output: {log: named.txt}\nknn: {k: 2, observations: {generate: {count: 64}}, references: {generate: {count: 32}}}\n' > ../decks/named.yaml
