@@ -112,6 +112,11 @@ Handle open_attribute(hid_t file, const std::string& path, const std::string& ro
 }
 }  // namespace
 
+bool InputFile::has_attribute(const std::string& object, const std::string& name) const {
+  Handle o(H5Oopen(file_, object.c_str(), H5P_DEFAULT));
+  return o.valid() && H5Aexists(o.get(), name.c_str()) > 0;
+}
+
 std::string InputFile::string_attribute(const std::string& object, const std::string& name) const {
   Handle a = open_attribute(file_, path_, role_, object, name);
   Handle type(H5Aget_type(a.get()));

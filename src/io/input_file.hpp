@@ -35,6 +35,7 @@ class InputFile {
   // Whether a dataset holds integers that int32 holds exactly (signed of 32 bits or fewer,
   // unsigned of fewer), so that they can be read straight into int32.
   bool fits_int32(const std::string& dataset) const;
+  bool has_attribute(const std::string& object, const std::string& name) const;
   std::string string_attribute(const std::string& object, const std::string& name) const;
   double real_attribute(const std::string& object, const std::string& name) const;
   std::int64_t integer_attribute(const std::string& object, const std::string& name) const;

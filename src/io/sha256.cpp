@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/error.hpp"
 
 namespace trident::io {
@@ -107,6 +108,17 @@ std::string sha256_of_text(const std::string& bytes) {
   Sha256 sum;
   sum.add(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
   return sum.hex();
+}
+
+std::vector<std::string> sha256_on_root(MPI_Comm comm, const std::vector<std::string>& paths) {
+  std::vector<std::string> digests(paths.size());
+  mpi::collective(comm, [&] {
+    if (mpi::rank(comm) != 0) return;
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      if (!paths[i].empty()) digests[i] = sha256_of_file(paths[i]);
+  });
+  for (std::string& d : digests) d = mpi::broadcast(comm, d);
+  return digests;
 }
 
 }  // namespace trident::io

@@ -6,8 +6,19 @@
 #include "io/exact_text.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
+#include "io/sha256.hpp"
 
 namespace trident::knn {
+
+namespace {
+const char* const kDigestNames[2] = {"observations_sha256", "references_sha256"};
+const char* const kDigestKeys[2] = {"knn.observations (its file's sha256)", "knn.references (its file's sha256)"};
+}  // namespace
+
+std::vector<std::string> point_file_digests(MPI_Comm comm, const deck::KnnSettings& s) {
+  const auto file = [](const deck::PointSource& p) { return p.kind == "generate" ? std::string() : p.file; };
+  return io::sha256_on_root(comm, {file(s.observations), file(s.references)});
+}
 
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
                       std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows) {
@@ -30,11 +41,15 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSet
   file.attribute("/knn", "references", settings.references.describe());
   file.attribute("/knn", "observation_count", n_observations);
   file.attribute("/knn", "reference_count", n_references);
+  const std::vector<std::string> digests = point_file_digests(comm, settings);
+  for (int i = 0; i < 2; ++i)
+    if (!digests[i].empty()) file.attribute("/knn", kDigestNames[i], digests[i]);
   file.commit();
 }
 
 ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, std::int64_t n_observations,
-                          std::int64_t n_references, std::int64_t first, std::int64_t count) {
+                          std::int64_t n_references, std::int64_t first, std::int64_t count,
+                          const std::vector<std::string>& digests) {
   const io::InputFile file(path, "checkpoint (--restart)");
   if (!file.has("/knn/done") || !file.has("/knn/indices") || !file.has("/knn/distances"))
     throw InputError(path + ": not a trident knn checkpoint (no /knn/done, /knn/indices and /knn/distances)");
@@ -60,6 +75,14 @@ ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, s
   const std::int64_t n_refs = file.integer_attribute("/knn", "reference_count");
   if (n_refs != n_references)
     mismatch("knn.references (its point count)", std::to_string(n_refs), std::to_string(n_references));
+  // the same sizes with other contents (a point moved): the files' digests tell
+  for (int i = 0; i < 2; ++i) {
+    if (digests[i].empty() || !file.has_attribute("/knn", kDigestNames[i])) continue;  // generated, or an older checkpoint
+    const std::string in_file = file.string_attribute("/knn", kDigestNames[i]);
+    if (in_file != digests[i])
+      throw InputError(path + ": the checkpoint was written with " + kDigestKeys[i] + " = " + in_file +
+                       ", but the file now has " + digests[i] + ": it changed since; restart with the file that wrote it");
+  }
   const auto n = static_cast<std::uint64_t>(n_observations), ku = static_cast<std::uint64_t>(k);
   if (file.dims("/knn/done") != std::vector<std::uint64_t>{n} ||
       file.dims("/knn/indices") != std::vector<std::uint64_t>{n, ku} ||

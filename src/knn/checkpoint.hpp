@@ -26,11 +26,15 @@ struct ChunkRows {
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
                       std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows);
 
+// The point files' SHA-256 (observations, references; "" for generated points), read on
+// rank 0 and given to every rank: a checkpoint keeps them, a restart compares. Collective.
+std::vector<std::string> point_file_digests(MPI_Comm comm, const deck::KnnSettings& settings);
+
 // This rank's rows from a checkpoint, after checking that it was written for this deck
-// (k, precision, radius, the point sets and their sizes). Throws InputError naming the
-// file and the deck key that differs.
+// (k, precision, radius, the point sets, their sizes and their files' `digests` from
+// point_file_digests). Throws InputError naming the file and the deck key that differs.
 ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& settings,
                           std::int64_t n_observations, std::int64_t n_references, std::int64_t first,
-                          std::int64_t count);
+                          std::int64_t count, const std::vector<std::string>& digests);
 
 }  // namespace trident::knn

@@ -168,9 +168,10 @@ class KnnStudy : public PreparedStudy {
     // a stop signal may come at any round: the checkpoint's place must be usable
     io::check_output_destination(context.comm, checkpoint_path_, /*overwrite=*/true);
     if (!context.restart_path.empty()) {
+      const std::vector<std::string> digests = point_file_digests(context.comm, settings);
       mpi::collective(context.comm, [&] {
         rows_ = read_checkpoint(context.restart_path, settings, inputs_.n_observations, inputs_.n_references,
-                                inputs_.first, inputs_.count);
+                                inputs_.first, inputs_.count, digests);
       });
       const double done = mpi::sum_over_ranks(
           context.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));

@@ -12,6 +12,7 @@
 #include "io/exact_text.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
+#include "io/sha256.hpp"
 
 namespace trident::ridge {
 
@@ -50,6 +51,19 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
           {"ridge.precision", core::precision_name(s.precision)},
           {"ridge.keep_solutions", s.keep_solutions ? "true" : "false"},
           {"ridge.refine_corner", std::to_string(s.refine_corner)}};
+}
+
+// The input files' contents, which the fingerprint's names and sizes do not show (a right-
+// hand side edited in place): (key, sha256) pairs, taken on rank 0. Collective.
+std::vector<std::pair<std::string, std::string>> contents(MPI_Comm comm, const deck::RidgeSettings& s) {
+  const bool matrix_file = s.matrix.kind != deck::RidgeMatrixSettings::Kind::generate;
+  const bool rhs_file = s.rhs.kind != deck::RidgeRhsSettings::Kind::generate;
+  const std::vector<std::string> digests =
+      io::sha256_on_root(comm, {matrix_file ? s.matrix.file : "", rhs_file ? s.rhs.file : ""});
+  std::vector<std::pair<std::string, std::string>> out;
+  if (matrix_file) out.emplace_back("ridge.matrix (its file's sha256)", digests[0]);
+  if (rhs_file) out.emplace_back("ridge.rhs (its file's sha256)", digests[1]);
+  return out;
 }
 
 template <class T, class F>
@@ -96,6 +110,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeS
   file.attribute("/", "study", std::string("ridge"));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   for (const auto& [key, value] : fingerprint(settings, problem)) file.attribute("/ridge", key, value);
+  for (const auto& [key, value] : contents(comm, settings)) file.attribute("/ridge", key, value);
   file.commit();
 }
 
@@ -103,6 +118,7 @@ GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const deck
                               const Problem& problem) {
   std::vector<LambdaOutcome> outcomes;
   std::vector<double> local_lambdas, local_solutions;
+  const auto digests = contents(comm, settings);
   mpi::collective(comm, [&] {
     const io::InputFile file(path, "checkpoint (--restart)");
     if (!file.has("/ridge/done")) throw InputError(path + ": not a trident ridge checkpoint (no /ridge/done)");
@@ -111,6 +127,13 @@ GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const deck
       if (in_file != value)
         throw InputError(path + ": the checkpoint was written with " + key + " = " + in_file +
                          ", but the deck has " + value + "; restart with the deck that wrote it");
+    }
+    for (const auto& [key, value] : digests) {
+      if (!file.has_attribute("/ridge", key)) continue;  // a checkpoint of an earlier trident
+      const std::string in_file = file.string_attribute("/ridge", key);
+      if (in_file != value)
+        throw InputError(path + ": the checkpoint was written with " + key + " = " + in_file + ", but the file now has " +
+                         value + ": it changed since; restart with the file that wrote it");
     }
     const std::vector<double> lambdas = file.read<double>("/ridge/done");
     const std::vector<std::int64_t> iterations = file.read<std::int64_t>("/ridge/iterations");

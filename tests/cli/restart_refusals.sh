@@ -5,9 +5,8 @@
 # output, log or checkpoint of the refused run. The checkpoints come from runs stopped by a
 # signal pending before trident starts (pending_signal.py), so no timing is involved.
 # A step past diffusion.steps is refused in diffusion_checkpoint_file.sh (it needs a
-# checkpoint after step 0). Not refused, so not tested: a point, matrix or right-hand-side
-# file whose values were edited since without changing its size (the checkpoint compares
-# the file's name and its sizes, no digest of its contents).
+# checkpoint after step 0). A point, matrix or right-hand-side file edited in place (the
+# same size, other values) is refused by its SHA-256, which the checkpoint keeps.
 # usage: restart_refusals.sh TRIDENT [LAUNCHER ARGS...]   (none: 1 rank)
 set -u
 trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
@@ -125,6 +124,21 @@ with h5py.File('refs.h5', 'a') as f:
     p = f['/points/refs'][:-1]; del f['/points/refs']; f['/points/refs'] = p"
 refuse knn-files.checkpoint.h5 knn-files.yaml "$(written knn-files.checkpoint.h5 "knn.references (its point count)" 400 399)"
 cp refs-saved.h5 refs.h5
+# a point moved in place since (the same size, other contents): the files' checksums tell
+changed() {  # CHECKPOINT KEY FILE: the refusal of a file whose contents changed since
+  local now; now=$(sha256sum "$3" | cut -d' ' -f1)
+  local then; then=$("$python" -c "import h5py,sys; f=h5py.File(sys.argv[1],'r'); g=f['/knn'] if 'knn' in f else f['/ridge']; a=sys.argv[2]; v=g.attrs[a]; print(v.decode() if isinstance(v,bytes) else v)" "$1" "$4")
+  echo "$1: the checkpoint was written with $2 = $then, but the file now has $now: it changed since; restart with the file that wrote it"
+}
+sed -i '2s/^p0,[-0-9.]*,/p0,1.000000,/' obs.csv
+cmp -s obs.csv obs-saved.csv && bad "knn: the CSV edit changed nothing"
+refuse knn-files.checkpoint.h5 knn-files.yaml "$(changed knn-files.checkpoint.h5 "knn.observations (its file's sha256)" obs.csv observations_sha256)"
+cp obs-saved.csv obs.csv
+"$python" -c "
+import h5py
+with h5py.File('refs.h5', 'a') as f: f['/points/refs'][0, 0] = 1.0"
+refuse knn-files.checkpoint.h5 knn-files.yaml "$(changed knn-files.checkpoint.h5 "knn.references (its file's sha256)" refs.h5 references_sha256)"
+cp refs-saved.h5 refs.h5
 # another column of the same file
 variant knn-files.yaml knn-files-col.yaml 's/latitude: lat,/latitude: lat2,/'
 refuse knn-files.checkpoint.h5 knn-files-col.yaml "$(written knn-files.checkpoint.h5 knn.observations \
@@ -186,6 +200,13 @@ read -r m n nnz < <(grep -v '^%' a.mtx | head -n 1)
 refuse ridge-files.checkpoint.h5 ridge-files.yaml "$(written ridge-files.checkpoint.h5 "ridge.matrix (its shape and nonzeros)" \
   "$m x $n, $nnz nonzeros" "$m x $n, $((nnz - 1)) nonzeros")"
 cp a-saved.mtx a.mtx
+# the right-hand side doubled in place since
+cp b.h5 b-saved.h5
+"$python" -c "
+import h5py
+with h5py.File('b.h5', 'a') as f: f['/b'][:] = 2 * f['/b'][:]"
+refuse ridge-files.checkpoint.h5 ridge-files.yaml "$(changed ridge-files.checkpoint.h5 "ridge.rhs (its file's sha256)" b.h5 "ridge.rhs (its file's sha256)")"
+cp b-saved.h5 b.h5
 variant ridge-files.yaml ridge-files-rhs.yaml 's|dataset: /b}|dataset: /b_other}|'
 "$python" -c "
 import h5py
