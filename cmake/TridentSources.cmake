@@ -38,6 +38,7 @@ set(TRIDENT_SOURCES_deck
   deck/diffusion_settings.cpp
   deck/knn_settings.cpp
   deck/reader.cpp
+  deck/resolved.cpp
   deck/ridge_settings.cpp
   deck/yaml_structure.cpp
 )

@@ -90,7 +90,10 @@ core::TransportChoice log_device(const Runtime& runtime) {
 // The log file, once the checks have passed (a refused deck leaves no log behind): what
 // was said so far, then the resolved deck, the file's own.
 void open_log(const RunPlan& plan, MPI_Comm comm) {
-  if (plan.log_path.empty()) return;
+  if (plan.log_path.empty()) {
+    log::close_file();  // output.log: false: keep nothing for a file
+    return;
+  }
   mpi::collective(comm, [&] {
     try {
       log::open_file(comm, plan.log_path);

@@ -21,12 +21,14 @@ Verbosity g_verbosity = Verbosity::normal;
 
 // The log file once open; before that, the lines said so far (rank 0 only).
 std::FILE* g_file = nullptr;
-std::string g_path;           // the log file's path, once open
-long g_size_before = -1;      // its size when this run opened it; -1: this run created it
+std::string g_path;       // the log file's path, once open
+long g_size_before = -1;  // its size when this run opened it; -1: this run created it
 bool g_file_off = false;  // closed for good: nothing more is kept
 std::vector<std::string> g_early;
 
-std::string utc_stamp() {
+}  // namespace
+
+std::string utc_time() {
   timeval now{};
   gettimeofday(&now, nullptr);
   std::tm parts{};
@@ -38,10 +40,12 @@ std::string utc_stamp() {
   return out;
 }
 
+namespace {
+
 // Each line of `text` (a trailing newline ends the last) into the file, stamped.
 void keep(const std::string& text) {
   if (g_file_off) return;
-  const std::string stamp = utc_stamp();
+  const std::string stamp = utc_time();
   std::size_t from = 0;
   while (from < text.size()) {
     std::size_t end = text.find('\n', from);
@@ -71,7 +75,7 @@ void open_file(MPI_Comm comm, const std::string& path) {
   if (!g_file) throw RunError(path + ": cannot open the log file: " + std::strerror(errno));
   g_path = path;
   std::fprintf(g_file, "%s trident: log of a run started; earlier runs' logs, if any, are above\n",
-               utc_stamp().c_str());
+               utc_time().c_str());
   for (const std::string& line : g_early) std::fprintf(g_file, "%s\n", line.c_str());
   g_early.clear();
   std::fflush(g_file);

@@ -34,12 +34,16 @@ void warning(MPI_Comm comm, const std::string& message);
 // Prints "trident: error: MESSAGE" on stderr from the calling rank (no collective), always.
 void error(const std::string& message);
 
+// The time now in UTC, ISO 8601 to the millisecond: "2026-11-28T22:57:41.536Z".
+std::string utc_time();
+
 // The log file (LAMMPS' log.lammps, GROMACS' md.log): rank 0's console text, each line
 // with its UTC time, appended to PATH (a run adds to an older log instead of replacing it).
 // Lines said before the file opens are kept and written first; every line is flushed as
 // it is said. Only rank 0 of `comm` opens it; --quiet shortens the console, not the file.
 // Throws RunError naming the file and the system's reason when it cannot be opened.
 void open_file(MPI_Comm comm, const std::string& path);
+// No log file (output.log: false): the lines said so far are dropped, no more are kept.
 void close_file();
 // Bad input found after the file opened (a value in an input file): the run writes nothing,
 // so the file goes (or, when it was there before, loses what this run added).

@@ -42,6 +42,8 @@ struct Source {
 
 // A text value as YAML reads it back: plain where that is safe, else double-quoted.
 std::string yaml_scalar(const std::string& text);
+// A double's shortest text that reads back to the same double.
+std::string exact_number(double v);
 
 // The input files the deck names (keys read with Section::file(key)), in reading order.
 std::vector<std::string> input_files(const Source& source);

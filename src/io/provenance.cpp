@@ -1,27 +1,13 @@
 #include "io/provenance.hpp"
 
-#include <sys/time.h>
-
-#include <cstdio>
-#include <ctime>
-
 #include "core/comm.hpp"
+#include "core/log.hpp"
 #include "core/overrides.hpp"
 #include "io/sha256.hpp"
 
 namespace trident::io {
 
-std::string utc_now() {
-  timeval now{};
-  gettimeofday(&now, nullptr);
-  std::tm utc{};
-  gmtime_r(&now.tv_sec, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  char out[40];
-  std::snprintf(out, sizeof out, "%s.%03dZ", text, static_cast<int>(now.tv_usec / 1000));
-  return out;
-}
+std::string utc_now() { return log::utc_time(); }
 
 void write_provenance(OutputFile& file, const std::string& deck_file, const std::string& deck_text,
                       const std::string& resolved_deck, const DeviceBinding& binding,

@@ -10,29 +10,10 @@
 # launcher's ranks (a restart on another rank count).
 # usage: diffusion_checkpoint_file.sh TRIDENT HOLD_TOOL [LAUNCHER ARGS...]   (none: 1 rank)
 set -u
-trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); hold_tool=$(realpath "$2"); shift 2
+hold_tool=$(realpath "$2")
+source "$(dirname "$0")/common.sh" "$@"
+shift 2
 launcher=("$@")
-work=${KEEP:-$(mktemp -d)}; mkdir -p "$work"
-cd "$work"
-export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
-python=""
-for p in /usr/bin/python3 python3; do "$p" -c 'import h5py' 2>/dev/null && { python=$p; break; }; done
-[ -n "$python" ] || { echo "no Python with h5py found"; exit 1; }
-major=$("$trident" info 2>/dev/null | sed -n 's/^ *Kokkos  *\([0-9]*\)\..*/\1/p' | head -n 1)
-if [ "${major:-0}" -ge 4 ]; then tools_var=KOKKOS_TOOLS_LIBS; else tools_var=KOKKOS_PROFILE_LIBRARY; fi
-fail=0; pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-held_pid=""
-trap '[ -z "$held_pid" ] || kill -CONT "$held_pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-signal_pending() {  # PID SIGNUM
-  local mask
-  for mask in $(awk '/^(ShdPnd|SigPnd):/ {print $2}' "/proc/$1/status" 2>/dev/null); do
-    (( 0x$mask & (1 << ($2 - 1)) )) && return 0
-  done
-  return 1
-}
-stopped() { [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" = T ]; }
 attr() { "$python" -c "import h5py,sys; print(h5py.File(sys.argv[1],'r').attrs[sys.argv[2]])" "$1" "$2"; }
 
 mkdir -p saved

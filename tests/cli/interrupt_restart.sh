@@ -9,26 +9,14 @@
 # test has made the second signal pending at it.
 # usage: interrupt_restart.sh TRIDENT HOLD_TOOL [LAUNCHER ARGS...]  (none: 1 rank)
 set -u
-trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); hold_tool=$(realpath "$2"); shift 2
+hold_tool=$(realpath "$2")
+source "$(dirname "$0")/common.sh" "$@"
+shift 2
 launcher=("$@")
-here=$(cd "$(dirname "$0")" && pwd)
-work=${KEEP:-$(mktemp -d)}; mkdir -p "$work"
-cd "$work"
-export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
-python=""
-for p in /usr/bin/python3 python3; do "$p" -c 'import h5py' 2>/dev/null && { python=$p; break; }; done
-[ -n "$python" ] || { echo "no Python with h5py found"; exit 1; }
 ranks=1
 for ((i = 0; i < ${#launcher[@]}; ++i)); do
   case ${launcher[i]} in -n|-np) ranks=${launcher[i + 1]} ;; esac
 done
-major=$("$trident" info 2>/dev/null | sed -n 's/^ *Kokkos  *\([0-9]*\)\..*/\1/p' | head -n 1)
-if [ "${major:-0}" -ge 4 ]; then tools_var=KOKKOS_TOOLS_LIBS; else tools_var=KOKKOS_PROFILE_LIBRARY; fi
-fail=0; pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-held_pid=""
-trap '[ -z "$held_pid" ] || kill -CONT "$held_pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 # run LOG SIGNAL|- -- trident args: SIGNAL pending at every rank before it starts
 run() {
   local log=$1 signal=$2; shift 3
@@ -82,14 +70,6 @@ done
 
 # A second SIGINT, on one rank: the run holds where its stop checkpoint begins; the test
 # makes SIGINT pending at it, then lets it go on.
-signal_pending() {  # PID SIGNUM
-  local mask
-  for mask in $(awk '/^(ShdPnd|SigPnd):/ {print $2}' "/proc/$1/status" 2>/dev/null); do
-    (( 0x$mask & (1 << ($2 - 1)) )) && return 0
-  done
-  return 1
-}
-stopped() { [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" = T ]; }
 if [ "$ranks" -eq 1 ]; then
   for study in diffusion knn ridge; do
     hold=$work/hold-$study; mkdir -p "$hold"

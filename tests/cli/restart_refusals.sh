@@ -9,18 +9,9 @@
 # same size, other values) is refused by its SHA-256, which the checkpoint keeps.
 # usage: restart_refusals.sh TRIDENT [LAUNCHER ARGS...]   (none: 1 rank)
 set -u
-trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
+source "$(dirname "$0")/common.sh" "$@"
+shift
 launcher=("$@")
-here=$(cd "$(dirname "$0")" && pwd)
-work=${KEEP:-$(mktemp -d)}; [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; mkdir -p "$work"
-cd "$work"
-export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
-python=""
-for p in /usr/bin/python3 python3; do "$p" -c 'import h5py' 2>/dev/null && { python=$p; break; }; done
-[ -n "$python" ] || { echo "no Python with h5py found"; exit 1; }
-fail=0; pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 run() {  # LOG [SIGNAL] -- trident args: SIGNAL pending at every rank before it starts
   local log=$1; shift
   local pre=()

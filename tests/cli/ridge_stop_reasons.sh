@@ -8,18 +8,9 @@
 # -1, trident's "unfinished"). No timing: the signal is pending before trident starts.
 # usage: ridge_stop_reasons.sh TRIDENT [LAUNCHER ARGS...]   (none: 1 rank)
 set -u
-trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
+source "$(dirname "$0")/common.sh" "$@"
+shift
 launcher=("$@")
-here=$(cd "$(dirname "$0")" && pwd)
-work=${KEEP:-$(mktemp -d)}; [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; mkdir -p "$work"
-cd "$work"
-export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
-python=""
-for p in /usr/bin/python3 python3; do "$p" -c 'import h5py' 2>/dev/null && { python=$p; break; }; done
-[ -n "$python" ] || { echo "no Python with h5py found"; exit 1; }
-fail=0; pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 helper() { "$python" "$here/ridge_stop_reasons.py" "$@"; }
 helper make || { echo "could not make the problems"; exit 1; }
 
