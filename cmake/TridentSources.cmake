@@ -120,16 +120,20 @@ set(TRIDENT_TEST_SOURCES_core
   core/test_core.cpp
   core/test_device_buffers.cpp
   core/test_device_comm.cpp
+  core/test_host_thread_ranges.cpp
   core/test_host_threads.cpp
   core/test_overrides.cpp
   core/test_signals.cpp
 )
 set(TRIDENT_TEST_SOURCES_io
+  io/test_exact_text.cpp
+  io/test_output_abandoned.cpp
   io/test_output_file.cpp
   io/test_sha256.cpp
   io/test_text_lines.cpp
 )
 set(TRIDENT_TEST_SOURCES_deck
+  deck/test_inclusive_limits.cpp
   deck/test_knn_method.cpp
   deck/test_message_text.cpp
   deck/test_reader.cpp
@@ -141,6 +145,7 @@ set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_diffusion_exact.cpp
   diffusion/test_diffusion_runs.cpp
   diffusion/test_frames.cpp
+  diffusion/test_halo_width_limit.cpp
   diffusion/test_halos.cpp
   diffusion/test_serial_reference.cpp
   diffusion/test_splitmix64.cpp
@@ -149,6 +154,7 @@ set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_trips.cpp
 )
 set(TRIDENT_TEST_SOURCES_knn
+  knn/test_candidate_key.cpp
   knn/test_candidate_order.cpp
   knn/test_checkpoint.cpp
   knn/test_clustered.cpp
@@ -168,9 +174,11 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_search.cpp
 )
 set(TRIDENT_TEST_SOURCES_ridge
+  ridge/test_corner_position.cpp
   ridge/test_device_csr.cpp
   ridge/test_device_entries.cpp
   ridge/test_hdf5_csr.cpp
+  ridge/test_lambda_groups.cpp
   ridge/test_lcurve.cpp
   ridge/test_lsmr_sweep.cpp
   ridge/test_matrix_market.cpp
@@ -182,4 +190,5 @@ set(TRIDENT_TEST_SOURCES_ridge
   ridge/test_ordered_sum.cpp
   ridge/test_problem.cpp
   ridge/test_settings.cpp
+  ridge/test_stop_residual.cpp
 )
