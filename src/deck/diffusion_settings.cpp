@@ -46,7 +46,7 @@ StartField parse_start(const Section& diffusion) {
 
 DiffusionSettings parse_diffusion(const Section& top) {
   const Section s = top.section(
-      "diffusion", {"nx", "ny", "steps", "c", "dt", "precision", "laplacian", "output_every",
+      "diffusion", {"nx", "ny", "steps", "c", "dt", "dx", "dy", "origin", "precision", "laplacian", "output_every",
                     "checkpoint_every", "checkpoint_file", "ranks", "halo_width", "start"});
   DiffusionSettings d;
   d.nx = s.integer("nx", at_least(1));
@@ -67,6 +67,12 @@ DiffusionSettings parse_diffusion(const Section& top) {
     }
   }
   d.dt = s.real("dt", greater_than(0), 1.0);
+  d.dx = s.real("dx", greater_than(0), 1.0);
+  d.dy = s.real("dy", greater_than(0), 1.0);
+  if (s.has("origin")) {
+    const auto o = s.reals("origin", any(), 2, 2);
+    d.origin = {o[0], o[1]};
+  }
   d.precision = s.precision("precision", {Precision::float32, Precision::float64}, Precision::float32);
   d.laplacian = s.boolean("laplacian", false);
   d.output_every = s.integer("output_every", at_least(0), 0);

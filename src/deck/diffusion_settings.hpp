@@ -31,6 +31,10 @@ struct DiffusionSettings {
   std::int64_t steps = 0;
   double c = 0.25;   // diffusion number D dt / dx^2; stable up to 0.25
   double dt = 1.0;   // time per step, for the time axis of the output
+  // Cell sizes along x and y and the position of cell (0, 0)'s centre as (x, y), for the
+  // output's coordinates (x = origin[0] + i * dx) and the XDMF grid; the update uses c alone.
+  double dx = 1.0, dy = 1.0;
+  std::array<double, 2> origin{0.0, 0.0};
   core::Precision precision = core::Precision::float32;  // float32 or float64
   bool laplacian = false;          // compute and write L(u) with each frame
   std::int64_t output_every = 0;   // frames every N steps (0: start and end only)
