@@ -8,7 +8,7 @@
 // trident_device_limits download`) measure it while all of them copy at once.
 #include <Kokkos_Core.hpp>
 
-#include "core/pinned_host_space.hpp"
+#include "transport/pinned_host_space.hpp"
 
 #include <algorithm>
 #include <chrono>

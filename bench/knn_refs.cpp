@@ -36,10 +36,10 @@
 #include "bench_clock.hpp"
 #include "core/device_buffers.hpp"
 #include "core/host_threads.hpp"
-#include "core/page_lock.hpp"
+#include "transport/page_lock.hpp"
 #include "core/splitmix64.hpp"
 #include "knn/index/index_search.hpp"
-#include "knn/index/method.hpp"
+#include "knn/index/cost_model.hpp"
 #include "knn/search.hpp"
 #include "tangent_square.hpp"
 

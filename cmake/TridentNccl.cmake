@@ -1,4 +1,4 @@
-# NCCL for device-to-device halos and all-reduces (src/core/device_comm). Only with a CUDA
+# NCCL for device-to-device halos and all-reduces (src/transport/device_comm). Only with a CUDA
 # Kokkos. TRIDENT_ENABLE_NCCL: AUTO (use it when found), ON (fail without it), OFF.
 # Looked for in NCCL_ROOT, the CUDA toolkit, the default paths and the `nvidia-nccl` Python
 # wheel (pip install nvidia-nccl-cu12), in that order.

@@ -2,25 +2,28 @@
 # Library sources are relative to src/, test sources to tests/.
 set(TRIDENT_SOURCES_core
   core/comm.cpp
-  core/device_comm.cpp
   core/device_memory.cpp
   core/host_memory.cpp
   core/host_threads.cpp
   core/log.cpp
-  core/nccl_comm.cpp
   core/overrides.cpp
-  core/page_lock.cpp
-  core/peer_areas.cpp
-  core/peer_exchange.cpp
-  core/peer_sum.cpp
-  core/peer_window.cpp
   core/progress.cpp
-  core/queue_recording.cpp
   core/runtime.cpp
-  core/side_stream.cpp
   core/signals.cpp
   core/spelling.cpp
   core/timers.cpp
+  core/transport_choice.cpp
+)
+set(TRIDENT_SOURCES_transport
+  transport/device_comm.cpp
+  transport/nccl_comm.cpp
+  transport/page_lock.cpp
+  transport/peer_areas.cpp
+  transport/peer_exchange.cpp
+  transport/peer_sum.cpp
+  transport/peer_window.cpp
+  transport/queue_recording.cpp
+  transport/side_stream.cpp
 )
 set(TRIDENT_SOURCES_io
   io/direct_rows.cpp
@@ -68,9 +71,9 @@ set(TRIDENT_SOURCES_knn
   knn/csv_points.cpp
   knn/geometry.cpp
   knn/hdf5_points.cpp
+  knn/index/cost_model.cpp
   knn/index/index_screen.cpp
   knn/index/index_search.cpp
-  knn/index/method.cpp
   knn/index/radix_sort.cpp
   knn/index/sphere_index.cpp
   knn/list_bound.cpp
@@ -79,8 +82,8 @@ set(TRIDENT_SOURCES_knn
   knn/points.cpp
   knn/result_rows.cpp
   knn/rounds.cpp
+  knn/run_method.cpp
   knn/search.cpp
-  knn/search_method.cpp
   knn/search_options.cpp
   knn/search_profile.cpp
   knn/searcher.cpp
@@ -115,15 +118,18 @@ set(TRIDENT_SOURCES_app
   app/run_plan.cpp
   app/validate_command.cpp
 )
-set(TRIDENT_TEST_FOLDERS core io deck diffusion knn ridge)
+set(TRIDENT_TEST_FOLDERS core transport io deck diffusion knn ridge)
 set(TRIDENT_TEST_SOURCES_core
+  core/test_balanced_split.cpp
   core/test_core.cpp
   core/test_device_buffers.cpp
-  core/test_device_comm.cpp
   core/test_host_thread_ranges.cpp
   core/test_host_threads.cpp
   core/test_overrides.cpp
   core/test_signals.cpp
+)
+set(TRIDENT_TEST_SOURCES_transport
+  transport/test_device_comm.cpp
 )
 set(TRIDENT_TEST_SOURCES_io
   io/test_exact_text.cpp
@@ -141,7 +147,6 @@ set(TRIDENT_TEST_SOURCES_deck
   deck/test_yaml_structure.cpp
 )
 set(TRIDENT_TEST_SOURCES_diffusion
-  diffusion/test_decomposition.cpp
   diffusion/test_diffusion_exact.cpp
   diffusion/test_diffusion_runs.cpp
   diffusion/test_frames.cpp
@@ -162,9 +167,9 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_hdf5_points.cpp
   knn/test_index.cpp
   knn/test_index_build.cpp
-  knn/test_index_method.cpp
   knn/test_large_k.cpp
   knn/test_list_bound.cpp
+  knn/test_method_choice.cpp
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
   knn/test_output.cpp

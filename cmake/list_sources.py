@@ -10,7 +10,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "cmake" / "TridentSources.cmake"
 # One library per folder of src/, in src/CMakeLists.txt; app/main.cpp is the executable's own.
-LIBRARIES = ["core", "io", "deck", "diffusion", "knn", "ridge", "app"]
+LIBRARIES = ["core", "transport", "io", "deck", "diffusion", "knn", "ridge", "app"]
 EXECUTABLE_SOURCES = {"app/main.cpp"}
 
 

@@ -20,8 +20,7 @@ namespace {
   const int ranks = mpi::size(runtime.comm());
   log::error(ranks > 1 ? "rank " + std::to_string(runtime.binding().world_rank) + ": " + message : message);
   io::remove_unfinished_outputs();  // no destructor runs after MPI_Abort
-  MPI_Abort(runtime.comm(), code);
-  std::_Exit(code);  // not reached: MPI_Abort does not return
+  mpi::abort_all(runtime.comm(), code);
 }
 }  // namespace
 

@@ -2,8 +2,8 @@
 
 #include "app/commands.hpp"
 #include "core/comm.hpp"
-#include "core/device_comm.hpp"
 #include "core/overrides.hpp"
+#include "core/transport_choice.hpp"
 
 namespace trident::app {
 

@@ -1,6 +1,7 @@
 #include "core/comm.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/error.hpp"
 
@@ -110,6 +111,11 @@ void receive_bytes(MPI_Comm comm, void* data, std::uint64_t bytes, int from, int
   for (std::uint64_t got = 0; got < bytes; got += kMessageBytes)
     MPI_Recv(p + got, static_cast<int>(std::min(kMessageBytes, bytes - got)), MPI_BYTE, from, tag, comm,
              MPI_STATUS_IGNORE);
+}
+
+void abort_all(MPI_Comm comm, int code) {
+  MPI_Abort(comm, code);
+  std::_Exit(code);  // not reached: MPI_Abort does not return
 }
 
 MPI_Comm split_comm(MPI_Comm comm, int color, int key) {

@@ -1,7 +1,11 @@
 #pragma once
 // Small MPI helpers: rank and size, datatypes, collective error agreement, and the
-// reductions, gathers and messages the studies make (they call no MPI function themselves,
-// so that how they communicate can be read and changed in one place).
+// reductions, gathers and messages the studies make. The studies (diffusion, knn, ridge),
+// the deck reader and app call no MPI function themselves, so that how they communicate
+// can be read and changed in one place; their device data goes through transport/, which
+// calls MPI beside NCCL and peer memory. io calls MPI itself: its MPI-IO (output_file.cpp)
+// and, for now, a dataset's layout agreed and written through rank 0 and the attributes'
+// broadcasts (output_datasets.cpp, output_attributes.cpp).
 #include <mpi.h>
 
 #include <cstdint>
@@ -97,6 +101,10 @@ void receive(MPI_Comm comm, T* values, int count, int from, int tag) {
 // Any number of bytes, in messages of at most 1 GiB (MPI counts are int).
 void send_bytes(MPI_Comm comm, const void* data, std::uint64_t bytes, int to, int tag);
 void receive_bytes(MPI_Comm comm, void* data, std::uint64_t bytes, int from, int tag);
+
+// Ends every rank of the job at once with exit code `code` (MPI_Abort): for a failure that
+// the other ranks cannot be told of collectively.
+[[noreturn]] void abort_all(MPI_Comm comm, int code);
 
 // The ranks of `comm` with the same `color` as a communicator of their own, ordered by
 // `key`; release it with free_comm. Collective.

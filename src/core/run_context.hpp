@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "core/device_comm.hpp"
 #include "core/overrides.hpp"
 #include "core/runtime.hpp"
 #include "core/timers.hpp"
+#include "core/transport_choice.hpp"
 
 namespace trident {
 namespace io {
@@ -28,7 +28,7 @@ struct RunContext {
   // Host memory a study may plan its output buffers with; 0 measures it (MemAvailable).
   // Tests set it to force the smaller buffer layouts.
   std::int64_t host_memory_bytes = 0;
-  // How device data goes between ranks (core/device_comm.hpp); the run sets it from
+  // How device data goes between ranks (core/transport_choice.hpp); the run sets it from
   // choose_transport(), tests may leave the MPI route that needs no set-up.
   core::TransportChoice transport = core::mpi_transport();
   // The TRIDENT_* overrides (core/overrides.hpp): the run passes the environment's, tests

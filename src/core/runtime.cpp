@@ -1,6 +1,5 @@
 #include "core/runtime.hpp"
 
-#include "core/nccl_comm.hpp"
 #include "core/overrides.hpp"
 #include "core/timers.hpp"
 
@@ -13,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -202,10 +202,25 @@ void Runtime::start_device() const {
   startup_.device = wall_seconds() - mark;
 }
 
+namespace {
+std::mutex g_finalize_mutex;
+std::vector<std::function<void()>> g_before_finalize;
+}  // namespace
+
+void Runtime::before_finalize(std::function<void()> work) {
+  const std::lock_guard<std::mutex> lock(g_finalize_mutex);
+  g_before_finalize.push_back(std::move(work));
+}
+
 Runtime::~Runtime() {
   const double begin = wall_seconds();
   if (early_device_.joinable()) early_device_.join();  // a run that ended before it needed the device
-  core::join_nccl_releases();
+  std::vector<std::function<void()>> work;
+  {
+    const std::lock_guard<std::mutex> lock(g_finalize_mutex);
+    work.swap(g_before_finalize);
+  }
+  for (const auto& w : work) w();
   if (device_started_) Kokkos::finalize();
   MPI_Finalize();
   print_exit_report(binding_.world_rank, wall_seconds() - begin);

@@ -3,6 +3,7 @@
 // device (the one SLURM made visible, or local rank modulo the device count).
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +62,10 @@ class Runtime {
   // process after the other (the later ranks of a host wait the longest). Const: the
   // commands hold the runtime as const, and this only completes its start.
   void start_device() const;
+  // Work that must end before Kokkos and MPI finalize, such as threads still using the
+  // device (NCCL's releasing threads, transport/nccl_comm.cpp): the destructor runs it
+  // first, in the order given. Thread-safe.
+  static void before_finalize(std::function<void()> work);
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 

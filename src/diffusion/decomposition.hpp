@@ -1,11 +1,14 @@
 #pragma once
-// The grid split into 2D blocks over a Cartesian communicator. Remainders go to the
-// first blocks along each axis, so block sizes differ by at most one cell.
+// The grid split into 2D blocks over a Cartesian communicator, each axis by the balanced
+// split (core/balanced_split.hpp): remainders go to the first blocks along each axis, so
+// block sizes differ by at most one cell.
 #include <Kokkos_Macros.hpp>
 #include <mpi.h>
 
 #include <array>
 #include <cstdint>
+
+#include "core/balanced_split.hpp"
 
 namespace trident::diffusion {
 
@@ -14,23 +17,14 @@ struct Extent {
   std::int64_t size = 0;    // cells in this block
 };
 
-// Cells [offset, offset+size) of part `part` of `parts` along an axis of `cells` cells;
-// the first cells % parts parts take one cell more.
+// Cells [offset, offset+size) of part `part` of `parts` along an axis of `cells` cells
+// (core::balanced_part; core::balanced_owner is its inverse).
 KOKKOS_INLINE_FUNCTION Extent split(std::int64_t cells, int parts, int part) {
-  const std::int64_t base = cells / parts, extra = cells % parts;
+  const core::BalancedPart p = core::balanced_part(cells, parts, part);
   Extent e;
-  e.size = base + (part < extra ? 1 : 0);
-  e.offset = part * base + (part < extra ? part : extra);
+  e.offset = p.first;
+  e.size = p.count;
   return e;
-}
-
-// The inverse of split: the part of split(cells, parts, ...) that holds `cell`. Inline
-// for device kernels, which look up the rank whose slab holds a row.
-KOKKOS_INLINE_FUNCTION int split_owner(std::int64_t cells, int parts, std::int64_t cell) {
-  const std::int64_t base = cells / parts, extra = cells % parts;
-  const std::int64_t in_long = extra * (base + 1);  // cells of the first `extra` parts
-  return cell < in_long ? static_cast<int>(cell / (base + 1))
-                        : static_cast<int>(extra + (cell - in_long) / base);
 }
 
 // MPI's dims (slowest, fastest) = (ranks along y, along x) for `n` ranks; throws InputError

@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "core/device_comm.hpp"
-#include "core/peer_window.hpp"
-#include "core/pinned_host_space.hpp"
+#include "transport/device_comm.hpp"
+#include "transport/peer_window.hpp"
+#include "transport/pinned_host_space.hpp"
 #include "core/run_context.hpp"
 #include "deck/diffusion_settings.hpp"
 #include "diffusion/decomposition.hpp"

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "core/device_comm.hpp"
-#include "core/side_stream.hpp"
+#include "transport/device_comm.hpp"
+#include "transport/side_stream.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/stencil.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
-#include "core/device_comm.hpp"
+#include "transport/device_comm.hpp"
 #include "core/error.hpp"
 
 namespace trident::diffusion {
@@ -91,11 +91,8 @@ void transpose_slabs(core::DeviceComm& comm, std::int64_t rows, std::int64_t col
       "trident::diffusion::start::unpack_transpose",
       Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {width, rows}),
       KOKKOS_LAMBDA(const std::int64_t c, const std::int64_t r) {
-        const int source = split_owner(rows, p, r);
-        const std::int64_t base = rows / p, extra = rows % p;
-        const std::int64_t first = source * base + (source < extra ? source : extra);
-        const std::int64_t count = base + (source < extra ? 1 : 0);
-        out(c * rows + r) = receive(width * first + c * count + (r - first));
+        const core::BalancedPart from = core::balanced_part(rows, p, core::balanced_owner(rows, p, r));
+        out(c * rows + r) = receive(width * from.first + c * from.count + (r - from.first));
       });
   Kokkos::fence();
 }

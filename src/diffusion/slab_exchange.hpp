@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "core/device_comm.hpp"
+#include "transport/device_comm.hpp"
 #include "diffusion/decomposition.hpp"
 
 namespace trident::diffusion {

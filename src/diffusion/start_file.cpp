@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "core/pinned_host_space.hpp"
+#include "transport/pinned_host_space.hpp"
 #include "io/input_file.hpp"
 
 namespace trident::diffusion {

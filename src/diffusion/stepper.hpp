@@ -16,8 +16,8 @@
 #include <memory>
 #include <string>
 
-#include "core/device_comm.hpp"
-#include "core/side_stream.hpp"
+#include "transport/device_comm.hpp"
+#include "transport/side_stream.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/halo.hpp"
 #include "diffusion/stencil.hpp"

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/unroll.hpp"
+
 namespace trident::diffusion {
 
 namespace {
@@ -40,12 +42,6 @@ template <class T>
 constexpr bool kEdgeRowsApart = true;
 template <class T, int kSteps, class... Tag>
 using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace, Tag...>;
-#endif
-// The per-step registers need the loops over steps unrolled (the device compiler's pass only).
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define TRIDENT_UNROLL _Pragma("unroll")
-#else
-#define TRIDENT_UNROLL
 #endif
 
 // Where a tile reads and writes: one trip (u into next), or a chain's trip of even or odd

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "io/h5_handle.hpp"
-#include "io/huge_pages.hpp"
+#include "io/reserve_huge.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::io {

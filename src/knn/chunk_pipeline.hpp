@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/side_stream.hpp"
+#include "transport/side_stream.hpp"
 #include "knn/list_choice.hpp"
 #include "knn/screen_kernels.hpp"
 #include "knn/search_profile.hpp"

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "io/huge_pages.hpp"
+#include "io/reserve_huge.hpp"
 #include "io/plain_numbers.hpp"
 #include "io/text_lines.hpp"
 #include "knn/coordinates_check.hpp"

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/balanced_split.hpp"
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
 #include "core/splitmix64.hpp"
@@ -57,9 +58,9 @@ std::vector<double> read_points(const deck::PointSource& source, std::int64_t fi
 }
 
 void chunk_of(std::int64_t n, int parts, int part, std::int64_t& first, std::int64_t& count) {
-  const std::int64_t base = n / parts, extra = n % parts;
-  first = part * base + (part < extra ? part : extra);
-  count = base + (part < extra ? 1 : 0);
+  const core::BalancedPart share = core::balanced_part(n, parts, part);
+  first = share.first;
+  count = share.count;
 }
 
 }  // namespace trident::knn

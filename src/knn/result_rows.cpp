@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/host_threads.hpp"
-#include "io/huge_pages.hpp"
+#include "io/reserve_huge.hpp"
 
 namespace trident::knn {
 

@@ -8,8 +8,8 @@
 
 #include "core/comm.hpp"
 #include "core/device_buffers.hpp"
-#include "core/page_lock.hpp"
-#include "core/pinned_host_space.hpp"
+#include "transport/page_lock.hpp"
+#include "transport/pinned_host_space.hpp"
 #include "core/signals.hpp"
 #include "core/timers.hpp"
 #include "knn/index/index_search.hpp"

@@ -13,16 +13,9 @@
 
 #include <climits>
 
+#include "core/unroll.hpp"
 #include "knn/geometry.hpp"
 #include "knn/lane_group.hpp"
-
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define TRIDENT_UNROLL _Pragma("unroll")
-#define TRIDENT_NO_UNROLL _Pragma("unroll 1")
-#else
-#define TRIDENT_UNROLL
-#define TRIDENT_NO_UNROLL
-#endif
 
 namespace trident::knn {
 

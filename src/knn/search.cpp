@@ -10,7 +10,7 @@
 
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
-#include "core/page_lock.hpp"
+#include "transport/page_lock.hpp"
 #include "core/timers.hpp"
 #include "knn/chunk_pipeline.hpp"
 #include "knn/list_bound.hpp"

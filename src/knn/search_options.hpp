@@ -53,7 +53,7 @@ struct SearchOptions {
   // the observations come in the order of their places (rounds.hpp): on host back ends a
   // batch is then cut into chunks too, each screened around its own centre
   bool ordered_by_place = false;
-  // knn.method chose the spatial index (index/method.hpp): searches go through this index
+  // knn.method chose the spatial index (index/cost_model.hpp): searches go through this index
   // of the references (built once by the study, shared by every round); null: brute force
   std::shared_ptr<const SphereIndex> index;
 };

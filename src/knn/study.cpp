@@ -12,10 +12,10 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "core/page_lock.hpp"
+#include "transport/page_lock.hpp"
 #include "core/progress.hpp"
 #include "core/signals.hpp"
-#include "io/huge_pages.hpp"
+#include "io/reserve_huge.hpp"
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
@@ -24,7 +24,7 @@
 #include "knn/output_rows.hpp"
 #include "knn/points.hpp"
 #include "knn/rounds.hpp"
-#include "knn/search_method.hpp"
+#include "knn/run_method.hpp"
 
 namespace trident::knn {
 

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "io/huge_pages.hpp"
+#include "io/reserve_huge.hpp"
 
 namespace trident::ridge {
 

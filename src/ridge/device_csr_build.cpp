@@ -13,7 +13,7 @@
 
 #include "core/host_threads.hpp"
 #include "core/huge_pages.hpp"
-#include "core/page_lock.hpp"
+#include "transport/page_lock.hpp"
 #include "ridge/device_tuning.hpp"
 
 namespace trident::ridge {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/device_memory.hpp"
-#include "core/page_lock.hpp"
+#include "transport/page_lock.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <thrust/execution_policy.h>

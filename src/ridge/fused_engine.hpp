@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "core/device_comm.hpp"
-#include "core/queue_recording.hpp"
+#include "transport/device_comm.hpp"
+#include "transport/queue_recording.hpp"
 #include "ridge/device_csr.hpp"
 #include "ridge/device_tuning.hpp"
 #include "ridge/engine_options.hpp"

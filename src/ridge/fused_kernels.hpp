@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "core/pinned_host_space.hpp"
+#include "transport/pinned_host_space.hpp"
 #include "ridge/execution.hpp"
 #include "ridge/lsmr_recurrence.hpp"
 

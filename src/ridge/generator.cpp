@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
 #include "core/splitmix64.hpp"
-#include "io/huge_pages.hpp"
+#include "io/reserve_huge.hpp"
 
 namespace trident::ridge {
 

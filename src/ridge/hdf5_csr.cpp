@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
 #include "core/uninitialized_vector.hpp"
-#include "io/huge_pages.hpp"
+#include "io/reserve_huge.hpp"
 #include "io/input_file.hpp"
 
 namespace trident::ridge {

@@ -1,7 +1,7 @@
 // The Kokkos Kernels engine of the λ sweep: KokkosSparse::spmv with A and A^T (cuSPARSE
 // underneath when Kokkos Kernels was built with it), KokkosBlas, and the λ recurrences on
 // the host, which waits for the device once per iteration.
-#include "core/pinned_host_space.hpp"
+#include "transport/pinned_host_space.hpp"
 #include "ridge/sweep_engine.hpp"
 
 #include <Kokkos_Core.hpp>

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/device_comm.hpp"
+#include "transport/device_comm.hpp"
 #include "core/error.hpp"
 #include "ridge/sweep_engine.hpp"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/huge_pages.hpp"
+#include "io/reserve_huge.hpp"
 #include "io/plain_numbers.hpp"
 
 namespace trident::ridge {

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/device_comm.hpp"
+#include "transport/device_comm.hpp"
 #include "ridge/lsmr_sweep.hpp"
 
 namespace trident::ridge {

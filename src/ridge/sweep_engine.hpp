@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
-#include "core/device_comm.hpp"
+#include "transport/device_comm.hpp"
 #include "deck/ridge_settings.hpp"
 #include "ridge/engine_options.hpp"
 #include "ridge/lsmr_recurrence.hpp"

@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "core/comm.hpp"
-#include "core/device_comm.hpp"
+#include "transport/device_comm.hpp"
 #include "core/error.hpp"
 #include "core/run_context.hpp"
 #include "diffusion/decomposition.hpp"

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "core/device_comm.hpp"
+#include "transport/device_comm.hpp"
 #include "core/error.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/halo.hpp"

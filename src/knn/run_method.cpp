@@ -1,5 +1,5 @@
-// knn.method in a run (search_method.hpp).
-#include "knn/search_method.hpp"
+// knn.method in a run (run_method.hpp).
+#include "knn/run_method.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -11,7 +11,7 @@
 #include "core/device_memory.hpp"
 #include "core/log.hpp"
 #include "knn/index/index_search.hpp"
-#include "knn/index/method.hpp"
+#include "knn/index/cost_model.hpp"
 #include "knn/index/sphere_index.hpp"
 #include "knn/result_rows.hpp"
 #include "knn/rounds.hpp"

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "knn/index/method.hpp"
-#include "knn/search_method.hpp"
+#include "knn/index/cost_model.hpp"
+#include "knn/run_method.hpp"
 
 namespace trident::knn {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/page_lock.hpp"
+#include "transport/page_lock.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,4 +1,4 @@
-#include "core/queue_recording.hpp"
+#include "transport/queue_recording.hpp"
 
 #include "core/error.hpp"
 

@@ -1,4 +1,4 @@
-#include "core/nccl_comm.hpp"
+#include "transport/nccl_comm.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,6 +9,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/runtime.hpp"
 
 #if defined(TRIDENT_HAVE_NCCL)
 #include <cuda_runtime_api.h>
@@ -26,7 +27,8 @@ struct NcclComm::State {
 };
 
 namespace {
-// The releasing threads; joined by join_nccl_releases, or at the latest when the program ends.
+// The releasing threads; joined before the runtime finalizes (the first use asks it to), or
+// at the latest when the program ends.
 struct Releases {
   std::mutex mutex;
   std::vector<std::thread> threads;
@@ -39,6 +41,11 @@ struct Releases {
 };
 Releases& releases() {
   static Releases r;
+  static const bool joined_before_finalize = [] {
+    Runtime::before_finalize([] { r.join(); });
+    return true;
+  }();
+  (void)joined_before_finalize;
   return r;
 }
 }  // namespace
@@ -122,8 +129,6 @@ NcclComm::~NcclComm() {
   });
 }
 
-void join_nccl_releases() { releases().join(); }
-
 #else
 struct NcclComm::State {};
 NcclComm::NcclComm() = default;
@@ -131,7 +136,6 @@ void NcclComm::start(MPI_Comm, std::size_t) {}
 bool NcclComm::started() const { return false; }
 void* NcclComm::get(MPI_Comm) { return nullptr; }
 NcclComm::~NcclComm() = default;
-void join_nccl_releases() {}
 #endif
 
 }  // namespace trident::core

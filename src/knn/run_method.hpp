@@ -22,7 +22,7 @@ struct RunMethod {
 };
 
 // knn.method for `n_obs` observations (`rows` of them on this rank) over `n_refs`
-// references: the cost model's choice (index/method.hpp), with the device memory that the
+// references: the cost model's choice (index/cost_model.hpp), with the device memory that the
 // index's build and a batch of the rank's rows take checked on every rank. Where it does not
 // fit on some rank, knn.method: index is refused (InputError naming knn.method, on every
 // rank) and auto takes the brute force. Collective.

@@ -3,7 +3,7 @@
 // set-up (loading NCCL's kernels, its bootstrap, its buffers) overlaps the caller's own
 // set-up; the first call that needs it waits. Destroyed on a thread of its own as well, so
 // that NCCL's teardown overlaps writing the output; the runtime joins those threads before
-// it finalizes (join_nccl_releases). Built without NCCL, it is never started.
+// it finalizes (Runtime::before_finalize). Built without NCCL, it is never started.
 #include <mpi.h>
 
 #include <cstddef>
@@ -33,8 +33,5 @@ class NcclComm {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// Waits for the communicators handed to releasing threads (before Kokkos and MPI finalize).
-void join_nccl_releases();
 
 }  // namespace trident::core

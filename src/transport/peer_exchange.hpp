@@ -1,5 +1,5 @@
 #pragma once
-// Exchanges between the GPUs of one host through peer memory (core/peer_areas.hpp), for the
+// Exchanges between the GPUs of one host through peer memory (transport/peer_areas.hpp), for the
 // pairs of ranks that send to each other in one call (a halo exchange). Each rank owns an
 // inbox of two sets of slots (used by the pair's calls in turn: the call's parity), one slot
 // a sender. A sender's kernel copies its pieces for a peer into its slot of the peer's inbox,

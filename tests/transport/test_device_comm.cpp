@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "core/comm.hpp"
-#include "core/device_comm.hpp"
 #include "core/error.hpp"
-#include "core/peer_sum.hpp"
-#include "core/queue_recording.hpp"
 #include "support/test_support.hpp"
+#include "transport/device_comm.hpp"
+#include "transport/peer_sum.hpp"
+#include "transport/queue_recording.hpp"
 
 namespace trident {
 namespace {

@@ -5,7 +5,7 @@
 // core of the development machine; device: one H100, docs/benchmarks.md); they need only be right within a
 // factor of two or so, since the two costs part by orders of magnitude away from the
 // crossing.
-#include "knn/index/method.hpp"
+#include "knn/index/cost_model.hpp"
 
 #include <algorithm>
 #include <cmath>

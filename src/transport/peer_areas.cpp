@@ -1,4 +1,4 @@
-#include "core/peer_areas.hpp"
+#include "transport/peer_areas.hpp"
 
 #include "core/comm.hpp"
 

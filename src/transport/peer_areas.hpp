@@ -2,8 +2,8 @@
 // Device memory that the ranks of one host share through CUDA IPC: every rank allocates an
 // area, zeroed, and maps every other rank's, so that a kernel or a copy of one rank reads
 // and writes the others' areas directly (NVLink, or PCIe peer access). The ground under the
-// sums (core/peer_sum.hpp), the exchanges (core/peer_exchange.hpp) and the gathers
-// (core/peer_window.hpp) through peer memory.
+// sums (transport/peer_sum.hpp), the exchanges (transport/peer_exchange.hpp) and the gathers
+// (transport/peer_window.hpp) through peer memory.
 #include <mpi.h>
 
 #include <cstddef>

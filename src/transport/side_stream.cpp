@@ -1,4 +1,4 @@
-#include "core/side_stream.hpp"
+#include "transport/side_stream.hpp"
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "core/peer_exchange.hpp"
+#include "transport/peer_exchange.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,7 +6,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
-#include "core/peer_areas.hpp"
+#include "transport/peer_areas.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-#include "core/peer_sum.hpp"
+#include "transport/peer_sum.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
-#include "core/peer_areas.hpp"
+#include "transport/peer_areas.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>

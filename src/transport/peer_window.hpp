@@ -1,6 +1,6 @@
 #pragma once
 // A gather to one rank's device through peer memory: `root` owns a device buffer that the
-// other ranks of its host map (core/peer_areas.hpp), and put_all() copies each rank's piece
+// other ranks of its host map (transport/peer_areas.hpp), and put_all() copies each rank's piece
 // into it, GPU to GPU, with no NCCL. The ranks meet (MPI_Barrier) before the copies, once
 // the root is done with the buffer's last contents, and after them, so that the root reads
 // the buffer only once every piece is in. Meant for data gathered now and then (a diffusion

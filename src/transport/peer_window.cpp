@@ -1,8 +1,8 @@
-#include "core/peer_window.hpp"
+#include "transport/peer_window.hpp"
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
-#include "core/peer_areas.hpp"
+#include "transport/peer_areas.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>

@@ -1,15 +1,11 @@
 #pragma once
 // The one way device data travels between ranks: halos (point-to-point exchanges) and
-// sums over ranks (all-reduces). Three transports, chosen once per communicator:
-//   nccl          GPU to GPU through NCCL, queued on the caller's stream (built with CUDA and
-//                 NCCL, and every rank drives its own GPU); its id travels by MPI_Bcast, so a
-//                 plain MPI launcher (mpirun, srun) is all it needs;
-//   mpi           MPI with device pointers (a CUDA-aware MPI), or plain MPI when the backend
-//                 computes in host memory;
-//   host-staging  MPI on page-locked host copies of the device buffers.
-// TRIDENT_DEVICE_COMM=auto|nccl|mpi|host-staging overrides the automatic choice. With NCCL,
-// between the GPUs of one host, sums (connect_peer_sums, core/peer_sum.hpp) and exchanges
-// both ways between pairs of ranks (connect_peer_exchanges, core/peer_exchange.hpp) may go
+// sums over ranks (all-reduces), on the transport chosen once per run
+// (core/transport_choice.hpp): NCCL, queued on the caller's stream (its id travels by
+// MPI_Bcast, so a plain MPI launcher, mpirun or srun, is all it needs), MPI with device
+// pointers or host memory, or MPI on page-locked host copies (host-staging). With NCCL,
+// between the GPUs of one host, sums (connect_peer_sums, transport/peer_sum.hpp) and exchanges
+// both ways between pairs of ranks (connect_peer_exchanges, transport/peer_exchange.hpp) may go
 // through peer memory instead; a job whose data all travels that way never starts NCCL.
 // Results do not depend on the transport for exchanges (they move bits). Sums over ranks
 // are repeatable run to run for a given rank count and transport (fixed reduction order);
@@ -22,32 +18,14 @@
 #include <string>
 #include <vector>
 
-#include "core/nccl_comm.hpp"
 #include "core/overrides.hpp"
-#include "core/peer_exchange.hpp"
-#include "core/runtime.hpp"
+#include "core/transport_choice.hpp"
+#include "transport/nccl_comm.hpp"
+#include "transport/peer_exchange.hpp"
 
 namespace trident::core {
 
-class PeerSum;  // core/peer_sum.hpp
-
-enum class Transport { nccl, mpi, host_staging };
-const char* transport_name(Transport transport);
-
-struct TransportChoice {
-  Transport transport = Transport::mpi;
-  std::string reason;  // why, for the run log and `trident info`
-  std::string describe() const;
-};
-
-// Decides the transport for `comm` from the build, the MPI, the devices the ranks drive and
-// TRIDENT_DEVICE_COMM. Collective; every rank gets the same answer. An impossible forced
-// choice is an InputError naming TRIDENT_DEVICE_COMM.
-TransportChoice choose_transport(MPI_Comm comm, const DeviceBinding& binding,
-                                 const Overrides& overrides = read_overrides());
-
-// MPI alone, with or without host staging as the MPI needs; no set-up, no collective.
-TransportChoice mpi_transport();
+class PeerSum;  // transport/peer_sum.hpp
 
 class DeviceComm {
  public:
@@ -58,7 +36,7 @@ class DeviceComm {
   enum class NcclStart { at_once, when_needed };
 
   // Collective over `comm` (which it duplicates); with NCCL chosen, starts its communicator
-  // as `start` says (core/nccl_comm.hpp): the first call that needs it waits for it.
+  // as `start` says (transport/nccl_comm.hpp): the first call that needs it waits for it.
   DeviceComm(MPI_Comm comm, const TransportChoice& choice, NcclStart start = NcclStart::at_once);
   ~DeviceComm();
   DeviceComm(const DeviceComm&) = delete;
@@ -91,7 +69,7 @@ class DeviceComm {
 
   // data[0..count) <- its sum over ranks, in place, on the device; ordered on `space`
   // as exchange() is. After connect_peer_sums(), sums of float or double go through peer
-  // memory (core/peer_sum.hpp, in calls of up to PeerSum::kMostSpreadBytes) instead of NCCL.
+  // memory (transport/peer_sum.hpp, in calls of up to PeerSum::kMostSpreadBytes) instead of NCCL.
   template <class T>
   void all_reduce_sum(const ExecutionSpace& space, T* data, std::size_t count);
 
