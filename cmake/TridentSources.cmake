@@ -29,6 +29,7 @@ set(TRIDENT_SOURCES_io
   io/output_attributes.cpp
   io/output_datasets.cpp
   io/output_file.cpp
+  io/output_text.cpp
   io/provenance.cpp
   io/sha256.cpp
   io/text_lines.cpp
@@ -67,7 +68,9 @@ set(TRIDENT_SOURCES_knn
   knn/coordinates_check.cpp
   knn/csv_points.cpp
   knn/geometry.cpp
+  knn/hdf5_ids.cpp
   knn/hdf5_points.cpp
+  knn/id_output.cpp
   knn/index/index_screen.cpp
   knn/index/index_search.cpp
   knn/index/method.cpp
@@ -76,6 +79,7 @@ set(TRIDENT_SOURCES_knn
   knn/list_bound.cpp
   knn/list_choice.cpp
   knn/output_rows.cpp
+  knn/point_ids.cpp
   knn/points.cpp
   knn/result_rows.cpp
   knn/rounds.cpp

@@ -107,6 +107,16 @@ class OutputFile {
                              const std::vector<std::uint64_t>& offset,
                              const std::vector<std::uint64_t>& count, const T* data);
   bool holds_file() const { return file_ >= 0; }
+
+  // A dataset of variable-length UTF-8 texts (netCDF's `string`, which h5py, xarray and
+  // netCDF all read), written empty. Parallel HDF5 cannot write such data: only a file
+  // that is not parallel() takes them (RunError otherwise). Collective. Defined in
+  // output_text.cpp.
+  void create_text_dataset(const std::string& dataset, const std::vector<std::uint64_t>& dims);
+  // Writes the block at `offset` of `count` from `texts` (NUL-terminated, row-major). Not
+  // collective, like extend_and_write_here: only the rank that holds the file calls it.
+  void write_texts_here(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                        const std::vector<std::uint64_t>& count, const char* const* texts);
   // Collective: if any rank passes a failure (from extend_and_write_here), every rank
   // throws the same CollectiveError (the lowest failing rank's message).
   void rethrow_agreed(const std::exception_ptr& failure);
