@@ -68,6 +68,10 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "steps", s.steps);
   file_.attribute("/diffusion", "c", s.c);
   file_.attribute("/diffusion", "dt", s.dt);
+  // The grid's physical place (the centre of cell (0, 0) and the cell sizes), which the XDMF shows.
+  file_.attribute("/diffusion", "dx", s.dx);
+  file_.attribute("/diffusion", "dy", s.dy);
+  file_.attribute("/diffusion", "origin", std::vector<double>{s.origin[0], s.origin[1]});
   file_.attribute("/diffusion", "precision", std::string(core::precision_name(s.precision)));
   file_.attribute("/diffusion", "start", s.start.kind);
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
