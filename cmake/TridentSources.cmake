@@ -28,6 +28,7 @@ set(TRIDENT_SOURCES_io
   io/input_file.cpp
   io/output_attributes.cpp
   io/output_datasets.cpp
+  io/output_description.cpp
   io/output_file.cpp
   io/output_text.cpp
   io/provenance.cpp
