@@ -169,8 +169,10 @@ void write_xdmf(const std::string& output_path) {
     const fs::path earlier = next;
     std::string why_not;
     Output o;
-    if (std::any_of(seen.begin(), seen.end(), [&](const fs::path& p) { return same_file(p, earlier); })) {
-      why_not = "it has been replaced by a later part of the series";
+    if (same_file(seen.front(), earlier)) {
+      why_not = "this run's output has taken its place";  // (jobs/long-run.sbatch renames it first)
+    } else if (std::any_of(seen.begin(), seen.end(), [&](const fs::path& p) { return same_file(p, earlier); })) {
+      why_not = "a later part of the series has taken its place";
     } else if (!fs::exists(earlier, ignored)) {
       why_not = "it is gone";
     } else {
