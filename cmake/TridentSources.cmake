@@ -165,6 +165,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_clustered.cpp
   knn/test_csv_points.cpp
   knn/test_hdf5_points.cpp
+  knn/test_id_output.cpp
   knn/test_index.cpp
   knn/test_index_build.cpp
   knn/test_index_method.cpp
@@ -173,6 +174,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
   knn/test_output.cpp
+  knn/test_point_ids.cpp
   knn/test_points.cpp
   knn/test_rounds.cpp
   knn/test_rows.cpp
