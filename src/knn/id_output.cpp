@@ -115,11 +115,25 @@ void write_text_observation_ids(io::OutputFile& out, const PointIds& observation
   out.rethrow_agreed(failure);
 }
 
+// What the ids are, for netCDF and CF readers (io::OutputFile::describe): no units.
+void describe_ids(io::OutputFile& out, const PointIds& references, const PointIds& observations) {
+  if (observations.kind() != PointIds::Kind::none)
+    out.describe(kObservationIds, {"observation"}, "id of the observation, as its input gives it", "");
+  if (references.kind() == PointIds::Kind::none) return;
+  out.describe(kReferenceIds, {"observation", "neighbour"}, "id of the neighbour, as the references' input gives it",
+               "");
+  out.describe_text(kReferenceIds, "comment",
+                    references.kind() == PointIds::Kind::integer
+                        ? "rows the search did not finish (knn/done 0) hold " + std::to_string(kIntegerIdFill)
+                        : std::string("rows the search did not finish (knn/done 0) hold an empty text"));
+}
+
 }  // namespace
 
 void write_point_ids(io::OutputFile& out, const PointIds& references, const PointIds& observations,
                      const IdRows& rows) {
   const MPI_Comm comm = out.comm();
+  describe_ids(out, references, observations);
   if (observations.kind() == PointIds::Kind::integer) {
     out.create_dataset<std::int64_t>(kObservationIds, {static_cast<std::uint64_t>(rows.n)});
     out.write_slab(kObservationIds, {static_cast<std::uint64_t>(rows.first)}, {static_cast<std::uint64_t>(rows.count)},
