@@ -1,4 +1,4 @@
-# Spack recipe for trident (Package API v1, so Spack 0.21+ and 1.x read it; docs/install.md#spack).
+# Spack recipe for trident (Package API v1, which Spack 0.23 and 1.x read; docs/install.md#spack).
 # It lives in trident's own repository and fetches from that checkout's git history:
 # `spack install trident@main` builds the committed main branch, and `spack develop trident@main`
 # in an environment builds the working tree instead.
