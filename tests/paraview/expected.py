@@ -5,12 +5,14 @@
 The series is the outputs given, oldest first: of each, the frames before the first step of
 the next one (a stop's frame is in both files; the later one shows it), then every frame of
 the last. For two frames of the series (the last of the first file, the middle one, the last of all) and one
-node, the expected u and L(u) and that node's position.
+node, the expected u and L(u) and that node's position; and each time step's file (its
+name) and frame, which the XDMF must name.
 
 usage: expected.py OUT.json OUTPUT.h5 [EARLIER.h5 ...]   (the newest first, as trident
        follows the outputs a restart continues)
 """
 import json
+import os
 import sys
 
 import h5py
@@ -40,7 +42,8 @@ def main():
                         "laplacian": float(g["laplacian"][frame, j, i]) if "laplacian" in g else None})
     arrays = ["u"] + (["laplacian"] if "laplacian" in newest else [])
     expected = {"nx": nx, "ny": ny, "bounds": [ox, ox + (nx - 1) * dx, oy, oy + (ny - 1) * dy, 0.0, 0.0],
-                "times": times, "arrays": arrays, "samples": samples}
+                "times": times, "arrays": arrays, "samples": samples,
+                "series": [[os.path.basename(files[n]), i] for n, i in series]}
     with open(target, "w") as out:
         json.dump(expected, out, indent=1)
     print(f"expected: {len(times)} time steps from {len(files)} file(s), arrays {arrays}, {len(samples)} samples")
