@@ -39,7 +39,8 @@ def provenance(f, out):
     steps = sum(v for k, v in t.items() if "." not in k)
     if t and source.startswith("end_time"):  # the stamps leave out the startup before them
         out.append(f"  {'whole run':<20} {steps:.3f} s (the steps in /timings, from process start)")
-    others = sorted(set(attrs) - set(PROVENANCE) - {"deck", "devices"})
+    # (Conventions names the file's format for netCDF readers, nothing about the run)
+    others = sorted(set(attrs) - set(PROVENANCE) - {"deck", "devices", "Conventions"})
     for key in others:
         lines = attrs[key].strip().splitlines() or [""]
         more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""

@@ -177,9 +177,10 @@ def scale_of_range(lo, hi, cmap="viridis"):
 
 
 def units(dataset):
-    """The dataset's `units` attribute, or None."""
+    """The dataset's `units` attribute, or None: also for CF's dimensionless "1", which
+    trident writes for a generated start field (a label says what u is instead)."""
     u = text(dataset.attrs["units"]).strip() if "units" in dataset.attrs else ""
-    return u or None
+    return u if u and u != "1" else None
 
 
 def field_label(diffusion):

@@ -392,6 +392,8 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   out.attribute("/knn", "method", r.method);
   if (mpi::max_over_ranks(comm, done.empty() ? 0.0 : 1.0) > 0) {  // stopped early: which rows hold results
     out.create_dataset<std::uint8_t>("/knn/done", {n});
+    out.describe("/knn/done", {"observation"}, "whether the search finished the observation's row", "");
+    out.describe_flags("/knn/done", {0, 1}, "unfinished finished");
     out.write_slab("/knn/done", {static_cast<std::uint64_t>(r.first)}, {static_cast<std::uint64_t>(r.count)},
                    done.data());
   }
