@@ -46,10 +46,10 @@ def check(condition, message):
         print("FAIL:", message)
 
 
-def run(deck, output, expect=0, signal=None, restart=None):
+def run(deck, output, expect=0, signal=None, restart=None, options=()):
     """Runs trident on `deck` (with a stop signal pending on every rank when `signal`)."""
     command = launcher + ([sys.executable, PENDING_SIGNAL, signal, "all"] if signal else [])
-    command += [trident, "run", deck, "--output", output] + (["--restart", restart] if restart else [])
+    command += [trident, "run", deck, "--output", output] + (["--restart", restart] if restart else []) + list(options)
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     check(done.returncode == expect, f"{' '.join(command)}: exit {done.returncode}, expected {expect}\n"
           + done.stdout[-3000:])
@@ -202,6 +202,9 @@ if run("diffusion_file.yaml", "diffusion_file.h5"):
     check_diffusion("diffusion_file.h5", nx, ny, dx, dy, origin, dt, "K")
 if run("knn.yaml", "knn.h5"):
     check_knn("knn.h5", n, k, stopped=False)
+# gathered to rank 0, each rank's rows (latitude and longitude among them) straight into its file
+if run("knn.yaml", "knn-gathered.h5", options=["--gathered-io"]):
+    check_knn("knn-gathered.h5", n, k, stopped=False)
 if run("ridge.yaml", "ridge.h5"):
     check_ridge("ridge.h5", solutions=True)
 # stopped by a signal pending from the start (each study stops at its first check), then
