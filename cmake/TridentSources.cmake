@@ -133,6 +133,7 @@ set(TRIDENT_TEST_SOURCES_core
 set(TRIDENT_TEST_SOURCES_io
   io/test_exact_text.cpp
   io/test_output_abandoned.cpp
+  io/test_output_description.cpp
   io/test_output_file.cpp
   io/test_sha256.cpp
   io/test_text_lines.cpp
