@@ -72,7 +72,13 @@ done
 if [ -z "$python" ]; then
   echo "NOTE: the build found no Python with h5py, numpy and matplotlib: the commands are not run"
 else
-  for command in trident-summary trident-diffusion-panels trident-diffusion-frames trident-knn-map trident-lcurve; do
+  # The commands installed are the package's COMMANDS, each running its module's main().
+  commands=$(PYTHONPATH="$prefix/$python_dir" "$python" -c \
+    'import trident_postprocess as p; print(" ".join(sorted(p.COMMANDS)))' 2>&1)
+  installed=$(cd "$prefix/bin" && ls trident-* | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
+  [ "$commands" = "$installed" ] && [ -n "$installed" ] && ok \
+    || bad "installed commands '$installed', the package's COMMANDS '$commands'"
+  for command in $installed; do
     out=$(PATH="$prefix/bin:$PATH" "$command" --help 2>&1); rc=$?
     [ $rc -eq 0 ] && grep -q "^usage: $command " <<<"$out" && ok || { bad "$command --help: exit $rc"; echo "$out"; }
   done
