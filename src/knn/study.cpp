@@ -62,8 +62,11 @@ KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const st
     // host memory held for the whole search: the points as read and as unit vectors, and
     // this rank's result rows (the device works in batches sized to its free memory)
     const std::int64_t point_bytes = 2 * 8 + static_cast<std::int64_t>(sizeof(Vec4<double>));
-    const std::int64_t need = in.n_references * point_bytes +
-                              in.count * (point_bytes + settings.k * (8 + 8));
+    // ids, where the deck names them: an int64, or a short text and its offset, each
+    const std::int64_t id_bytes = 16;
+    const std::int64_t need = in.n_references * (point_bytes + (settings.references.has_ids() ? id_bytes : 0)) +
+                              in.count * (point_bytes + (settings.observations.has_ids() ? id_bytes : 0) +
+                                          settings.k * (8 + 8));
     const std::string what = std::to_string(in.count) + " observations on each rank with k = " +
                              std::to_string(settings.k) + " (points and result rows) and " +
                              std::to_string(in.n_references) + " references";

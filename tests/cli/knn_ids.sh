@@ -50,14 +50,23 @@ knn:
   observations: {hdf5: {file: points.h5, dataset: /obs, ids: /obs_names}}
   references: {generate: {count: 50}}
 DECK
+cat > mixed.yaml <<'DECK'
+output: {progress_seconds: 0}
+knn:
+  k: 4
+  observations: {csv: {file: mixed.csv, latitude: lat, longitude: lon, id: id}}
+  references: {csv: {file: refs.csv, latitude: lat, longitude: lon, id: code}}
+DECK
 
-# every run's rows against the inputs' ids
-for deck in csv h5 fixed; do
+# every run's rows against the inputs' ids (mixed: observation ids that are integers on
+# every rank but the last stay texts on all)
+for deck in csv h5 fixed mixed; do
   run "$deck.log" -- run "$deck.yaml" --output "$deck.h5" || { bad "$deck: exit $?"; cat "$deck.log"; continue; }
   case $deck in
     csv) refs=csv:refs.csv:code obs=csv:obs.csv:name ;;
     h5) refs=h5:points.h5:/ref_ids obs=h5:points.h5:/obs_ids ;;
     fixed) refs=none obs=h5:points.h5:/obs_names ;;
+    mixed) refs=csv:refs.csv:code obs=csv:mixed.csv:id ;;
   esac
   check ids "$deck.h5" "$refs" "$obs" && ok || bad "$deck: ids"
 done

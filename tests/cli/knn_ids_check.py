@@ -1,7 +1,7 @@
 """Inputs and checks for knn_ids.sh (run under /usr/bin/python3 with h5py and numpy).
 
 make DIR: writes refs.csv (integer ids, some quoted, int64's extremes), obs.csv (text ids
-  with quotes, commas, UTF-8 and a leading zero) and points.h5 (/refs with variable-length
+  with quotes, commas, UTF-8 and a leading zero), mixed.csv (integers but the last id) and points.h5 (/refs with variable-length
   text ids /ref_ids, /obs with int32 ids /obs_ids and fixed-length ones /obs_names).
 ids OUT REFS OBS: OUT's /knn/reference_ids[i][j] is the id of reference indices[i][j] and
   /knn/observation_ids[i] the id of observation i, for every row (a stopped run's
@@ -34,6 +34,10 @@ def make(folder):
             lat, lon = np.degrees(np.arcsin(rng.uniform(-1, 1))), rng.uniform(-180, 180)
             name = ['"Obs, ""n"" %d"' % i, "Zürich-%d" % i, "007%d" % i, "%d" % i][i % 4]
             f.write(f"{lat:.6f},{lon:.6f},{name}\n")
+    with open(f"{folder}/mixed.csv", "w") as f:  # plain integers but in the last row: texts on every rank
+        f.write("id,lat,lon\n")
+        for i in range(300):
+            f.write(f"{'A-299' if i == 299 else i * 11},{rng.uniform(-90, 90):.5f},{rng.uniform(-180, 180):.5f}\n")
     with h5py.File(f"{folder}/points.h5", "w") as f:
         def points(n):
             return np.stack([np.degrees(np.arcsin(rng.uniform(-1, 1, n))), rng.uniform(-180, 180, n)], axis=1)
