@@ -140,6 +140,7 @@ set(TRIDENT_TEST_SOURCES_io
 )
 set(TRIDENT_TEST_SOURCES_deck
   deck/test_inclusive_limits.cpp
+  deck/test_knn_ids.cpp
   deck/test_knn_method.cpp
   deck/test_message_text.cpp
   deck/test_reader.cpp
