@@ -57,9 +57,12 @@ void describe_frames(io::OutputFile& file, const deck::DiffusionSettings& s, con
   file.describe_text("/diffusion/time", "axis", "T");
   file.describe("/diffusion/step", {"time"}, "step of the frame", "1");
   file.describe("/diffusion/field", {"time", "y", "x"}, "u, the diffused field", field_units);
-  if (s.laplacian)
+  file.describe_text("/diffusion/field", "coordinates", "step");  // each frame's step beside its time
+  if (s.laplacian) {
     file.describe("/diffusion/laplacian", {"time", "y", "x"}, "L(u) = 4 u - the sum of its 4 neighbours",
                   field_units);
+    file.describe_text("/diffusion/laplacian", "coordinates", "step");
+  }
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ def check_diffusion(path, nx, ny, dx, dy, origin, dt, units):
         check(ds["field"].dims == ("time", "y", "x") and ds["laplacian"].dims == ("time", "y", "x"),
               f"{where}: field {ds['field'].dims}")
         check(ds["step"].dims == ("time",), f"{where}: step {ds['step'].dims}")
-        check(set(ds.coords) == {"time", "x", "y"}, f"{where}: coordinates {sorted(ds.coords)}")
+        check(set(ds.coords) == {"time", "x", "y", "step"}, f"{where}: coordinates {sorted(ds.coords)}")
         check(np.array_equal(ds["x"].values, origin[0] + np.arange(nx) * dx), f"{where}: x {ds['x'].values}")
         check(np.array_equal(ds["y"].values, origin[1] + np.arange(ny) * dy), f"{where}: y {ds['y'].values}")
         check(np.array_equal(ds["time"].values, step * dt), f"{where}: time {ds['time'].values}, steps {step}")
