@@ -39,11 +39,16 @@ std::vector<unsigned char> bytes(hid_t object, bool attribute, hid_t& type_out, 
   type_out = H5Tget_native_type(file_type, H5T_DIR_ASCEND);
   H5Tclose(file_type);
   std::vector<unsigned char> out(static_cast<std::size_t>(count) * H5Tget_size(type_out));
-  if (H5Tis_variable_str(type_out) > 0) {  // compare the strings' text
-    std::vector<char*> text(count);
-    H5Aread(object, type_out, text.data());
+  if (H5Tis_variable_str(type_out) > 0) {  // compare the strings' text (attributes, knn's text ids)
+    std::vector<char*> text(count, nullptr);
+    if (attribute) H5Aread(object, type_out, text.data());
+    else if (count > 0) H5Dread(object, type_out, H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data());
     out.clear();
-    for (char* t : text) out.insert(out.end(), t, t + std::string(t).size() + 1);
+    for (char* t : text) {
+      if (t != nullptr) out.insert(out.end(), t, t + std::string(t).size());
+      out.push_back(0);  // an unwritten (null) text reads as an empty one
+      if (t != nullptr) H5free_memory(t);
+    }
     return out;
   }
   if (!out.empty()) {

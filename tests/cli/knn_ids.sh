@@ -4,8 +4,12 @@
 # and /knn/observation_ids the observations' own, checked by knn_ids_check.py against the
 # inputs read with Python's csv module and h5py; a run stopped by a pending signal has ids
 # for its finished rows only, and its restart gives the uninterrupted run's file.
-# usage: knn_ids.sh TRIDENT [LAUNCHER ARGS...]   (the launcher runs N ranks; none: 1 rank)
+# usage: knn_ids.sh [--h5-same TRIDENT_H5_SAME] TRIDENT [LAUNCHER ARGS...]
+#   the launcher runs N ranks (none: 1 rank); with trident_h5_same the restarted and the
+#   uninterrupted outputs are also compared whole, every /knn dataset and attribute
 set -u
+h5_same=""
+[ "$1" = --h5-same ] && { h5_same=$(realpath "$2"); shift 2; }
 trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
 launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -82,6 +86,7 @@ check ids stop.h5 csv:refs.csv:code csv:obs.csv:name && ok || bad "stop: ids"
   && ok || bad "stop: the test needs some but not all rows finished"
 run restart.log -- run csv.yaml --restart stop.checkpoint.h5 --output restart.h5 \
   && check equal csv.h5 restart.h5 && ok || { bad "restart differs from the uninterrupted run"; cat restart.log; }
+if [ -n "$h5_same" ]; then "$h5_same" csv.h5 restart.h5 && ok || bad "restart: trident_h5_same finds a difference"; fi
 # and with text reference ids (h5 deck: 400 observations, a batch each)
 sed 's/^knn:/knn:\n  batch_size: 64/' h5.yaml > h5-batch.yaml
 run h5-full.log -- run h5-batch.yaml --output h5-full.h5 || bad "h5 batches: uninterrupted run"
@@ -89,6 +94,7 @@ run h5-stop.log USR1 all -- run h5-batch.yaml --output h5-stop.h5
 [ $? -eq 75 ] && check ids h5-stop.h5 h5:points.h5:/ref_ids h5:points.h5:/obs_ids && ok || { bad "h5 stop"; cat h5-stop.log; }
 run h5-restart.log -- run h5-batch.yaml --restart h5-stop.checkpoint.h5 --output h5-restart.h5 \
   && check equal h5-full.h5 h5-restart.h5 && ok || { bad "h5 restart differs"; cat h5-restart.log; }
+if [ -n "$h5_same" ]; then "$h5_same" h5-full.h5 h5-restart.h5 && ok || bad "h5 restart: trident_h5_same finds a difference"; fi
 
 echo "knn ids: $pass passed, $fail failed"
 [ $fail -eq 0 ]
