@@ -115,13 +115,17 @@ void write_text_observation_ids(io::OutputFile& out, const PointIds& observation
   out.rethrow_agreed(failure);
 }
 
-// What the ids are, for netCDF and CF readers (io::OutputFile::describe): no units.
+// What the ids are, for netCDF and CF readers (io::OutputFile::describe): integer ids are
+// dimensionless like /knn/indices ("1"); texts take no units in CF.
+std::string id_units(const PointIds& ids) { return ids.kind() == PointIds::Kind::integer ? "1" : ""; }
+
 void describe_ids(io::OutputFile& out, const PointIds& references, const PointIds& observations) {
   if (observations.kind() != PointIds::Kind::none)
-    out.describe(kObservationIds, {"observation"}, "id of the observation, as its input gives it", "");
+    out.describe(kObservationIds, {"observation"}, "id of the observation, as its input gives it",
+                 id_units(observations));
   if (references.kind() == PointIds::Kind::none) return;
   out.describe(kReferenceIds, {"observation", "neighbour"}, "id of the neighbour, as the references' input gives it",
-               "");
+               id_units(references));
   out.describe_text(kReferenceIds, "comment",
                     references.kind() == PointIds::Kind::integer
                         ? "rows the search did not finish (knn/done 0) hold " + std::to_string(kIntegerIdFill)
