@@ -2,8 +2,9 @@
 # knn ids carried to the output (knn.*.csv.id, knn.*.hdf5.ids): for CSV and HDF5 sources,
 # integer and text ids, each /knn/reference_ids[i][j] is the id of reference indices[i][j]
 # and /knn/observation_ids the observations' own, checked by knn_ids_check.py against the
-# inputs read with Python's csv module and h5py; a run stopped by a pending signal has ids
-# for its finished rows only, and its restart gives the uninterrupted run's file.
+# inputs read with Python's csv module and h5py and as xarray reads them with both engines;
+# a run stopped by a pending signal has ids for its finished rows only, and its restart
+# gives the uninterrupted run's file.
 # usage: knn_ids.sh [--h5-same TRIDENT_H5_SAME] TRIDENT [LAUNCHER ARGS...]
 #   the launcher runs N ranks (none: 1 rank); with trident_h5_same the restarted and the
 #   uninterrupted outputs are also compared whole, every /knn dataset and attribute

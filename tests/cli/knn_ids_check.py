@@ -8,6 +8,8 @@ ids OUT REFS OBS: OUT's /knn/reference_ids[i][j] is the id of reference indices[
   unfinished rows: "" or the integer fill), ids read here from the inputs with Python's
   csv module and h5py. REFS and OBS: csv:FILE:COLUMN, h5:FILE:DATASET or none (then the
   dataset must be absent).
+  Then the same through xarray with both engines (h5netcdf, netcdf4: netCDF-C), as
+  netCDF users read them: dimensions (observation, neighbour), texts as str.
 equal A B: every /knn dataset of A and B equal, values and types; both completed.
 """
 import csv
@@ -97,6 +99,22 @@ def ids(out, refs, obs):
             got = check_values(g["observation_ids"], observations, "observation_ids")
             assert got == observations, "observation_ids differ from the input's"
     print(f"{out}: ids of {int(done.sum())} finished rows of {len(indices)} checked")
+    import xarray as xr
+    for engine in ("h5netcdf", "netcdf4"):
+        with xr.open_dataset(out, group="knn", engine=engine) as ds:
+            for name, ids_in in (("reference_ids", references), ("observation_ids", observations)):
+                if ids_in is None:
+                    continue
+                v = ds[name]
+                assert v.dims == (("observation", "neighbour") if name == "reference_ids" else ("observation",)), \
+                    f"{engine}: {name} has dimensions {v.dims}"
+                with h5py.File(out, "r") as f:
+                    d = f["knn"][name]
+                    want = d.asstr()[()] if h5py.check_string_dtype(d.dtype) else d[()]
+                assert np.array_equal(v.values, want), f"{engine}: {name} reads otherwise than h5py"
+                if isinstance(ids_in[0], str):
+                    assert all(isinstance(x, str) for x in v.values.ravel()), f"{engine}: {name} not read as str"
+    print(f"{out}: the ids read alike through xarray's h5netcdf and netcdf4 engines")
 
 
 def equal(a, b):
