@@ -3,7 +3,9 @@
 // it exists). Compares every dataset under /diffusion, /knn and /ridge (type, shape, bytes)
 // and every attribute of those groups and their datasets except the timing ones (names
 // ending in _seconds or _per_second, and the ATTRIBUTEs named: e.g. method, to compare a
-// brute-force and an index search). Exit 0 same, 1 different (the first difference
+// brute-force and an index search) and HDF5's dimension-scale bookkeeping (DIMENSION_LIST,
+// REFERENCE_LIST: object references, file addresses that differ between files of the same
+// content; the scales are compared as the datasets they are). Exit 0 same, 1 different (the first difference
 // printed), 2 an unreadable file.
 #include <hdf5.h>
 
@@ -15,7 +17,8 @@ namespace {
 
 std::vector<std::string> ignored;  // attribute names left out, from the command line
 
-bool timing_name(const std::string& name) {
+bool left_out(const std::string& name) {
+  if (name == "DIMENSION_LIST" || name == "REFERENCE_LIST") return true;
   for (const std::string& i : ignored)
     if (name == i) return true;
   const auto ends = [&](const std::string& tail) {
@@ -36,11 +39,16 @@ std::vector<unsigned char> bytes(hid_t object, bool attribute, hid_t& type_out, 
   type_out = H5Tget_native_type(file_type, H5T_DIR_ASCEND);
   H5Tclose(file_type);
   std::vector<unsigned char> out(static_cast<std::size_t>(count) * H5Tget_size(type_out));
-  if (H5Tis_variable_str(type_out) > 0) {  // compare the strings' text
-    std::vector<char*> text(count);
-    H5Aread(object, type_out, text.data());
+  if (H5Tis_variable_str(type_out) > 0) {  // compare the strings' text (attributes, knn's text ids)
+    std::vector<char*> text(count, nullptr);
+    if (attribute) H5Aread(object, type_out, text.data());
+    else if (count > 0) H5Dread(object, type_out, H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data());
     out.clear();
-    for (char* t : text) out.insert(out.end(), t, t + std::string(t).size() + 1);
+    for (char* t : text) {
+      if (t != nullptr) out.insert(out.end(), t, t + std::string(t).size());
+      out.push_back(0);  // an unwritten (null) text reads as an empty one
+      if (t != nullptr) H5free_memory(t);
+    }
     return out;
   }
   if (!out.empty()) {
@@ -62,14 +70,14 @@ bool same_attributes(hid_t a, hid_t b, const std::string& path, std::string& why
     char name[256] = {0};
     H5Aget_name(attr, sizeof name, name);
     H5Aclose(attr);
-    if (!timing_name(name) && H5Aexists(a, name) <= 0) return why = path + "@" + name + ": only in the second file", false;
+    if (!left_out(name) && H5Aexists(a, name) <= 0) return why = path + "@" + name + ": only in the second file", false;
   }
   const int n = H5Aget_num_attrs(a);
   for (int i = 0; i < n; ++i) {
     const hid_t attr_a = H5Aopen_idx(a, static_cast<unsigned>(i));
     char name[256] = {0};
     H5Aget_name(attr_a, sizeof name, name);
-    if (timing_name(name)) { H5Aclose(attr_a); continue; }
+    if (left_out(name)) { H5Aclose(attr_a); continue; }
     if (H5Aexists(b, name) <= 0) return H5Aclose(attr_a), why = path + "@" + name + ": only in the first file", false;
     const hid_t attr_b = H5Aopen(b, name, H5P_DEFAULT);
     hid_t ta, tb;

@@ -22,23 +22,8 @@ if(TRIDENT_KOKKOS_SOURCE_DIR)
 else()
   find_package(Kokkos REQUIRED)
   set(TRIDENT_KOKKOS_VERSION ${Kokkos_VERSION})
-  # Debian's Trilinos build of Kokkos 3.4 lists a folder that does not exist
-  # (/usr/lib/include) instead of /usr/include/trilinos; CMake refuses such targets, so
-  # keep the folders that exist and add the one that holds Kokkos_Core.hpp.
-  get_target_property(_kokkos_includes Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
-  if(_kokkos_includes)
-    set(_kept "")
-    foreach(_dir IN LISTS _kokkos_includes)
-      if(EXISTS "${_dir}" OR _dir MATCHES "^\\$<")
-        list(APPEND _kept "${_dir}")
-      endif()
-    endforeach()
-    if(NOT _kept STREQUAL _kokkos_includes)
-      find_path(TRIDENT_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp PATH_SUFFIXES trilinos REQUIRED)
-      list(APPEND _kept "${TRIDENT_KOKKOS_INCLUDE_DIR}")
-    endif()
-    set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_kept}")
-  endif()
+  include(TridentKokkosIncludes)
+  trident_fix_kokkos_includes()  # Debian's Kokkos 3.4 names a folder that does not exist
 endif()
 if(TRIDENT_KOKKOS_VERSION VERSION_LESS 3.4)
   message(FATAL_ERROR "trident needs Kokkos 3.4 or newer; found ${TRIDENT_KOKKOS_VERSION}")
@@ -80,14 +65,20 @@ add_library(trident::kokkoskernels ALIAS trident_kokkoskernels)
 # --- MPI (always on) ---
 find_package(MPI REQUIRED COMPONENTS CXX)
 
-# --- HDF5: the C library; parallel when the install is ---
+# --- HDF5: the C library (parallel when the install is) and its high-level library, whose
+# dimension scales (H5DS) give the outputs the named dimensions netCDF and xarray read ---
 if(NOT DEFINED HDF5_PREFER_PARALLEL)
   set(HDF5_PREFER_PARALLEL ON)
 endif()
-find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(HDF5 REQUIRED COMPONENTS C HL)
+if(NOT HDF5_HL_LIBRARIES AND NOT HDF5_C_HL_LIBRARIES)
+  message(FATAL_ERROR "trident needs HDF5's high-level library (libhdf5_hl, for dimension scales): "
+                      "install libhdf5-openmpi-dev or libhdf5-dev (Debian, Ubuntu) or hdf5+hl (Spack)")
+endif()
 add_library(trident_hdf5 INTERFACE)
 target_include_directories(trident_hdf5 INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
-target_link_libraries(trident_hdf5 INTERFACE ${HDF5_C_LIBRARIES} ${HDF5_LIBRARIES})
+target_link_libraries(trident_hdf5 INTERFACE ${HDF5_C_HL_LIBRARIES} ${HDF5_HL_LIBRARIES} ${HDF5_C_LIBRARIES}
+                                             ${HDF5_LIBRARIES})
 target_compile_definitions(trident_hdf5 INTERFACE ${HDF5_DEFINITIONS} ${HDF5_C_DEFINITIONS})
 add_library(trident::hdf5 ALIAS trident_hdf5)
 message(STATUS "HDF5 ${HDF5_VERSION}, parallel: ${HDF5_IS_PARALLEL}")

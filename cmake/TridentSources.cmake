@@ -31,7 +31,9 @@ set(TRIDENT_SOURCES_io
   io/input_file.cpp
   io/output_attributes.cpp
   io/output_datasets.cpp
+  io/output_description.cpp
   io/output_file.cpp
+  io/output_text.cpp
   io/provenance.cpp
   io/sha256.cpp
   io/text_lines.cpp
@@ -70,7 +72,9 @@ set(TRIDENT_SOURCES_knn
   knn/coordinates_check.cpp
   knn/csv_points.cpp
   knn/geometry.cpp
+  knn/hdf5_ids.cpp
   knn/hdf5_points.cpp
+  knn/id_output.cpp
   knn/index/cost_model.cpp
   knn/index/index_screen.cpp
   knn/index/index_search.cpp
@@ -79,6 +83,7 @@ set(TRIDENT_SOURCES_knn
   knn/list_bound.cpp
   knn/list_choice.cpp
   knn/output_rows.cpp
+  knn/point_ids.cpp
   knn/points.cpp
   knn/result_rows.cpp
   knn/rounds.cpp
@@ -134,12 +139,14 @@ set(TRIDENT_TEST_SOURCES_transport
 set(TRIDENT_TEST_SOURCES_io
   io/test_exact_text.cpp
   io/test_output_abandoned.cpp
+  io/test_output_description.cpp
   io/test_output_file.cpp
   io/test_sha256.cpp
   io/test_text_lines.cpp
 )
 set(TRIDENT_TEST_SOURCES_deck
   deck/test_inclusive_limits.cpp
+  deck/test_knn_ids.cpp
   deck/test_knn_method.cpp
   deck/test_message_text.cpp
   deck/test_reader.cpp
@@ -165,6 +172,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_clustered.cpp
   knn/test_csv_points.cpp
   knn/test_hdf5_points.cpp
+  knn/test_id_output.cpp
   knn/test_index.cpp
   knn/test_index_build.cpp
   knn/test_large_k.cpp
@@ -173,6 +181,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
   knn/test_output.cpp
+  knn/test_point_ids.cpp
   knn/test_points.cpp
   knn/test_rounds.cpp
   knn/test_rows.cpp

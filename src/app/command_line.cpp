@@ -1,13 +1,48 @@
 // Parsing of the command line and the --help text (app/command_line.hpp).
 #include "app/command_line.hpp"
 
+#include <filesystem>
 #include <optional>
+#include <system_error>
 
 #include "core/error.hpp"
 #include "core/spelling.hpp"
 #include "io/plain_numbers.hpp"
 
 namespace trident::app {
+
+namespace {
+
+// Where the example decks, the manual and the plots are: in an install (PREFIX/bin/trident
+// beside PREFIX/share/trident/examples), their installed folders, found from the
+// executable's own path so that a moved prefix still works; else, in a build folder, the
+// checkout's. TRIDENT_INSTALL_BINDIR, _DATADIR and _DOCDIR are the install's folders relative
+// to its prefix (GNUInstallDirs', from src/CMakeLists.txt).
+std::string where_to_start() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path executable = fs::read_symlink("/proc/self/exe", error);
+  fs::path prefix = executable.parent_path();
+  for (const auto& part : fs::path(TRIDENT_INSTALL_BINDIR)) {
+    (void)part;
+    prefix = prefix.parent_path();
+  }
+  const fs::path examples = prefix / TRIDENT_INSTALL_DATADIR / "trident" / "examples";
+  if (error || !fs::is_directory(examples, error)) {
+    return R"(Example decks: inputs/*_small.yaml (seconds on two CPU cores), inputs/*_tutorial.yaml; the deck
+keys, outputs, restarting and clusters are described in docs/ (start at README.md).
+)";
+  }
+  const fs::path manual = prefix / TRIDENT_INSTALL_DOCDIR;
+  return "Example decks: " + (examples / "*_small.yaml").string() +
+         " (seconds on two CPU cores), *_tutorial.yaml;\n"
+         "the manual (deck keys, outputs, restarting, clusters): " + manual.string() +
+         " (start at README.md);\n"
+         "plots: trident-summary, trident-diffusion-panels, trident-diffusion-frames, trident-knn-map,\n"
+         "trident-lcurve (beside trident; each has --help).\n";
+}
+
+}  // namespace
 
 std::string help_text() {
   return R"(usage: trident COMMAND [ARGS]
@@ -39,9 +74,7 @@ Stopping: Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGUSR1 stop a run at its next che
 checkpoint and the results so far (exit 75); a second one ends it at once, without a
 checkpoint, leaving no unfinished file.
 
-Example decks: inputs/*_small.yaml (seconds on two CPU cores), inputs/*_tutorial.yaml; the deck
-keys, outputs, restarting and clusters are described in docs/ (start at README.md).
-Kokkos options (--kokkos-help lists them), e.g. --kokkos-tools-libs=LIB, are accepted too.
+)" + where_to_start() + R"(Kokkos options (--kokkos-help lists them), e.g. --kokkos-tools-libs=LIB, are accepted too.
 exit codes: 0 success, 1 run-time failure, 2 bad input, 75 stopped by a signal
 after writing a checkpoint (resume with --restart); a run that completes removes its own
 checkpoint.

@@ -208,8 +208,9 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   context.device_ready();  // (every study has started it by now)
 
   step.emplace(timers, "open_output");
+  const bool texts = std::any_of(studies.begin(), studies.end(), [](const NamedStudy& s) { return s.study->writes_texts(); });
   io::OutputFile output(comm, output_path, plan.overwrite,
-                        command_line.gathered_io ? io::Mode::gathered : io::Mode::automatic);
+                        command_line.gathered_io || texts ? io::Mode::gathered : io::Mode::automatic);
   log::info(comm, std::string("writing ") + output.partial_path() + " (" +
                       (output.parallel() ? "parallel HDF5" : "gathered to rank 0") + ")");
   std::string status = "completed";

@@ -60,6 +60,9 @@ class PreparedStudy {
  public:
   virtual ~PreparedStudy() = default;
   virtual void run(io::OutputFile& output) = 0;
+  // Whether run() writes variable-length texts, which parallel HDF5 cannot write: the run
+  // then writes its output gathered to rank 0.
+  virtual bool writes_texts() const { return false; }
 };
 
 }  // namespace trident

@@ -21,28 +21,34 @@ PointSource parse_points(const Section& knn, const std::string& key) {
     p.count = g.integer("count", at_least(1));
     p.seed = static_cast<std::uint64_t>(g.integer("seed", at_least(0), 1));
   } else if (s.has("csv")) {
-    const Section c = s.section("csv", {"file", "latitude", "longitude"});
+    const Section c = s.section("csv", {"file", "latitude", "longitude", "id"});
     p.kind = "csv";
     p.file = c.file("file");
     p.latitude = c.text("latitude", "latitude");
     p.longitude = c.text("longitude", "longitude");
+    if (c.has("id")) p.ids = c.text("id");
   } else {
-    const Section h = s.section("hdf5", {"file", "dataset"});
+    const Section h = s.section("hdf5", {"file", "dataset", "ids"});
     p.kind = "hdf5";
     p.file = h.file("file");
     p.dataset = h.text("dataset");
+    if (h.has("ids")) p.ids = h.text("ids");
   }
   return p;
 }
 
 }  // namespace
 
+std::string PointSource::ids_key() const { return key + (kind == "csv" ? ".csv.id" : ".hdf5.ids"); }
+
+// Without ids the text is what it was before ids existed, so older checkpoints still match.
 std::string PointSource::describe() const {
   if (kind == "generate") {
     return "generate(count=" + std::to_string(count) + ", seed=" + std::to_string(seed) + ")";
   }
-  if (kind == "csv") return "csv(" + file + ", latitude=" + latitude + ", longitude=" + longitude + ")";
-  return "hdf5(" + file + ", dataset=" + dataset + ")";
+  if (kind == "csv")
+    return "csv(" + file + ", latitude=" + latitude + ", longitude=" + longitude + (has_ids() ? ", id=" + ids : "") + ")";
+  return "hdf5(" + file + ", dataset=" + dataset + (has_ids() ? ", ids=" + ids : "") + ")";
 }
 
 KnnSettings parse_knn(const Section& top) {

@@ -23,6 +23,11 @@ struct PointSource {
   std::string latitude = "latitude";
   std::string longitude = "longitude";
   std::string dataset;
+  // The points' names, carried to the output: csv `id` (a column) or hdf5 `ids` (a 1-D
+  // dataset of integers or texts); empty when the deck names none.
+  std::string ids;
+  bool has_ids() const { return !ids.empty(); }
+  std::string ids_key() const;   // "knn.references.csv.id" or "knn.references.hdf5.ids"
   std::string describe() const;  // "generate(count=65536, seed=1)", "csv(obs.csv)", ...
 };
 

@@ -1,5 +1,6 @@
 #include "diffusion/checkpoint.hpp"
 
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "core/runtime.hpp"
@@ -11,7 +12,8 @@ namespace trident::diffusion {
 
 template <class T>
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::DiffusionSettings& settings,
-                      std::int64_t step, const Decomposition& d, const std::vector<T>& block) {
+                      std::int64_t step, const Decomposition& d, const std::vector<T>& block,
+                      const std::string& output_path) {
   io::OutputFile file(comm, path, /*overwrite=*/true);
   file.create_dataset<T>("/field", {static_cast<std::uint64_t>(settings.ny),
                                     static_cast<std::uint64_t>(settings.nx)});
@@ -23,6 +25,10 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.attribute("/", "ny", settings.ny);
   file.attribute("/", "c", settings.c);
   file.attribute("/", "dt", settings.dt);
+  file.attribute("/", "dx", settings.dx);
+  file.attribute("/", "dy", settings.dy);
+  file.attribute("/", "origin", std::vector<double>{settings.origin[0], settings.origin[1]});
+  file.attribute("/", "output", std::filesystem::absolute(output_path).lexically_normal().string());
   file.attribute("/", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.commit();
@@ -41,6 +47,20 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   const double c = file.real_attribute("/", "c"), dt = file.real_attribute("/", "dt");
   if (c != s.c) mismatch("c", io::exact_text(c), io::exact_text(s.c));
   if (dt != s.dt) mismatch("dt", io::exact_text(dt), io::exact_text(s.dt));
+  const auto real_or = [&](const char* name, double absent) {
+    return file.has_attribute("/", name) ? file.real_attribute("/", name) : absent;
+  };
+  const double dx = real_or("dx", 1.0), dy = real_or("dy", 1.0);
+  if (dx != s.dx) mismatch("dx", io::exact_text(dx), io::exact_text(s.dx));
+  if (dy != s.dy) mismatch("dy", io::exact_text(dy), io::exact_text(s.dy));
+  std::vector<double> origin = file.real_attribute_values("/", "origin");
+  if (origin.empty()) origin = {0.0, 0.0};
+  const auto pair = [](double x, double y) { return "[" + io::exact_text(x) + ", " + io::exact_text(y) + "]"; };
+  if (origin.size() != 2 || origin[0] != s.origin[0] || origin[1] != s.origin[1]) {
+    std::string written;
+    for (const double v : origin) written += (written.empty() ? "" : ", ") + io::exact_text(v);
+    mismatch("origin", "[" + written + "]", pair(s.origin[0], s.origin[1]));
+  }
   const std::string precision = file.string_attribute("/", "precision"), wanted = core::precision_name(s.precision);
   if (precision != wanted) mismatch("precision", precision, wanted);
   const std::int64_t step = file.integer_attribute("/", "step");
@@ -51,6 +71,11 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   return step;
 }
 
+std::string checkpoint_output(const std::string& path) {
+  const io::InputFile file(path, "checkpoint (--restart)");
+  return file.has_attribute("/", "output") ? file.string_attribute("/", "output") : std::string();
+}
+
 template <class T>
 std::vector<T> read_checkpoint_block(const std::string& path, const Decomposition& d) {
   const io::InputFile file(path, "checkpoint (--restart)");
@@ -59,9 +84,11 @@ std::vector<T> read_checkpoint_block(const std::string& path, const Decompositio
 }
 
 template void write_checkpoint<float>(MPI_Comm, const std::string&, const deck::DiffusionSettings&,
-                                      std::int64_t, const Decomposition&, const std::vector<float>&);
+                                      std::int64_t, const Decomposition&, const std::vector<float>&,
+                                      const std::string&);
 template void write_checkpoint<double>(MPI_Comm, const std::string&, const deck::DiffusionSettings&,
-                                       std::int64_t, const Decomposition&, const std::vector<double>&);
+                                       std::int64_t, const Decomposition&, const std::vector<double>&,
+                                       const std::string&);
 template std::vector<float> read_checkpoint_block<float>(const std::string&, const Decomposition&);
 template std::vector<double> read_checkpoint_block<double>(const std::string&, const Decomposition&);
 

@@ -36,6 +36,35 @@ std::string gib(double bytes) {
   return text;
 }
 
+// The centres of n cells along one axis: origin + i * size.
+std::vector<double> cell_centres(std::int64_t n, double origin, double size) {
+  std::vector<double> centres(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) centres[static_cast<std::size_t>(i)] = origin + static_cast<double>(i) * size;
+  return centres;
+}
+
+// /diffusion/x and /diffusion/y, and what each /diffusion dataset is for netCDF and CF
+// readers: frames on (time, y, x), time in seconds (dt's unit), x and y in metres (dx's and
+// dy's); u's unit is `field_units` ("" where the start file's dataset names none).
+void describe_frames(io::OutputFile& file, const deck::DiffusionSettings& s, const std::string& field_units) {
+  file.write_array<double>("/diffusion/x", cell_centres(s.nx, s.origin[0], s.dx));
+  file.write_array<double>("/diffusion/y", cell_centres(s.ny, s.origin[1], s.dy));
+  file.describe("/diffusion/x", {"x"}, "x of the cell centres (origin[0] + i dx)", "m");
+  file.describe_text("/diffusion/x", "axis", "X");
+  file.describe("/diffusion/y", {"y"}, "y of the cell centres (origin[1] + j dy)", "m");
+  file.describe_text("/diffusion/y", "axis", "Y");
+  file.describe("/diffusion/time", {"time"}, "time of the frame (step dt)", "s", "time");
+  file.describe_text("/diffusion/time", "axis", "T");
+  file.describe("/diffusion/step", {"time"}, "step of the frame", "1");
+  file.describe("/diffusion/field", {"time", "y", "x"}, "u, the diffused field", field_units);
+  file.describe_text("/diffusion/field", "coordinates", "step");  // each frame's step beside its time
+  if (s.laplacian) {
+    file.describe("/diffusion/laplacian", {"time", "y", "x"}, "L(u) = 4 u - the sum of its 4 neighbours",
+                  field_units);
+    file.describe_text("/diffusion/laplacian", "coordinates", "step");
+  }
+}
+
 }  // namespace
 
 bool frame_due(std::int64_t s, std::int64_t first, std::int64_t last, std::int64_t output_every) {
@@ -68,20 +97,23 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "steps", s.steps);
   file_.attribute("/diffusion", "c", s.c);
   file_.attribute("/diffusion", "dt", s.dt);
+  // The grid's physical place (the centre of cell (0, 0) and the cell sizes), which the XDMF shows.
+  file_.attribute("/diffusion", "dx", s.dx);
+  file_.attribute("/diffusion", "dy", s.dy);
+  file_.attribute("/diffusion", "origin", std::vector<double>{s.origin[0], s.origin[1]});
   file_.attribute("/diffusion", "precision", std::string(core::precision_name(s.precision)));
   file_.attribute("/diffusion", "start", s.start.kind);
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
   file_.attribute("/diffusion", "ranks_y", static_cast<std::int64_t>(d.dims()[1]));
   file_.attribute("/diffusion", "compression", static_cast<std::int64_t>(context.compression));
-  // A start file's unit is u's, and L(u)'s (4u - the neighbours' sum has u's unit).
+  // A start file's unit is u's, and L(u)'s (4u - the neighbours' sum has u's unit); the
+  // generated starts are dimensionless.
+  std::string units = "1";
   if (s.start.kind == "file") {
     const MPI_Comm comm = file_.comm();
-    const std::string units = mpi::broadcast(comm, mpi::rank(comm) == 0 ? start_file_units(s.start) : "", 0);
-    if (!units.empty()) {
-      file_.attribute("/diffusion/field", "units", units);
-      if (s.laplacian) file_.attribute("/diffusion/laplacian", "units", units);
-    }
+    units = mpi::broadcast(comm, mpi::rank(comm) == 0 ? start_file_units(s.start) : "", 0);
   }
+  describe_frames(file_, s, units);
   path_ = choose_path(context);
 }
 

@@ -106,6 +106,9 @@ class Solver : public PreparedStudy {
   void run(io::OutputFile& output) override {
     const std::int64_t first = first_;
     FrameWriter<T> frames(output, s_, d_, ctx_, stepper_.comm());
+    output_path_ = output.path();
+    // The output this run continues, for the XDMF that shows both as one series.
+    if (!earlier_output_.empty()) output.attribute("/diffusion", "earlier_output", earlier_output_);
     Progress progress(ctx_.comm, "diffusion", first, s_.steps, ctx_.progress_seconds);
     std::int64_t interval = 1, next_check = first;
     double last_check_time = wall_seconds();
@@ -186,6 +189,7 @@ class Solver : public PreparedStudy {
     mpi::collective(ctx_.comm, [&] {
       if (!ctx_.restart_path.empty()) {
         first = checkpoint_step(ctx_.restart_path, s_);
+        earlier_output_ = checkpoint_output(ctx_.restart_path);
         const std::vector<T> block = read_checkpoint_block<T>(ctx_.restart_path, d_);
         std::copy(block.begin(), block.end(), interior_host_.data());
         Kokkos::deep_copy(interior_, interior_host_);
@@ -244,7 +248,7 @@ class Solver : public PreparedStudy {
       frames.finish();  // HDF5 from one thread at a time
     }
     auto t = ctx_.timers.scope("diffusion.checkpoint");
-    write_checkpoint<T>(ctx_.comm, checkpoint_path_, s_, step, d_, host_block(u_));
+    write_checkpoint<T>(ctx_.comm, checkpoint_path_, s_, step, d_, host_block(u_), output_path_);
     log::info(ctx_.comm, "diffusion: checkpoint at step " + std::to_string(step) + " written to " + checkpoint_path_);
   }
 
@@ -271,6 +275,8 @@ class Solver : public PreparedStudy {
   const deck::DiffusionSettings& s_;
   RunContext& ctx_;
   std::string checkpoint_path_;
+  std::string output_path_;     // the run's output, which the checkpoints name
+  std::string earlier_output_;  // the output the restart's checkpoint names, or empty
   Decomposition d_;
   std::int64_t ny_, nx_;
   int halo_width_;

@@ -42,6 +42,19 @@ void checked_status(herr_t status, const std::string& file, const std::string& w
   if (status < 0) throw RunError(file + ": " + what + " failed" + system_reason());
 }
 
+void write_text_attribute(hid_t object, const std::string& name, const std::string& text,
+                          const std::string& file) {
+  if (H5Aexists(object, name.c_str()) > 0) H5Adelete(object, name.c_str());
+  Handle type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.get(), H5T_VARIABLE);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  Handle space(H5Screate(H5S_SCALAR));
+  Handle a(checked(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), file,
+                   "creating attribute " + name));
+  const char* p = text.c_str();
+  checked_status(H5Awrite(a.get(), type.get(), &p), file, "writing attribute " + name);
+}
+
 void silence_hdf5_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 }  // namespace trident::io

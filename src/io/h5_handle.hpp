@@ -1,5 +1,6 @@
 #pragma once
-// RAII for HDF5 identifiers and a checked-call helper, shared by the reader and writer.
+// RAII for HDF5 identifiers, a checked-call helper and the text attribute, shared by the
+// reader and writer.
 #include <hdf5.h>
 
 #include <string>
@@ -25,6 +26,12 @@ class Handle {
   Handle& operator=(const Handle&) = delete;
 
   hid_t get() const { return id_; }
+  // Gives the identifier up: the caller closes it (and sees whether closing failed).
+  hid_t release() {
+    const hid_t id = id_;
+    id_ = -1;
+    return id;
+  }
   bool valid() const { return id_ >= 0; }
   void reset();
 
@@ -35,6 +42,11 @@ class Handle {
 // Throws RunError("FILE: WHAT failed") when `id` is negative; returns it otherwise.
 hid_t checked(hid_t id, const std::string& file, const std::string& what);
 void checked_status(herr_t status, const std::string& file, const std::string& what);
+
+// Writes a text attribute (variable-length UTF-8, as h5py reads into str) of `object`,
+// replacing one of that name; failures throw RunError naming `file`.
+void write_text_attribute(hid_t object, const std::string& name, const std::string& text,
+                          const std::string& file);
 
 // Turns HDF5's own error stack printing off (our messages say what failed).
 void silence_hdf5_errors();

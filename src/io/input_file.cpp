@@ -163,6 +163,18 @@ std::vector<std::int64_t> InputFile::integer_attribute_values(const std::string&
   return out;
 }
 
+std::vector<double> InputFile::real_attribute_values(const std::string& object, const std::string& name) const {
+  Handle o(H5Oopen(file_, object.c_str(), H5P_DEFAULT));
+  if (!o.valid() || H5Aexists(o.get(), name.c_str()) <= 0) return {};
+  Handle a(H5Aopen(o.get(), name.c_str(), H5P_DEFAULT));
+  Handle space(H5Aget_space(a.get()));
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  std::vector<double> out(static_cast<std::size_t>(count > 0 ? count : 0));
+  if (count > 0 && H5Aread(a.get(), H5T_NATIVE_DOUBLE, out.data()) < 0)
+    throw InputError(path_ + ": attribute '" + name + "' of '" + object + "' in the " + role_ + " is not numbers");
+  return out;
+}
+
 std::string not_finite_message(const std::string& file, const std::string& dataset,
                                const std::vector<std::uint64_t>& cell, double value) {
   std::string where;

@@ -42,6 +42,8 @@ class InputFile {
   // Every value of an integer attribute (a shape, say); empty when the object has none of
   // that name.
   std::vector<std::int64_t> integer_attribute_values(const std::string& object, const std::string& name) const;
+  // Every value of a real attribute (an origin, say); empty when the object has none of that name.
+  std::vector<double> real_attribute_values(const std::string& object, const std::string& name) const;
 
  private:
   std::string path_, role_;

@@ -13,18 +13,10 @@ void replace_attribute(hid_t object, const std::string& name) {
   if (H5Aexists(object, name.c_str()) > 0) H5Adelete(object, name.c_str());
 }
 
-void write_text_attribute(hid_t file, const std::string& path, const std::string& object,
-                          const std::string& name, const std::string& text) {
+void write_text_at(hid_t file, const std::string& path, const std::string& object,
+                   const std::string& name, const std::string& text) {
   Handle o(checked(H5Oopen(file, object.c_str(), H5P_DEFAULT), path, "opening " + object));
-  replace_attribute(o.get(), name);
-  Handle type(H5Tcopy(H5T_C_S1));
-  H5Tset_size(type.get(), H5T_VARIABLE);
-  H5Tset_cset(type.get(), H5T_CSET_UTF8);
-  Handle space(H5Screate(H5S_SCALAR));
-  Handle a(checked(H5Acreate2(o.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                   path, "creating attribute " + object + " " + name));
-  const char* p = text.c_str();
-  checked_status(H5Awrite(a.get(), type.get(), &p), path, "writing attribute " + name);
+  write_text_attribute(o.get(), name, text, path);
 }
 
 template <class T>
@@ -45,7 +37,7 @@ void OutputFile::attribute(const std::string& object, const std::string& name,
                            const std::string& value) {
   const std::string text = mpi::broadcast(comm_, value, 0);
   agreed([&] {
-    if (holds_file()) write_text_attribute(file_, path_, object, name, text);
+    if (holds_file()) write_text_at(file_, path_, object, name, text);
   });
 }
 

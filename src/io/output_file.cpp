@@ -174,8 +174,17 @@ void OutputFile::empty_for_discard() {
 void OutputFile::commit() {
   close();
   forget_unfinished(partial_path());  // finished: kept whatever happens next
+  if (parallel_) MPI_Barrier(comm_);  // every rank's MPI-IO closed before rank 0 opens the file again
   mpi::collective(comm_, [&] {
     if (mpi::rank(comm_) != 0) return;
+    if (!description_.empty()) {
+      try {
+        write_description(partial_path(), path_, description_);
+      } catch (const std::exception& e) {
+        throw RunError(path_ + ": the run finished but its datasets could not be described for netCDF readers (" +
+                       e.what() + "); the results are kept in " + partial_path());
+      }
+    }
     if (std::rename(partial_path().c_str(), path_.c_str()) != 0) {
       const std::string reason = std::strerror(errno);
       throw RunError(path_ + ": the run finished but its output could not be renamed from " +

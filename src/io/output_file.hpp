@@ -7,7 +7,8 @@
 // several ranks whole rows of a contiguous dataset go straight from each rank into the
 // file (direct_rows.hpp), and rank 0 writes other slabs as it receives them.
 // Defined in output_file.cpp (the destination check and the file's life),
-// output_datasets.cpp (groups and datasets) and output_attributes.cpp.
+// output_datasets.cpp (groups and datasets), output_attributes.cpp and
+// output_description.cpp (the description written at commit).
 #include <hdf5.h>
 #include <mpi.h>
 
@@ -16,6 +17,8 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "io/output_description.hpp"
 
 namespace trident::io {
 
@@ -54,8 +57,9 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  // Closes the file and renames FILE.partial to FILE. If the rename fails, the finished
-  // result stays in FILE.partial and the error says so (exit 1).
+  // Closes the file, writes the recorded description (describe(), below) and renames
+  // FILE.partial to FILE. If the description or the rename fails, the finished result
+  // stays in FILE.partial and the error says so (exit 1).
   void commit();
   // Closes the file and removes FILE.partial (after an error every rank shares).
   void discard();
@@ -107,6 +111,16 @@ class OutputFile {
                              const std::vector<std::uint64_t>& offset,
                              const std::vector<std::uint64_t>& count, const T* data);
   bool holds_file() const { return file_ >= 0; }
+
+  // A dataset of variable-length UTF-8 texts (netCDF's `string`, which h5py, xarray and
+  // netCDF all read), written empty. Parallel HDF5 cannot write such data: only a file
+  // that is not parallel() takes them (RunError otherwise). Collective. Defined in
+  // output_text.cpp.
+  void create_text_dataset(const std::string& dataset, const std::vector<std::uint64_t>& dims);
+  // Writes the block at `offset` of `count` from `texts` (NUL-terminated, row-major). Not
+  // collective, like extend_and_write_here: only the rank that holds the file calls it.
+  void write_texts_here(const std::string& dataset, const std::vector<std::uint64_t>& offset,
+                        const std::vector<std::uint64_t>& count, const char* const* texts);
   // Collective: if any rank passes a failure (from extend_and_write_here), every rank
   // throws the same CollectiveError (the lowest failing rank's message).
   void rethrow_agreed(const std::exception_ptr& failure);
@@ -117,6 +131,28 @@ class OutputFile {
   void attribute(const std::string& object, const std::string& name, std::int64_t value);
   void attribute(const std::string& object, const std::string& name,
                  const std::vector<double>& values);
+
+  // What readers other than trident's are told about a dataset, following netCDF-4 (named
+  // dimensions as HDF5 dimension scales) and CF (`long_name`, `units`, `standard_name`,
+  // flags). Not collective and no file access: every rank records it where the study
+  // creates the dataset, and commit() writes it once, on rank 0, into the closed file
+  // (output_description.hpp), so a stopped run is described like a finished one.
+  //
+  // `dimensions` names each dimension, outermost first; a name stands for one dimension
+  // of the dataset's group. The 1-D dataset named like its dimension (/diffusion/time on
+  // "time") is that dimension's coordinate; a dimension without one gets a netCDF
+  // dimension-only scale. `units` is UDUNITS text ("1": dimensionless; "": unknown, and no
+  // `units` attribute); `standard_name` is CF's, where one exists.
+  void describe(const std::string& dataset, const std::vector<std::string>& dimensions,
+                const std::string& long_name, const std::string& units,
+                const std::string& standard_name = "");
+  // CF flags of an integer dataset: `flag_values` (written in the dataset's own type) and
+  // `flag_meanings` (one word for each value, separated by spaces).
+  void describe_flags(const std::string& dataset, const std::vector<std::int64_t>& values,
+                      const std::string& meanings);
+  // A text attribute of a dataset or group written with the description (CF's
+  // `coordinates`, a `comment`).
+  void describe_text(const std::string& object, const std::string& name, const std::string& value);
 
  private:
   // Runs `work` (which touches the file on the ranks that hold it) so that a failure on
@@ -143,6 +179,7 @@ class OutputFile {
   bool parallel_ = false;
   bool committed_ = false;
   hid_t file_ = -1;
+  Description description_;
 };
 
 }  // namespace trident::io

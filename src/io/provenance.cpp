@@ -1,5 +1,8 @@
 #include "io/provenance.hpp"
 
+#include <fstream>
+#include <iterator>
+
 #include "core/comm.hpp"
 #include "core/log.hpp"
 #include "core/overrides.hpp"
@@ -9,12 +12,58 @@ namespace trident::io {
 
 std::string utc_now() { return log::utc_time(); }
 
+namespace {
+
+// The command that started this process, as a shell would take it back (arguments with
+// spaces or quotes in single quotes), from /proc/self/cmdline; "trident" where the system
+// has no such file.
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string line;
+  std::size_t start = 0;
+  while (start < raw.size()) {
+    std::size_t end = raw.find('\0', start);
+    if (end == std::string::npos) end = raw.size();
+    std::string argument = raw.substr(start, end - start);
+    if (argument.empty() || argument.find_first_of(" \t\n'\"\\$`*?;&|<>()") != std::string::npos) {
+      std::string quoted = "'";
+      for (char c : argument) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      argument = quoted + "'";
+    }
+    line += (line.empty() ? "" : " ") + argument;
+    start = end + 1;
+  }
+  return line.empty() ? "trident" : line;
+}
+
+// "trident diffusion and knn results (DECK)": the studies of the resolved deck's keys.
+std::string title_of(const std::string& deck_file, const std::string& resolved_deck) {
+  std::vector<std::string> studies;
+  for (const char* study : {"diffusion", "knn", "ridge"})
+    if (resolved_deck.rfind(std::string(study) + ".", 0) == 0 ||
+        resolved_deck.find("\n" + std::string(study) + ".") != std::string::npos)
+      studies.push_back(study);
+  std::string names;
+  for (std::size_t i = 0; i < studies.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == studies.size() ? " and " : ", ") + studies[i];
+  return "trident " + names + (names.empty() ? "" : " ") + "results (" + deck_file + ")";
+}
+
+}  // namespace
+
 void write_provenance(OutputFile& file, const std::string& deck_file, const std::string& deck_text,
                       const std::string& resolved_deck, const DeviceBinding& binding,
                       const std::string& start_time) {
   const MPI_Comm comm = file.comm();
   std::string devices;
   for (const auto& line : mpi::gather_strings(comm, binding.describe())) devices += line + "\n";
+  // CF's global attributes, so that netCDF and xarray users see what the file is
+  file.attribute("/", "Conventions", std::string("CF-1.10"));
+  file.attribute("/", "title", title_of(deck_file, resolved_deck));
+  const int ranks = mpi::size(comm);
+  file.attribute("/", "history", start_time + ": " + command_line() +
+                                     (ranks > 1 ? " (" + std::to_string(ranks) + " MPI ranks)" : std::string()));
   file.attribute("/", "deck", deck_text);
   file.attribute("/", "deck_file", deck_file);
   file.attribute("/", "resolved_deck", resolved_deck);

@@ -70,6 +70,16 @@ class CsvFile {
       throw InputError(source.file + ": the header has no column '" + name + "' (" + source.key +
                        "); its columns are " + columns);
     }
+    if (source.has_ids()) {
+      for (std::size_t i = 0; i < names.size() && id_ < 0; ++i)
+        if (names[i] == source.ids) id_ = static_cast<int>(i);
+      if (id_ < 0) {
+        std::string columns;
+        for (const auto& n : names) columns += (columns.empty() ? "'" : ", '") + n + "'";
+        throw InputError(source.file + ": the header has no column '" + source.ids + "' (" + source.ids_key() +
+                         "); its columns are " + columns);
+      }
+    }
   }
 
   // The next non-blank line; false at the end of the file.
@@ -79,9 +89,19 @@ class CsvFile {
     return false;
   }
 
-  // Checks data row `row` (1-based) held in `line` and returns its coordinates.
-  void parse_row(std::string_view line, std::int64_t row, double& latitude, double& longitude) {
+  // With an id column: refuses a row whose id is empty (the fill of unfinished rows in the
+  // output); a row too short to have one is left to parse_row, which counts its fields.
+  void check_id(std::string_view line) {
+    if (id_ < 0) return;
     split(line);
+    check_id_present();
+  }
+
+  // Checks data row `row` (1-based) held in `line` and returns its coordinates, and its id
+  // into `ids` when the source names an id column.
+  void parse_row(std::string_view line, std::int64_t row, double& latitude, double& longitude, PointIds* ids) {
+    split(line);
+    check_id_present();
     const std::size_t n = fields_.size();
     for (const int column : {latitude_, longitude_}) {
       if (static_cast<std::size_t>(column) >= n)
@@ -109,6 +129,7 @@ class CsvFile {
     if (!longitude_ok(longitude))
       throw_bad_coordinate(longitude, false, row_where(row, longitude_),
                            std::string(fields_[longitude_].text));
+    if (ids != nullptr && id_ >= 0) ids->add_text(unquoted(fields_[static_cast<std::size_t>(id_)].text));
   }
 
  private:
@@ -148,6 +169,13 @@ class CsvFile {
       if (p >= n) break;
       ++p;  // the comma
     }
+  }
+
+  void check_id_present() const {
+    const auto i = static_cast<std::size_t>(id_);
+    if (id_ >= 0 && i < fields_.size() && fields_[i].text.empty())
+      fail(fields_[i].column, "field " + std::to_string(i + 1) + " (column '" + header_names_[i] +
+                                  "') is empty; " + source_.ids_key() + " needs an id on every row");
   }
 
   // A number as std::from_chars reads it, or failing that as strtod does (the rule this
@@ -193,7 +221,7 @@ class CsvFile {
   std::vector<Field> fields_;
   std::vector<std::string> header_names_;
   std::size_t header_fields_ = 0;
-  int latitude_ = -1, longitude_ = -1;
+  int latitude_ = -1, longitude_ = -1, id_ = -1;
 };
 
 }  // namespace
@@ -202,12 +230,15 @@ std::int64_t count_csv_points(const deck::PointSource& source) {
   CsvFile file(source);
   std::int64_t rows = 0;
   std::string_view line;
-  while (file.next_row(line)) ++rows;
+  while (file.next_row(line)) {
+    file.check_id(line);
+    ++rows;
+  }
   return rows;
 }
 
 std::vector<double> read_csv_points(const deck::PointSource& source, std::int64_t first,
-                                    std::int64_t count) {
+                                    std::int64_t count, PointIds* ids) {
   CsvFile file(source);
   std::vector<double> points;
   io::reserve_huge(points, static_cast<std::size_t>(2 * count));
@@ -218,7 +249,7 @@ std::vector<double> read_csv_points(const deck::PointSource& source, std::int64_
   for (std::int64_t i = 0; i < count; ++i) {
     if (!file.next_row(line))
       throw InputError(source.file + ": the CSV file of " + source.key + " changed while reading");
-    file.parse_row(line, first + i + 1, points[2 * i], points[2 * i + 1]);
+    file.parse_row(line, first + i + 1, points[2 * i], points[2 * i + 1], ids);
   }
   return points;
 }

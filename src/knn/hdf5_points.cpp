@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "knn/coordinates_check.hpp"
+#include "knn/hdf5_ids.hpp"
 
 namespace trident::knn {
 
@@ -18,7 +19,9 @@ std::int64_t count_hdf5_points(const deck::PointSource& source) {
                      ": expected an N x 2 array of (latitude, longitude) in degrees, got " +
                      (shape.empty() ? std::string("a scalar") : shape));
   }
-  return static_cast<std::int64_t>(dims[0]);
+  const auto points = static_cast<std::int64_t>(dims[0]);
+  if (source.has_ids()) check_hdf5_ids(source, points);
+  return points;
 }
 
 std::vector<double> read_hdf5_points(const deck::PointSource& source, std::int64_t first,

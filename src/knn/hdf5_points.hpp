@@ -7,7 +7,8 @@
 
 namespace trident::knn {
 
-// Rows of the dataset; InputError when it is not N x 2 (or the file or dataset is missing).
+// Rows of the dataset; InputError when it is not N x 2 (or the file or dataset is missing),
+// or when the ids the source names do not fit it (check_hdf5_ids).
 std::int64_t count_hdf5_points(const deck::PointSource& source);
 
 // Rows first .. first+count-1 (0-based) read in one hyperslab and checked for range

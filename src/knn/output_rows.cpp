@@ -10,6 +10,29 @@ namespace {
 constexpr const char* kIndices = "/knn/indices";
 constexpr const char* kDistances = "/knn/distances";
 constexpr const char* kObservations = "/knn/observations";
+constexpr const char* kLatitude = "/knn/latitude";
+constexpr const char* kLongitude = "/knn/longitude";
+
+// What each /knn dataset is, for netCDF and CF readers: rows on the observation dimension,
+// located by /knn/latitude and /knn/longitude; distances in metres (knn.radius' unit).
+void describe_rows(io::OutputFile& out) {
+  out.describe(kIndices, {"observation", "neighbour"},
+               "index of the neighbour in the reference set (0-based), nearest first", "1");
+  out.describe(kDistances, {"observation", "neighbour"}, "great-circle distance to the neighbour", "m");
+  out.describe(kObservations, {"observation", "latitude_longitude"}, "latitude and longitude of the observation",
+               "degrees");
+  out.describe(kLatitude, {"observation"}, "latitude of the observation", "degrees_north", "latitude");
+  out.describe(kLongitude, {"observation"}, "longitude of the observation", "degrees_east", "longitude");
+  for (const char* dataset : {kIndices, kDistances, kObservations})
+    out.describe_text(dataset, "coordinates", "latitude longitude");
+}
+
+// Column `column` of `count` rows of two values.
+std::vector<double> column_of(const std::vector<double>& pairs, std::int64_t count, int column) {
+  std::vector<double> values(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = pairs[2 * i + static_cast<std::size_t>(column)];
+  return values;
+}
 }  // namespace
 
 OutputRows::OutputRows(io::OutputFile& out, std::int64_t n, int k, std::int64_t first, std::int64_t count,
@@ -19,6 +42,8 @@ OutputRows::OutputRows(io::OutputFile& out, std::int64_t n, int k, std::int64_t 
       count_(count),
       k_(k),
       lat_lon_(lat_lon.data()),
+      latitude_(column_of(lat_lon, count, 0)),
+      longitude_(column_of(lat_lon, count, 1)),
       indices_(rows.indices.data()),
       distances_(rows.distances.data()) {
   const auto rows_n = static_cast<std::uint64_t>(n), width = static_cast<std::uint64_t>(k);
@@ -26,18 +51,25 @@ OutputRows::OutputRows(io::OutputFile& out, std::int64_t n, int k, std::int64_t 
   out.create_dataset<NeighbourIndex>(kIndices, {rows_n, width});
   out.create_dataset<double>(kDistances, {rows_n, width});
   out.create_dataset<double>(kObservations, {rows_n, 2});
+  out.create_dataset<double>(kLatitude, {rows_n});
+  out.create_dataset<double>(kLongitude, {rows_n});
+  describe_rows(out);
   const std::vector<std::uint64_t> offset{static_cast<std::uint64_t>(first), 0};
   const auto mine = static_cast<std::uint64_t>(count);
   at_indices_ = out.rows_address<NeighbourIndex>(kIndices, offset, {mine, width});
   at_distances_ = out.rows_address<double>(kDistances, offset, {mine, width});
   at_observations_ = out.rows_address<double>(kObservations, offset, {mine, 2});
-  if (at_observations_ >= 0 && count > 0) {
-    const std::string partial = out.partial_path(), path = out.path();
-    const auto at = static_cast<std::uint64_t>(at_observations_);
-    const double* values = lat_lon_;
-    const std::uint64_t bytes = mine * 2 * sizeof(double);
-    writer_.push([=] { io::write_bytes_at(partial, path, kObservations, at, values, bytes); });
-  }
+  at_latitude_ = out.rows_address<double>(kLatitude, {offset[0]}, {mine});
+  at_longitude_ = out.rows_address<double>(kLongitude, {offset[0]}, {mine});
+  const std::string partial = out.partial_path(), path = out.path();
+  // this rank's observations, straight into the file where it can take them
+  const auto push = [&](const char* dataset, std::int64_t at, const double* values, std::uint64_t bytes) {
+    if (at < 0 || count == 0) return;
+    writer_.push([=] { io::write_bytes_at(partial, path, dataset, static_cast<std::uint64_t>(at), values, bytes); });
+  };
+  push(kObservations, at_observations_, lat_lon_, mine * 2 * sizeof(double));
+  push(kLatitude, at_latitude_, latitude_.data(), mine * sizeof(double));
+  push(kLongitude, at_longitude_, longitude_.data(), mine * sizeof(double));
 }
 
 void OutputRows::after_round(const std::vector<std::uint8_t>& done) {
@@ -77,6 +109,8 @@ void OutputRows::finish() {
   if (at_indices_ < 0) out_.write_slab(kIndices, offset, {mine, k}, indices_);
   if (at_distances_ < 0) out_.write_slab(kDistances, offset, {mine, k}, distances_);
   if (at_observations_ < 0) out_.write_slab(kObservations, offset, {mine, 2}, lat_lon_);
+  if (at_latitude_ < 0) out_.write_slab(kLatitude, {offset[0]}, {mine}, latitude_.data());
+  if (at_longitude_ < 0) out_.write_slab(kLongitude, {offset[0]}, {mine}, longitude_.data());
 }
 
 }  // namespace trident::knn

@@ -18,8 +18,9 @@ namespace trident::knn {
 
 class OutputRows {
  public:
-  // Creates /knn/indices, /knn/distances (n x k) and /knn/observations (n x 2) and starts
-  // writing this rank's `lat_lon` (count x 2, rows from `first`). `lat_lon` and the arrays
+  // Creates /knn/indices, /knn/distances (n x k), /knn/observations (n x 2), /knn/latitude
+  // and /knn/longitude (n), describes them for netCDF readers (io::OutputFile::describe) and
+  // starts writing this rank's `lat_lon` (count x 2, rows from `first`). `lat_lon` and the arrays
   // of `rows` (count x k; the vectors may be moved, not freed) must outlive finish().
   // Collective.
   OutputRows(io::OutputFile& out, std::int64_t n, int k, std::int64_t first, std::int64_t count,
@@ -48,9 +49,11 @@ class OutputRows {
   std::int64_t first_, count_;
   int k_;
   const double* lat_lon_;
+  std::vector<double> latitude_, longitude_;  // lat_lon_'s columns, for /knn/latitude and /knn/longitude
   const NeighbourIndex* indices_;
   const double* distances_;
-  std::int64_t at_indices_ = -1, at_distances_ = -1, at_observations_ = -1;  // byte addresses, -1: write_slab
+  // byte addresses, -1: write_slab
+  std::int64_t at_indices_ = -1, at_distances_ = -1, at_observations_ = -1, at_latitude_ = -1, at_longitude_ = -1;
   std::int64_t written_ = 0;      // this rank's rows of /knn/indices and /knn/distances queued
   std::int64_t early_rows_ = 0;   // of them, before finish()
   io::WriteQueue writer_;         // last: joined before the rest goes

@@ -8,6 +8,7 @@
 #include "core/splitmix64.hpp"
 #include "knn/geometry.hpp"
 #include "knn/csv_points.hpp"
+#include "knn/hdf5_ids.hpp"
 #include "knn/hdf5_points.hpp"
 
 namespace trident::knn {
@@ -45,9 +46,13 @@ std::int64_t count_points(const deck::PointSource& source) {
 }
 
 std::vector<double> read_points(const deck::PointSource& source, std::int64_t first,
-                                std::int64_t count) {
+                                std::int64_t count, PointIds* ids) {
+  if (ids != nullptr && source.has_ids()) {
+    // a rank without points still learns an HDF5 set's kind of ids
+    *ids = source.kind == "hdf5" ? read_hdf5_ids(source, first, count) : PointIds::empty(PointIds::Kind::text);
+  }
   if (count <= 0) return {};
-  if (source.kind == "csv") return read_csv_points(source, first, count);
+  if (source.kind == "csv") return read_csv_points(source, first, count, source.has_ids() ? ids : nullptr);
   if (source.kind == "hdf5") return read_hdf5_points(source, first, count);
   std::vector<double> points(static_cast<std::size_t>(2 * count));
   // Each point comes from its own index (counter-based), so threads may take any share.

@@ -7,19 +7,23 @@
 #include <vector>
 
 #include "deck/knn_settings.hpp"
+#include "knn/point_ids.hpp"
 
 namespace trident::knn {
 
 // Number of points in the set. Throws InputError for an unreadable or empty set, a CSV
-// header without the named columns, or an HDF5 dataset that is not N x 2.
+// header without the named columns, or an HDF5 dataset that is not N x 2; with ids, for
+// an id column missing or empty on a row, or an ids dataset missing or of another length.
 std::int64_t count_points(const deck::PointSource& source);
 
 // Points first .. first+count-1 (0-based), as lat0, lon0, lat1, lon1, ... Throws
 // InputError naming the file, the row (1-based data row: the CSV header is not counted,
 // nor are blank lines) and the column for a value that is not a number, NaN, a latitude
-// outside [-90, 90] or a longitude outside [-180, 180].
+// outside [-90, 90] or a longitude outside [-180, 180]. When the source names ids and
+// `ids` is given, the same points' ids go there: a CSV's as texts (settle_ids decides
+// whether they are integers), an HDF5 dataset's as stored (integers or texts).
 std::vector<double> read_points(const deck::PointSource& source, std::int64_t first,
-                                std::int64_t count);
+                                std::int64_t count, PointIds* ids = nullptr);
 
 // The generator behind `generate`: point `index` of the set seeded by `seed`, uniform on
 // the sphere, the same on every rank and every backend.

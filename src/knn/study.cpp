@@ -19,6 +19,7 @@
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
+#include "knn/id_output.hpp"
 #include "knn/index/index_search.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/output_rows.hpp"
@@ -61,15 +62,20 @@ KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const st
     // host memory held for the whole search: the points as read and as unit vectors, and
     // this rank's result rows (the device works in batches sized to its free memory)
     const std::int64_t point_bytes = 2 * 8 + static_cast<std::int64_t>(sizeof(Vec4<double>));
-    const std::int64_t need = in.n_references * point_bytes +
-                              in.count * (point_bytes + settings.k * (8 + 8));
+    // ids, where the deck names them: an int64, or a short text and its offset, each
+    const std::int64_t id_bytes = 16;
+    const std::int64_t need = in.n_references * (point_bytes + (settings.references.has_ids() ? id_bytes : 0)) +
+                              in.count * (point_bytes + (settings.observations.has_ids() ? id_bytes : 0) +
+                                          settings.k * (8 + 8));
     const std::string what = std::to_string(in.count) + " observations on each rank with k = " +
                              std::to_string(settings.k) + " (points and result rows) and " +
                              std::to_string(in.n_references) + " references";
     check_device_memory(need, host_free_bytes(), "knn", what, host_name, "host memory");
-    in.references = unit_vectors(read_points(settings.references, 0, in.n_references));
-    in.lat_lon = read_points(settings.observations, in.first, in.count);
+    in.references = unit_vectors(read_points(settings.references, 0, in.n_references, &in.reference_ids));
+    in.lat_lon = read_points(settings.observations, in.first, in.count, &in.observation_ids);
   });
+  settle_ids(in.reference_ids, settings.references, 0, comm);
+  settle_ids(in.observation_ids, settings.observations, in.first, comm);
   return in;
 }
 
@@ -194,6 +200,12 @@ class KnnStudy : public PreparedStudy {
     log::info(context.comm, "knn: method " + method_.reason);
   }
 
+  // Text ids are variable-length strings, which parallel HDF5 cannot write.
+  bool writes_texts() const override {
+    return inputs_.reference_ids.kind() == PointIds::Kind::text ||
+           inputs_.observation_ids.kind() == PointIds::Kind::text;
+  }
+
   void run(io::OutputFile& output) override {
     ChunkResult r = chunk_header(inputs_);
     const std::vector<Vec4<double>> references = std::move(inputs_.references);
@@ -258,6 +270,9 @@ class KnnStudy : public PreparedStudy {
       {
         auto timer = context_.timers.scope("knn.output");
         write_result(settings_, r, context_.comm, output, rows_out, done);
+        write_point_ids(output, inputs_.reference_ids, inputs_.observation_ids,
+                        {r.n_observations, r.first, r.count, static_cast<int>(settings_.k),
+                         rows_.neighbours.indices.data(), done.empty() ? nullptr : &done});
       }
       context_.timers.add("knn.output_behind", rows_out.background_seconds());
     };
@@ -380,6 +395,8 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   out.attribute("/knn", "method", r.method);
   if (mpi::max_over_ranks(comm, done.empty() ? 0.0 : 1.0) > 0) {  // stopped early: which rows hold results
     out.create_dataset<std::uint8_t>("/knn/done", {n});
+    out.describe("/knn/done", {"observation"}, "whether the search finished the observation's row", "");
+    out.describe_flags("/knn/done", {0, 1}, "unfinished finished");
     out.write_slab("/knn/done", {static_cast<std::uint64_t>(r.first)}, {static_cast<std::uint64_t>(r.count)},
                    done.data());
   }

@@ -9,6 +9,7 @@
 
 #include "core/run_context.hpp"
 #include "deck/knn_settings.hpp"
+#include "knn/point_ids.hpp"
 #include "knn/search.hpp"
 
 namespace trident::knn {
@@ -31,11 +32,14 @@ struct KnnInputs {
   std::int64_t first = 0, count = 0;  // this rank's observations
   std::vector<double> lat_lon;        // count x 2, degrees
   std::vector<Vec4<double>> references;
+  // the names the deck's point sources give (kind none without): every reference's, and
+  // this rank's observations'
+  PointIds reference_ids, observation_ids;
 };
 
 // Counts the point sets, checks k and the host memory the search holds (naming
-// `host_name`), then reads and validates the points. Collective: every rank fails
-// together with the lowest failing rank's message.
+// `host_name`), then reads and validates the points and their ids (settle_ids). Collective:
+// every rank fails together with the lowest failing rank's message.
 KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name);
 
 // Searches this rank's chunk of observations, with the TRIDENT_KNN_* `overrides`. Collective.

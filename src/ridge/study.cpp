@@ -105,6 +105,27 @@ int lambda_groups(MPI_Comm comm, const deck::RidgeSettings& s, std::int64_t nonz
   return static_cast<int>(s.lambda_groups);
 }
 
+// What each /ridge dataset is, for netCDF and CF readers: every per-λ dataset on the lambda
+// dimension, whose coordinate is /ridge/lambda. A, b and x carry no unit trident knows, so
+// the norms and λ are written as dimensionless; stop_reason's codes are CF flags.
+void describe_curve(io::OutputFile& out, bool solutions) {
+  out.describe("/ridge/lambda", {"lambda"}, "damping parameter lambda of min ||A x - b||^2 + lambda^2 ||x - x0||^2",
+               "1");
+  out.describe("/ridge/residual_norm", {"lambda"}, "residual norm ||b - A x||, recomputed from x", "1");
+  out.describe("/ridge/solution_norm", {"lambda"}, "solution norm ||x||", "1");
+  out.describe("/ridge/iterations", {"lambda"}, "LSMR iterations", "1");
+  out.describe("/ridge/stop_reason", {"lambda"}, "why LSMR stopped (its istop)", "");
+  out.describe_flags("/ridge/stop_reason",
+                     {kStopUnfinished, kStopZeroSolution, kStopResidualSmall, kStopLeastSquares, kStopConditionLimit,
+                      kStopResidualMachine, kStopLeastSquaresMachine, kStopConditionMachine, kStopIterationLimit},
+                     "unfinished zero_solution_is_exact residual_small_for_atol_btol least_squares_good_for_atol "
+                     "condition_over_conlim residual_small_for_machine least_squares_good_for_machine "
+                     "condition_too_large_for_machine max_iterations_reached");
+  out.describe("/ridge/curvature", {"lambda"},
+               "Menger curvature of (log10 residual_norm, log10 solution_norm), 0 at the ends", "1");
+  if (solutions) out.describe("/ridge/solutions", {"lambda", "column"}, "solution x for each lambda", "1");
+}
+
 template <class T, class F>
 std::vector<T> column(const std::vector<LambdaOutcome>& curve, F field) {
   std::vector<T> out;
@@ -319,6 +340,7 @@ void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::Out
   out.attribute("/ridge", "bytes_per_iteration", bytes_per_iteration);
   if (settings.keep_solutions)
     write_solution_rows(comm, out, "/ridge/solutions", curve, static_cast<std::uint64_t>(problem.a.columns));
+  describe_curve(out, settings.keep_solutions);
 }
 
 

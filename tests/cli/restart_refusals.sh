@@ -40,7 +40,7 @@ written() {  # the refusal's common form
   echo "$1: the checkpoint was written with $2 = $3, but the deck has $4; restart with the deck that wrote it"
 }
 
-# --- diffusion: the grid, c, dt and the precision ---
+# --- diffusion: the grid (and its dx, dy, origin), c, dt and the precision ---
 cat > diff.yaml <<DECK
 output: {progress_seconds: 0}
 diffusion: {nx: 40, ny: 30, steps: 50, c: 0.2, dt: 0.5, output_every: 10, precision: float64,
@@ -52,11 +52,17 @@ variant diff.yaml diff-ny.yaml 's/ny: 30/ny: 31/'
 variant diff.yaml diff-c.yaml 's/c: 0.2,/c: 0.25,/'
 variant diff.yaml diff-dt.yaml 's/dt: 0.5/dt: 0.25/'
 variant diff.yaml diff-f32.yaml 's/precision: float64/precision: float32/'
+variant diff.yaml diff-dx.yaml 's/nx: 40,/nx: 40, dx: 0.5,/'
+variant diff.yaml diff-dy.yaml 's/nx: 40,/nx: 40, dy: 2,/'
+variant diff.yaml diff-origin.yaml 's/nx: 40,/nx: 40, origin: [0, -1.5],/'
 refuse diff.checkpoint.h5 diff-nx.yaml "$(written diff.checkpoint.h5 diffusion.nx 40 41)"
 refuse diff.checkpoint.h5 diff-ny.yaml "$(written diff.checkpoint.h5 diffusion.ny 30 31)"
 refuse diff.checkpoint.h5 diff-c.yaml "$(written diff.checkpoint.h5 diffusion.c 0.20000000000000001 0.25)"
 refuse diff.checkpoint.h5 diff-dt.yaml "$(written diff.checkpoint.h5 diffusion.dt 0.5 0.25)"
 refuse diff.checkpoint.h5 diff-f32.yaml "$(written diff.checkpoint.h5 diffusion.precision float64 float32)"
+refuse diff.checkpoint.h5 diff-dx.yaml "$(written diff.checkpoint.h5 diffusion.dx 1 0.5)"
+refuse diff.checkpoint.h5 diff-dy.yaml "$(written diff.checkpoint.h5 diffusion.dy 1 2)"
+refuse diff.checkpoint.h5 diff-origin.yaml "$(written diff.checkpoint.h5 diffusion.origin '[0, 0]' '[0, -1.5]')"
 # the same deck resumes it (the refusals above were for their key alone)
 run diff-resumed.log -- run diff.yaml --restart diff.checkpoint.h5 --output diff-resumed.h5 && ok \
   || { bad "diffusion: the deck that wrote the checkpoint does not resume it"; cat diff-resumed.log; }

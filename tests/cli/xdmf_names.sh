@@ -1,7 +1,7 @@
 #!/bin/bash
 # Output names holding & < > quotes and spaces (in the file name and in its folder): the
 # diffusion run exits 0 and writes its XDMF beside the output; an XML parser reads that XDMF
-# (tests/diffusion/check_xdmf.py: the frames, their times, the attributes, the hyperslabs) and
+# (tests/diffusion/check_xdmf.py: the frames, their times, the grid, the attributes, the hyperslabs) and
 # the file name it gives back is the real output's, which exists beside it.
 # usage: xdmf_names.sh TRIDENT CHECK_XDMF_PY [MPIEXEC ARGS...]
 set -u
@@ -40,7 +40,7 @@ for output in "$name" "$folder/$name"; do
   # the name as the parser returns it, compared here too (not only by the checker)
   back=$(/usr/bin/python3 -c '
 import sys, xml.etree.ElementTree as E
-items = [d for d in E.parse(sys.argv[1]).iter("DataItem") if d.get("Format") == "HDF"]
+items = [d for d in E.parse(sys.argv[1]).iter("DataItem") if d.get("Format") == "HDF" and d.get("ItemType") is None]
 print(items[0].text.strip().rpartition(":")[0])' "$xdmf")
   [ "$back" = "$name" ] && ok || bad "the XDMF names '$back', expected '$name'"
 done

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Parses a diffusion XDMF file with an XML parser and checks its structure (not its text):
-a temporal collection of one uniform grid a frame, each with its time, a 2D mesh of NY x NX
-nodes and the named attributes, each a hyperslab (frame f, all NY x NX nodes) of a dataset
-in the HDF5 file whose name, read back from the XML, is the output's own (the file beside
-the XDMF). Used by test_diffusion (C++, through std::system) and cli.xdmf_names.
+a temporal collection of one uniform grid a frame, each with its time, a mesh of 1 x NY x NX
+nodes (the X-Y plane) with the origin and spacing, and the named attributes, each one item
+that is both a hyperslab (frame f, all NY x NX nodes) of a dataset and the same selection as
+Xdmf3's "FILE:DATASET|start:stride:count:dims" text (src/diffusion/xdmf.cpp says why), in
+the HDF5 file whose name, read back from the XML, is the output's own (the file beside the
+XDMF). Used by test_diffusion (C++, through std::system) and cli.xdmf_names; that ParaView's
+readers show the fields is tests/paraview's part.
 
 usage: check_xdmf.py XDMF --h5 OUTPUT.h5 --nx NX --ny NY --times T0,T1,...
                      --attribute NAME=/DATASET [--attribute ...] --precision 4|8
+                     [--origin X,Y] [--spacing DX,DY]
 Exit 0 when every check passes; otherwise 1 with one line per failed check.
 """
 import argparse
@@ -27,6 +31,10 @@ def integers(text):
     return [int(v) for v in (text or "").split()]
 
 
+def reals(text):
+    return [float(v) for v in (text or "").split()]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("xdmf")
@@ -36,7 +44,11 @@ def main():
     parser.add_argument("--times", required=True, help="the frames' times, comma-separated")
     parser.add_argument("--attribute", action="append", default=[], help="NAME=/DATASET, once per attribute")
     parser.add_argument("--precision", required=True, help="bytes a value: 4 or 8")
+    parser.add_argument("--origin", default="0,0", help="X,Y of the first node")
+    parser.add_argument("--spacing", default="1,1", help="DX,DY between nodes")
     args = parser.parse_args()
+    ox, oy = (float(v) for v in args.origin.split(","))
+    dx, dy = (float(v) for v in args.spacing.split(","))
     times = [float(t) for t in args.times.split(",")]
     attributes = dict(a.split("=", 1) for a in args.attribute)
     frames = len(times)
@@ -59,8 +71,14 @@ def main():
         check(time is not None and float(time.get("Value", "nan")) == times[f],
               f"{where}: time {None if time is None else time.get('Value')}, expected {times[f]!r}")
         topology = grid.find("Topology")
-        check(topology is not None and integers(topology.get("Dimensions")) == [args.ny, args.nx],
-              f"{where}: the mesh is not {args.ny} x {args.nx} nodes")
+        check(topology is not None and topology.get("TopologyType") == "3DCoRectMesh"
+              and integers(topology.get("Dimensions")) == [1, args.ny, args.nx],
+              f"{where}: the mesh is not a 3DCoRectMesh of 1 x {args.ny} x {args.nx} nodes")
+        geometry = grid.find("Geometry")
+        values = [reals(d.text) for d in geometry.findall("DataItem")] if geometry is not None else []
+        check(geometry is not None and geometry.get("GeometryType") == "ORIGIN_DXDYDZ"
+              and values == [[0.0, oy, ox], [1.0, dy, dx]],
+              f"{where}: the geometry is {values}, expected origin (z y x) [0, {oy}, {ox}] and spacing [1, {dy}, {dx}]")
         found = {a.get("Name"): a for a in grid.findall("Attribute")}
         check(sorted(found) == sorted(attributes), f"{where}: attributes {sorted(found)}, expected {sorted(attributes)}")
         for name, dataset in attributes.items():
@@ -69,24 +87,31 @@ def main():
                 continue
             where = f"frame {f}, attribute {name}"
             check(attribute.get("Center") == "Node", f"{where}: not centred on the nodes")
-            slabs = [d for d in attribute.iter("DataItem") if d.get("ItemType") == "HyperSlab"]
-            if check(len(slabs) == 1, f"{where}: {len(slabs)} hyperslabs, expected 1"):
-                slab = slabs[0]
-                check(integers(slab.get("Dimensions")) == [args.ny, args.nx],
-                      f"{where}: the hyperslab is {slab.get('Dimensions')!r}, expected '{args.ny} {args.nx}'")
-                selection = [d for d in slab if d.get("Format") == "XML"]
-                check(len(selection) == 1 and integers(selection[0].text) == [f, 0, 0, 1, 1, 1, 1, args.ny, args.nx],
-                      f"{where}: the hyperslab does not select frame {f} whole")
-            data = [d for d in attribute.iter("DataItem") if d.get("Format") == "HDF"]
-            if not check(len(data) == 1, f"{where}: {len(data)} HDF data items, expected 1"):
+            items = attribute.findall("DataItem")
+            if not check(len(items) == 1, f"{where}: {len(items)} data items, expected 1"):
+                continue
+            slab = items[0]
+            check((slab.get("ItemType") or "").lower() == "hyperslab", f"{where}: not a hyperslab")
+            check(integers(slab.get("Dimensions")) == [1, args.ny, args.nx],
+                  f"{where}: the hyperslab is {slab.get('Dimensions')!r}, expected '1 {args.ny} {args.nx}'")
+            selection = [d for d in slab if d.get("Format") == "XML"]
+            check(len(selection) == 1 and integers(selection[0].text) == [f, 0, 0, 1, 1, 1, 1, args.ny, args.nx],
+                  f"{where}: the hyperslab does not select frame {f} whole")
+            data = [d for d in slab if d.get("Format") == "HDF"]
+            if not check(len(data) == 1, f"{where}: {len(data)} HDF data items in the hyperslab, expected 1"):
                 continue
             item = data[0]
             check(integers(item.get("Dimensions")) == [frames, args.ny, args.nx],
                   f"{where}: the dataset's dimensions are {item.get('Dimensions')!r}")
-            check(item.get("NumberType") == "Float" and item.get("Precision") == args.precision,
-                  f"{where}: values are {item.get('NumberType')} of {item.get('Precision')} bytes")
+            for it in (slab, item):
+                check(it.get("NumberType") == "Float" and it.get("Precision") == args.precision,
+                      f"{where}: values are {it.get('NumberType')} of {it.get('Precision')} bytes")
+            check(slab.get("Format") == "HDF", f"{where}: the hyperslab is not also an HDF item")
             file, _, path = (item.text or "").strip().rpartition(":")
             check(path == dataset, f"{where}: dataset {path!r}, expected {dataset!r}")
+            # Xdmf3's selection, the same frame of the same dataset
+            expected = (f"{file}:{dataset}|{f} 0 0:1 1 1:1 {args.ny} {args.nx}:{frames} {args.ny} {args.nx}")
+            check(slab.text == expected, f"{where}: the selection text is {slab.text!r}, expected {expected!r}")
             # The name as the XML parser gives it back (entities resolved) is the output's.
             check(file == os.path.basename(args.h5), f"{where}: names the file {file!r}, not "
                   f"{os.path.basename(args.h5)!r}")

@@ -181,10 +181,15 @@ const std::string kAwkwardName = "a&b<c>\"d\" 'e' &amp; f.h5";
 
 TEST(DiffusionXdmf, TheTextParsesAndNamesTheFileWhateverItsCharacters) {
   const std::string folder = test::scratch_folder(MPI_COMM_SELF, "xdmf_text");
+  const diffusion::XdmfGrid grid{5, 3, 0.0, 0.0, 1.0, 1.0};
+  // both frames of a file of 2, float32
+  const auto frames = [](const std::string& file, bool laplacian) {
+    return diffusion::XdmfFrames{file, 2, 4, laplacian, {0, 1}, {0.0, 2.5}};
+  };
   for (const std::string& name : {std::string("plain.h5"), kAwkwardName}) {
     test::write_text(folder + "/" + name, "");  // the file the XDMF must lead back to
     const std::string xdmf = folder + "/" + name + ".xdmf";
-    test::write_text(xdmf, diffusion::xdmf_text(name, 5, 3, 2, "Float", 4, true, {0.0, 2.5}));
+    test::write_text(xdmf, diffusion::xdmf_text(grid, {frames(name, true)}));
     EXPECT_EQ(check_xdmf(xdmf, folder + "/" + name, 5, 3, {0.0, 2.5}, true, 4), 0) << name;
     // the checker fails on a wrong expectation (a time, the mesh, an attribute, the file)
     EXPECT_NE(check_xdmf(xdmf, folder + "/" + name, 5, 3, {0.0, 2.0}, true, 4, true), 0);
@@ -194,7 +199,7 @@ TEST(DiffusionXdmf, TheTextParsesAndNamesTheFileWhateverItsCharacters) {
     EXPECT_NE(check_xdmf(xdmf, xdmf, 5, 3, {0.0, 2.5}, true, 4, true), 0);
   }
   // Names without reserved characters are written as they are (the text of earlier runs).
-  const std::string plain = diffusion::xdmf_text("plain.h5", 5, 3, 2, "Float", 4, false, {0.0, 2.5});
+  const std::string plain = diffusion::xdmf_text(grid, {frames("plain.h5", false)});
   EXPECT_NE(plain.find(">plain.h5:/diffusion/field</DataItem>"), std::string::npos);
   // and the unescaped awkward name, as written before, is refused by the parser
   std::string raw = plain;

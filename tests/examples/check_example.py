@@ -98,6 +98,12 @@ def knn_stations_csv(out, data):
             if metres is not None and abs(dist[i, 1] - metres) > 0.01:
                 fail(f"{x} to {y}: {dist[i, 1]} m, expected {metres:.3f} m")
         print(f"  knn: {a} and {b} are each other's nearest ({dist[names.index(a), 1]:.2f} m)")
+    # the deck's `id: name`: every neighbour named as the CSV names its reference
+    if knn["observation_ids"].asstr()[()].tolist() != names:
+        fail("/knn/observation_ids differ from the CSV's names")
+    if knn["reference_ids"].asstr()[()].tolist() != [[names[j] for j in row] for row in indices]:
+        fail("/knn/reference_ids are not the names of /knn/indices' stations")
+    print(f"  knn: {indices.size} neighbours named as the CSV names them")
     check_exact_neighbours(knn, points, points)
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Checks that the post-processing scripts are honest about a result's state, on the
-choices they make (importable from postprocess/) rather than on pixels: a stopped run's
+choices they make (the package postprocess/trident_postprocess) rather than on pixels: a stopped run's
 unfinished rows and λ left out and said so, no corner on a partial L-curve, unconverged λ
 hollow, signed fields on a diverging scale centred on 0, units from the output, zero
 self-distances skipped, log scales for wide distances, equal decades on the L-curve, the
@@ -27,13 +27,10 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "postprocess"))
-import trident_h5  # noqa: E402
+from trident_postprocess import trident_h5  # noqa: E402
 
 trident_h5.use_agg()
-import diffusion_panels  # noqa: E402
-import knn_map  # noqa: E402
-import lcurve  # noqa: E402
-import summary  # noqa: E402
+from trident_postprocess import diffusion_panels, knn_map, lcurve, summary  # noqa: E402
 
 failures = []
 
@@ -80,6 +77,16 @@ def helpers():
     s, how = trident_h5.wall_seconds({"start_time": "2026-01-01T00:00:00.250Z",
                                       "end_time": "2026-01-01T00:00:01.500Z"}, t)
     check(abs(s - 1.25) < 1e-9, f"wall time from millisecond stamps: {s}")
+    # imported, the helpers raise OutputError naming the file; they never exit the interpreter
+    for path, text in (("/nonexistent/run.h5", "/nonexistent/run.h5: no such file"),
+                       (__file__, f"{__file__}: not an HDF5 file")):
+        try:
+            trident_h5.open_output(path)
+            check(False, f"open_output({path}) returned")
+        except trident_h5.OutputError as e:
+            check(str(e).startswith(text), f"open_output({path}): {e}")
+        except SystemExit as e:
+            check(False, f"open_output({path}) exited: {e}")
 
 
 def summary_stopped_knn(path):
@@ -120,7 +127,7 @@ def lcurve_stopped(path):
     check(trident_h5.stop_note(f, "ridge") is not None, f"{path}: status does not say stopped")
     try:
         _, ax, info = lcurve.draw(f, path)
-    except SystemExit as e:  # stopped before any λ finished: one line saying so
+    except trident_h5.OutputError as e:  # stopped before any λ finished: one line saying so
         check("stopped by" in str(e) and "no finished λ" in str(e), f"lcurve of a stopped run: {e}")
         return
     check(info["partial"] and info["corner"] is None, f"stopped L-curve: {info}")

@@ -157,13 +157,19 @@ has_text start.svg "L(u) = 4u − Σ neighbours (K above the ambient temperature
 expect "diffusion_frames.py on a start file" svg "$pp/diffusion_frames.py" start.h5 --format svg -o start-frames
 has_text start-frames/frame_0000.svg "u (K above the ambient temperature)"
 
-# A file without the study: one line naming the missing group, non-zero exit.
-$py "$pp/lcurve.py" diffusion.h5 >err.txt 2>&1 && bad "lcurve.py accepted a diffusion output" \
-  || { [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "diffusion.h5: no /ridge group (this file has: diffusion)" err.txt \
-       && ok || { bad "lcurve.py message"; cat err.txt; }; }
+# A file without the study, a missing file, a text file: one line naming the file, exit 2.
+refused() {  # MESSAGE SCRIPT ARGS...: the script exits 2 with one line that holds MESSAGE
+  local text=$1; shift
+  $py "$pp/$1" "${@:2}" >err.txt 2>&1; local rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "$1: error: $text" err.txt \
+    && ok || { bad "$* : exit $rc, expected 2 and '$text'"; cat err.txt; }
+}
+refused "diffusion.h5: no /ridge group (this file has: diffusion)" lcurve.py diffusion.h5
+refused "missing.h5: no such file" knn_map.py missing.h5
+refused "missing.h5: no such file" diffusion_frames.py diffusion.h5 missing.h5
 echo "not hdf5" >text.h5
-$py "$pp/summary.py" text.h5 >err.txt 2>&1 && bad "summary.py accepted a text file" \
-  || { grep -q "text.h5: not an HDF5 file" err.txt && ok || { bad "summary.py message"; cat err.txt; }; }
+refused "text.h5: not an HDF5 file" summary.py text.h5
+refused "knn.h5: no /diffusion group (this file has: knn)" diffusion_panels.py knn.h5
 
 echo "postprocess: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -29,3 +29,8 @@ with h5py.File(os.path.join(here, "start_nan.h5"), "w") as f:  # diffusion_start
     u = np.zeros((8, 8))
     u[5, 6] = np.nan
     f["u"] = u
+
+with h5py.File(os.path.join(here, "points_ids.h5"), "w") as f:  # knn_ids_*
+    f["points"] = np.array([[10.0, 20.0], [30.0, 40.0], [-5.0, 5.0]])
+    f["ids_short"] = np.array([7, 8], dtype=np.int64)
+    f["ids_float"] = np.array([1.0, 2.0, 3.0])

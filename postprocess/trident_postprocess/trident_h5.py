@@ -8,10 +8,12 @@ phase, seconds, slowest rank), and one group per study (/diffusion, /knn, /ridge
 A stopped run says so in `status` ("knn: stopped by SIGUSR1 after 2048 of 4096
 observations; checkpoint ..."), and its kNN output has /knn/done (1 where a row is
 finished); a ridge λ whose LSMR did not finish has stop reason -1.
+
+Nothing here exits the interpreter: a file that cannot be used raises OutputError, whose
+message names the file; the scripts' main() turns it into one line and exit status 2.
 """
 import os
 import re
-import sys
 from datetime import datetime
 
 import h5py
@@ -29,6 +31,11 @@ UNCONVERGED = (3, 7)  # 3: cond(A) estimate over conlim, 7: max_iterations reach
 STUDIES = ("diffusion", "knn", "ridge")
 
 
+class OutputError(Exception):
+    """A trident output that cannot be used as asked (missing, not HDF5, without the study's
+    group or dataset, nothing to draw). The message is one line that starts with the file."""
+
+
 def text(value):
     """An HDF5 attribute as a Python str (h5py gives bytes, str or numpy scalars)."""
     if isinstance(value, bytes):
@@ -39,17 +46,18 @@ def text(value):
 
 
 def open_output(path, group=None):
-    """Opens a trident output read-only; exits with a one-line message when it is not
-    an HDF5 file or lacks the study group the script needs."""
+    """Opens a trident output read-only; raises OutputError naming the file when it does
+    not exist, is not an HDF5 file or lacks the study group the caller needs."""
     if not os.path.exists(path):
-        sys.exit(f"{path}: no such file")
+        raise OutputError(f"{path}: no such file")
     try:
         f = h5py.File(path, "r")
     except OSError as e:
-        sys.exit(f"{path}: not an HDF5 file ({e})")
+        raise OutputError(f"{path}: not an HDF5 file ({e})") from None
     if group is not None and group not in f:
         studies = [g for g in STUDIES if g in f]
-        sys.exit(f"{path}: no /{group} group (this file has: {', '.join(studies) or 'no study'})")
+        f.close()
+        raise OutputError(f"{path}: no /{group} group (this file has: {', '.join(studies) or 'no study'})")
     return f
 
 
@@ -169,9 +177,10 @@ def scale_of_range(lo, hi, cmap="viridis"):
 
 
 def units(dataset):
-    """The dataset's `units` attribute, or None."""
+    """The dataset's `units` attribute, or None: also for CF's dimensionless "1", which
+    trident writes for a generated start field (a label says what u is instead)."""
     u = text(dataset.attrs["units"]).strip() if "units" in dataset.attrs else ""
-    return u or None
+    return u if u and u != "1" else None
 
 
 def field_label(diffusion):
@@ -198,7 +207,7 @@ def ridge_points(r):
     res = np.asarray(r["residual_norm"][:], dtype=np.float64)
     sol = np.asarray(r["solution_norm"][:], dtype=np.float64)
     if not (len(lam) == len(res) == len(sol)):
-        raise ValueError("/ridge/lambda, residual_norm, solution_norm differ in length")
+        raise OutputError(f"{r.file.filename}: /ridge/lambda, residual_norm, solution_norm differ in length")
     stop = np.asarray(r["stop_reason"][:], dtype=np.int64) if "stop_reason" in r \
         else np.ones(len(lam), dtype=np.int64)
     order = np.argsort(lam, kind="stable")

@@ -1,0 +1,101 @@
+#!/bin/bash
+# knn ids carried to the output (knn.*.csv.id, knn.*.hdf5.ids): for CSV and HDF5 sources,
+# integer and text ids, each /knn/reference_ids[i][j] is the id of reference indices[i][j]
+# and /knn/observation_ids the observations' own, checked by knn_ids_check.py against the
+# inputs read with Python's csv module and h5py and as xarray reads them with both engines;
+# a run stopped by a pending signal has ids for its finished rows only, and its restart
+# gives the uninterrupted run's file.
+# usage: knn_ids.sh [--h5-same TRIDENT_H5_SAME] TRIDENT [LAUNCHER ARGS...]
+#   the launcher runs N ranks (none: 1 rank); with trident_h5_same the restarted and the
+#   uninterrupted outputs are also compared whole, every /knn dataset and attribute
+set -u
+h5_same=""
+[ "$1" = --h5-same ] && { h5_same=$(realpath "$2"); shift 2; }
+trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
+launcher=("$@")
+here=$(cd "$(dirname "$0")" && pwd)
+work=${KEEP:-$(mktemp -d)}; [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; mkdir -p "$work"
+cd "$work"
+export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
+python=""
+for p in /usr/bin/python3 python3; do "$p" -c 'import h5py' 2>/dev/null && { python=$p; break; }; done
+[ -n "$python" ] || { echo "no Python with h5py found"; exit 1; }
+fail=0; pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+check() { "$python" "$here/knn_ids_check.py" "$@"; }
+run() {  # LOG [pending_signal.py SIGNAL RANKS] -- trident args...
+  local log=$1; shift
+  local pre=()
+  if [ "$1" != -- ]; then pre=("$python" "$here/pending_signal.py" "$1" "$2"); shift 2; fi
+  shift
+  "${launcher[@]}" "${pre[@]}" "$trident" "$@" >"$log" 2>&1
+}
+
+check make . || { echo "could not make the inputs"; exit 1; }
+cat > csv.yaml <<'DECK'
+output: {progress_seconds: 0}
+knn:
+  k: 5
+  observations: {csv: {file: obs.csv, latitude: lat, longitude: lon, id: name}}
+  references: {csv: {file: refs.csv, latitude: lat, longitude: lon, id: code}}
+  batch_size: 64
+DECK
+cat > h5.yaml <<'DECK'
+output: {progress_seconds: 0}
+knn:
+  k: 3
+  observations: {hdf5: {file: points.h5, dataset: /obs, ids: /obs_ids}}
+  references: {hdf5: {file: points.h5, dataset: /refs, ids: /ref_ids}}
+DECK
+cat > fixed.yaml <<'DECK'
+output: {progress_seconds: 0}
+knn:
+  k: 2
+  observations: {hdf5: {file: points.h5, dataset: /obs, ids: /obs_names}}
+  references: {generate: {count: 50}}
+DECK
+cat > mixed.yaml <<'DECK'
+output: {progress_seconds: 0}
+knn:
+  k: 4
+  observations: {csv: {file: mixed.csv, latitude: lat, longitude: lon, id: id}}
+  references: {csv: {file: refs.csv, latitude: lat, longitude: lon, id: code}}
+DECK
+
+# every run's rows against the inputs' ids (mixed: observation ids that are integers on
+# every rank but the last stay texts on all)
+for deck in csv h5 fixed mixed; do
+  run "$deck.log" -- run "$deck.yaml" --output "$deck.h5" || { bad "$deck: exit $?"; cat "$deck.log"; continue; }
+  case $deck in
+    csv) refs=csv:refs.csv:code obs=csv:obs.csv:name ;;
+    h5) refs=h5:points.h5:/ref_ids obs=h5:points.h5:/obs_ids ;;
+    fixed) refs=none obs=h5:points.h5:/obs_names ;;
+    mixed) refs=csv:refs.csv:code obs=csv:mixed.csv:id ;;
+  esac
+  check ids "$deck.h5" "$refs" "$obs" && ok || bad "$deck: ids"
+done
+# text ids are variable-length strings, which parallel HDF5 cannot write: gathered output
+grep -q "(gathered to rank 0)" h5.log && ok || bad "h5: text ids not written gathered"
+
+# stopped after a batch on each rank: ids for the finished rows only; the restart is the
+# uninterrupted run (integer reference ids, text observation ids)
+run stop.log USR1 all -- run csv.yaml --output stop.h5
+rc=$?; [ $rc -eq 75 ] && ok || { bad "stop: exit $rc, expected 75"; cat stop.log; }
+check ids stop.h5 csv:refs.csv:code csv:obs.csv:name && ok || bad "stop: ids"
+"$python" -c "import h5py, sys; d = h5py.File('stop.h5')['knn/done'][()]; sys.exit(0 if 0 < d.sum() < len(d) else 1)" \
+  && ok || bad "stop: the test needs some but not all rows finished"
+run restart.log -- run csv.yaml --restart stop.checkpoint.h5 --output restart.h5 \
+  && check equal csv.h5 restart.h5 && ok || { bad "restart differs from the uninterrupted run"; cat restart.log; }
+if [ -n "$h5_same" ]; then "$h5_same" csv.h5 restart.h5 && ok || bad "restart: trident_h5_same finds a difference"; fi
+# and with text reference ids (h5 deck: 400 observations, a batch each)
+sed 's/^knn:/knn:\n  batch_size: 64/' h5.yaml > h5-batch.yaml
+run h5-full.log -- run h5-batch.yaml --output h5-full.h5 || bad "h5 batches: uninterrupted run"
+run h5-stop.log USR1 all -- run h5-batch.yaml --output h5-stop.h5
+[ $? -eq 75 ] && check ids h5-stop.h5 h5:points.h5:/ref_ids h5:points.h5:/obs_ids && ok || { bad "h5 stop"; cat h5-stop.log; }
+run h5-restart.log -- run h5-batch.yaml --restart h5-stop.checkpoint.h5 --output h5-restart.h5 \
+  && check equal h5-full.h5 h5-restart.h5 && ok || { bad "h5 restart differs"; cat h5-restart.log; }
+if [ -n "$h5_same" ]; then "$h5_same" h5-full.h5 h5-restart.h5 && ok || bad "h5 restart: trident_h5_same finds a difference"; fi
+
+echo "knn ids: $pass passed, $fail failed"
+[ $fail -eq 0 ]
