@@ -4,18 +4,19 @@
 # and builds everything: Kokkos, Kokkos Kernels, trident, its tests and the benchmark
 # helpers. Needs nvcc (on the PATH or in /usr/local/cuda/bin), no GPU. Nothing runs.
 #
-# usage: bench/check_cuda_build.sh KOKKOS_SRC KOKKOSKERNELS_SRC [BUILD_DIR]
-#   BUILD_DIR defaults to build/cuda-in-tree of this checkout; JOBS=N compile jobs (default 2).
+# usage: bench/common/check_cuda_build.sh BUILD KOKKOS_SRC KOKKOSKERNELS_SRC
+#   BUILD: the build folder to configure and fill (e.g. build/cuda-in-tree of this checkout;
+#   made when missing); JOBS=N compile jobs (default 2).
 # Exit codes: 0 built, 1 configure or build failed, 2 bad arguments, 77 no nvcc (skipped).
 set -u
-usage="usage: $0 KOKKOS_SRC KOKKOSKERNELS_SRC [BUILD_DIR]"
-[ $# -ge 2 ] && [ $# -le 3 ] || { echo "$usage" >&2; exit 2; }
-repo=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: $0 BUILD KOKKOS_SRC KOKKOSKERNELS_SRC"
+[ $# -eq 3 ] || { echo "$usage" >&2; exit 2; }
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(realpath -m "$1"); shift
 for dir in "$1" "$2"; do
   [ -f "$dir/CMakeLists.txt" ] || { echo "$0: $dir is not a source folder (no CMakeLists.txt)" >&2; exit 2; }
 done
 kokkos=$(realpath "$1"); kernels=$(realpath "$2")
-build=$(realpath -m "${3:-$repo/build/cuda-in-tree}")
 
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH

@@ -6,13 +6,19 @@
 # AFTER / BEFORE. The figures come from the /timings group of each run's output (the slowest
 # rank's seconds per phase), so they do not depend on either build's log format.
 #
-#   bench/compare_speed.sh BEFORE_TRIDENT AFTER_TRIDENT [LAUNCHER ARGS...]
-#   CASES="diffusion_2000 knn_k1" ROUNDS=5 bench/compare_speed.sh old/trident new/trident
+#   bench/common/compare_speed.sh BEFORE_BUILD AFTER_BUILD [LAUNCHER ARGS...]
+#   CASES="diffusion_2000 knn_k1" ROUNDS=5 bench/common/compare_speed.sh old/build/cuda build/cuda
+# BEFORE_BUILD, AFTER_BUILD: the two build folders (each BUILD/src/trident runs the decks).
 set -euo pipefail
-[ $# -ge 2 ] || { echo "usage: $0 BEFORE_TRIDENT AFTER_TRIDENT [LAUNCHER ARGS...]" >&2; exit 2; }
-before=$(realpath "$1"); after=$(realpath "$2"); shift 2
-launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
+decks=$(cd "$here/.." && pwd)
+source "$here/build.sh"
+usage="$0 BEFORE_BUILD AFTER_BUILD [LAUNCHER ARGS...]"
+[ $# -ge 2 ] || { echo "usage: $usage" >&2; exit 2; }
+bench_build "$usage" "$1"; before=$trident
+bench_build "$usage" "$2"; after=$trident
+shift 2
+launcher=("$@")
 rounds=${ROUNDS:-3}
 cases=${CASES:-"diffusion_2000 diffusion_8192 knn_k1 knn_k16 ridge_tutorial ridge_large"}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -29,14 +35,14 @@ timing() {
 # verbose BINARY: --verbose where the build has it (full phase names in its timer table).
 verbose() { "$1" --help 2>/dev/null | grep -q -- --verbose && echo --verbose || true; }
 
-# deck CASE: the deck of a case (kNN decks are filled in from bench/knn_bench.yaml).
+# deck CASE: the deck of a case (kNN decks are filled in from bench/knn/knn_bench.yaml).
 deck() {
   case $1 in
-    diffusion_*) echo "$here/$1.yaml" ;;
-    ridge_*) echo "$here/$1.yaml" ;;
+    diffusion_*) echo "$decks/diffusion/$1.yaml" ;;
+    ridge_*) echo "$decks/ridge/$1.yaml" ;;
     knn_k*)
       local k=${1#knn_k} d="$work/$1.yaml"
-      sed -e "s/OBSERVATIONS/16777216/" -e "s/REFERENCES/16384/" -e "s/K$/$k/" "$here/knn_bench.yaml" >"$d"
+      sed -e "s/OBSERVATIONS/16777216/" -e "s/REFERENCES/16384/" -e "s/K$/$k/" "$decks/knn/knn_bench.yaml" >"$d"
       echo "$d" ;;
   esac
 }
@@ -46,7 +52,7 @@ figure() {
   case $1 in
     diffusion_*)
       local steps
-      steps=$(awk '/^ *steps:/ {print $2}' "$here/$1.yaml")
+      steps=$(awk '/^ *steps:/ {print $2}' "$decks/diffusion/$1.yaml")
       awk -v c="$(timing "$2" diffusion.compute)" -v h="$(timing "$2" diffusion.halo)" -v s="$steps" \
         'BEGIN {printf "%.3f", (c + h) / s * 1e6}' ;;
     knn_*) timing "$2" knn.search ;;

@@ -1,5 +1,5 @@
 // trident_h5_same A B [ATTRIBUTE...]: whether two trident outputs hold the same study results bit for bit,
-// for machines without HDF5's command-line tools (bench/compare_outputs.sh uses h5diff where
+// for machines without HDF5's command-line tools (bench/common/compare_outputs.sh uses h5diff where
 // it exists). Compares every dataset under /diffusion, /knn and /ridge (type, shape, bytes)
 // and every attribute of those groups and their datasets except the timing ones (names
 // ending in _seconds or _per_second, and the ATTRIBUTEs named: e.g. method, to compare a

@@ -1,12 +1,12 @@
 #!/bin/bash
 # own_gpu.sh COMMAND [ARGS...]: runs COMMAND seeing only its rank's own GPU, as
 # `srun --gpus-per-task=1` gives each task on a cluster; put it between the launcher and
-# the program:  mpirun -n 4 bench/own_gpu.sh build/cuda/src/trident run deck.yaml
+# the program:  mpirun -n 4 bench/common/own_gpu.sh build/cuda/src/trident run deck.yaml
 # The rank's place on its host comes from the launcher: OMPI_COMM_WORLD_LOCAL_RANK (Open
 # MPI), SLURM_LOCALID (srun), MPI_LOCALRANKID (MPICH's Hydra). Its GPU is that entry of
 # CUDA_VISIBLE_DEVICES when the launcher already set a list (a single entry is kept as
 # it is: the scheduler bound the task), else that device number. The GPUs then talk as
-# across nodes only if neither NCCL nor trident may use peer memory: bench/scaling_bench.sh
+# across nodes only if neither NCCL nor trident may use peer memory: bench/scaling/bench.sh
 # (SCALING_NETWORK=1) also sets NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1 and
 # TRIDENT_PEER_MEMORY=off.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Diffusion as users run it, with frames, against the disk it writes to.
-# usage: bench/diffusion_io.sh BUILD_DIR [N] [WORK_DIR]
+# usage: bench/diffusion/output.sh BUILD [N] [WORK_DIR]
 #   N: grid N x N (default 8192), float32, c = 0.25, the Laplacian kept, 2000 steps.
 #   WORK_DIR: where the files go (default a new folder under /tmp); the HDF5 files are
 #   removed at the end, the logs (with each run's timer table) stay.
@@ -12,19 +12,19 @@
 # with fdatasync) and h5py writing the same frames into contiguous datasets.
 # Prints the whole run (process start to exit, as a user waits), compute and output from
 # trident's timer table, the output rate (frame bytes over the time the writes took),
-# and the ratios against the disk. Targets (issue 18, one H200): frames whole run <= 6 s
+# and the ratios against the disk. Targets (one H200): frames whole run <= 6 s
 # or <= 1.2 x bytes / dd rate; output rate >= 0.8 x h5py's contiguous rate.
 # Environment: SHARE_GPU=1 runs the 2-rank runs with fewer than 2 GPUs (the ranks share
 # them: the output path's figures hold, the compute ones do not), MPIRUN (default: mpirun,
 # with --allow-run-as-root as root), PYTHON (a
 # Python with h5py; default: the first of /usr/bin/python3, python3 that has it).
 set -euo pipefail
-build=$(cd "$1" && pwd)
+source "$(dirname "$0")/../common/build.sh"
+bench_build "$0 BUILD [N] [WORK_DIR]" "$@"
 n=${2:-8192}
 work=${3:-$(mktemp -d /tmp/diffusion_io.XXXXXX)}
 mkdir -p "$work"; work=$(cd "$work" && pwd)
 trap 'rm -f "$work"/*.h5 "$work"/*.h5.partial "$work"/*.xdmf "$work"/dd.bin' EXIT
-trident="$build/src/trident"
 read -r -a mpirun <<<"${MPIRUN:-mpirun}"
 [ "$(id -u)" = 0 ] && [ -z "${MPIRUN:-}" ] && mpirun+=(--allow-run-as-root)
 

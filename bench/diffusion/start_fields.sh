@@ -4,12 +4,13 @@
 # best of 3, beside the device's copy bandwidth; the file beside the disk's plain read of
 # the same warm file (dd) and the 1.5 GB/s target.
 #
-# usage: bench/start_field_bench.sh BUILD_DIR [FOLDER]
+# usage: bench/diffusion/start_fields.sh BUILD [FOLDER]
 #   FOLDER holds the 8192² file (default: a temporary folder, removed at the end).
 set -u
-[ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [FOLDER]" >&2; exit 2; }
-bench=$1/bench/trident_start_field_bench
-[ -x "$bench" ] || { echo "$0: no $bench (build the trident_start_field_bench target)" >&2; exit 2; }
+source "$(dirname "$0")/../common/build.sh"
+bench_needs_trident=0  # runs only BUILD/bench/trident_start_field_bench
+bench_build "$0 BUILD [FOLDER]" "$@"
+bench=$(bench_tool trident_start_field_bench) || exit 2
 folder=${2:-$(mktemp -d)}
 [ $# -ge 2 ] || trap 'rm -rf "$folder"' EXIT
 n=${N:-8192}

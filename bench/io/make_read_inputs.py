@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the inputs of bench/read_rates.sh into FOLDER (skipping files already there):
+"""Writes the inputs of bench/io/read_rates.sh into FOLDER (skipping files already there):
 points.h5   /points, 2^22 x 2 float64 (latitude, longitude), uniform on the sphere
 points.csv  the same points as CSV, header "latitude,longitude", 17 significant digits
 matrix.mtx  Matrix Market, real general, 15000 x 15000 with 10^7 nonzeros (about 320 MB),

@@ -2,14 +2,14 @@
 # Input readers at disk speed: trident's readers alone on files of users' sizes, beside the
 # rate at which the same warm file is merely copied from the page cache (dd to /dev/null).
 #
-#   bench/read_rates.sh BUILD_DIR [FOLDER] [REPEATS]
-#   e.g. bench/read_rates.sh build/cpu
+#   bench/io/read_rates.sh BUILD [FOLDER] [REPEATS]
+#   e.g. bench/io/read_rates.sh build/cpu
 #
 # FOLDER (default $TMPDIR/trident_read_rates) receives the inputs, written once by
-# bench/make_read_inputs.py under /usr/bin/python3 (Debian's numpy and h5py): 2^22 kNN
+# bench/io/make_read_inputs.py under /usr/bin/python3 (Debian's numpy and h5py): 2^22 kNN
 # points as HDF5 and CSV, a 15000^2 matrix with 10^7 nonzeros as Matrix Market (305 MB)
 # and as an HDF5 CSR group, and a 4096^2 float64 start field. Each file is read once
-# before it is timed (warm), then BUILD_DIR/bench/trident_read_rates times the reader
+# before it is timed (warm), then BUILD/bench/trident_read_rates times the reader
 # once in each of REPEATS fresh processes (default 3; the best is shown: a fresh process
 # pays for its memory's first touch as trident does, a second read in one process would
 # not): kNN, counting the points and reading and checking them
@@ -18,16 +18,13 @@
 # "CPU s" is the reader's CPU time in its fastest run: on a shared machine the wall time
 # also holds the time it waited for a core.
 set -euo pipefail
-if [[ $# -lt 1 ]]; then
-  echo "usage: $0 BUILD_DIR [FOLDER] [REPEATS]" >&2
-  exit 2
-fi
-build=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../common/build.sh"
+bench_needs_trident=0  # runs only BUILD/bench/trident_read_rates
+bench_build "$0 BUILD [FOLDER] [REPEATS]" "$@"
 folder=${2:-${TMPDIR:-/tmp}/trident_read_rates}
 repeats=${3:-3}
-here=$(cd "$(dirname "$0")" && pwd)
-reader=$build/bench/trident_read_rates
-[[ -x $reader ]] || { echo "$reader: not built (cmake --build BUILD_DIR --target trident_read_rates)" >&2; exit 2; }
+reader=$(bench_tool trident_read_rates)
 /usr/bin/python3 "$here/make_read_inputs.py" "$folder"
 
 # Seconds dd takes to copy FILE to /dev/null, best of three (the file is warm by then).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scikit-learn's BallTree (haversine) on the points bench/knn_refs.sh had trident search,
+"""scikit-learn's BallTree (haversine) on the points bench/knn/refs.sh had trident search,
 on the same number of CPU threads, and its answer checked against trident's rows.
 
     knn_balltree.py PREFIX LOG2 K THREADS

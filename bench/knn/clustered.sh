@@ -2,32 +2,28 @@
 # knn on point sets shaped like users' data, read from HDF5: dense squares from 10 km to
 # 1 m, a square with references half over the globe, observations interleaved between a
 # square and the globe, squares at the pole and across the dateline, two cities
-# (bench/make_clustered_points.py describes them). Prints the search time (slowest rank),
+# (bench/knn/make_clustered_points.py describes them). Prints the search time (slowest rank),
 # the whole run (process start to exit), the observations searched again, and the ratio
-# of the search time to the uniform set's in the same precision and k (issue target:
-# every set within 1.5 times the uniform one).
+# of the search time to the uniform set's in the same precision and k (target: every set
+# within 1.5 times the uniform one).
 #
-#   bench/knn_clustered.sh TRIDENT_BINARY [OBSERVATIONS [REFERENCES [MPIRUN_PREFIX...]]]
-#   e.g. bench/knn_clustered.sh build/src/trident                     (2^24 x 2^14)
-#        bench/knn_clustered.sh build/src/trident 65536 1024
+#   bench/knn/clustered.sh BUILD [OBSERVATIONS [REFERENCES [LAUNCHER ARGS...]]]
+#   e.g. bench/knn/clustered.sh build/cuda                     (2^24 x 2^14)
+#        bench/knn/clustered.sh build/cuda 65536 1024
 #
 # KNN_CLUSTERED_CASES="float32:1 float32:16 float64:16" (precision:k), KNN_CLUSTERED_SETS
 # (names, default all) and KNN_CLUSTERED_DATA (a folder to keep the generated files in
 # between runs; default a temporary one) narrow or reuse the runs. At 2^24 x 2^14 the
 # generator writes 5.4 GB; each k = 16 run writes 4.3 GB of results.
 set -euo pipefail
-if [[ $# -lt 1 ]]; then
-  echo "usage: $0 TRIDENT_BINARY [OBSERVATIONS [REFERENCES [MPIRUN_PREFIX...]]]" >&2
-  exit 2
-fi
-trident=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/timed_run.sh"
+bench_build "$0 BUILD [OBSERVATIONS [REFERENCES [LAUNCHER ARGS...]]]" "$@"
 n_obs=${2:-16777216}
 n_ref=${3:-16384}
 shift $(( $# < 3 ? $# : 3 ))
 launcher=("$@")
-here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/knn_clustered.XXXXXX")
-source "$here/knn_run.sh"
 trap 'rm -rf "$work"' EXIT
 data=${KNN_CLUSTERED_DATA:-$work/data}
 python=""

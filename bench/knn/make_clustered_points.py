@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Point sets shaped like users' data for bench/knn_clustered.sh, as HDF5 files.
+"""Point sets shaped like users' data for bench/knn/clustered.sh, as HDF5 files.
 
     make_clustered_points.py FOLDER [OBSERVATIONS [REFERENCES]]   (default 2^24 x 2^14)
 

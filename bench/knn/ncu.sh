@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Per-kernel device times of one knn search (GPU machines with Nsight Compute):
-#   bench/knn_ncu.sh TRIDENT OBSERVATIONS REFERENCES K [NCU_METRICS]
+#   bench/knn/ncu.sh BUILD OBSERVATIONS REFERENCES K [NCU_METRICS]
 # (KNN_NCU_PRECISION=float64 screens in float64; the default is float32.)
 # Runs the benchmark deck under ncu (no clock control, so the clocks are the ones the
 # benchmark sees) and prints one line per kernel launch: label-ish name, duration, and
 # the other metrics asked for. The warm-up search (256 observations) shows first.
 set -euo pipefail
-trident=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../common/build.sh"
+bench_build "$0 BUILD OBSERVATIONS REFERENCES K [NCU_METRICS]" "$@"
+[ $# -ge 4 ] || { echo "usage: $0 BUILD OBSERVATIONS REFERENCES K [NCU_METRICS]" >&2; exit 2; }
 n_obs=$2 n_ref=$3 k=$4
 metrics=${5:-gpu__time_duration.sum,sm__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size}
-here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/knn_ncu.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 deck="$work/knn.yaml"

@@ -1,7 +1,7 @@
 // The kNN search alone, the brute force and through the spatial index side by side, on
 // generated point sets (the whole sphere, squares of 1 km and 100 m, two cities, half the
 // points in a square, a polar cap, a strip across the dateline; observations from the same
-// set as the references, another seed). For bench/knn_refs.sh: one process a set, its
+// set as the references, another seed). For bench/knn/refs.sh: one process a set, its
 // observations made once and each reference count once (on every CPU, the same points
 // whatever their number), every k and precision searched on them.
 //

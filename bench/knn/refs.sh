@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# kNN against growing reference sets (issue 44): the brute force and the spatial index side
-# by side (BUILD_DIR/bench/trident_knn_refs, one process a point set), references from
+# kNN against growing reference sets: the brute force and the spatial index side
+# by side (BUILD/bench/trident_knn_refs, one process a point set), references from
 # 2^MIN_LOG2 to 2^MAX_LOG2 at a fixed number of observations, on the whole sphere and on
-# clustered sets; then the issue's targets at the largest size (k = 1 and 64, float64),
-# and scikit-learn's BallTree (haversine, bench/knn_balltree.py) on the same points and as
+# clustered sets; then the targets at the largest size (k = 1 and 64, float64),
+# and scikit-learn's BallTree (haversine, bench/knn/balltree.py) on the same points and as
 # many CPU threads as trident's search where /usr/bin/python3 has sklearn, its rows checked
 # against trident's. Each run line as it comes (BallTree's after its set's trident runs, so
 # the two never share the CPUs), then a compact table and the targets' figures last.
 #
-#   bench/knn_refs.sh BUILD_DIR
+#   bench/knn/refs.sh BUILD
 #
 # Sizes and cases from the environment (defaults: on a machine with nvidia-smi the GPU's,
 # else a few seconds a run on one CPU core):
@@ -24,15 +24,14 @@
 #   KNN_REFS_PEER_MAX_LOG2  BallTree up to this reference count, log2 (20)
 #   KNN_REFS_PEER_THREADS   BallTree's threads (trident_knn_refs threads: the host back end's
 #                           threads, 1 on the Serial CPU build; on a GPU build every usable CPU)
-# e.g. on one GPU, about five minutes: bench/knn_refs.sh build
-#      the targets alone: KNN_REFS_SETS=uniform KNN_REFS_MIN_LOG2=24 bench/knn_refs.sh build
+# e.g. on one GPU, about five minutes: bench/knn/refs.sh build
+#      the targets alone: KNN_REFS_SETS=uniform KNN_REFS_MIN_LOG2=24 bench/knn/refs.sh build
 set -euo pipefail
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 BUILD_DIR" >&2
-  exit 2
-fi
-bench=$(realpath "$1")/bench/trident_knn_refs
-[[ -x $bench ]] || { echo "$bench: not built (cmake --build BUILD_DIR --target trident_knn_refs)" >&2; exit 2; }
+source "$(dirname "$0")/../common/build.sh"
+bench_needs_trident=0  # runs only BUILD/bench/trident_knn_refs
+bench_build "$0 BUILD" "$@"
+[[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
+bench=$(bench_tool trident_knn_refs)
 gpu=no
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=yes; fi
 n_obs=${KNN_REFS_OBS:-$([[ $gpu == yes ]] && echo 16777216 || echo 65536)}
@@ -75,7 +74,7 @@ run() {  # SET LOG2S KS PRECISIONS BRUTE_PAIRS [PEER]
   done
   # BallTree on each size and k the index ran, once trident's process has ended
   while read -r log2 k precision; do
-    line="$1 $log2 $k $precision balltree $(/usr/bin/python3 "$(dirname "$0")/knn_balltree.py" "$prefix" "$log2" "$k" \
+    line="$1 $log2 $k $precision balltree $(/usr/bin/python3 "$(dirname "$0")/balltree.py" "$prefix" "$log2" "$k" \
       "$peer_threads")"
     echo "$line"
     echo "$line" >> "$runs"
@@ -116,8 +115,8 @@ awk -v max="$max_log2" -v min="$min_log2" -v n_obs="$n_obs" '
         peer_s = sprintf("%s (%.1f, %s)", ball[key], ball[key] / index_s[key], ball_check[key])
       printf "%-12s 2^%-4s %3s %-7s | %9s %9s %8s %6s | %-5s %7s | %9s | %s\n", f[1], f[2], f[3], f[4], b,
              index_s[key], build[key], leaves[key], auto_of[key], over_brute, over_uniform, peer_s }
-    # the issue targets, where this run measured them
-    printf "\ntargets (%d observations; the issue: 2^24 x 2^24 on one GPU):\n", n_obs
+    # the targets, where this run measured them
+    printf "\ntargets (%d observations; the targets are for 2^24 x 2^24 on one GPU):\n", n_obs
     t16 = "uniform " max " 16 float32"
     if (t16 in index_s) printf "  2^%d refs, k = 16, float32: index %s s (target <= 0.5)\n", max, index_s[t16]
     t1 = "uniform " max " 1 float32"

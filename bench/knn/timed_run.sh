@@ -1,26 +1,24 @@
-# Sourced by the knn benchmarks (knn_bench.sh, knn_clustered.sh, knn_whole_run.sh): one run
-# of a deck as a user runs it, and trident's figures read from its log. Needs `launcher` (an
-# array, may be empty), `trident` and `work` (the deck's output goes to $work/out.h5, removed
-# after); `here` for the generated decks.
+# Sourced by the knn benchmarks (speed.sh, clustered.sh, whole_run.sh): one run of a deck as
+# a user runs it, and trident's figures read from its log. Needs `launcher` (an array, may be
+# empty), `trident` and `work` (the deck's output goes to $work/out.h5, removed after); `here`
+# for the generated decks.
+# shellcheck shell=bash
+source "$(dirname "${BASH_SOURCE[0]}")/../common/build.sh"
 
-# knn_bench_arguments NAME TRIDENT_BINARY [MPIRUN_PREFIX...]: the arguments of a benchmark
-# that takes the binary and a launcher; sets `trident`, `launcher` and `work` (a temporary
-# folder named after NAME, removed at exit).
+# knn_bench_arguments NAME BUILD [LAUNCHER ARGS...]: the arguments of a benchmark that takes
+# the build folder and a launcher; sets `build`, `trident`, `launcher` and `work` (a
+# temporary folder named after NAME, removed at exit).
 knn_bench_arguments() {
   local name=$1
   shift
-  if [[ $# -lt 1 ]]; then
-    echo "usage: $0 TRIDENT_BINARY [MPIRUN_PREFIX...]" >&2
-    exit 2
-  fi
-  trident=$(realpath "$1")
+  bench_build "$0 BUILD [LAUNCHER ARGS...]" "$@"
   shift
   launcher=("$@")
   work=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
   trap 'rm -rf "$work"' EXIT
 }
 
-# knn_generated_deck OBS REFS K PRECISION: writes bench/knn_bench.yaml filled in for those
+# knn_generated_deck OBS REFS K PRECISION: writes bench/knn/knn_bench.yaml filled in for those
 # points, k and precision, its output $work/out.h5; prints the deck's path.
 knn_generated_deck() {
   local deck="$work/knn_${1}_${2}_${3}_${4}.yaml"

@@ -2,8 +2,8 @@
 # knn as a user waits for it: whole runs (process start to exit) of generated decks, in the
 # phases of trident's timing table, beside the floor that the disk sets on them.
 #
-#   bench/knn_whole_run.sh TRIDENT_BINARY [MPIRUN_PREFIX...]
-#   e.g. bench/knn_whole_run.sh build/src/trident
+#   bench/knn/whole_run.sh BUILD [LAUNCHER ARGS...]
+#   e.g. bench/knn/whole_run.sh build/cuda
 #
 # Cases (KNN_WHOLE_CASES, "OBSERVATIONS:REFERENCES:K" each, float32): 2^22 x 2^14 at k = 16
 # and 64 (1.1 and 4.4 GB of result rows) and the tutorial's 2^24 x 2^14 at k = 16 (4.6 GB).
@@ -16,7 +16,7 @@
 # knn.search, knn.output (writing /knn).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-source "$here/knn_run.sh"
+source "$here/timed_run.sh"
 knn_bench_arguments knn_whole "$@"
 cases=(${KNN_WHOLE_CASES:-4194304:16384:16 4194304:16384:64 16777216:16384:16})
 

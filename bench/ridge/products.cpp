@@ -1,4 +1,4 @@
-// The ridge products alone, on generated matrices of the shapes of bench/ridge_shapes.sh:
+// The ridge products alone, on generated matrices of the shapes of bench/ridge/shapes.sh:
 // one A v plus one A^T u per "iteration", float32, with the fused engine's row schedule
 // (chosen from the rows, as trident does), with whole rows (the schedule before rows were
 // cut: at most 16 lanes a row, always whole) and with KokkosSparse::spmv (cuSPARSE
@@ -45,7 +45,7 @@ struct Rng {  // splitmix64
 };
 
 // Row i gets length(i) distinct ascending columns in [first(i), first(i) + span(i)), one
-// per equal stratum, rotated by a random offset (as bench/ridge_shapes.py).
+// per equal stratum, rotated by a random offset (as bench/ridge/shapes.py).
 template <class Length, class First, class Span>
 HostCsr spread(int rows, int columns, Length length, First first, Span span, Rng& rng) {
   HostCsr a;

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes the sparse matrices of bench/ridge_shapes.sh as HDF5 CSR groups (/A: row_ptr,
+"""Writes the sparse matrices of bench/ridge/shapes.sh as HDF5 CSR groups (/A: row_ptr,
 col_ind, values, attribute shape), the layout trident's ridge.matrix.hdf5 reads.
 
-usage: ridge_shapes.py FOLDER LOG2_NONZEROS [SHAPE ...]
+usage: bench/ridge/shapes.py FOLDER LOG2_NONZEROS [SHAPE ...]
 
 Shapes (N = 2^LOG2_NONZEROS nonzeros, about; all but tall have N/128 columns, so that
 the per-column work of an iteration, which grows with the columns and the λ, is the same):
-  uniform    N/16 x N/128, 16 entries a row (the issue's "uniform")
+  uniform    N/16 x N/128, 16 entries a row (the plain case the others are measured against)
   powerlaw   N/16 x N/128, Pareto row lengths (alpha 1.5), four rows completely dense
   densecols  N/16 x N/128, 16 a row, 8 of them in columns 0..7 (8 dense columns)
   banded     N/16 x N/128, 16 consecutive columns a row, the band following the diagonal
@@ -96,7 +96,7 @@ def matrix(shape, log2_nonzeros, rng):
     if shape == "wide":
         rows, columns = n // 1024, n // 128
         return rows, columns, spread_columns(rng, np.full(rows, min(1024, columns)), 0, columns)
-    raise SystemExit(f"ridge_shapes.py: unknown shape {shape!r}; expected one of {', '.join(SHAPES)}")
+    raise SystemExit(f"shapes.py: unknown shape {shape!r}; expected one of {', '.join(SHAPES)}")
 
 
 def main():

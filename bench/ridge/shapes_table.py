@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Prints bench/ridge_shapes.sh's tables from trident's logs.
+"""Prints bench/ridge/shapes.sh's tables from trident's logs.
 
-usage: ridge_shapes_table.py BANDWIDTH_BPS LOG2_NONZEROS PRECISION FOLDER SHAPE...
+usage: bench/ridge/shapes_table.py BANDWIDTH_BPS LOG2_NONZEROS PRECISION FOLDER SHAPE...
 reads FOLDER/SHAPE_LOG2_ENGINE.log for ENGINE fused and kokkos-kernels."""
 import re
 import sys

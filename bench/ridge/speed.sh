@@ -1,23 +1,24 @@
 #!/bin/bash
 # Ridge sweep speed against the memory-bandwidth floor.
-# usage: bench/ridge_bench.sh TRIDENT_BINARY [LAUNCHER ARGS...]   (e.g. mpirun -n 1)
-# Runs bench/ridge_tutorial.yaml (or the deck in RIDGE_BENCH_DECK) and prints the sweep's
+# usage: bench/ridge/speed.sh BUILD [LAUNCHER ARGS...]   (e.g. mpirun -n 1)
+# Runs bench/ridge/ridge_tutorial.yaml (or the deck in RIDGE_BENCH_DECK) and prints the sweep's
 # time (the LSMR iterations of the slowest rank, device fenced; setup and output excluded),
 # the total and the largest iteration count, and the floor: the bytes of A and A^T that one
 # iteration must read (values, column indices and row offsets of both) over the device
 # bandwidth (RIDGE_BANDWIDTH_BPS, default 4.2e12 B/s, the H200's measured copy bandwidth),
 # times the largest iteration count (the sweep's length: all λ share the iterations).
 set -euo pipefail
-trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
-launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../common/build.sh"
+bench_build "$0 BUILD [LAUNCHER ARGS...]" "$@"; shift
+launcher=("$@")
 deck=${RIDGE_BENCH_DECK:-$here/ridge_tutorial.yaml}
 bandwidth=${RIDGE_BANDWIDTH_BPS:-4.2e12}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 log="$work/ridge.log"
 "${launcher[@]}" "$trident" run "$deck" --output "$work/ridge.h5" --overwrite >"$log" 2>&1 || { cat "$log"; exit 1; }
 line=$(grep 'ridge: sweep ' "$log" | tail -1)
-[ -n "$line" ] || { cat "$log"; echo "ridge_bench.sh: no sweep line in the log" >&2; exit 1; }
+[ -n "$line" ] || { cat "$log"; echo "$0: no sweep line in the log" >&2; exit 1; }
 grep -E 'ridge: [0-9]+ x|corner' "$log" || true
 awk -v bw="$bandwidth" '{
     for (i = 1; i <= NF; ++i) {

@@ -1,59 +1,60 @@
 #!/bin/bash
 # Scaling over GPUs, measured in one call: each study on 1, 2 and 4 ranks (as many as the
 # machine has GPUs), one GPU per rank.
-# usage: bench/scaling_bench.sh BUILD_DIR LAUNCHER [ARGS...]
-#   e.g. bench/scaling_bench.sh build/cuda mpirun --allow-run-as-root
-#        bench/scaling_bench.sh build/cuda srun --gpus-per-task=1
+# usage: bench/scaling/bench.sh BUILD LAUNCHER [ARGS...]
+#   e.g. bench/scaling/bench.sh build/cuda mpirun --allow-run-as-root
+#        bench/scaling/bench.sh build/cuda srun --gpus-per-task=1
 # The launcher gets "-n N" appended (mpirun and srun both take it). RANKS="1 2" overrides
 # the rank counts (a CPU build has no GPUs to count). For each case it prints the time per
 # step of the slowest rank (from trident's timing table: compute + exposed halo wait),
 # the floor (the bytes a step must move on one GPU over the copy bandwidth measured by
-# BUILD_DIR/bench/trident_device_limits), the speed-up over one rank in this same call,
+# BUILD/bench/trident_device_limits), the speed-up over one rank in this same call,
 # the parallel efficiency (speed-up / ranks; for weak scaling, time on 1 / time on N),
 # the halo width and transport trident chose, and the whole run's wall time.
 # BENCH_LOG_DIR keeps each run's log (trident's timing table and layout lines).
 # One function per study (study_diffusion, study_knn, study_ridge, and study_whole in
-# bench/scaling_whole.sh: decks whose whole run is 15-30 s on one GPU); SCALING_STUDIES=
+# bench/scaling/whole.sh: decks whose whole run is 15-30 s on one GPU); SCALING_STUDIES=
 # "diffusion knn ridge whole" (the default) chooses which run, in that order. Last, the
-# set-up of every run (startup + prepare + release) and the goals of issue 45 with the
-# measured figure, PASS or MISS (bench/scaling_goals.sh), the model against the call
-# (bench/scaling_model.py --check), then the records it read (for bench/scaling_model.py
+# set-up of every run (startup + prepare + release) and the multi-GPU goals with the
+# measured figure, PASS or MISS (bench/scaling/goals.sh), the model against the call
+# (bench/scaling/model.py --check), then the records it read (for bench/scaling/model.py
 # --check LOG).
 # SCALING_NETWORK=1 runs every case a second time right after the first with the GPUs
-# talking as across nodes (bench/own_gpu.sh between the launcher and trident: each rank
+# talking as across nodes (bench/common/own_gpu.sh between the launcher and trident: each rank
 # sees only its GPU; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off),
-# compares the two outputs bit for bit (BUILD_DIR/bench/trident_h5_same) and prints the
+# compares the two outputs bit for bit (BUILD/bench/trident_h5_same) and prints the
 # slowdown; both outputs are then removed. First, on each rank count past 1, it measures that
-# network's link (BUILD_DIR/bench/trident_link_probe, NCCL builds), which the model's check
+# network's link (BUILD/bench/trident_link_probe, NCCL builds), which the model's check
 # then assumes. Sizes for a quick run (a CPU build): SCALING_DIFFUSION="SIDE:STEPS ..." (strong
 # scaling grids, default "2000:20000 8192:2000"), SCALING_WEAK="SIDE:STEPS" (a GPU's block,
 # default "8192:2000"), SCALING_HALO_WIDTH (diffusion.halo_width; default trident's rule),
-# SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (ridge_scaling.sh's header) and
-# SCALING_WHOLE_* (scaling_whole.sh's header). SCALING_WORK_DIR: where the outputs go while
+# SCALING_KNN="OBSERVATIONS REFERENCES", RIDGE_* (bench/scaling/ridge.sh's header) and
+# SCALING_WHOLE_* (bench/scaling/whole.sh's header). SCALING_WORK_DIR: where the outputs go while
 # compared (default $TMPDIR or /tmp; the whole-run frames take GBs).
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,8p' "$0"; exit 2; }
-build=$(cd "$1" && pwd); shift
-launcher=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
-trident="$build/src/trident"
+source "$here/../common/build.sh"
+bench_build "$0 BUILD LAUNCHER [ARGS...]" "$@"; shift
+launcher=("$@")
 # NVLink multicast (NVLS) stays off: on shared hosts it can take the GPUs out of service.
 export NCCL_NVLS_ENABLE=0
 work=$(mktemp -d "${SCALING_WORK_DIR:-${TMPDIR:-/tmp}}/scaling.XXXXXX"); trap 'rm -rf "$work"' EXIT
 export SCALING_RECORDS="$work/records" SCALING_NETWORK=${SCALING_NETWORK:-0} H5_SAME="$build/bench/trident_h5_same"
 : >"$SCALING_RECORDS"
 if [ "$SCALING_NETWORK" = 1 ] && [ ! -x "$H5_SAME" ]; then
-  echo "scaling_bench.sh: SCALING_NETWORK=1 compares outputs with $H5_SAME, which is not built" >&2; exit 2
+  echo "$0: SCALING_NETWORK=1 compares outputs with $H5_SAME, which is not built" >&2; exit 2
 fi
 
-# shellcheck source=bench/gpu_rank_counts.sh
-source "$here/gpu_rank_counts.sh"
-# shellcheck source=bench/scaling_runs.sh
-source "$here/scaling_runs.sh"
-# shellcheck source=bench/scaling_whole.sh
-source "$here/scaling_whole.sh"
+# shellcheck source=bench/common/gpu_rank_counts.sh
+source "$here/../common/gpu_rank_counts.sh"
+# shellcheck source=bench/scaling/runs.sh
+source "$here/runs.sh"
+# shellcheck source=bench/scaling/whole.sh
+source "$here/whole.sh"
 gpu_rank_counts "${RANKS:-}"
-limits=$("$build/bench/trident_device_limits")
+limits_tool=$(bench_tool trident_device_limits)
+limits=$("$limits_tool")
 bandwidth=$(awk '/copy_bandwidth_Bps/ {print $2}' <<<"$limits")
 echo "GPUs: ${gpus:-0}; ranks: ${rank_counts[*]}; copy bandwidth $bandwidth B/s; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE; forced network: $([ "$SCALING_NETWORK" = 1 ] && echo "yes (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off, one GPU a rank)" || echo no)"
 
@@ -132,7 +133,7 @@ study_diffusion() {
   done
 }
 
-# kNN at 2^24 x 2^14 (the issue's size; SCALING_KNN="OBSERVATIONS REFERENCES" for another), k = 1 and 16, float32, generated points: the
+# kNN at 2^24 x 2^14 (the tutorial's size; SCALING_KNN="OBSERVATIONS REFERENCES" for another), k = 1 and 16, float32, generated points: the
 # search of the slowest rank as trident prints it (transfers, screen, settling, longer
 # lists), against the 1-rank run of this call, and the whole run (start to exit, with the
 # result rows written: 2^24 x k x 12 bytes: 4-byte index, 8-byte distance).
@@ -169,23 +170,23 @@ study_knn() {
   echo "rows s: a rank's result rows (observations / ranks x k x 12 bytes) over the download rate measured with as many GPUs copying at once; ratio: search / rows s"
 }
 
-# Ridge: bench/ridge_scaling.sh on the same rank counts (the tutorial deck and
-# bench/ridge_large.yaml), with this benchmark's launcher.
+# Ridge: bench/scaling/ridge.sh on the same rank counts (the tutorial deck and
+# bench/ridge/ridge_large.yaml), with this benchmark's launcher.
 study_ridge() {
-  # the floors over this machine's measured copy bandwidth (ridge_scaling.sh alone assumes an H200's)
-  RIDGE_BANDWIDTH_BPS="${RIDGE_BANDWIDTH_BPS:-$bandwidth}" RIDGE_SCALING_RANKS="${rank_counts[*]}" bash "$(dirname "$0")/ridge_scaling.sh" "$trident" "${launcher[@]}" -n
+  # the floors over this machine's measured copy bandwidth (ridge.sh alone assumes an H200's)
+  RIDGE_BANDWIDTH_BPS="${RIDGE_BANDWIDTH_BPS:-$bandwidth}" RIDGE_SCALING_RANKS="${rank_counts[*]}" bash "$here/ridge.sh" "$build" "${launcher[@]}" -n
 }
 
 for study in ${SCALING_STUDIES:-diffusion knn ridge whole}; do
   case $study in
     diffusion | knn | ridge | whole) echo "== $study"; "study_$study" ;;
-    *) echo "scaling_bench.sh: SCALING_STUDIES names diffusion, knn, ridge and whole, not '$study'" >&2; exit 2 ;;
+    *) echo "$0: SCALING_STUDIES names diffusion, knn, ridge and whole, not '$study'" >&2; exit 2 ;;
   esac
 done
-bash "$here/scaling_goals.sh" "$SCALING_RECORDS"
+bash "$here/goals.sh" "$SCALING_RECORDS"
 if command -v python3 >/dev/null; then  # the model against this call (a miss is reported, not fatal)
-  echo "== the model against this call (bench/scaling_model.py --check, fitted to H100s: docs/scaling.md, docs/multi-node.md)"
-  python3 "$here/scaling_model.py" --check "$SCALING_RECORDS" || true
+  echo "== the model against this call (bench/scaling/model.py --check, fitted to H100s: docs/scaling.md, docs/multi-node.md)"
+  python3 "$here/model.py" --check "$SCALING_RECORDS" || true
 fi
-echo "== records (bench/scaling_model.py --check THIS_LOG reads them)"
+echo "== records (bench/scaling/model.py --check THIS_LOG reads them)"
 cat "$SCALING_RECORDS"

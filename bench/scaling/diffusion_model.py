@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Step-time model of trident's diffusion over GPUs (docs/scaling.md explains it).
 
-usage: bench/diffusion_scaling_model.py [--check]
+usage: bench/scaling/diffusion_model.py [--check]
 Prints the model against the measured 1-, 2- and 4-GPU figures, then its predictions of
 strong scaling (2000^2, 8192^2) and weak scaling (8192^2 per GPU) up to 1024 GPUs (256
 nodes of 4, InfiniBand between nodes). Standard library only. --check exits 1 when the
@@ -10,7 +10,7 @@ model misses a measured figure of the old code by more than 15 %.
 import math
 import sys
 
-# --- fitted on one H200 (README, issue 11): 16.7 us/step at 2000^2, 231 at 8192^2 -----
+# --- fitted on one H200: 16.7 us/step at 2000^2, 231 at 8192^2 -----
 BYTES_PER_CELL = 12          # float32: read u, write u_new and L(u)
 ONE_GPU = {2000: 16.7, 8192: 231.0}
 # t = T0 + cells * 12 / BW through both points
@@ -55,7 +55,7 @@ TRIP_T0 = TRIPS[4096] - computed_cells(4096, 4096) * CELL
 TRIP_LAUNCH = M * (TRIPS[2000] - TRIP_T0 - computed_cells(2000, 2000) * CELL)  # a trip's launch
 
 
-# --- links (assumed until measured; bench/scaling_bench.sh gives the 2- and 4-GPU truth) --
+# --- links (assumed until measured; bench/scaling/bench.sh gives the 2- and 4-GPU truth) --
 NVLINK = dict(latency=12e-6, bandwidth=150e9)    # NCCL send/recv between GPUs of a node
 IB = dict(latency=20e-6, bandwidth=40e9)         # NCCL over one 400 Gb/s NIC per GPU
 OLD_STAGED_LATENCY = 55e-6   # old code: pack, fence, copy out, MPI, copy in, unpack; not hidden

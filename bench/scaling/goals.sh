@@ -1,7 +1,7 @@
 #!/bin/bash
-# The goals of issue 45 against one scaling_bench.sh call: reads the records that
-# bench/scaling_runs.sh wrote (the file SCALING_RECORDS, or the "run"/"network" lines at
-# the end of a scaling_bench.sh log) and prints
+# The multi-GPU goals against one bench/scaling/bench.sh call: reads the records that
+# bench/scaling/runs.sh wrote (the file SCALING_RECORDS, or the "run"/"network" lines at
+# the end of a bench/scaling/bench.sh log) and prints
 #   - the set-up of every case and rank count: startup + prepare + release (the slowest
 #     rank's rows of trident's timing table; release with the shutdown after the table,
 #     where NCCL's teardown is joined) and its ratio to the 1-rank run's;
@@ -15,7 +15,7 @@
 #          tutorial >= 2.0x and large deck >= 3.8x (sweep);
 #       4. with SCALING_NETWORK=1: every forced-network output the same bit for bit, and
 #          the slowdown per study (work and whole run, network over normal).
-# usage: bench/scaling_goals.sh RECORDS   (SCALING_GOAL_RANKS=2 judges 2 ranks instead of 4)
+# usage: bench/scaling/goals.sh RECORDS   (SCALING_GOAL_RANKS=2 judges 2 ranks instead of 4)
 set -euo pipefail
 [ $# -eq 1 ] || { sed -n '2,16p' "$0"; exit 2; }
 awk -v goal="${SCALING_GOAL_RANKS:-4}" '
@@ -50,7 +50,7 @@ END {
     x = ((c, 1) in setup && setup[c, 1] > 0) ? sprintf("%.2fx", setup[c, n] / setup[c, 1]) : "-"
     printf "%-24s %5d %s %8.3f %6s\n", c, n, parts[c, n], setup[c, n], x
   }
-  printf "\n== goals of issue 45 on %d ranks, against 1 rank of this call\n", goal
+  printf "\n== goals on %d ranks, against 1 rank of this call\n", goal
   row("goal", "measured", "target", "result")
   for (i = 1; i <= cases; ++i) {
     c = order[i]

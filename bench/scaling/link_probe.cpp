@@ -1,9 +1,9 @@
 // The link between ranks as NCCL carries device data over it, measured the way trident uses
 // it: messages between ranks 0 and 1 one way at a time, the same both ways at once between
 // every pair of ranks (2r, 2r + 1: a halo exchange's traffic), and the all-reduce over every
-// rank (ridge's sums), each timed over many calls queued on one stream. bench/scaling_bench.sh
+// rank (ridge's sums), each timed over many calls queued on one stream. bench/scaling/bench.sh
 // runs it under SCALING_NETWORK=1 with the forced network's settings, and
-// bench/scaling_model.py --check puts the fitted link into the model's forced-network terms,
+// bench/scaling/model.py --check puts the fitted link into the model's forced-network terms,
 // so that the check tests the model's messages (how many, how large, what hides them) rather
 // than the speed of a network it assumed.
 //

@@ -1,22 +1,22 @@
 #!/usr/bin/env python3
 """Scaling model of every study from 1 to 1024 GPUs with the inter-node term (docs/multi-node.md).
 
-usage: bench/scaling_model.py [--check SCALING_BENCH_LOG]
+usage: bench/scaling/model.py [--check SCALING_BENCH_LOG]
 Prints the predicted work time (the part that divides over GPUs) and speed-up of each
 study (diffusion strong 2000^2 and 8192^2, weak 8192^2 a GPU, knn k = 1 and 16, ridge
 tutorial and large deck, the whole-run decks) on 1 to 1024 GPUs, 4 a node. With --check,
-reads the "run", "network" and "link" records at the end of a bench/scaling_bench.sh log
+reads the "run", "network" and "link" records at the end of a bench/scaling/bench.sh log
 and prints, per case, the measured speed-up on 2 and 4 ranks and the forced-network slowdown
 beside the model's, the latter with the link that run measured (trident_link_probe) in
 place of the assumed network; it exits 1 when a figure misses the model by more than 25 %.
-Standard library only; the diffusion step comes from bench/diffusion_scaling_model.py.
+Standard library only; the diffusion step comes from bench/scaling/diffusion_model.py.
 """
 import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import diffusion_scaling_model as dsm  # noqa: E402
+import diffusion_model as dsm  # noqa: E402
 
 # --- the machine: 4 GPUs a node, NVLink inside, 4 x 200 Gb/s NICs a node between nodes ---
 GPUS_PER_NODE = 4
@@ -117,7 +117,7 @@ def knn_search(k, p, forced=False):
 
 
 # --- whole runs: set-up and writing do not divide over GPUs -------------------------------
-SETUP = 1.0  # startup + prepare + release, the issue's one-GPU figure
+SETUP = 1.0  # startup + prepare + release, the one-GPU goal
 WRITE = {"diffusion": 2.4e9 / 2e9, "knn": 1.9e9 / 2e9, "ridge": 0.0}  # bytes over 2 GB/s
 # kNN's rows go into the file while the search goes on: only what outlasts it shows
 WRITTEN_DURING_WORK = {"knn"}
@@ -132,7 +132,7 @@ def whole_work(study, p, forced=False, link=None):
 
 
 def work(case, p, forced=False, link=None):
-    """The model's work seconds of a scaling_bench.sh case on p GPUs (None: not modelled);
+    """The model's work seconds of a bench/scaling/bench.sh case on p GPUs (None: not modelled);
     forced: over the network, `link` when measured."""
     if case.startswith("diffusion_weak_"):
         nx, ny = weak_grid(p, int(case.rsplit("_", 1)[1]))
@@ -193,7 +193,7 @@ def check(path):
             elif len(w) == 4 and w[0] == "allreduce":
                 sums[(int(w[1]), int(w[2]))] = float(w[3])
     if not runs:
-        print(f"{path}: no run records (the end of a bench/scaling_bench.sh log)")
+        print(f"{path}: no run records (the end of a bench/scaling/bench.sh log)")
         return 2
     worst = 0.0
     print(f"{'case':<22} {'GPUs':>4} {'measured':>9} {'model':>7} {'ratio':>6}  (speed-up; weak: efficiency)")

@@ -1,10 +1,10 @@
 #!/bin/bash
 # Ridge sweeps on 1, 2, 4 ranks (one GPU each): speed-up and efficiency against one rank,
 # and each run's bandwidth floor.
-# usage: bench/ridge_scaling.sh TRIDENT_BINARY [LAUNCHER ARGS...]
+# usage: bench/scaling/ridge.sh BUILD [LAUNCHER ARGS...]
 #   The launcher takes the rank count as its last argument; default: mpirun -n
-#   (e.g. bench/ridge_scaling.sh build/cuda/src/trident mpirun --allow-run-as-root -n).
-# Decks: bench/ridge_tutorial.yaml (15000², 22.5 M nonzeros, 10 λ) and bench/ridge_large.yaml
+#   (e.g. bench/scaling/ridge.sh build/cuda mpirun --allow-run-as-root -n).
+# Decks: bench/ridge/ridge_tutorial.yaml (15000², 22.5 M nonzeros, 10 λ) and bench/ridge/ridge_large.yaml
 # (4e6 x 2e5, 4e8 nonzeros; RIDGE_LARGE_ROWS, RIDGE_LARGE_COLUMNS, RIDGE_LARGE_PER_ROW scale
 # it). Rank counts: 1, 2, 4 up to the GPUs nvidia-smi lists (RIDGE_SCALING_RANKS="1 2"
 # overrides; 1 alone without GPUs; RIDGE_SCALING_DECKS="large" runs one deck). Both decks split the rows over every rank: the tutorial
@@ -17,22 +17,23 @@
 # default 4.2e12 B/s, the H200's measured copy bandwidth) and the ratio time / floor, and
 # the run's layout line (rows per rank, λ groups), and the whole run (launch to exit: the
 # matrix generated or read, the set-up, the sweep, the residuals and the output).
-# Each run is recorded for bench/scaling_goals.sh when SCALING_RECORDS names a file, and
+# Each run is recorded for bench/scaling/goals.sh when SCALING_RECORDS names a file, and
 # with SCALING_NETWORK=1 run again through the forced network and compared bit for bit
-# (bench/scaling_runs.sh; bench/scaling_bench.sh sets both).
+# (bench/scaling/runs.sh; bench/scaling/bench.sh sets both).
 set -euo pipefail
-trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../common/build.sh"
+bench_build "$0 BUILD [LAUNCHER ARGS...]" "$@"; shift
 launcher=("$@")
 [ ${#launcher[@]} -gt 0 ] || launcher=(mpirun -n)
-here=$(cd "$(dirname "$0")" && pwd)
 bandwidth=${RIDGE_BANDWIDTH_BPS:-4.2e12}
 export NCCL_NVLS_ENABLE=0  # NVLink multicast off (the lent machines refuse it)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
-# shellcheck source=bench/gpu_rank_counts.sh
-source "$here/gpu_rank_counts.sh"
-# shellcheck source=bench/scaling_runs.sh
-source "$here/scaling_runs.sh"
+# shellcheck source=bench/common/gpu_rank_counts.sh
+source "$here/../common/gpu_rank_counts.sh"
+# shellcheck source=bench/scaling/runs.sh
+source "$here/runs.sh"
 gpu_rank_counts "${RIDGE_SCALING_RANKS:-}"
 
 rows=${RIDGE_LARGE_ROWS:-4000000}
@@ -40,15 +41,15 @@ columns=${RIDGE_LARGE_COLUMNS:-200000}
 per_row=${RIDGE_LARGE_PER_ROW:-100}
 density=$(awk -v p="$per_row" -v c="$columns" 'BEGIN { printf "%.17g", p / c }')
 sed -e "s/rows: 4000000, columns: 200000, density: 0.0005/rows: $rows, columns: $columns, density: $density/" \
-  "$here/ridge_large.yaml" >"$work/ridge_large.yaml"
+  "$here/../ridge/ridge_large.yaml" >"$work/ridge_large.yaml"
 
 printf '%-9s %5s %10s %8s %7s %7s %9s %8s %12s %10s %6s %7s\n' deck ranks "sweep s" speedup effic iters "us/iter" "speedup" "MB/iter/rank" "floor s" ratio "run s"
 decks=()
 for name in ${RIDGE_SCALING_DECKS:-tutorial large}; do
   case $name in
-    tutorial) decks+=("$here/ridge_tutorial.yaml") ;;
+    tutorial) decks+=("$here/../ridge/ridge_tutorial.yaml") ;;
     large) decks+=("$work/ridge_large.yaml") ;;
-    *) echo "ridge_scaling.sh: RIDGE_SCALING_DECKS names tutorial and large, not '$name'" >&2; exit 2 ;;
+    *) echo "ridge.sh: RIDGE_SCALING_DECKS names tutorial and large, not '$name'" >&2; exit 2 ;;
   esac
 done
 for deck in "${decks[@]}"; do
@@ -58,7 +59,7 @@ for deck in "${decks[@]}"; do
     log="$work/$name.$n.log"
     launched=$(date +%s.%N)
     if ! "${launcher[@]}" "$n" "$trident" run "$deck" --output "$work/$name.$n.h5" --overwrite >"$log" 2>&1; then
-      cat "$log"; echo "ridge_scaling.sh: $name on $n ranks failed" >&2; exit 1
+      cat "$log"; echo "ridge.sh: $name on $n ranks failed" >&2; exit 1
     fi
     run=$(awk -v s="$launched" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
     line=$(grep 'ridge: sweep ' "$log" | tail -1)

@@ -1,8 +1,8 @@
-# Sourced by bench/scaling_bench.sh and bench/ridge_scaling.sh: what each scaling run
-# records for the goals table (bench/scaling_goals.sh) and the model's check
-# (bench/scaling_model.py --check), and the same run again with the GPUs talking as they
+# Sourced by bench/scaling/bench.sh and bench/scaling/ridge.sh: what each scaling run
+# records for the goals table (bench/scaling/goals.sh) and the model's check
+# (bench/scaling/model.py --check), and the same run again with the GPUs talking as they
 # would across nodes (SCALING_NETWORK=1), compared with the first bit for bit.
-# The caller sets `trident` (the executable's full path). Records go to $SCALING_RECORDS
+# The caller sets `build` and `trident` (bench/common/build.sh's bench_build). Records go to $SCALING_RECORDS
 # when it is set, one line each:
 #   run STUDY CASE RANKS WALL_S EXIT_S STARTUP_S PREPARE_S RELEASE_S WORK_S
 # (RELEASE: the table's release row and the shutdown after the table, where NCCL's teardown
@@ -61,7 +61,7 @@ record_run() {
 }
 
 # network_rerun STUDY CASE RANKS OUTPUT LOG WALL COMMAND...: with SCALING_NETWORK=1, runs
-# COMMAND (the run that wrote OUTPUT, launched through bench/own_gpu.sh and writing
+# COMMAND (the run that wrote OUTPUT, launched through bench/common/own_gpu.sh and writing
 # OUTPUT with .h5 replaced by .network.h5) with NCCL kept off peer and shared memory,
 # compares the two outputs bit for bit (trident_h5_same), prints one line and records it
 # (not on one rank, which sends nothing).
@@ -75,7 +75,7 @@ network_rerun() {
     return 0
   fi
   local net_output=${output%.h5}.network.h5 net_log=${log%.log}.network.log start net_wall same
-  local h5_same=${H5_SAME:-$(dirname "$trident")/../bench/trident_h5_same}
+  local h5_same=${H5_SAME:-$build/bench/trident_h5_same}
   start=$(date +%s.%N)
   if ! env "${forced_network[@]}" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET \
        NCCL_DEBUG_FILE="$net_log.nccl.%h.%p" "$@" >"$net_log" 2>&1; then
@@ -99,12 +99,12 @@ network_rerun() {
 
 # what goes between the launcher's rank count and trident in a forced-network run, and its
 # settings (TRIDENT_PEER_MEMORY=off: across nodes trident's own peer memory is out of reach too)
-own_gpu="$scaling_runs_here/own_gpu.sh"
+own_gpu="$scaling_runs_here/../common/own_gpu.sh"
 forced_network=(TRIDENT_PEER_MEMORY=off NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)
 
 # probe_link PROBE RANKS LAUNCHER...: with SCALING_NETWORK=1, the forced network's link on
 # RANKS ranks as trident_link_probe measures it (halo exchanges and all-reduces), printed
-# and recorded for bench/scaling_model.py --check; a note instead when PROBE is not built
+# and recorded for bench/scaling/model.py --check; a note instead when PROBE is not built
 # (it needs NCCL).
 probe_link() {
   local probe=$1 ranks=$2 out

@@ -1,5 +1,5 @@
-# Sourced by bench/scaling_bench.sh: study_whole, whole runs that pay off (issue 45, item
-# 2): one deck per study whose whole run takes 15-30 s on one H100, on the bench's rank
+# Sourced by bench/scaling/bench.sh: study_whole, whole runs that pay off on several GPUs:
+# one deck per study whose whole run takes 15-30 s on one H100, on the bench's rank
 # counts; the goal is the whole run (process start to exit) on 4 GPUs >= 3.3 times
 # faster than on one. Per run: the launcher's wall time and trident's own "process start
 # to exit" (rank 0), the speed-up of the latter over the first rank count's, the part
@@ -15,7 +15,7 @@
 #     force, so that the run is bound by work that divides over GPUs (the index answers it
 #     in a fraction of that).
 #   SCALING_WHOLE_RIDGE="ROWS COLUMNS PER_ROW ITERATIONS LAMBDAS"  default "200000 200000
-#     2000 3500 10": bench/ridge_large.yaml's 4e8 nonzeros as a square matrix, which no λ
+#     2000 3500 10": bench/ridge/ridge_large.yaml's 4e8 nonzeros as a square matrix, which no λ
 #     solves to LSMR's machine-precision tests within ITERATIONS (the large deck's tall
 #     matrix stops after about 28), so the sweep is ITERATIONS of about 5.2 ms (one H100)
 #   SCALING_WHOLE="diffusion knn ridge" chooses the decks.
@@ -39,7 +39,7 @@ whole_deck() {
       local rows columns per_row iterations lambdas density
       read -r rows columns per_row iterations lambdas <<<"${SCALING_WHOLE_RIDGE:-200000 200000 2000 3500 10}"
       density=$(awk -v p="$per_row" -v c="$columns" 'BEGIN { printf "%.17g", p / c }')
-      grep -v '^#' "$here/ridge_large.yaml" | sed -e 's/^  overwrite: true/  progress_seconds: 0/' \
+      grep -v '^#' "$here/../ridge/ridge_large.yaml" | sed -e 's/^  overwrite: true/  progress_seconds: 0/' \
         -e "s/rows: 4000000, columns: 200000, density: 0.0005/rows: $rows, columns: $columns, density: $density/" \
         -e "s/geomspace: \[0.1, 5000, 10\]/geomspace: [0.1, 5000, $lambdas]/" \
         -e "s/max_iterations: 150/max_iterations: $iterations/" ;;
@@ -60,7 +60,7 @@ study_whole() {
     "work s" "write s" startup prepare release "set-up" "x base"
   for study in ${SCALING_WHOLE:-diffusion knn ridge}; do
     case $study in diffusion | knn | ridge) ;; *)
-      echo "scaling_bench.sh: SCALING_WHOLE names diffusion, knn and ridge, not '$study'" >&2; exit 2 ;;
+      echo "bench.sh: SCALING_WHOLE names diffusion, knn and ridge, not '$study'" >&2; exit 2 ;;
     esac
     text=$(whole_deck "$study")
     base="" base_setup=""
@@ -69,7 +69,7 @@ study_whole() {
         need=$(($(whole_frames_bytes) * (SCALING_NETWORK == 1 ? 2 : 1) + (1 << 30)))
         free=$(df -P -B1 "$work" | awk 'NR == 2 { print $4 }')
         if [ "$free" -lt "$need" ]; then
-          echo "scaling_bench.sh: whole_diffusion needs $need bytes free in $work, which has $free; set SCALING_WORK_DIR or SCALING_WHOLE_DIFFUSION" >&2
+          echo "bench.sh: whole_diffusion needs $need bytes free in $work, which has $free; set SCALING_WORK_DIR or SCALING_WHOLE_DIFFUSION" >&2
           exit 2
         fi
       fi
@@ -84,7 +84,7 @@ study_whole() {
         printf("%-16s %5d %8.2f %8.2f %7.2fx %6s %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %5.2fx\n",
                c, r, w, e, (e > 0 ? b / e : 0), (r == 4 ? ">=3.3x" : ""), k, o, s1, p, rl, su, (bs > 0 ? su / bs : 0)) }'
       if [ "$n" = "${rank_counts[0]}" ]; then
-        awk -v w="$seconds" 'BEGIN { if (w < 15 || w > 30) printf "  (the first run took %.1f s, outside the 15-30 s this deck aims at on one H100: see SCALING_WHOLE_* in bench/scaling_whole.sh)\n", w }'
+        awk -v w="$seconds" 'BEGIN { if (w < 15 || w > 30) printf "  (the first run took %.1f s, outside the 15-30 s this deck aims at on one H100: see SCALING_WHOLE_* in bench/scaling/whole.sh)\n", w }'
       fi
     done
   done
