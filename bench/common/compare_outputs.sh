@@ -17,6 +17,7 @@
 # output differs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd) root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=bench/common/build.sh
 source "$here/build.sh"
 usage="$0 BEFORE_BUILD AFTER_BUILD [-n RANKS] [--gpu] [DECK...]"
 ranks=1 gpu=0 positional=()

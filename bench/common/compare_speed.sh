@@ -12,6 +12,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 decks=$(cd "$here/.." && pwd)
+# shellcheck source=bench/common/build.sh
 source "$here/build.sh"
 usage="$0 BEFORE_BUILD AFTER_BUILD [LAUNCHER ARGS...]"
 [ $# -ge 2 ] || { echo "usage: $usage" >&2; exit 2; }

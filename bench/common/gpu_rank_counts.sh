@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the scaling benchmarks (bench/scaling/bench.sh, bench/scaling/ridge.sh).
 # gpu_rank_counts OVERRIDE: sets `gpus` (the GPUs nvidia-smi lists, empty or 0 without it)
 # and the array `rank_counts`: the words of OVERRIDE when it is given, else 1, then 2 and 4

@@ -19,6 +19,7 @@
 # with --allow-run-as-root as root), PYTHON (a
 # Python with h5py; default: the first of /usr/bin/python3, python3 that has it).
 set -euo pipefail
+# shellcheck source=bench/common/build.sh
 source "$(dirname "$0")/../common/build.sh"
 bench_build "$0 BUILD [N] [WORK_DIR]" "$@"
 n=${2:-8192}

@@ -17,6 +17,7 @@
 #    the rule's trips (8 / T bytes a cell).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/common/build.sh
 source "$here/../common/build.sh"
 bench_build "$0 BUILD [LAUNCHER ARGS...]" "$@"; shift
 launcher=("$@")

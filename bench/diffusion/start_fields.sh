@@ -7,8 +7,10 @@
 # usage: bench/diffusion/start_fields.sh BUILD [FOLDER]
 #   FOLDER holds the 8192² file (default: a temporary folder, removed at the end).
 set -u
+# shellcheck source=bench/common/build.sh
 source "$(dirname "$0")/../common/build.sh"
-bench_needs_trident=0  # runs only BUILD/bench/trident_start_field_bench
+# shellcheck disable=SC2034  # read by bench_build: this script runs only BUILD/bench/trident_start_field_bench
+bench_needs_trident=0
 bench_build "$0 BUILD [FOLDER]" "$@"
 bench=$(bench_tool trident_start_field_bench) || exit 2
 folder=${2:-$(mktemp -d)}

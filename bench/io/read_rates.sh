@@ -19,8 +19,10 @@
 # also holds the time it waited for a core.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/common/build.sh
 source "$here/../common/build.sh"
-bench_needs_trident=0  # runs only BUILD/bench/trident_read_rates
+# shellcheck disable=SC2034  # read by bench_build: this script runs only BUILD/bench/trident_read_rates
+bench_needs_trident=0
 bench_build "$0 BUILD [FOLDER] [REPEATS]" "$@"
 folder=${2:-${TMPDIR:-/tmp}/trident_read_rates}
 repeats=${3:-3}

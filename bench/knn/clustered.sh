@@ -17,6 +17,7 @@
 # generator writes 5.4 GB; each k = 16 run writes 4.3 GB of results.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/knn/timed_run.sh
 source "$here/timed_run.sh"
 bench_build "$0 BUILD [OBSERVATIONS [REFERENCES [LAUNCHER ARGS...]]]" "$@"
 n_obs=${2:-16777216}

@@ -7,6 +7,7 @@
 # the other metrics asked for. The warm-up search (256 observations) shows first.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/common/build.sh
 source "$here/../common/build.sh"
 bench_build "$0 BUILD OBSERVATIONS REFERENCES K [NCU_METRICS]" "$@"
 [ $# -ge 4 ] || { echo "usage: $0 BUILD OBSERVATIONS REFERENCES K [NCU_METRICS]" >&2; exit 2; }

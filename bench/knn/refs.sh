@@ -27,8 +27,10 @@
 # e.g. on one GPU, about five minutes: bench/knn/refs.sh build
 #      the targets alone: KNN_REFS_SETS=uniform KNN_REFS_MIN_LOG2=24 bench/knn/refs.sh build
 set -euo pipefail
+# shellcheck source=bench/common/build.sh
 source "$(dirname "$0")/../common/build.sh"
-bench_needs_trident=0  # runs only BUILD/bench/trident_knn_refs
+# shellcheck disable=SC2034  # read by bench_build: this script runs only BUILD/bench/trident_knn_refs
+bench_needs_trident=0
 bench_build "$0 BUILD" "$@"
 [[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
 bench=$(bench_tool trident_knn_refs)

@@ -28,6 +28,7 @@
 # "whole s" is the process from start to exit (generation, search, writing the rows).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/knn/timed_run.sh
 source "$here/timed_run.sh"
 knn_bench_arguments knn_bench "$@"
 

@@ -16,6 +16,7 @@
 # knn.search, knn.output (writing /knn).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/knn/timed_run.sh
 source "$here/timed_run.sh"
 knn_bench_arguments knn_whole "$@"
 cases=(${KNN_WHOLE_CASES:-4194304:16384:16 4194304:16384:64 16777216:16384:16})

@@ -16,6 +16,7 @@
 # (e.g. "mpirun --allow-run-as-root -n 1") starts trident; BENCH_LOG_DIR keeps the logs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/common/build.sh
 source "$here/../common/build.sh"
 bench_build "$0 BUILD [LOG2_NONZEROS ...]" "$@"; shift
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(24 27)

@@ -34,6 +34,7 @@
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,8p' "$0"; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/common/build.sh
 source "$here/../common/build.sh"
 bench_build "$0 BUILD LAUNCHER [ARGS...]" "$@"; shift
 launcher=("$@")

@@ -22,6 +22,7 @@
 # (bench/scaling/runs.sh; bench/scaling/bench.sh sets both).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/common/build.sh
 source "$here/../common/build.sh"
 bench_build "$0 BUILD [LAUNCHER ARGS...]" "$@"; shift
 launcher=("$@")
