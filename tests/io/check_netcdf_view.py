@@ -101,7 +101,7 @@ def with_each_engine(path, group, checks):
             check(False, f"{where}: open_dataset(group={group!r}): {type(e).__name__}: {e}")
 
 
-def check_diffusion(path, nx, ny, dx, dy, origin, dt, units):
+def check_diffusion(path, nx, ny, dx, dy, origin, dt, units, time_unit="s", length_unit="m"):
     check_root(path, "diffusion")
     with h5py.File(path, "r") as f:
         field, step = f["diffusion/field"][...], f["diffusion/step"][...]
@@ -115,9 +115,10 @@ def check_diffusion(path, nx, ny, dx, dy, origin, dt, units):
         check(np.array_equal(ds["y"].values, origin[1] + np.arange(ny) * dy), f"{where}: y {ds['y'].values}")
         check(np.array_equal(ds["time"].values, step * dt), f"{where}: time {ds['time'].values}, steps {step}")
         check(ds["field"].values.tobytes() == field.tobytes(), f"{where}: field differs from h5py's")
-        check(ds["time"].attrs.get("units") == "s" and ds["time"].attrs.get("standard_name") == "time",
+        check(ds["time"].attrs.get("units") == time_unit and ds["time"].attrs.get("standard_name") == "time",
               f"{where}: time {ds['time'].attrs}")
-        check(ds["x"].attrs.get("units") == "m" and ds["y"].attrs.get("units") == "m", f"{where}: x, y units")
+        check(ds["x"].attrs.get("units") == length_unit and ds["y"].attrs.get("units") == length_unit,
+              f"{where}: x, y units {ds['x'].attrs.get('units')!r}, expected {length_unit!r}")
         check(ds["field"].attrs.get("units") == units and ds["laplacian"].attrs.get("units") == units,
               f"{where}: field units {ds['field'].attrs.get('units')!r}, expected {units!r}")
 
@@ -189,7 +190,7 @@ with h5py.File("start.h5", "w") as f:
     f["u"].attrs["units"] = "K"
 with open("diffusion_file.yaml", "w") as f:
     f.write("output: {progress_seconds: 0}\ndiffusion:\n" + grid
-            + "  steps: 4\n  start: {kind: file, file: start.h5, dataset: u}\n")
+            + "  steps: 4\n  start: {kind: file, file: start.h5, dataset: u}\n  time_unit: h\n  length_unit: km\n")
 n, k = 600, 4
 with open("knn.yaml", "w") as f:
     f.write(f"output: {{progress_seconds: 0}}\nknn:\n  k: {k}\n  observations: {{generate: {{count: {n}, seed: 1}}}}\n"
@@ -199,7 +200,7 @@ shutil.copy(os.path.join(HERE, "..", "..", "inputs", "ridge_small.yaml"), "ridge
 if run("diffusion.yaml", "diffusion.h5"):
     check_diffusion("diffusion.h5", nx, ny, dx, dy, origin, dt, "1")
 if run("diffusion_file.yaml", "diffusion_file.h5"):
-    check_diffusion("diffusion_file.h5", nx, ny, dx, dy, origin, dt, "K")
+    check_diffusion("diffusion_file.h5", nx, ny, dx, dy, origin, dt, "K", time_unit="h", length_unit="km")
 if run("knn.yaml", "knn.h5"):
     check_knn("knn.h5", n, k, stopped=False)
 # gathered to rank 0, each rank's rows (latitude and longitude among them) straight into its file
