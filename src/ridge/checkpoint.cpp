@@ -50,7 +50,10 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
           {"ridge.solver.kernels", deck::kernels_name(s.solver.kernels)},
           {"ridge.precision", core::precision_name(s.precision)},
           {"ridge.keep_solutions", s.keep_solutions ? "true" : "false"},
-          {"ridge.refine_corner", std::to_string(s.refine_corner)}};
+          {"ridge.refine_corner", std::to_string(s.refine_corner)},
+          {"ridge.refine_discrepancy", std::to_string(s.refine_discrepancy)},
+          {"ridge.noise_level", io::exact_text(s.noise_level)},
+          {"ridge.tau", io::exact_text(s.tau)}};
 }
 
 // The input files' contents, which the fingerprint's names and sizes do not show (a right-
@@ -105,8 +108,8 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeS
   file.write_array<std::int32_t>("/ridge/stop_reason", column<std::int32_t>(o, [](const LambdaOutcome& x) { return x.stop_reason; }), {n});
   file.write_array<double>("/ridge/residual_norm", finished.residual_norms(), {n});
   file.write_array<double>("/ridge/solution_norm", finished.solution_norms(), {n});
-  if (settings.keep_solutions)
-    write_solution_rows(comm, file, "/ridge/solutions", finished, static_cast<std::uint64_t>(problem.a.columns));
+  // every finished λ's solution: the rules and /ridge/solution need them after a restart
+  write_solution_rows(comm, file, "/ridge/solutions", finished, static_cast<std::uint64_t>(problem.a.columns));
   file.attribute("/", "study", std::string("ridge"));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   for (const auto& [key, value] : fingerprint(settings, problem)) file.attribute("/ridge", key, value);
@@ -152,9 +155,8 @@ GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const deck
       o.solution_norm = solution[j];
       outcomes.push_back(o);
     }
-    if (!settings.keep_solutions) return;
     const auto columns = static_cast<std::uint64_t>(problem.a.columns);
-    if (file.dims("/ridge/solutions") != std::vector<std::uint64_t>{n, columns})
+    if (!file.has("/ridge/solutions") || file.dims("/ridge/solutions") != std::vector<std::uint64_t>{n, columns})
       throw InputError(path + ": the checkpoint's /ridge/solutions is not " + std::to_string(n) + " x " +
                        std::to_string(columns) + " (is it damaged?)");
     const auto block = rank_block(n, mpi::size(comm), mpi::rank(comm));

@@ -1,6 +1,6 @@
 #pragma once
 // Ridge checkpoints: the λ whose LSMR had stopped by its own test when a stop signal came,
-// with their outcomes and (with keep_solutions) their solutions. A restart sweeps only the
+// with their outcomes and their solutions. A restart sweeps only the
 // other λ, from iteration 0: each λ's result does not depend on which λ share its sweep.
 #include <mpi.h>
 
