@@ -186,6 +186,7 @@ set(TRIDENT_TEST_SOURCES_ridge
   ridge/test_lsmr_sweep.cpp
   ridge/test_matrix_market.cpp
   ridge/test_matrix_market_reference.cpp
+  ridge/test_mpi_prior_weights.cpp
   ridge/test_mpi_row_split.cpp
   ridge/test_mpi_rules.cpp
   ridge/test_mpi_skewed_rows.cpp

@@ -352,9 +352,15 @@ void RidgeStudy::write(const GatheredSweep& curve, const Selection& selection, i
   out.attribute("/ridge", "sweep_seconds", curve.iteration_seconds);
   out.attribute("/ridge", "shared_iterations", curve.largest_iterations());
   out.attribute("/ridge", "bytes_per_iteration", bytes_per_iteration);
-  write_selection(comm, out, settings, curve, selection, problem.columns(), {});
+  out.attribute("/ridge", "prior", settings.prior.given() ? settings.prior.file + ":" + settings.prior.dataset
+                                                          : std::string("none"));
+  out.attribute("/ridge", "weights", settings.weights.given() ? settings.weights.file + ":" + settings.weights.dataset
+                                                              : std::string("none"));
+  // the sweep solved for x - x0: the written solutions add the prior back
+  write_selection(comm, out, settings, curve, selection, problem.columns(), problem.x0);
   if (settings.keep_solutions)
-    write_solution_rows(comm, out, "/ridge/solutions", curve, static_cast<std::uint64_t>(problem.a.columns));
+    write_solution_rows(comm, out, "/ridge/solutions", curve, static_cast<std::uint64_t>(problem.a.columns),
+                        problem.x0);
 }
 
 
