@@ -40,14 +40,18 @@ std::string matrix_text(const MatrixRows& matrix, std::int64_t first, std::int64
 }
 
 // Stops before this rank's rows of A and b are read or generated when the host cannot hold
-// them (CSR: a 4-byte offset a row, a 4-byte column and an 8-byte value a nonzero, and b).
+// them (CSR: a 4-byte offset a row, a 4-byte column and an 8-byte value a nonzero, and b),
+// with the solutions of its λ that the rules keep (a column each, in double).
 void check_host_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
-                       std::int64_t count, const DeviceBinding& binding) {
+                       std::int64_t count, std::size_t lambdas_per_rank, const DeviceBinding& binding) {
   mpi::collective(comm, [&] {
     const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
-    const std::int64_t need = (count + 1) * 4 + nonzeros * (4 + 8) + count * 8;
+    const std::int64_t need = (count + 1) * 4 + nonzeros * (4 + 8) + count * 8 +
+                              static_cast<std::int64_t>(lambdas_per_rank) * matrix.columns() * 8;
     check_device_memory(need, host_free_bytes(), s.matrix.where,
-                        matrix_text(matrix, first, count, "A's rows and b on the host, in float64"),
+                        matrix_text(matrix, first, count,
+                                    "A's rows and b on the host, in float64, and the solutions of " +
+                                        std::to_string(lambdas_per_rank) + " λ"),
                         binding.host.empty() ? "the host" : binding.host, "host memory");
   });
 }
@@ -150,10 +154,10 @@ class RidgeStudy : public PreparedStudy {
       const std::int64_t first = bounds[place.rank_in_group];
       const std::int64_t count = bounds[place.rank_in_group + 1] - first;
       const std::size_t per_rank = (settings.lambdas.size() + std::size_t(groups) - 1) / std::size_t(groups) +
-                                   std::size_t(settings.refine_corner);
+                                   std::size_t(settings.refine_corner + settings.refine_discrepancy);
       // the rows on the host first, while the driver makes the device's context (its wait
       // is startup.device's); then the device's memory, before anything goes to it
-      check_host_memory(comm, settings, matrix, first, count, context.binding);
+      check_host_memory(comm, settings, matrix, first, count, per_rank, context.binding);
       problem_ = load_rows(settings, matrix, first, count);
       context.device_ready(scope, "ridge.read");
       check_memory(comm, settings, matrix, first, count, per_rank, place.group_size > 1, context.binding);
