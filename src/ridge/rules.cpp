@@ -194,7 +194,7 @@ void log_selection(MPI_Comm comm, const deck::RidgeSettings& settings, const Sel
            std::to_string(settings.gcv_probes) + " probes of " + std::to_string(s.gcv_steps) + " steps");
 }
 
-void write_selection(MPI_Comm comm, io::OutputFile& out, const deck::RidgeSettings& settings,
+void write_selection(io::OutputFile& out, const deck::RidgeSettings& settings,
                      const GatheredSweep& curve, const Selection& s, std::int64_t columns,
                      const std::vector<double>& shift) {
   const std::vector<double> lambdas = curve.lambdas();
@@ -267,7 +267,6 @@ void write_selection(MPI_Comm comm, io::OutputFile& out, const deck::RidgeSettin
   out.attribute("/ridge/solution", "lambda", lambdas[static_cast<std::size_t>(chosen.index)]);
   out.attribute("/ridge/solution", "index", static_cast<std::int64_t>(chosen.index));
   out.attribute("/ridge/solution", "rule", std::string(deck::rule_name(settings.select)));
-  (void)comm;
 }
 
 }  // namespace trident::ridge

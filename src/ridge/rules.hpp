@@ -63,7 +63,7 @@ void log_selection(MPI_Comm comm, const deck::RidgeSettings& settings, const Sel
 
 // /ridge/converged, /ridge/selection (a group per rule) and, when the chosen rule chose,
 // /ridge/solution (x at its λ plus `shift`, the prior, when given). Collective.
-void write_selection(MPI_Comm comm, io::OutputFile& out, const deck::RidgeSettings& settings,
+void write_selection(io::OutputFile& out, const deck::RidgeSettings& settings,
                      const GatheredSweep& curve, const Selection& selection, std::int64_t columns,
                      const std::vector<double>& shift);
 

@@ -361,7 +361,7 @@ void RidgeStudy::write(const GatheredSweep& curve, const Selection& selection, i
   out.attribute("/ridge", "weights", settings.weights.given() ? settings.weights.file + ":" + settings.weights.dataset
                                                               : std::string("none"));
   // the sweep solved for x - x0: the written solutions add the prior back
-  write_selection(comm, out, settings, curve, selection, problem.columns(), problem.x0);
+  write_selection(out, settings, curve, selection, problem.columns(), problem.x0);
   if (settings.keep_solutions)
     write_solution_rows(comm, out, "/ridge/solutions", curve, static_cast<std::uint64_t>(problem.a.columns),
                         problem.x0);
