@@ -102,6 +102,7 @@ set(TRIDENT_SOURCES_ridge
   ridge/device_tuning.cpp
   ridge/fused_engine.cpp
   ridge/fused_solve.cpp
+  ridge/gcv.cpp
   ridge/generator.cpp
   ridge/hdf5_csr.cpp
   ridge/kokkos_kernels_engine.cpp
@@ -111,6 +112,8 @@ set(TRIDENT_SOURCES_ridge
   ridge/matrix_rows.cpp
   ridge/problem.cpp
   ridge/row_schedule.cpp
+  ridge/rules.cpp
+  ridge/selection.cpp
   ridge/study.cpp
   ridge/sweep.cpp
 )
@@ -197,12 +200,15 @@ set(TRIDENT_TEST_SOURCES_ridge
   ridge/test_lsmr_sweep.cpp
   ridge/test_matrix_market.cpp
   ridge/test_matrix_market_reference.cpp
+  ridge/test_mpi_prior_weights.cpp
   ridge/test_mpi_row_split.cpp
+  ridge/test_mpi_rules.cpp
   ridge/test_mpi_skewed_rows.cpp
   ridge/test_mpi_study.cpp
   ridge/test_mpi_sweep.cpp
   ridge/test_ordered_sum.cpp
   ridge/test_problem.cpp
+  ridge/test_selection.cpp
   ridge/test_settings.cpp
   ridge/test_stop_residual.cpp
 )

@@ -2,7 +2,9 @@
 with a decade as long on both axes, each point labelled with its λ and the corner (the λ
 of best balance) circled. A λ whose LSMR did not converge (stop reason 3, cond(A) over
 conlim, or 7, max_iterations) is drawn hollow. A stopped run's curve is partial: the
-unfinished λ are left out, the title says so, and no corner is circled."""
+unfinished λ are left out, the title says so, and no corner is circled. The other rules'
+choices (/ridge/selection: discrepancy, quasi-optimality, GCV) are marked on the curve, and
+where the run computed GCV its G(λ) is drawn in a second panel, its minimum marked."""
 import argparse
 
 import numpy as np
@@ -31,7 +33,13 @@ def draw(f, path):
             corner = int(np.flatnonzero(p["order"] == index)[0])
 
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 5.5))
+    gcv = None
+    if "gcv" in r and len(r["gcv"]) == len(p["order"]):
+        gcv = np.asarray(r["gcv"][:], dtype=np.float64)[p["order"]][keep]
+    if gcv is None:
+        fig, ax = plt.subplots(figsize=(7, 5.5))
+    else:
+        fig, (ax, gx) = plt.subplots(1, 2, figsize=(13, 5.5))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.plot(res, sol, "-", color="tab:blue", lw=1.2, label="L-curve" + (" (partial)" if partial else ""))
@@ -54,6 +62,36 @@ def draw(f, path):
         lc = float(r["corner"].attrs.get("lambda", lam[corner]))
         ax.plot([res[corner]], [sol[corner]], "o", ms=14, mfc="none", mec="tab:red", mew=2,
                 label=f"corner λ = {lc:.4g}")
+    # The other rules' choices, on the curve (index into the file's order, as the corner's;
+    # only on a complete curve, whose points are all finished).
+    marks = {"discrepancy": ("s", "tab:green"), "quasi_optimality": ("D", "tab:purple"), "gcv": ("^", "tab:orange")}
+    chosen = {}
+    for rule, (marker, colour) in marks.items():
+        g = r.get(f"selection/{rule}")
+        index = int(g.attrs.get("index", -1)) if g is not None and partial is None else -1
+        if not 0 <= index < len(p["order"]):
+            continue
+        i = int(np.flatnonzero(p["order"] == index)[0])
+        chosen[rule] = i
+        ax.plot([res[i]], [sol[i]], marker, ms=11, mfc="none", mec=colour, mew=1.8,
+                label=f"{rule.replace('_', '-')} λ = {float(g.attrs.get('lambda', lam[i])):.4g}")
+    if gcv is not None:
+        gx.set_xscale("log")
+        gx.set_yscale("log")
+        gx.plot(lam, gcv, "-", color="tab:orange", lw=1.2)
+        gx.plot(lam[~hollow], gcv[~hollow], "o", color="tab:orange", ms=4, ls="none")
+        if hollow.any():
+            gx.plot(lam[hollow], gcv[hollow], "o", mfc="none", mec="tab:orange", ms=5, ls="none",
+                    label="not converged")
+        if "gcv" in chosen:
+            i = chosen["gcv"]
+            gx.plot([lam[i]], [gcv[i]], "^", ms=12, mfc="none", mec="tab:red", mew=2, label=f"minimum λ = {lam[i]:.4g}")
+        probes = int(r["selection/gcv"].attrs.get("probes", 0)) if "selection/gcv" in r else 0
+        gx.set_xlabel("λ")
+        gx.set_ylabel("G(λ) = rows ‖b − A x‖² / (rows − trace)²")
+        gx.set_title(f"GCV ({probes} probes)")
+        gx.grid(True, which="both", alpha=0.3)
+        gx.legend(loc="best")
     # Equal decades on both axes: the corner is computed on log10 of both norms at one
     # scale, so it looks like the elbow only when the axes share it.
     xlim, ylim = trident_h5.equal_decades(res, sol)
@@ -70,7 +108,8 @@ def draw(f, path):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="lower left")  # below the elbow: empty on an L-curve
     fig.tight_layout()
-    return fig, ax, {"partial": partial, "corner": corner, "hollow": lam[hollow]}
+    return fig, ax, {"partial": partial, "corner": corner, "hollow": lam[hollow], "chosen": chosen,
+                     "gcv": gcv is not None}
 
 
 def run(a):

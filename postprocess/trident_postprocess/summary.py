@@ -128,7 +128,17 @@ def ridge(f, out):
     if stopped or unfinished:
         out.append(f"  partial: {stopped or 'unfinished λ'}"
                    + (f"; {unfinished} unfinished λ left out" if unfinished else ""))
-    if "corner" in g:
+    if "selection" in g:  # every rule's choice, the chosen one marked, or why none chose
+        chosen = trident_h5.text(g["selection"].attrs.get("rule", ""))
+        for rule in ("corner", "discrepancy", "quasi_optimality", "gcv"):
+            if rule not in g["selection"]:
+                continue
+            a = g["selection"][rule].attrs
+            index = int(a.get("index", -1))
+            what = (f"λ = {float(a.get('lambda', np.nan)):.6g} (index {index})" if index >= 0
+                    else f"none ({trident_h5.text(a.get('why_none', ''))})")
+            out.append(f"  {rule}: {what}" + ("  <- ridge.select" if rule == chosen else ""))
+    elif "corner" in g:
         c = g["corner"].attrs
         index = int(c.get("index", -1))
         if index < 0:

@@ -245,7 +245,7 @@ STEPS = ("startup", "deck", "prepare", "open_output", "diffusion", "knn", "ridge
 PREPARE_PARTS = ("prepare", "start_field", "read", "setup", "device_comm")
 PARTS = ("loading", "mpi", "device", "context", "kokkos",
          "prepare", "start_field", "read", "setup", "device_comm", "total", "stage",
-         "index_build", "warm_up", "page_lock", "search", "compute", "halo", "sweep", "corner",
+         "index_build", "warm_up", "page_lock", "search", "compute", "halo", "sweep", "corner", "select", "gcv",
          "output", "output_behind", "checkpoint")
 
 

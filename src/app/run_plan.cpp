@@ -73,20 +73,28 @@ bool check_knn(const RunPlan& plan, Reading reading) {
 }
 
 // The order of ridge's prepare: the matrix's shape, the λ groups against the ranks, b
-// against the matrix's rows, the checkpoint's place. A Matrix Market file is read to its
+// against the matrix's rows, the prior and the weights (their lengths and values), the
+// checkpoint's place. A Matrix Market file is read to its
 // size line; an HDF5 matrix's row offsets only with headers_and_counts (else false: the
 // study reads them first thing).
 bool check_ridge(const RunPlan& plan, int ranks, Reading reading) {
   const deck::RidgeSettings& s = *plan.deck.ridge;
   using Kind = deck::RidgeMatrixSettings::Kind;
-  std::int64_t rows = s.matrix.rows;
-  if (s.matrix.kind == Kind::matrix_market) rows = ridge::read_matrix_market_header(s.matrix.file).rows;
+  std::int64_t rows = s.matrix.rows, columns = s.matrix.columns;
+  if (s.matrix.kind == Kind::matrix_market) {
+    const auto header = ridge::read_matrix_market_header(s.matrix.file);
+    rows = header.rows;
+    columns = header.columns;
+  }
   if (s.matrix.kind == Kind::hdf5) {
     if (reading == Reading::headers) return false;
-    rows = ridge::MatrixRows(s.matrix, MPI_COMM_SELF).rows();
+    const ridge::MatrixRows matrix(s.matrix, MPI_COMM_SELF);
+    rows = matrix.rows();
+    columns = matrix.columns();
   }
   deck::check_lambda_groups(s, ranks);
   ridge::check_rhs(s.rhs, rows);
+  ridge::check_prior_and_weights(s, rows, columns);
   check_checkpoint_place(plan, "ridge");
   return true;
 }

@@ -46,7 +46,8 @@ StartField parse_start(const Section& diffusion) {
 
 DiffusionSettings parse_diffusion(const Section& top) {
   const Section s = top.section(
-      "diffusion", {"nx", "ny", "steps", "c", "dt", "dx", "dy", "origin", "precision", "laplacian", "output_every",
+      "diffusion", {"nx", "ny", "steps", "c", "dt", "dx", "dy", "origin", "time_unit", "length_unit",
+                    "precision", "laplacian", "output_every",
                     "checkpoint_every", "checkpoint_file", "ranks", "halo_width", "start"});
   DiffusionSettings d;
   d.nx = s.integer("nx", at_least(1));
@@ -73,6 +74,15 @@ DiffusionSettings parse_diffusion(const Section& top) {
     const auto o = s.reals("origin", any(), 2, 2);
     d.origin = {o[0], o[1]};
   }
+  // One line of text, as CF's `units` attribute holds it.
+  const auto unit = [&s](const std::string& key, const std::string& fallback) {
+    const std::string text = s.text(key, fallback);
+    if (text.find_first_of("\n\r") != std::string::npos)
+      s.fail(key, "expected a unit on one line, such as " + fallback + ", got a text of several lines");
+    return text;
+  };
+  d.time_unit = unit("time_unit", "s");
+  d.length_unit = unit("length_unit", "m");
   d.precision = s.precision("precision", {Precision::float32, Precision::float64}, Precision::float32);
   d.laplacian = s.boolean("laplacian", false);
   d.output_every = s.integer("output_every", at_least(0), 0);

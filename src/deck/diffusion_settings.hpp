@@ -35,6 +35,10 @@ struct DiffusionSettings {
   // output's coordinates (x = origin[0] + i * dx) and the XDMF grid; the update uses c alone.
   double dx = 1.0, dy = 1.0;
   std::array<double, 2> origin{0.0, 0.0};
+  // The units of dt and of dx, dy, origin (UDUNITS text), written on the output's time and
+  // x, y coordinates; trident computes nothing with them.
+  std::string time_unit = "s";
+  std::string length_unit = "m";
   core::Precision precision = core::Precision::float32;  // float32 or float64
   bool laplacian = false;          // compute and write L(u) with each frame
   std::int64_t output_every = 0;   // frames every N steps (0: start and end only)

@@ -133,7 +133,50 @@ RidgeSolverSettings parse_solver(const Section& ridge) {
   return out;
 }
 
+RidgeVectorFile parse_vector_file(const Section& ridge, const std::string& key, const std::string& fallback) {
+  RidgeVectorFile out;
+  if (!ridge.has(key)) return out;
+  const Section v = ridge.section(key, {"file", "dataset"});
+  out.where = located(v);
+  out.file = v.file("file");
+  out.dataset = v.text("dataset", fallback);
+  return out;
+}
+
+// The rules' keys: the chosen rule needs its inputs (the discrepancy a noise level, GCV
+// its probes), and a refinement of the discrepancy needs the discrepancy.
+void parse_rules(const Section& ridge, RidgeSettings& out) {
+  const std::string rule =
+      ridge.choice("select", {"corner", "discrepancy", "quasi_optimality", "gcv"}, "corner");
+  out.select = rule == "discrepancy"        ? RidgeRule::discrepancy
+               : rule == "quasi_optimality" ? RidgeRule::quasi_optimality
+               : rule == "gcv"              ? RidgeRule::gcv
+                                            : RidgeRule::corner;
+  out.noise_level = ridge.has("noise_level") ? ridge.real("noise_level", greater_than(0)) : 0.0;
+  out.tau = ridge.real("tau", greater_than(0), 1.0);
+  out.refine_discrepancy = ridge.integer("refine_discrepancy", between(0, 1000), 0);
+  // Eight probes hold the estimated trace's relative error near 2 sqrt(2 s / (8 rows (1 - s)))
+  // (s: the trace over rows), under 3 % of G for 600 rows and more where s <= 1/2.
+  out.gcv_probes = ridge.integer("gcv_probes", between(0, 1000), out.select == RidgeRule::gcv ? 8 : 0);
+  out.gcv_seed = static_cast<std::uint64_t>(ridge.integer("gcv_seed", at_least(0), 1));
+  if (out.select == RidgeRule::discrepancy && out.noise_level == 0)
+    ridge.fail("select", "discrepancy needs ridge.noise_level (the standard deviation of the noise in b)");
+  if (out.refine_discrepancy > 0 && out.noise_level == 0)
+    ridge.fail("refine_discrepancy", "needs ridge.noise_level (the discrepancy's target)");
+  if (out.select == RidgeRule::gcv && out.gcv_probes == 0)
+    ridge.fail("gcv_probes", "expected at least 1 with select: gcv, got 0");
+}
+
 }  // namespace
+
+const char* rule_name(RidgeRule r) {
+  switch (r) {
+    case RidgeRule::discrepancy: return "discrepancy";
+    case RidgeRule::quasi_optimality: return "quasi_optimality";
+    case RidgeRule::gcv: return "gcv";
+    default: return "corner";
+  }
+}
 
 const char* kernels_name(RidgeKernels k) {
   return k == RidgeKernels::kokkos_kernels ? "kokkos-kernels" : "fused";
@@ -141,7 +184,9 @@ const char* kernels_name(RidgeKernels k) {
 
 RidgeSettings parse_ridge(const Section& top) {
   const Section ridge = top.section("ridge", {"matrix", "rhs", "lambdas", "solver", "precision",
-                                              "keep_solutions", "refine_corner", "lambda_groups"});
+                                              "keep_solutions", "refine_corner", "lambda_groups", "select",
+                                              "noise_level", "tau", "refine_discrepancy", "gcv_probes",
+                                              "gcv_seed", "prior", "weights"});
   RidgeSettings out;
   out.matrix = parse_matrix(ridge);
   out.rhs = parse_rhs(ridge);
@@ -152,6 +197,9 @@ RidgeSettings parse_ridge(const Section& top) {
   out.keep_solutions = ridge.boolean("keep_solutions", false);
   out.refine_corner = ridge.integer("refine_corner", between(0, 1000), 0);
   out.lambda_groups = ridge.integer("lambda_groups", at_least(0), 0);
+  parse_rules(ridge, out);
+  out.prior = parse_vector_file(ridge, "prior", "/x0");
+  out.weights = parse_vector_file(ridge, "weights", "/w");
   out.lambda_groups_where = (ridge.node()["lambda_groups"] ? ridge.where(ridge.node()["lambda_groups"])
                                                            : ridge.where(ridge.node())) +
                             ": ridge.lambda_groups";

@@ -51,6 +51,19 @@ struct RidgeSolverSettings {
   RidgeKernels kernels = RidgeKernels::fused;
 };
 
+// The rule whose λ the run chooses (ridge.select; every computed rule is reported).
+enum class RidgeRule { corner, discrepancy, quasi_optimality, gcv };
+const char* rule_name(RidgeRule r);
+
+// A vector read from an HDF5 dataset: the prior x0 (columns numbers) or the row weights
+// (rows numbers); unset when the file is empty.
+struct RidgeVectorFile {
+  std::string file;
+  std::string dataset;
+  std::string where;  // "FILE:LINE:COL: ridge.prior"
+  bool given() const { return !file.empty(); }
+};
+
 struct RidgeSettings {
   RidgeMatrixSettings matrix;
   RidgeRhsSettings rhs;
@@ -61,6 +74,14 @@ struct RidgeSettings {
   core::Precision precision = core::Precision::float32;
   bool keep_solutions = false;
   std::int64_t refine_corner = 0;  // extra λ values between the corner's neighbours
+  RidgeRule select = RidgeRule::corner;
+  double noise_level = 0;  // sigma of the noise in b; 0: not given (no discrepancy rule)
+  double tau = 1;          // the discrepancy's safety factor
+  std::int64_t refine_discrepancy = 0;  // extra λ inside the discrepancy's bracket
+  std::int64_t gcv_probes = 0;          // random probes of GCV's trace; 0: no GCV
+  std::uint64_t gcv_seed = 1;
+  RidgeVectorFile prior;    // x0 of min ||A x - b||^2 + λ^2 ||x - x0||^2
+  RidgeVectorFile weights;  // w of min ||W^(1/2) (A x - b)||^2 + λ^2 ||x - x0||^2
   // Groups of ranks that split the λ list (each group's ranks split the rows of A); 0: the
   // run chooses. Must divide the rank count (checked when the run knows it).
   std::int64_t lambda_groups = 0;

@@ -49,11 +49,11 @@ std::vector<double> cell_centres(std::int64_t n, double origin, double size) {
 void describe_frames(io::OutputFile& file, const deck::DiffusionSettings& s, const std::string& field_units) {
   file.write_array<double>("/diffusion/x", cell_centres(s.nx, s.origin[0], s.dx));
   file.write_array<double>("/diffusion/y", cell_centres(s.ny, s.origin[1], s.dy));
-  file.describe("/diffusion/x", {"x"}, "x of the cell centres (origin[0] + i dx)", "m");
+  file.describe("/diffusion/x", {"x"}, "x of the cell centres (origin[0] + i dx)", s.length_unit);
   file.describe_text("/diffusion/x", "axis", "X");
-  file.describe("/diffusion/y", {"y"}, "y of the cell centres (origin[1] + j dy)", "m");
+  file.describe("/diffusion/y", {"y"}, "y of the cell centres (origin[1] + j dy)", s.length_unit);
   file.describe_text("/diffusion/y", "axis", "Y");
-  file.describe("/diffusion/time", {"time"}, "time of the frame (step dt)", "s", "time");
+  file.describe("/diffusion/time", {"time"}, "time of the frame (step dt)", s.time_unit, "time");
   file.describe_text("/diffusion/time", "axis", "T");
   file.describe("/diffusion/step", {"time"}, "step of the frame", "1");
   file.describe("/diffusion/field", {"time", "y", "x"}, "u, the diffused field", field_units);

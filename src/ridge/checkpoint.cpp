@@ -50,7 +50,12 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
           {"ridge.solver.kernels", deck::kernels_name(s.solver.kernels)},
           {"ridge.precision", core::precision_name(s.precision)},
           {"ridge.keep_solutions", s.keep_solutions ? "true" : "false"},
-          {"ridge.refine_corner", std::to_string(s.refine_corner)}};
+          {"ridge.refine_corner", std::to_string(s.refine_corner)},
+          {"ridge.refine_discrepancy", std::to_string(s.refine_discrepancy)},
+          {"ridge.noise_level", io::exact_text(s.noise_level)},
+          {"ridge.tau", io::exact_text(s.tau)},
+          {"ridge.prior", s.prior.given() ? "hdf5(" + s.prior.file + ", " + s.prior.dataset + ")" : "none"},
+          {"ridge.weights", s.weights.given() ? "hdf5(" + s.weights.file + ", " + s.weights.dataset + ")" : "none"}};
 }
 
 // The input files' contents, which the fingerprint's names and sizes do not show (a right-
@@ -58,11 +63,13 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
 std::vector<std::pair<std::string, std::string>> contents(MPI_Comm comm, const deck::RidgeSettings& s) {
   const bool matrix_file = s.matrix.kind != deck::RidgeMatrixSettings::Kind::generate;
   const bool rhs_file = s.rhs.kind != deck::RidgeRhsSettings::Kind::generate;
-  const std::vector<std::string> digests =
-      io::sha256_on_root(comm, {matrix_file ? s.matrix.file : "", rhs_file ? s.rhs.file : ""});
+  const std::vector<std::string> digests = io::sha256_on_root(
+      comm, {matrix_file ? s.matrix.file : "", rhs_file ? s.rhs.file : "", s.prior.file, s.weights.file});
   std::vector<std::pair<std::string, std::string>> out;
   if (matrix_file) out.emplace_back("ridge.matrix (its file's sha256)", digests[0]);
   if (rhs_file) out.emplace_back("ridge.rhs (its file's sha256)", digests[1]);
+  if (s.prior.given()) out.emplace_back("ridge.prior (its file's sha256)", digests[2]);
+  if (s.weights.given()) out.emplace_back("ridge.weights (its file's sha256)", digests[3]);
   return out;
 }
 
@@ -76,12 +83,13 @@ std::vector<T> column(const std::vector<LambdaOutcome>& outcomes, F field) {
 }  // namespace
 
 void write_solution_rows(MPI_Comm comm, io::OutputFile& out, const std::string& dataset, const GatheredSweep& curve,
-                         std::uint64_t columns) {
+                         std::uint64_t columns, const std::vector<double>& shift) {
   const std::vector<double> all = curve.lambdas();
   out.create_dataset<double>(dataset, {all.size(), columns});
   const std::vector<double>& mine = curve.local_lambdas();
   std::int64_t rounds = static_cast<std::int64_t>(mine.size());
   mpi::max_over_ranks(comm, &rounds, 1);
+  std::vector<double> shifted;
   for (std::int64_t r = 0; r < rounds; ++r) {  // one row per collective write
     std::uint64_t row = 0, count = 0;
     const double* data = nullptr;
@@ -89,6 +97,11 @@ void write_solution_rows(MPI_Comm comm, io::OutputFile& out, const std::string& 
       row = static_cast<std::uint64_t>(std::lower_bound(all.begin(), all.end(), mine[r]) - all.begin());
       count = 1;
       data = curve.local_solutions().data() + static_cast<std::size_t>(r) * columns;
+      if (!shift.empty()) {
+        shifted.assign(data, data + columns);
+        for (std::size_t i = 0; i < shifted.size(); ++i) shifted[i] += shift[i];
+        data = shifted.data();
+      }
     }
     out.write_slab<double>(dataset, {row, 0}, {count, columns}, data);
   }
@@ -105,8 +118,8 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeS
   file.write_array<std::int32_t>("/ridge/stop_reason", column<std::int32_t>(o, [](const LambdaOutcome& x) { return x.stop_reason; }), {n});
   file.write_array<double>("/ridge/residual_norm", finished.residual_norms(), {n});
   file.write_array<double>("/ridge/solution_norm", finished.solution_norms(), {n});
-  if (settings.keep_solutions)
-    write_solution_rows(comm, file, "/ridge/solutions", finished, static_cast<std::uint64_t>(problem.a.columns));
+  // every finished λ's solution: the rules and /ridge/solution need them after a restart
+  write_solution_rows(comm, file, "/ridge/solutions", finished, static_cast<std::uint64_t>(problem.a.columns));
   file.attribute("/", "study", std::string("ridge"));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   for (const auto& [key, value] : fingerprint(settings, problem)) file.attribute("/ridge", key, value);
@@ -152,9 +165,8 @@ GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const deck
       o.solution_norm = solution[j];
       outcomes.push_back(o);
     }
-    if (!settings.keep_solutions) return;
     const auto columns = static_cast<std::uint64_t>(problem.a.columns);
-    if (file.dims("/ridge/solutions") != std::vector<std::uint64_t>{n, columns})
+    if (!file.has("/ridge/solutions") || file.dims("/ridge/solutions") != std::vector<std::uint64_t>{n, columns})
       throw InputError(path + ": the checkpoint's /ridge/solutions is not " + std::to_string(n) + " x " +
                        std::to_string(columns) + " (is it damaged?)");
     const auto block = rank_block(n, mpi::size(comm), mpi::rank(comm));

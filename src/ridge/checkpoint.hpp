@@ -1,6 +1,6 @@
 #pragma once
 // Ridge checkpoints: the λ whose LSMR had stopped by its own test when a stop signal came,
-// with their outcomes and (with keep_solutions) their solutions. A restart sweeps only the
+// with their outcomes and their solutions. A restart sweeps only the
 // other λ, from iteration 0: each λ's result does not depend on which λ share its sweep.
 #include <mpi.h>
 
@@ -19,9 +19,10 @@ class OutputFile;
 namespace trident::ridge {
 
 // Writes `dataset` (λ x columns, λ in the order of curve.lambdas()) from the solution rows
-// each rank holds (curve.local_lambdas()). Collective.
+// each rank holds (curve.local_lambdas()), `shift` (the prior x0, when not empty) added to
+// each. Collective.
 void write_solution_rows(MPI_Comm comm, io::OutputFile& out, const std::string& dataset, const GatheredSweep& curve,
-                         std::uint64_t columns);
+                         std::uint64_t columns, const std::vector<double>& shift = {});
 
 // Writes the finished λ of `finished` (every outcome in it must be finished). Collective.
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeSettings& settings,

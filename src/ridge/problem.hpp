@@ -22,6 +22,10 @@ struct Problem {
   std::int64_t first_row = 0;        // index in the whole A of a's first row
   std::int64_t total_rows = -1;      // rows of the whole A; -1: a is the whole A
   std::int64_t total_nonzeros = -1;  // nonzeros of the whole A; -1: a's
+  // The prior x0 of ridge.prior (every column; empty: none). With it, b holds b - A x0 and
+  // the sweep solves for x - x0; with ridge.weights, a's rows and b are already scaled by
+  // sqrt(w).
+  std::vector<double> x0;
 
   std::int64_t rows() const { return total_rows < 0 ? a.rows : total_rows; }
   std::int64_t columns() const { return a.columns; }
@@ -32,6 +36,11 @@ struct Problem {
 // Checks an HDF5 b against a matrix of `rows` rows as load_rows does (the file, the dataset,
 // its length), reading none of its values; nothing for a generated b.
 void check_rhs(const deck::RidgeRhsSettings& rhs, std::int64_t rows);
+
+// Checks ridge.prior (`columns` entries) and ridge.weights (`rows` entries, each > 0) as
+// load_rows does, every entry finite; nothing for the ones not given. InputError naming the
+// file, the dataset and the deck key.
+void check_prior_and_weights(const deck::RidgeSettings& settings, std::int64_t rows, std::int64_t columns);
 
 // Reads or generates the whole A and b and checks them (on this rank alone; errors are
 // InputError).

@@ -20,6 +20,7 @@
 #include "ridge/checkpoint.hpp"
 #include "ridge/lcurve.hpp"
 #include "ridge/lsmr_sweep.hpp"
+#include "ridge/rules.hpp"
 #include "ridge/sweep.hpp"
 
 namespace trident::ridge {
@@ -39,14 +40,18 @@ std::string matrix_text(const MatrixRows& matrix, std::int64_t first, std::int64
 }
 
 // Stops before this rank's rows of A and b are read or generated when the host cannot hold
-// them (CSR: a 4-byte offset a row, a 4-byte column and an 8-byte value a nonzero, and b).
+// them (CSR: a 4-byte offset a row, a 4-byte column and an 8-byte value a nonzero, and b),
+// with the solutions of its λ that the rules keep (a column each, in double).
 void check_host_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
-                       std::int64_t count, const DeviceBinding& binding) {
+                       std::int64_t count, std::size_t lambdas_per_rank, const DeviceBinding& binding) {
   mpi::collective(comm, [&] {
     const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
-    const std::int64_t need = (count + 1) * 4 + nonzeros * (4 + 8) + count * 8;
+    const std::int64_t need = (count + 1) * 4 + nonzeros * (4 + 8) + count * 8 +
+                              static_cast<std::int64_t>(lambdas_per_rank) * matrix.columns() * 8;
     check_device_memory(need, host_free_bytes(), s.matrix.where,
-                        matrix_text(matrix, first, count, "A's rows and b on the host, in float64"),
+                        matrix_text(matrix, first, count,
+                                    "A's rows and b on the host, in float64, and the solutions of " +
+                                        std::to_string(lambdas_per_rank) + " λ"),
                         binding.host.empty() ? "the host" : binding.host, "host memory");
   });
 }
@@ -112,7 +117,7 @@ void describe_curve(io::OutputFile& out, bool solutions) {
   out.describe("/ridge/lambda", {"lambda"}, "damping parameter lambda of min ||A x - b||^2 + lambda^2 ||x - x0||^2",
                "1");
   out.describe("/ridge/residual_norm", {"lambda"}, "residual norm ||b - A x||, recomputed from x", "1");
-  out.describe("/ridge/solution_norm", {"lambda"}, "solution norm ||x||", "1");
+  out.describe("/ridge/solution_norm", {"lambda"}, "solution norm ||x - x0|| (x0 the prior, 0 without one)", "1");
   out.describe("/ridge/iterations", {"lambda"}, "LSMR iterations", "1");
   out.describe("/ridge/stop_reason", {"lambda"}, "why LSMR stopped (its istop)", "");
   out.describe_flags("/ridge/stop_reason",
@@ -124,6 +129,23 @@ void describe_curve(io::OutputFile& out, bool solutions) {
   out.describe("/ridge/curvature", {"lambda"},
                "Menger curvature of (log10 residual_norm, log10 solution_norm), 0 at the ends", "1");
   if (solutions) out.describe("/ridge/solutions", {"lambda", "column"}, "solution x for each lambda", "1");
+}
+
+// The Menger curvature of each converged point among the converged points alone (0 at their
+// ends and at every λ that did not converge), where the corner is looked for.
+std::vector<double> converged_curvatures(const GatheredSweep& curve, const Selection& selection) {
+  std::vector<double> residual, solution, out(curve.outcomes().size(), 0.0);
+  std::vector<std::size_t> kept;
+  for (std::size_t j = 0; j < curve.outcomes().size(); ++j) {
+    const LambdaOutcome& o = curve.outcomes()[j];
+    if (j < selection.converged.size() ? selection.converged[j] == 0 : !converged_stop(o.stop_reason)) continue;
+    kept.push_back(j);
+    residual.push_back(o.residual_norm);
+    solution.push_back(o.solution_norm);
+  }
+  const std::vector<double> kappa = menger_curvatures(residual, solution);
+  for (std::size_t k = 0; k < kept.size(); ++k) out[kept[k]] = kappa[k];
+  return out;
 }
 
 template <class T, class F>
@@ -142,7 +164,7 @@ class RidgeStudy : public PreparedStudy {
     MPI_Comm comm = context.comm;
     // ridge.read: A and b read (or generated, this rank's rows) and checked, the checkpoint
     // read; ridge.setup: the solver's device state (A^T, the row schedules, uploads). With
-    // ridge.sweep, ridge.corner and ridge.output they account for the ridge steps of the timer table.
+    // ridge.sweep, ridge.select, ridge.gcv and ridge.output they account for the ridge steps of the timer table.
     std::optional<Timers::Scope> scope(std::in_place, context.timers, "ridge.read");
     {
       const MatrixRows matrix(settings.matrix, comm);  // shape and row offsets; rank 0 parses Matrix Market
@@ -153,10 +175,10 @@ class RidgeStudy : public PreparedStudy {
       const std::int64_t first = bounds[place.rank_in_group];
       const std::int64_t count = bounds[place.rank_in_group + 1] - first;
       const std::size_t per_rank = (settings.lambdas.size() + std::size_t(groups) - 1) / std::size_t(groups) +
-                                   std::size_t(settings.refine_corner);
+                                   std::size_t(settings.refine_corner + settings.refine_discrepancy);
       // the rows on the host first, while the driver makes the device's context (its wait
       // is startup.device's); then the device's memory, before anything goes to it
-      check_host_memory(comm, settings, matrix, first, count, context.binding);
+      check_host_memory(comm, settings, matrix, first, count, per_rank, context.binding);
       problem_ = load_rows(settings, matrix, first, count);
       context.device_ready(scope, "ridge.read");
       check_memory(comm, settings, matrix, first, count, per_rank, place.group_size > 1, context.binding);
@@ -197,7 +219,9 @@ class RidgeStudy : public PreparedStudy {
   GatheredSweep sweep(const std::vector<double>& lambdas, const LsmrOptions& options, const GatheredSweep& earlier,
                       io::OutputFile& out);
   [[noreturn]] void stop(const GatheredSweep& finished, int signal, io::OutputFile& out);
-  void write(const GatheredSweep& curve, const Corner& corner, io::OutputFile& out);
+  // Every rule on the curve, from its converged λ (GCV only with `with_gcv`).
+  Selection select(const GatheredSweep& curve, bool with_gcv);
+  void write(const GatheredSweep& curve, const Selection& selection, io::OutputFile& out);
 
   const deck::RidgeSettings& settings_;
   RunContext& context_;
@@ -221,7 +245,10 @@ GatheredSweep RidgeStudy::sweep(const std::vector<double>& lambdas, const LsmrOp
   GatheredSweep swept;
   {
     auto scope = context_.timers.scope("ridge.sweep");
-    swept = sweep_over_ranks(context_.comm, *layout_, *solver_, todo, options, settings_.keep_solutions,
+    // Every λ's solution stays on the host of its group's first rank (columns numbers a λ):
+    // quasi-optimality compares neighbours, /ridge/solution is the chosen λ's, and a
+    // checkpoint holds them, so a restart keeps all of them bit for bit.
+    swept = sweep_over_ranks(context_.comm, *layout_, *solver_, todo, options, /*keep_solutions=*/true,
                              context_.progress_seconds);
   }
   if (swept.stopped_by != 0) {
@@ -240,7 +267,13 @@ void RidgeStudy::stop(const GatheredSweep& finished, int signal, io::OutputFile&
     write_checkpoint(context_.comm, checkpoint_path_, settings_, problem_, finished);
   }
   log::info(context_.comm, "ridge: checkpoint written to " + checkpoint_path_);
-  write(finished, find_corner(finished.lambdas(), finished.residual_norms(), finished.solution_norms()), out);
+  // A partial curve: its corner and the other rules would be artefacts of where the stop
+  // came, so none chooses.
+  Selection none;
+  none.none = std::string("the run was stopped by ") + signals::name(signal) + " with " +
+              std::to_string(finished.outcomes().size()) + " λ finished: the curve is partial";
+  none.corner.why_none = none.discrepancy.why_none = none.quasi_optimality.why_none = none.gcv.why_none = none.none;
+  write(finished, none, out);
   throw StudyStopped(std::string("ridge: stopped by ") + signals::name(signal) + " with " +
                          std::to_string(finished.outcomes().size()) + " λ finished; checkpoint " + checkpoint_path_ +
                          " written; resume with --restart " + checkpoint_path_,
@@ -267,22 +300,30 @@ void RidgeStudy::run(io::OutputFile& out) {
   options.max_iterations = settings.solver.max_iterations;
 
   GatheredSweep curve = sweep(settings.lambdas, options, GatheredSweep(), out);
-  const auto locate_corner = [&] {
-    auto scope = context.timers.scope("ridge.corner");
-    return find_corner(curve.lambdas(), curve.residual_norms(), curve.solution_norms());
-  };
-  Corner corner = locate_corner();
-  if (settings.refine_corner > 0 && corner.index >= 0) {
-    const std::vector<double> extra =
-        refinement_lambdas(curve.lambdas(), corner, static_cast<long>(settings.refine_corner));
+  Selection selection = select(curve, /*with_gcv=*/false);  // where a refinement goes
+  const std::vector<double> extra = refinement_for(settings, curve, selection);
+  if (!extra.empty()) {
     GatheredSweep more = sweep(extra, options, curve, out);
     curve.merge(std::move(more));
-    corner = locate_corner();
   }
-  write(curve, corner, out);
+  selection = select(curve, /*with_gcv=*/true);
+  write(curve, selection, out);
 }
 
-void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::OutputFile& out) {
+Selection RidgeStudy::select(const GatheredSweep& curve, bool with_gcv) {
+  Selection selection;
+  {
+    auto scope = context_.timers.scope("ridge.select");
+    selection = select_lambdas(context_.comm, problem_, settings_, curve);
+  }
+  if (with_gcv) {
+    auto scope = context_.timers.scope("ridge.gcv");
+    add_gcv(context_.comm, *layout_, problem_, settings_, curve, selection);
+  }
+  return selection;
+}
+
+void RidgeStudy::write(const GatheredSweep& curve, const Selection& selection, io::OutputFile& out) {
   const deck::RidgeSettings& settings = settings_;
   const Problem& problem = problem_;
   MPI_Comm comm = context_.comm;
@@ -297,13 +338,10 @@ void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::Out
          << curve.largest_iterations() << ", bytes of A and A^T per iteration "
          << bytes_per_iteration << (layout_->group_size() > 1 ? " (the largest rank's share)" : "");
     log::info(comm, line.str());
-    if (corner.index >= 0) {
-      std::ostringstream c;
-      c << "ridge: L-curve corner at λ = " << corner.lambda << " (index " << corner.index
-        << ", curvature " << corner.curvature << ")";
-      log::info(comm, c.str());
-    }
+    warn_unconverged(comm, settings, curve, problem.rows(), problem.columns());
+    log_selection(comm, settings, selection);
   }
+  const Choice& corner = selection.corner;
 
   auto scope = context_.timers.scope("ridge.output");
   const std::vector<LambdaOutcome>& points = curve.outcomes();
@@ -319,15 +357,16 @@ void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::Out
       "/ridge/stop_reason",
       column<std::int32_t>(points, [](const LambdaOutcome& o) { return o.stop_reason; }), {n});
   out.attribute("/ridge/stop_reason", "meaning", stop_reason_legend());
-  out.write_array<double>("/ridge/curvature",
-                          menger_curvatures(curve.residual_norms(), curve.solution_norms()), {n});
+  out.write_array<double>("/ridge/curvature", converged_curvatures(curve, selection), {n});
   out.create_group("/ridge/corner");
   out.attribute("/ridge/corner", "index", static_cast<std::int64_t>(corner.index));
   out.attribute("/ridge/corner", "lambda", corner.index >= 0 ? corner.lambda : std::nan(""));
-  out.attribute("/ridge/corner", "curvature", corner.curvature);
+  out.attribute("/ridge/corner", "curvature", corner.index >= 0 ? corner.value : 0.0);
   out.attribute("/ridge/corner", "method",
                 std::string("maximum Menger curvature (4 x triangle area / product of its sides) of "
-                            "(log10 residual_norm, log10 solution_norm) over interior points, λ ascending"));
+                            "(log10 residual_norm, log10 solution_norm) over the interior converged points, "
+                            "λ ascending"));
+  out.attribute("/ridge", "curve", std::string(selection.none.empty() ? "complete" : "partial: " + selection.none));
   out.attribute("/ridge", "precision", std::string(core::precision_name(settings.precision)));
   out.attribute("/ridge", "kernels", std::string(deck::kernels_name(settings.solver.kernels)));
   out.attribute("/ridge", "rows", problem.rows());
@@ -338,8 +377,15 @@ void RidgeStudy::write(const GatheredSweep& curve, const Corner& corner, io::Out
   out.attribute("/ridge", "sweep_seconds", curve.iteration_seconds);
   out.attribute("/ridge", "shared_iterations", curve.largest_iterations());
   out.attribute("/ridge", "bytes_per_iteration", bytes_per_iteration);
+  out.attribute("/ridge", "prior", settings.prior.given() ? settings.prior.file + ":" + settings.prior.dataset
+                                                          : std::string("none"));
+  out.attribute("/ridge", "weights", settings.weights.given() ? settings.weights.file + ":" + settings.weights.dataset
+                                                              : std::string("none"));
+  // the sweep solved for x - x0: the written solutions add the prior back
+  write_selection(out, settings, curve, selection, problem.columns(), problem.x0);
   if (settings.keep_solutions)
-    write_solution_rows(comm, out, "/ridge/solutions", curve, static_cast<std::uint64_t>(problem.a.columns));
+    write_solution_rows(comm, out, "/ridge/solutions", curve, static_cast<std::uint64_t>(problem.a.columns),
+                        problem.x0);
   describe_curve(out, settings.keep_solutions);
 }
 

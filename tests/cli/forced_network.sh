@@ -2,7 +2,7 @@
 # The forced-network path on one host (issue 45): a small diffusion deck (halos) and a small
 # ridge deck (rows of A over both ranks: all-reduces) on 2 ranks, once by the default route
 # and once as ranks on different nodes would talk (each rank sees only its own GPU through
-# bench/own_gpu.sh; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off), give the
+# bench/common/own_gpu.sh; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 TRIDENT_PEER_MEMORY=off), give the
 # same study results bit for bit (trident_h5_same), and the forced run's ranks each see one GPU.
 # usage: forced_network.sh TRIDENT H5_SAME OWN_GPU LAUNCHER ARGS...   (the launcher with its
 #   rank count, e.g. mpiexec -n 2)

@@ -22,7 +22,8 @@ check OUT PROBLEM ATOL BTOL CONLIM MAXIT REASONS: OUT's /ridge/stop_reason is RE
 fewer OUT_A OUT_B: every λ stopped after fewer iterations in OUT_B than in OUT_A.
 unfinished STOPPED CHECKPOINT FULL: a run stopped by a signal holds only the λ that LSMR had
   stopped by its own test (no stop_reason -1, trident's "unfinished", in the output or the
-  checkpoint), at least one λ is left out, and the finished ones hold the full run's outcome.
+  checkpoint), at least one λ is left out, and the finished ones hold the full run's outcome;
+  its curve is recorded as partial and no rule chooses a λ (no /ridge/solution).
 """
 import sys
 
@@ -123,8 +124,17 @@ def unfinished(stopped, checkpoint, full):
             reasons = src["ridge/stop_reason"][:]
             assert (reasons >= 0).all(), f"{path}: stop reasons {reasons.tolist()} (-1 is an unfinished λ)"
         rows = np.searchsorted(everything, done)
-        for key in ("stop_reason", "iterations", "residual_norm", "solution_norm"):
+        for key in ("stop_reason", "iterations", "residual_norm", "solution_norm", "converged"):
             assert (s["ridge/" + key][:] == f["ridge/" + key][:][rows]).all(), f"{key} differs from the full run's"
+        curve = s["ridge"].attrs["curve"]
+        curve = curve.decode() if isinstance(curve, bytes) else curve
+        assert curve.startswith("partial: the run was stopped by SIGUSR1"), f"/ridge curve attribute: {curve}"
+        assert f["ridge"].attrs["curve"] in ("complete", b"complete"), "the full run's curve is not complete"
+        for rule in ("", "/corner", "/discrepancy", "/quasi_optimality", "/gcv"):
+            index = s["ridge/selection" + rule].attrs["index"]
+            assert index == -1, f"the stopped run chose λ index {index} by /ridge/selection{rule}"
+        assert s["ridge/corner"].attrs["index"] == -1, "the stopped run has a corner"
+        assert "solution" not in s["ridge"], "/ridge/solution in the stopped run"
 
 
 if __name__ == "__main__":

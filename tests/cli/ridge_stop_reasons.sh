@@ -52,12 +52,18 @@ for k in fused kokkos-kernels; do
   forced graded-conlim5-$k graded "[0.1, 0.3]" 1e-7 1e-7 5 300 $k 3,3
   forced graded-conlim3-$k graded "[0.1, 0.3]" 1e-7 1e-7 3 300 $k 3,3
   forced graded-maxit-$k graded "[0.1, 0.3]" 1e-7 1e-7 1e8 4 $k 7,7
+  # the warning names each unconverged λ with the key that lets it converge
+  grep -qF "trident: warning: ridge: 2 of 2 λ did not converge, and no rule chooses them: λ = 0.1, 0.3 stopped at the iteration limit (stop reason 7): raise ridge.solver.max_iterations (now 4)" graded-maxit-$k.log \
+    && ok || { bad "graded-maxit-$k: no warning naming the λ at the iteration limit"; cat graded-maxit-$k.log; }
+  grep -qF "λ = 0.1, 0.3 stopped at the condition limit (stop reason 3): relax ridge.solver.conlim (now 5; a larger limit, or 0 for none)" graded-conlim5-$k.log \
+    && ok || { bad "graded-conlim5-$k: no warning naming the λ at the condition limit"; cat graded-conlim5-$k.log; }
+  ! grep -q "did not converge" graded-$k.log && ok || bad "graded-$k: a convergence warning for converged λ"
   # solver.conlim's effect: the smaller the limit, the fewer iterations for every λ
   helper fewer graded-$k.h5 graded-conlim5-$k.h5 && ok || bad "$k: conlim 5 does not stop earlier than 1e8"
   helper fewer graded-conlim5-$k.h5 graded-conlim3-$k.h5 && ok || bad "$k: conlim 3 does not stop earlier than 5"
 done
 
-# -1 (unfinished): λ = 100 stops by its own test within the fused engine's first block of
+# -1 (unfinished), and a stopped run's curve recorded as partial, with no λ chosen: λ = 100 stops by its own test within the fused engine's first block of
 # 8 iterations, λ = 0.1 needs about 50; the signal pending at the start stops the sweep
 # after that block
 solve unfinished-full graded "[0.1, 100]" 1e-7 1e-7 1e8 300 fused && ok || { bad "unfinished: full run"; cat unfinished-full.log; }

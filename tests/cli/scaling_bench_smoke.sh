@@ -1,12 +1,12 @@
 #!/bin/bash
-# bench/scaling_bench.sh end to end at CPU sizes (the script behind issue 45's figures):
+# bench/scaling/bench.sh end to end at CPU sizes (the script behind issue 45's figures):
 # diffusion and a small generated ridge deck on 1 and 2 ranks, each 2-rank run again through
 # the forced network (SCALING_NETWORK=1). It must finish, record every run, find each forced
 # output the same bits as the default route's, and print the goals table and the model's check.
 # usage: scaling_bench_smoke.sh BUILD_DIR SOURCE_DIR LAUNCHER [ARGS...]   (no rank count: the
 #   bench appends "-n N")
 # Skipped (exit 77) on a host with one GPU: two ranks would share it, which the forced
-# network's one GPU a rank (bench/own_gpu.sh) cannot give.
+# network's one GPU a rank (bench/common/own_gpu.sh) cannot give.
 set -u
 [ $# -ge 3 ] || { sed -n '6,7p' "$0"; exit 2; }
 build=$(realpath "$1") source=$(realpath "$2"); shift 2
@@ -17,7 +17,7 @@ export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
 log=$work/scaling.log
 SCALING_WORK_DIR=$work SCALING_NETWORK=1 RANKS="1 2" SCALING_STUDIES="diffusion ridge" \
   SCALING_DIFFUSION="200:200" SCALING_WEAK="200:100" RIDGE_SCALING_DECKS=large RIDGE_LARGE_ROWS=20000 \
-  RIDGE_LARGE_COLUMNS=2000 RIDGE_LARGE_PER_ROW=10 bash "$source/bench/scaling_bench.sh" "$build" "$@" >"$log" 2>&1
+  RIDGE_LARGE_COLUMNS=2000 RIDGE_LARGE_PER_ROW=10 bash "$source/bench/scaling/bench.sh" "$build" "$@" >"$log" 2>&1
 rc=$?
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
@@ -29,7 +29,7 @@ for c in "diffusion diffusion_200" "diffusion diffusion_weak_200" "ridge ridge_l
   grep -q "^network $c 2 same " "$log" || bad "the forced network's output of $c is not the same (or missing)"
 done
 ! grep -q "^network .* DIFFERENT " "$log" || bad "a forced-network output differs"
-grep -q "^== goals of issue 45" "$log" || bad "no goals table"
+grep -q "^== goals on " "$log" || bad "no goals table"
 grep -q "^largest miss: " "$log" || bad "no model check"
 [ $fail -eq 0 ] || { cat "$log"; exit 1; }
 echo "PASS: 6 runs recorded, 3 forced-network outputs the same bits, goals and model check printed"

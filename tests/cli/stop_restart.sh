@@ -54,6 +54,9 @@ DECK
 sed 's/k: 8/k: 5/' knn.yaml > knn-k5.yaml
 sed 's/count: 2048, seed: 2/count: 2048, seed: 3/' knn.yaml > knn-refs.yaml
 cp "$here/../../inputs/ridge_small.yaml" ridge.yaml
+# every rule computed, the discrepancy refined: their choices and the solution at the
+# chosen λ must survive a restart bit for bit too
+printf '  noise_level: 1.0\n  refine_discrepancy: 2\n  gcv_probes: 4\n' >> ridge.yaml
 sed 's/precision: float32/precision: float64/' ridge.yaml > ridge-f64.yaml
 
 # --- knn ---

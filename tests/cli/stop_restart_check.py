@@ -6,7 +6,8 @@ knn-stopped OUT CHECKPOINT FULL DONE SIGNAL: the stopped output and the checkpoi
 knn-equal A B: /knn/indices, /knn/distances, /knn/observations bitwise equal; both completed.
 ridge-stopped OUT CHECKPOINT FULL SIGNAL: some but not all λ finished; each finished λ's
   outcome (and solution) equal bit for bit to the uninterrupted run's; the status names SIGNAL.
-ridge-equal A B: every /ridge dataset and the corner bitwise equal (the λ list only for the
+ridge-equal A B: every /ridge dataset (/ridge/solution among them), the corner and every
+  rule's choice in /ridge/selection bitwise equal (the λ list only for the
   kokkos-kernels engine on a GPU, whose cuSPARSE sums differ from run to run); both completed.
 """
 import sys
@@ -82,6 +83,12 @@ def ridge_equal(a, b):
             same(x["ridge"][n], y["ridge"][n], n)
         for key in ("index", "lambda", "curvature"):
             same(x["ridge/corner"].attrs[key], y["ridge/corner"].attrs[key], "corner " + key)
+        # every rule's choice, and the solution at the chosen λ (a dataset, compared above)
+        for g in ("selection", "selection/corner", "selection/discrepancy", "selection/quasi_optimality",
+                  "selection/gcv"):
+            for key, value in x["ridge/" + g].attrs.items():
+                same(value, y["ridge/" + g].attrs[key], g + " " + key)
+        assert "solution" in x["ridge"], "no /ridge/solution"
 
 mode, args = sys.argv[1], sys.argv[2:]
 try:

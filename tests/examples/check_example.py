@@ -6,6 +6,7 @@ against the file itself, computed again here with numpy:
                         at 0 m, the named pairs (across the pole, the dateline) are each
                         other's nearest, and every row is the exact k nearest (brute force)
   knn_points_h5         the points are the HDF5 file's, every row the exact k nearest
+  ridge_deblur          each λ rule against numpy's SVD of the blur (ridge_deblur() below)
   ridge_matrix_market   the matrix's shape and entry count, and each kept solution against
                         the damped least-squares solution of the Matrix Market matrix
   diffusion_start_file  the frame at step 0 is the file's field bit for bit, and the later
@@ -156,6 +157,58 @@ def ridge_matrix_market(out, data):
           f"(worst relative difference {worst:.1e})")
 
 
+def ridge_deblur(out, data):
+    """Each rule against numpy's SVD of the blur: the converged λ's residual norms (to 1e-3:
+    LSMR's atol bounds A^T r, and at λ = 1.6e-4 the blur's conditioning leaves 5e-5 in ||r||),
+    the discrepancy's λ (within 1 % of the
+    exact root of ||b - A x_λ|| = τ σ √rows), GCV's trace (4 standard deviations of the
+    probes' estimate) and its minimiser, and /ridge/solution equal to its row of solutions."""
+    with h5py.File(os.path.join(data, "ridge_deblur.h5"), "r") as f:
+        g = f["A"]
+        n = int(g.attrs["shape"][0])
+        a = np.zeros((n, int(g.attrs["shape"][1])))
+        ptr, col, val = g["row_ptr"][...], g["col_ind"][...], g["values"][...]
+        for i in range(n):
+            a[i, col[ptr[i]:ptr[i + 1]]] = val[ptr[i]:ptr[i + 1]]
+        b = f["b"][...]
+    u, sv, _ = np.linalg.svd(a)
+    beta = u.T @ b
+    outside = max(float(b @ b - beta @ beta), 0.0)
+
+    def residual(lam):
+        return np.sqrt(np.sum((lam ** 2 / (sv ** 2 + lam ** 2) * beta[:len(sv)]) ** 2) + outside)
+
+    r = out["ridge"]
+    lambdas, conv = r["lambda"][...], r["converged"][...].astype(bool)
+    for i in np.flatnonzero(conv):
+        if not np.isclose(r["residual_norm"][i], residual(lambdas[i]), rtol=1e-3):
+            fail(f"λ = {lambdas[i]}: residual_norm {r['residual_norm'][i]}, SVD {residual(lambdas[i])}")
+    d = r["selection/discrepancy"].attrs
+    target = float(d["tau"]) * float(d["noise_level"]) * np.sqrt(n)
+    lo, hi = lambdas[int(d["bracket_low"])], lambdas[int(d["bracket_high"])]
+    if not residual(lo) <= target <= residual(hi):
+        fail(f"the discrepancy's bracket [{lo}, {hi}] does not hold the target {target}")
+    for _ in range(80):
+        mid = np.sqrt(lo * hi)
+        lo, hi = (mid, hi) if residual(mid) < target else (lo, mid)
+    if abs(float(d["lambda"]) - lo) > 0.01 * lo:
+        fail(f"discrepancy λ {float(d['lambda'])}, the exact root {lo}")
+    print(f"  ridge: discrepancy λ {float(d['lambda']):.6g}, the SVD's root {lo:.6g}")
+    probes = int(r["selection/gcv"].attrs["probes"])
+    exact_t = np.array([np.sum(sv ** 2 / (sv ** 2 + lam ** 2)) for lam in lambdas])
+    bound = 4 * np.sqrt(2 * exact_t / probes)
+    if np.any(np.abs(r["gcv_trace"][...] - exact_t)[conv] > bound[conv]):
+        fail(f"GCV traces {r['gcv_trace'][...][conv]} beyond 4 standard deviations of {exact_t[conv]}")
+    exact_g = n * np.array([residual(lam) ** 2 for lam in lambdas]) / (n - exact_t) ** 2
+    best = np.flatnonzero(conv)[np.argmin(exact_g[conv])]
+    if abs(int(r["selection/gcv"].attrs["index"]) - best) > 1:
+        fail(f"GCV index {int(r['selection/gcv'].attrs['index'])}, the SVD's {best}")
+    print(f"  ridge: GCV index {int(r['selection/gcv'].attrs['index'])}, the SVD's {best}; traces within 4 σ")
+    chosen = int(r["selection"].attrs["index"])
+    if not np.array_equal(r["solution"][...], r["solutions"][chosen]):
+        fail("/ridge/solution differs from its row of /ridge/solutions")
+
+
 def laplacian(u):
     """4u minus the four neighbours, zero outside the domain."""
     p = np.pad(u, 1)
@@ -189,7 +242,8 @@ def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     name, output, data = sys.argv[1:]
-    checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, diffusion_start_file)}
+    checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, ridge_deblur,
+                                               diffusion_start_file)}
     if name not in checks:
         sys.exit(f"check_example.py: no check for the deck '{name}'; known: {', '.join(checks)}")
     with h5py.File(output, "r") as out:

@@ -41,7 +41,7 @@ compare() {  # NAME A B [ATTRIBUTE...]: two outputs of $work, the ATTRIBUTEs (a 
   why=$("$same_bin" "$work/$a.h5" "$work/$b.h5" "$@" 2>&1) && result "$name" same || result "$name" different "$why"
 }
 
-small_ridge=$root/inputs/ridge_small.yaml tutorial_ridge=$root/bench/ridge_tutorial.yaml
+small_ridge=$root/inputs/ridge_small.yaml tutorial_ridge=$root/bench/ridge/ridge_tutorial.yaml
 diffusion=$root/inputs/diffusion_small.yaml knn=$root/inputs/knn_small.yaml
 echo "== whole runs, bit for bit"
 for deck in "$small_ridge" "$tutorial_ridge"; do

@@ -101,7 +101,7 @@ def with_each_engine(path, group, checks):
             check(False, f"{where}: open_dataset(group={group!r}): {type(e).__name__}: {e}")
 
 
-def check_diffusion(path, nx, ny, dx, dy, origin, dt, units):
+def check_diffusion(path, nx, ny, dx, dy, origin, dt, units, time_unit="s", length_unit="m"):
     check_root(path, "diffusion")
     with h5py.File(path, "r") as f:
         field, step = f["diffusion/field"][...], f["diffusion/step"][...]
@@ -115,9 +115,10 @@ def check_diffusion(path, nx, ny, dx, dy, origin, dt, units):
         check(np.array_equal(ds["y"].values, origin[1] + np.arange(ny) * dy), f"{where}: y {ds['y'].values}")
         check(np.array_equal(ds["time"].values, step * dt), f"{where}: time {ds['time'].values}, steps {step}")
         check(ds["field"].values.tobytes() == field.tobytes(), f"{where}: field differs from h5py's")
-        check(ds["time"].attrs.get("units") == "s" and ds["time"].attrs.get("standard_name") == "time",
+        check(ds["time"].attrs.get("units") == time_unit and ds["time"].attrs.get("standard_name") == "time",
               f"{where}: time {ds['time'].attrs}")
-        check(ds["x"].attrs.get("units") == "m" and ds["y"].attrs.get("units") == "m", f"{where}: x, y units")
+        check(ds["x"].attrs.get("units") == length_unit and ds["y"].attrs.get("units") == length_unit,
+              f"{where}: x, y units {ds['x'].attrs.get('units')!r}, expected {length_unit!r}")
         check(ds["field"].attrs.get("units") == units and ds["laplacian"].attrs.get("units") == units,
               f"{where}: field units {ds['field'].attrs.get('units')!r}, expected {units!r}")
 
@@ -151,7 +152,7 @@ def check_knn(path, n, k, stopped):
     with_each_engine(path, "knn", checks)
 
 
-def check_ridge(path, solutions, full_count=None):
+def check_ridge(path, solutions, full_count=None, rules=False):
     """`full_count`: the λ of the uninterrupted run, of which a stopped run holds fewer."""
     check_root(path, "ridge")
     with h5py.File(path, "r") as f:
@@ -169,6 +170,13 @@ def check_ridge(path, solutions, full_count=None):
                          text(ds["stop_reason"].attrs["flag_meanings"]).split()))
         check(flags.get(-1) == "unfinished" and flags.get(7) == "max_iterations_reached" and len(flags) == 9,
               f"{where}: stop_reason flags {flags}")
+        if rules:  # every rule's curve on lambda, the chosen solution on column
+            for name in ("converged", "solution_step", "quasi_optimality", "gcv", "gcv_trace"):
+                check(name in ds and ds[name].dims == ("lambda",), f"{where}: {name} missing or not on lambda")
+            check(ds["solution"].dims == ("column",) and ds.sizes["column"] == columns,
+                  f"{where}: solution {ds['solution'].dims}")
+            check(ds["converged"].attrs.get("flag_meanings") == "not_converged converged",
+                  f"{where}: converged {ds['converged'].attrs}")
         if full_count is not None:
             check(0 < ds.sizes["lambda"] < full_count, f"{where}: {ds.sizes['lambda']} λ of {full_count} in a stopped run")
 
@@ -189,17 +197,22 @@ with h5py.File("start.h5", "w") as f:
     f["u"].attrs["units"] = "K"
 with open("diffusion_file.yaml", "w") as f:
     f.write("output: {progress_seconds: 0}\ndiffusion:\n" + grid
-            + "  steps: 4\n  start: {kind: file, file: start.h5, dataset: u}\n")
+            + "  steps: 4\n  start: {kind: file, file: start.h5, dataset: u}\n  time_unit: h\n  length_unit: km\n")
 n, k = 600, 4
 with open("knn.yaml", "w") as f:
     f.write(f"output: {{progress_seconds: 0}}\nknn:\n  k: {k}\n  observations: {{generate: {{count: {n}, seed: 1}}}}\n"
             "  references: {generate: {count: 300, seed: 2}}\n  batch_size: 128\n")
 shutil.copy(os.path.join(HERE, "..", "..", "inputs", "ridge_small.yaml"), "ridge.yaml")
+# every rule's datasets (GCV's probes, quasi-optimality's steps), without kept solutions
+with open("ridge.yaml") as f:
+    rules_deck = f.read().replace("keep_solutions: true", "keep_solutions: false")
+with open("ridge_rules.yaml", "w") as f:
+    f.write(rules_deck.replace("ridge:\n", "ridge:\n  select: gcv\n  noise_level: 0.5\n", 1))
 
 if run("diffusion.yaml", "diffusion.h5"):
     check_diffusion("diffusion.h5", nx, ny, dx, dy, origin, dt, "1")
 if run("diffusion_file.yaml", "diffusion_file.h5"):
-    check_diffusion("diffusion_file.h5", nx, ny, dx, dy, origin, dt, "K")
+    check_diffusion("diffusion_file.h5", nx, ny, dx, dy, origin, dt, "K", time_unit="h", length_unit="km")
 if run("knn.yaml", "knn.h5"):
     check_knn("knn.h5", n, k, stopped=False)
 # gathered to rank 0, each rank's rows (latitude and longitude among them) straight into its file
@@ -207,6 +220,8 @@ if run("knn.yaml", "knn-gathered.h5", options=["--gathered-io"]):
     check_knn("knn-gathered.h5", n, k, stopped=False)
 if run("ridge.yaml", "ridge.h5"):
     check_ridge("ridge.h5", solutions=True)
+if run("ridge_rules.yaml", "ridge_rules.h5"):
+    check_ridge("ridge_rules.h5", solutions=False, rules=True)
 # stopped by a signal pending from the start (each study stops at its first check), then
 # resumed from the checkpoint: both outputs described alike
 if run("diffusion.yaml", "diffusion-stopped.h5", expect=75, signal="USR1"):

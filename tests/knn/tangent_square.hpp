@@ -1,6 +1,6 @@
 #pragma once
 // A square on the plane tangent to the sphere at a centre, its points projected back to the
-// sphere: the clustered sets of the tests (clusters.hpp) and of bench/knn_refs.cpp. Built
+// sphere: the clustered sets of the tests (clusters.hpp) and of bench/knn/refs.cpp. Built
 // from vectors, so it works at the poles and across the dateline. No test framework here,
 // so the benchmark can include it.
 #include <cmath>

@@ -122,6 +122,26 @@ def lcurve_complete(path):
     equal_decades(ax)
 
 
+def lcurve_rules(path):
+    """A run with every rule (inputs/ridge_deblur.yaml): each rule's λ marked on the curve
+    at the point of its index, and G(λ) drawn with its minimum."""
+    f = h5py.File(path, "r")
+    fig, ax, info = lcurve.draw(f, path)
+    check(info["gcv"] and len(fig.axes) == 2, f"no GCV panel: {info}")
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    res = f["ridge/residual_norm"][:]
+    for rule in ("discrepancy", "quasi-optimality", "gcv"):
+        check(any(t.startswith(rule + " λ = ") for t in legend), f"no {rule} mark in the legend {legend}")
+    for rule in ("discrepancy", "quasi_optimality", "gcv"):
+        index = int(f[f"ridge/selection/{rule}"].attrs["index"])
+        marks = [line for line in ax.get_lines() if line.get_label().startswith(rule.replace("_", "-") + " λ")]
+        check(len(marks) == 1 and marks[0].get_xdata()[0] == res[index], f"{rule} not marked at its point {index}")
+    gx = fig.axes[1]
+    gcv = f["ridge/gcv"][:]
+    check(any(np.isclose(line.get_ydata(), gcv[int(f["ridge/selection/gcv"].attrs["index"])]).all()
+              for line in gx.get_lines() if len(line.get_ydata()) == 1), "the GCV minimum is not marked")
+
+
 def lcurve_stopped(path):
     f = h5py.File(path, "r")
     check(trident_h5.stop_note(f, "ridge") is not None, f"{path}: status does not say stopped")
@@ -244,7 +264,7 @@ def summary_timers(path):
 
 
 MODES = {"helpers": helpers, "summary-stopped-knn": summary_stopped_knn, "knn-map-stopped": knn_map_stopped,
-         "lcurve": lcurve_complete, "lcurve-stopped": lcurve_stopped, "lcurve-partial": lcurve_partial,
+         "lcurve": lcurve_complete, "lcurve-rules": lcurve_rules, "lcurve-stopped": lcurve_stopped, "lcurve-partial": lcurve_partial,
          "panels-signed": panels_signed, "panels-plain": panels_plain, "knn-self": knn_self,
          "knn-log": knn_log, "summary-timers": summary_timers}
 

@@ -130,10 +130,11 @@ lacks_text() {  # FILE TEXT: the SVG does not show TEXT
 run_deck start diffusion_start_file.yaml
 run_deck stations knn_stations_csv.yaml
 run_deck points knn_points_h5.yaml
+run_deck deblur ridge_deblur.yaml
 stopped knn-stopped knn_small.yaml
 stopped ridge-stopped ridge_small.yaml
 for check in "summary-timers diffusion.h5" "summary-stopped-knn knn-stopped.h5" "knn-map-stopped knn-stopped.h5" \
-             "lcurve ridge.h5" "lcurve-stopped ridge-stopped.h5" "lcurve-partial ridge.h5 ridge-partial.h5" \
+             "lcurve ridge.h5" "lcurve-rules deblur.h5" "lcurve-stopped ridge-stopped.h5" "lcurve-partial ridge.h5 ridge-partial.h5" \
              "panels-signed start.h5" "panels-plain diffusion.h5" "knn-self stations.h5" "knn-log points.h5"; do
   expect "check_honest.py $check" honest $check
 done

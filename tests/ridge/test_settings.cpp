@@ -136,5 +136,37 @@ TEST(RidgeSettings, BadValuesNameTheKey) {
             "d.yaml:4:25: ridge.rhs.generate.std: expected a number at least 0, got '-1'");
 }
 
+// The λ rules' keys: the corner by default with neither discrepancy nor GCV; GCV's 8
+// probes only when it is the chosen rule; the prior's and weights' default datasets.
+TEST(RidgeSettings, RulesPriorAndWeights) {
+  const std::string head = "ridge:\n  matrix: {generate: {rows: 5, columns: 4, density: 0.5}}\n  lambdas: [1.0]\n";
+  RidgeSettings s = ridge(head);
+  EXPECT_EQ(s.select, RidgeRule::corner);
+  EXPECT_EQ(s.noise_level, 0.0);
+  EXPECT_EQ(s.tau, 1.0);
+  EXPECT_EQ(s.gcv_probes, 0);
+  EXPECT_FALSE(s.prior.given());
+  EXPECT_FALSE(s.weights.given());
+  s = ridge(head + "  select: gcv\n");
+  EXPECT_EQ(s.select, RidgeRule::gcv);
+  EXPECT_EQ(s.gcv_probes, 8);
+  s = ridge(head + "  select: discrepancy\n  noise_level: 0.5\n  tau: 1.05\n  refine_discrepancy: 3\n"
+                   "  gcv_probes: 2\n  gcv_seed: 9\n  prior: {file: x0.h5}\n  weights: {file: w.h5, dataset: /v}\n");
+  EXPECT_EQ(s.select, RidgeRule::discrepancy);
+  EXPECT_EQ(s.noise_level, 0.5);
+  EXPECT_EQ(s.tau, 1.05);
+  EXPECT_EQ(s.refine_discrepancy, 3);
+  EXPECT_EQ(s.gcv_probes, 2);
+  EXPECT_EQ(s.gcv_seed, 9u);
+  EXPECT_EQ(s.prior.file, "/decks/x0.h5");
+  EXPECT_EQ(s.prior.dataset, "/x0");
+  EXPECT_EQ(s.weights.dataset, "/v");
+  EXPECT_EQ(s.weights.where, "d.yaml:11:12: ridge.weights");
+  EXPECT_EQ(ridge(head + "  select: quasi_optimality\n").select, RidgeRule::quasi_optimality);
+  EXPECT_EQ(error_of(head + "  refine_discrepancy: 2\n"),
+            "d.yaml:4:23: ridge.refine_discrepancy: needs ridge.noise_level (the discrepancy's target)");
+  EXPECT_EQ(error_of(head + "  tau: 0\n"), "d.yaml:4:8: ridge.tau: expected a number greater than 0, got '0'");
+}
+
 }  // namespace
 }  // namespace trident::deck

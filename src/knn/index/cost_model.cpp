@@ -1,7 +1,7 @@
 // The cost model behind knn.method: auto. Each method's time is a rate times its work:
 // the brute force screens every pair; the index is built once over the references (a sort)
 // and then screens a few leaves a row, whose cost grows with k and, through cache misses,
-// slowly with the references. The rates are those bench/knn_refs.sh measures (host: one
+// slowly with the references. The rates are those bench/knn/refs.sh measures (host: one
 // core of the development machine; device: one H100, docs/benchmarks.md); they need only be right within a
 // factor of two or so, since the two costs part by orders of magnitude away from the
 // crossing.
