@@ -7,6 +7,9 @@
 # iteration must read (values, column indices and row offsets of both) over the device
 # bandwidth (RIDGE_BANDWIDTH_BPS, default 4.2e12 B/s, the H200's measured copy bandwidth),
 # times the largest iteration count (the sweep's length: all λ share the iterations).
+# Then the cost of choosing λ beside the sweep's: the rules' step (corner, discrepancy,
+# quasi-optimality: timer ridge.select) of that run, and GCV's probes (timer ridge.gcv) of a
+# second run of the deck with `select: gcv` (its default probe count), each over the sweep.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/common/build.sh
@@ -16,7 +19,7 @@ launcher=("$@")
 deck=${RIDGE_BENCH_DECK:-$here/ridge_tutorial.yaml}
 bandwidth=${RIDGE_BANDWIDTH_BPS:-4.2e12}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-log="$work/ridge.log"
+log="$work/ridge.console"  # not ridge.log: that is trident's own log file
 "${launcher[@]}" "$trident" run "$deck" --output "$work/ridge.h5" --overwrite >"$log" 2>&1 || { cat "$log"; exit 1; }
 line=$(grep 'ridge: sweep ' "$log" | tail -1)
 [ -n "$line" ] || { cat "$log"; echo "$0: no sweep line in the log" >&2; exit 1; }
@@ -38,4 +41,19 @@ awk -v bw="$bandwidth" '{
     printf "%-28s %12.2f\n", "ratio time / floor", seconds / floor;
     printf "%-28s %12.1f us\n", "time per iteration", seconds / largest * 1e6;
   }' <<<"$line"
-cp "$log" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true
+
+# timer ROW LOG: the mean seconds of an indented row of the timer table
+timer() { awk -v row="$1" '$1 == row && NF >= 4 { print $2; exit }' "$2"; }
+sed 's/^ridge:$/ridge:\n  select: gcv/' "$deck" > "$work/ridge_gcv.yaml"
+grep -q '^  select: gcv' "$work/ridge_gcv.yaml" || { echo "$0: no top-level 'ridge:' line in $deck" >&2; exit 1; }
+# the GCV deck's files are found from the bench deck's folder
+(cd "$(dirname "$deck")" && "${launcher[@]}" "$trident" run "$work/ridge_gcv.yaml" --output "$work/ridge_gcv.h5" \
+  --overwrite) >"$work/ridge_gcv.console" 2>&1 || { cat "$work/ridge_gcv.console"; exit 1; }
+sweep=$(timer sweep "$log") select=$(timer select "$log")
+gcv_sweep=$(timer sweep "$work/ridge_gcv.console") gcv=$(timer gcv "$work/ridge_gcv.console")
+grep 'ridge: GCV' "$work/ridge_gcv.console" || true
+awk -v s="$sweep" -v r="$select" -v gs="$gcv_sweep" -v g="$gcv" 'BEGIN {
+    printf "%-28s %12.4f s  (%.3f x the sweep)\n", "corner, discrepancy, q-opt", r, r / s;
+    printf "%-28s %12.4f s  (%.3f x its run'"'"'s sweep, %.4f s)\n", "GCV probes", g, g / gs, gs;
+  }'
+cp "$log" "$work/ridge_gcv.console" "${BENCH_LOG_DIR:-$work}/" 2>/dev/null || true
