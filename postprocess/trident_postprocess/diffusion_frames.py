@@ -89,11 +89,7 @@ def main(argv=None):
     p.add_argument("--dpi", type=int, default=80, help="resolution (default 80)")
     p.add_argument("--format", choices=("png", "svg"), default="png",
                    help="image format of the frames (default png; svg for vector figures)")
-    a = p.parse_args(argv)
-    try:
-        run(a)
-    except trident_h5.OutputError as e:  # a file that cannot be used: one line, exit 2
-        p.exit(2, f"{p.prog}: error: {e}\n")
+    trident_h5.run_command(p, run, argv)
 
 
 if __name__ == "__main__":

@@ -113,11 +113,7 @@ def main(argv=None):
     p.add_argument("--max-points", type=int, default=200000,
                    help="plot at most this many observations on the map (default 200000)")
     p.add_argument("--dpi", type=int, default=100, help="resolution of the PNG (default 100)")
-    a = p.parse_args(argv)
-    try:
-        run(a)
-    except trident_h5.OutputError as e:  # a file that cannot be used: one line, exit 2
-        p.exit(2, f"{p.prog}: error: {e}\n")
+    trident_h5.run_command(p, run, argv)
 
 
 if __name__ == "__main__":

@@ -198,11 +198,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("output", help="trident HDF5 output")
     p.add_argument("-o", "--text", help="also write the summary to this file")
-    a = p.parse_args(argv)
-    try:
-        run(a)
-    except trident_h5.OutputError as e:  # a file that cannot be used: one line, exit 2
-        p.exit(2, f"{p.prog}: error: {e}\n")
+    trident_h5.run_command(p, run, argv)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ A stopped run says so in `status` ("knn: stopped by SIGUSR1 after 2048 of 4096
 observations; checkpoint ..."), and its kNN output has /knn/done (1 where a row is
 finished); a ridge λ whose LSMR did not finish has stop reason -1.
 
-Nothing here exits the interpreter: a file that cannot be used raises OutputError, whose
-message names the file; the scripts' main() turns it into one line and exit status 2.
+Nothing here exits the interpreter but run_command, the scripts' main(): a file that cannot
+be used raises OutputError, whose message names the file, and run_command turns it into one
+line and exit status 2.
 """
 import os
 import re
@@ -34,6 +35,16 @@ STUDIES = ("diffusion", "knn", "ridge")
 class OutputError(Exception):
     """A trident output that cannot be used as asked (missing, not HDF5, without the study's
     group or dataset, nothing to draw). The message is one line that starts with the file."""
+
+
+def run_command(parser, run, argv=None):
+    """A script's main: parses `argv` with `parser` and calls run(args); an OutputError (a
+    file that cannot be used) ends the script with one line and exit status 2."""
+    args = parser.parse_args(argv)
+    try:
+        run(args)
+    except OutputError as e:
+        parser.exit(2, f"{parser.prog}: error: {e}\n")
 
 
 def text(value):

@@ -11,18 +11,9 @@
 set -u
 h5_same=""
 [ "$1" = --h5-same ] && { h5_same=$(realpath "$2"); shift 2; }
-trident=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
+# shellcheck source=tests/cli/common.sh
+source "$(dirname "$0")/common.sh" "$@"; shift  # trident, here, work, python, ok, bad
 launcher=("$@")
-here=$(cd "$(dirname "$0")" && pwd)
-work=${KEEP:-$(mktemp -d)}; [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; mkdir -p "$work"
-cd "$work"
-export OMPI_MCA_orte_tmpdir_base="$work/ompi"; mkdir -p "$work/ompi"
-python=""
-for p in /usr/bin/python3 python3; do "$p" -c 'import h5py' 2>/dev/null && { python=$p; break; }; done
-[ -n "$python" ] || { echo "no Python with h5py found"; exit 1; }
-fail=0; pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 check() { "$python" "$here/knn_ids_check.py" "$@"; }
 run() {  # LOG [pending_signal.py SIGNAL RANKS] -- trident args...
   local log=$1; shift
