@@ -19,6 +19,7 @@
 #include "ridge/matrix_market.hpp"
 #include "ridge/problem.hpp"
 #include "ridge/study.hpp"
+#include "run_deck.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::ridge {
@@ -26,15 +27,7 @@ namespace {
 
 constexpr int kRows = 50, kColumns = 20;
 
-void run(const std::string& folder, const std::string& deck_text, const std::string& output) {
-  const deck::Deck deck = deck::read_deck_text(deck_text, folder + "/deck.yaml", folder);
-  io::OutputFile file(MPI_COMM_WORLD, output, true);
-  Timers timers;
-  DeviceBinding binding;
-  RunContext context{MPI_COMM_WORLD, timers, binding};
-  run_study(*deck.ridge, context, file);
-  file.commit();
-}
+using test::run_deck;
 
 void write_vector(const std::string& path, const std::string& dataset, const std::vector<double>& v) {
   io::OutputFile file(MPI_COMM_WORLD, path, true);
@@ -86,7 +79,7 @@ TEST_P(MpiRidgePriorWeights, MatchTheTransformedDenseProblem) {
                            "  keep_solutions: true\n"
                            "  prior: {file: x0.h5}\n"
                            "  weights: {file: w.h5, dataset: /w}\n" + GetParam();
-  run(folder, deck, folder + "/out.h5");
+  run_deck(folder, deck, folder + "/out.h5");
 
   const test::Dense a = test::dense(read_matrix_market(folder + "/a.mtx"));
   const auto b = io::InputFile(folder + "/b.h5", "b").read<double>("/b");
@@ -139,7 +132,7 @@ TEST(MpiRidgePriorWeightsChecks, BadFilesFailOnEveryRankWithExitCodeTwo) {
   const std::string head = "ridge:\n  matrix: {matrix_market: a.mtx}\n  rhs: {hdf5: {file: b.h5}}\n  lambdas: [1.0]\n";
   const auto failure = [&](const std::string& tail) {
     try {
-      run(folder, head + tail, folder + "/bad.h5");
+      run_deck(folder, head + tail, folder + "/bad.h5");
     } catch (const CollectiveError& e) {
       EXPECT_EQ(e.exit_code(), kExitBadInput);
       return std::string(e.what());

@@ -18,6 +18,7 @@
 #include "reference.hpp"
 #include "ridge/matrix_market.hpp"
 #include "ridge/study.hpp"
+#include "run_deck.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::ridge {
@@ -26,15 +27,7 @@ namespace {
 constexpr int kRows = 300, kColumns = 40;
 constexpr double kNoise = 0.02;  // the standard deviation of the noise added to b
 
-void run(const std::string& folder, const std::string& deck_text, const std::string& output) {
-  const deck::Deck deck = deck::read_deck_text(deck_text, folder + "/deck.yaml", folder);
-  io::OutputFile file(MPI_COMM_WORLD, output, true);
-  Timers timers;
-  DeviceBinding binding;
-  RunContext context{MPI_COMM_WORLD, timers, binding};
-  run_study(*deck.ridge, context, file);
-  file.commit();
-}
+using test::run_deck;
 
 // A uniform number in [-1, 1) from an integer key (the same on every rank).
 double uniform(std::uint64_t key) {
@@ -130,7 +123,7 @@ TEST_P(MpiRidgeRules, EachRuleMatchesTheDenseReference) {
                            "  noise_level: " + std::to_string(kNoise) + "\n"
                            "  refine_discrepancy: 4\n"
                            "  gcv_probes: " + std::to_string(kProbes) + "\n" + GetParam();
-  run(folder, deck, folder + "/out.h5");
+  run_deck(folder, deck, folder + "/out.h5");
 
   const test::Dense a = test::dense(read_matrix_market(folder + "/a.mtx"));
   const std::vector<double> b = io::InputFile(folder + "/b.h5", "b").read<double>("/b");
@@ -235,7 +228,7 @@ TEST(MpiRidgeConvergence, RulesChooseOnlyConvergedLambdas) {
                              "  lambdas: {geomspace: [1.0e-4, 10, 12]}\n"
                              "  solver: {atol: 1.0e-10, btol: 1.0e-10, max_iterations: " +
                              std::to_string(limit) + "}\n  precision: float64\n  noise_level: 0.02\n";
-    run(folder, deck, folder + "/out.h5");
+    run_deck(folder, deck, folder + "/out.h5");
     io::InputFile in(folder + "/out.h5", "ridge output");
     const auto stop = in.read<std::int32_t>("/ridge/stop_reason");
     const auto converged = in.read<std::int32_t>("/ridge/converged");

@@ -20,22 +20,13 @@
 #include "ridge/problem.hpp"
 #include "ridge/study.hpp"
 #include "ridge/sweep.hpp"
+#include "run_deck.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::ridge {
 namespace {
 
-void run(const std::string& folder, const std::string& deck_text, const std::string& output,
-         const core::Overrides& overrides = {}) {
-  const deck::Deck deck = deck::read_deck_text(deck_text, folder + "/deck.yaml", folder);
-  io::OutputFile file(MPI_COMM_WORLD, output, true);
-  Timers timers;
-  DeviceBinding binding;
-  RunContext context{MPI_COMM_WORLD, timers, binding};
-  context.overrides = overrides;
-  run_study(*deck.ridge, context, file);
-  file.commit();
-}
+using test::run_deck;
 
 TEST(MpiRidgeStudy, WritesTheLCurveItsCornerAndTheSolutions) {
   const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "ridge_study");
@@ -63,7 +54,7 @@ TEST(MpiRidgeStudy, WritesTheLCurveItsCornerAndTheSolutions) {
       "  precision: float64\n"
       "  keep_solutions: true\n"
       "  refine_corner: 2\n";
-  run(folder, deck, folder + "/out.h5");
+  run_deck(folder, deck, folder + "/out.h5");
 
   // The same λ solved on this rank alone, from the same A and b.
   Problem p;
@@ -153,9 +144,9 @@ TEST(MpiRidgeStudy, TheRunsOverridesReachTheProductSchedule) {
       "  lambdas: [0.1, 1, 10]\n"
       "  solver: {atol: 1e-12, btol: 1e-12, max_iterations: 200}\n"
       "  precision: float64\n";
-  run(folder, deck, folder + "/auto.h5");
+  run_deck(folder, deck, folder + "/auto.h5");
   const core::Overrides cut = core::parse_overrides({"TRIDENT_RIDGE_ROW_SEGMENTS=1"});
-  run(folder, deck, folder + "/cut.h5", cut);
+  run_deck(folder, deck, folder + "/cut.h5", cut);
 
   Problem p;
   p.a = generate_matrix(40, 30, 0.4, 3);
@@ -182,7 +173,7 @@ TEST(MpiRidgeStudy, MoreRanksThanLambdasStillWritesEverySolution) {
       "  solver: {max_iterations: 100}\n"
       "  precision: float64\n"
       "  keep_solutions: true\n";
-  run(folder, deck, folder + "/out.h5");
+  run_deck(folder, deck, folder + "/out.h5");
   Problem p;
   p.a = generate_matrix(25, 15, 0.4, 3);
   p.b = generate_rhs(25, 3.0, 1.0, 2);  // the default right-hand side
@@ -204,7 +195,7 @@ TEST(MpiRidgeStudy, TruncatedMatrixMarketFailsOnEveryRankWithExitCodeTwo) {
   MPI_Barrier(MPI_COMM_WORLD);
   const std::string deck = "ridge:\n  matrix: {matrix_market: a.mtx}\n  lambdas: [1, 2]\n";
   try {
-    run(folder, deck, folder + "/out.h5");
+    run_deck(folder, deck, folder + "/out.h5");
     FAIL() << "expected a CollectiveError";
   } catch (const CollectiveError& e) {
     EXPECT_EQ(e.exit_code(), kExitBadInput);
@@ -229,7 +220,7 @@ TEST(MpiRidgeStudy, RightHandSideOfTheWrongLengthFailsWithExitCodeTwo) {
   const std::string deck =
       "ridge:\n  matrix: {matrix_market: a.mtx}\n  rhs: {hdf5: {file: b.h5}}\n  lambdas: [1]\n";
   try {
-    run(folder, deck, folder + "/out.h5");
+    run_deck(folder, deck, folder + "/out.h5");
     FAIL() << "expected a CollectiveError";
   } catch (const CollectiveError& e) {
     EXPECT_EQ(e.exit_code(), kExitBadInput);
