@@ -61,6 +61,7 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/stencil.cpp
   diffusion/stepper.cpp
   diffusion/study.cpp
+  diffusion/study_plan.cpp
   diffusion/trip.cpp
   diffusion/trip_tiles.cpp
   diffusion/trip_tuner.cpp
@@ -93,6 +94,7 @@ set(TRIDENT_SOURCES_knn
   knn/search_profile.cpp
   knn/searcher.cpp
   knn/study.cpp
+  knn/study_plan.cpp
 )
 set(TRIDENT_SOURCES_ridge
   ridge/checkpoint.cpp
@@ -115,6 +117,7 @@ set(TRIDENT_SOURCES_ridge
   ridge/rules.cpp
   ridge/selection.cpp
   ridge/study.cpp
+  ridge/study_plan.cpp
   ridge/sweep.cpp
 )
 set(TRIDENT_SOURCES_app
@@ -124,6 +127,7 @@ set(TRIDENT_SOURCES_app
   app/own_checkpoints.cpp
   app/run_command.cpp
   app/run_plan.cpp
+  app/study_table.cpp
   app/validate_command.cpp
 )
 set(TRIDENT_TEST_FOLDERS core transport io deck diffusion knn ridge)

@@ -16,12 +16,8 @@
 #include "core/run_context.hpp"
 #include "core/transport_choice.hpp"
 #include "deck/deck.hpp"
-#include "diffusion/study.hpp"
-#include "diffusion/xdmf.hpp"
 #include "io/output_file.hpp"
 #include "io/provenance.hpp"
-#include "knn/study.hpp"
-#include "ridge/study.hpp"
 
 namespace trident::app {
 
@@ -112,15 +108,15 @@ void open_log(const RunPlan& plan, MPI_Comm comm) {
 
 namespace {
 
-struct NamedStudy {
-  const char* name;
+struct PreparedOne {
+  std::string name;
   std::unique_ptr<PreparedStudy> study;
 };
 
 // The run's context for one study: only the study whose checkpoint --restart names
 // resumes; the deck's other studies run in full (a study before it in the deck completed
 // in the stopped run, but its results went to that run's output, not to the checkpoint).
-RunContext context_for(const RunContext& common, const std::string& restart_study, const char* study) {
+RunContext context_for(const RunContext& common, const std::string& restart_study, const std::string& study) {
   RunContext context = common;
   if (restart_study != study) context.restart_path.clear();
   return context;
@@ -128,30 +124,18 @@ RunContext context_for(const RunContext& common, const std::string& restart_stud
 
 // Every study reads and checks its inputs, settles its rank layout and checks its memory
 // before the output file exists: a mistake there leaves nothing behind. `contexts` keeps
-// each study's context alive as long as the study.
-std::vector<NamedStudy> prepare_studies(const RunPlan& plan, const RunContext& common,
-                                        std::vector<std::unique_ptr<RunContext>>& contexts) {
-  const deck::Deck& deck = plan.deck;
-  const auto context = [&](const char* study) -> RunContext& {
-    contexts.push_back(std::make_unique<RunContext>(context_for(common, plan.restart_study, study)));
-    return *contexts.back();
-  };
-  std::vector<NamedStudy> studies;
-  // The device starts when a study first needs it: kNN reads its points and ridge its rows
-  // of A on the host first (knn/study.cpp, ridge/study.cpp); diffusion needs it from the start.
-  if (deck.diffusion) {
-    RunContext& c = context("diffusion");
-    c.device_ready();
-    auto t = common.timers.scope("diffusion.prepare");
-    studies.push_back({"diffusion", diffusion::prepare_study(*deck.diffusion, c, plan.checkpoint_path("diffusion"))});
-  }
-  if (deck.knn) {
-    auto t = common.timers.scope("knn.prepare");
-    studies.push_back({"knn", knn::prepare_study(*deck.knn, context("knn"), plan.checkpoint_path("knn"))});
-  }
-  if (deck.ridge) {
-    auto t = common.timers.scope("ridge.prepare");
-    studies.push_back({"ridge", ridge::prepare_study(*deck.ridge, context("ridge"), plan.checkpoint_path("ridge"))});
+// each study's context alive as long as the study. The device starts when a study first
+// needs it: kNN reads its points and ridge its rows of A on the host first; diffusion
+// needs it from the start (StudyPlan::device_from_start).
+std::vector<PreparedOne> prepare_studies(const RunPlan& plan, const RunContext& common,
+                                         std::vector<std::unique_ptr<RunContext>>& contexts) {
+  std::vector<PreparedOne> studies;
+  for (const PlannedStudy& planned : plan.studies) {
+    contexts.push_back(std::make_unique<RunContext>(context_for(common, plan.restart_study, planned.name())));
+    RunContext& context = *contexts.back();
+    if (planned.plan->device_from_start()) context.device_ready();
+    auto t = common.timers.scope(planned.name() + ".prepare");
+    studies.push_back({planned.name(), planned.plan->prepare(context, plan.checkpoint_path(planned))});
   }
   return studies;
 }
@@ -204,25 +188,25 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   };
   step.emplace(timers, "prepare");
   std::vector<std::unique_ptr<RunContext>> contexts;
-  std::vector<NamedStudy> studies = prepare_studies(plan, context, contexts);
+  std::vector<PreparedOne> studies = prepare_studies(plan, context, contexts);
   context.device_ready();  // (every study has started it by now)
 
   step.emplace(timers, "open_output");
-  const bool texts = std::any_of(studies.begin(), studies.end(), [](const NamedStudy& s) { return s.study->writes_texts(); });
+  const bool texts = std::any_of(studies.begin(), studies.end(), [](const PreparedOne& s) { return s.study->writes_texts(); });
   io::OutputFile output(comm, output_path, plan.overwrite,
                         command_line.gathered_io || texts ? io::Mode::gathered : io::Mode::automatic);
   log::info(comm, std::string("writing ") + output.partial_path() + " (" +
                       (output.parallel() ? "parallel HDF5" : "gathered to rank 0") + ")");
   std::string status = "completed";
   int exit_code = kExitOk;
-  const char* running = nullptr;  // the study under way
+  const PlannedStudy* running = nullptr;  // the study under way
   try {
     io::write_provenance(output, deck.source.file, deck.source.text, deck::resolved_text(deck.source),
-                         runtime.binding(), start_time);
-    for (NamedStudy& s : studies) {
-      step.emplace(timers, s.name);
-      running = s.name;
-      s.study->run(output);
+                         deck.studies, runtime.binding(), start_time);
+    for (std::size_t i = 0; i < studies.size(); ++i) {
+      step.emplace(timers, studies[i].name);
+      running = &plan.studies[i];
+      studies[i].study->run(output);
     }
   } catch (const StudyStopped& e) {
     status = e.what();  // keep what was computed, then report
@@ -238,11 +222,10 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   step.emplace(timers, "close_output");
   io::write_run_end(output, status, timers, input_checksums.valid() ? input_checksums.get() : std::string());
   output.commit();
-  if (deck.diffusion) {
-    mpi::collective(comm, [&] {
-      if (mpi::rank(comm) == 0) diffusion::write_xdmf(output_path);
-    });
-  }
+  mpi::collective(comm, [&] {  // the files the studies keep beside the output
+    if (mpi::rank(comm) == 0)
+      for (const PlannedStudy& study : plan.studies) study.plan->after_output(output_path);
+  });
   if (exit_code == kExitOk) checkpoints.remove_after_completion();
   step.reset();
   const std::string summary = timers.summary(comm);
@@ -252,7 +235,7 @@ int run_command(const CommandLine& command_line, const Runtime& runtime) {
   if (exit_code == kExitStopped && running) {
     const std::string launcher = mpi::size(comm) > 1 ? "mpirun -n " + std::to_string(mpi::size(comm)) + " " : "";
     log::result(comm, "to resume: " + launcher + "trident run " + deck.source.file + " --restart " +
-                          plan.checkpoint_path(running) + " --output NEW.h5 (the stopped run's results stay in " +
+                          plan.checkpoint_path(*running) + " --output NEW.h5 (the stopped run's results stay in " +
                           output_path + ")");
   }
   if (exit_code != kExitOk) throw CollectiveError(status, exit_code);

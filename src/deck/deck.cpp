@@ -1,7 +1,10 @@
 // Reading a whole deck: the top-level keys, the output section, then each study's section.
 #include "deck/deck.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "deck/yaml_document.hpp"
 
 namespace trident::deck {
 
@@ -19,15 +22,18 @@ std::string default_output(const Source& source) {
   return name + ".h5";
 }
 
-Deck read(std::pair<Source, YAML::Node> loaded) {
+Deck read(std::pair<Source, YAML::Node> loaded, const std::vector<SectionReader>& readers) {
   Deck deck;
   deck.source = std::move(loaded.first);
-  const Section top(deck.source, loaded.second, "", {"output", "diffusion", "knn", "ridge"});
-  if (!top.has("diffusion") && !top.has("knn") && !top.has("ridge")) {
-    throw InputError(deck.source.file +
-                     ": the deck holds no study; expected at least one of the sections "
-                     "diffusion, knn, ridge");
+  std::vector<std::string> allowed = {"output"};
+  std::string names;
+  for (const SectionReader& reader : readers) {
+    allowed.push_back(reader.name);
+    names += (names.empty() ? "" : ", ") + reader.name;
   }
+  const Section top(deck.source, loaded.second, "", allowed);
+  if (allowed.end() == std::find_if(allowed.begin() + 1, allowed.end(), [&](const std::string& name) { return top.has(name); }))
+    throw InputError(deck.source.file + ": the deck holds no study; expected at least one of the sections " + names);
   deck.output.file = default_output(deck.source);
   {
     const std::optional<Section> out = top.section_or_empty("output", {"file", "overwrite", "progress_seconds", "compression", "log"});
@@ -37,23 +43,29 @@ Deck read(std::pair<Source, YAML::Node> loaded) {
     deck.output.compression = static_cast<int>(out->integer("compression", between(0, 9), 0));
     // output.log: true, false, or a file name
     bool on = true;
-    if (!out->has("log") || (out->node("log").IsScalar() && YAML::convert<bool>::decode(out->node("log"), on)))
+    if (!out->has("log") || (out->shape("log") == Section::Shape::scalar &&
+                              YAML::convert<bool>::decode(YAML::Node(out->scalar("log")), on)))
       deck.output.log = out->boolean("log", true);
     else
       deck.output.log_file = out->file("log", "");
   }
-  if (top.has("diffusion")) deck.diffusion = parse_diffusion(top);
-  if (top.has("knn")) deck.knn = parse_knn(top);
-  if (top.has("ridge")) deck.ridge = parse_ridge(top);
+  for (const SectionReader& reader : readers) {
+    if (!top.has(reader.name)) continue;
+    reader.read(top);
+    deck.studies.push_back(reader.name);
+  }
   return deck;
 }
 
 }  // namespace
 
-Deck read_deck(const std::string& path) { return read(load(path)); }
+Deck read_deck(const std::string& path, const std::vector<SectionReader>& readers) {
+  return read(load(path), readers);
+}
 
-Deck read_deck_text(const std::string& text, const std::string& file, const std::string& folder) {
-  return read(parse(text, file, folder));
+Deck read_deck_text(const std::string& text, const std::string& file, const std::string& folder,
+                    const std::vector<SectionReader>& readers) {
+  return read(parse(text, file, folder), readers);
 }
 
 }  // namespace trident::deck

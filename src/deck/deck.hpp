@@ -1,12 +1,11 @@
 #pragma once
-// The whole deck, read and validated before any work starts.
-#include <optional>
+// The whole deck, read and validated before any work starts: the output section here, each
+// study's section by the reader the table of studies gives (app/study_table.hpp).
+#include <functional>
 #include <string>
+#include <vector>
 
-#include "deck/diffusion_settings.hpp"
-#include "deck/knn_settings.hpp"
 #include "deck/reader.hpp"
-#include "deck/ridge_settings.hpp"
 
 namespace trident::deck {
 
@@ -23,14 +22,22 @@ struct OutputSettings {
 struct Deck {
   Source source;
   OutputSettings output;
-  std::optional<DiffusionSettings> diffusion;
-  std::optional<KnnSettings> knn;
-  std::optional<RidgeSettings> ridge;
+  std::vector<std::string> studies;  // the sections read by `readers`, in their order
 };
 
-// Reads and validates a deck file; throws InputError with the first mistake.
-Deck read_deck(const std::string& path);
+// A study's section: its name at the deck's top level and what reads it, given the top
+// level (a reader keeps what it read; the Section lives only during the call).
+struct SectionReader {
+  std::string name;
+  std::function<void(const Section& top)> read;
+};
+
+// Reads and validates a deck file: the output section, then each reader's section the deck
+// holds, in the readers' order; another top-level key, or none of the readers' sections, is
+// an error. Throws InputError with the first mistake.
+Deck read_deck(const std::string& path, const std::vector<SectionReader>& readers);
 // The same for deck text (tests).
-Deck read_deck_text(const std::string& text, const std::string& file, const std::string& folder);
+Deck read_deck_text(const std::string& text, const std::string& file, const std::string& folder,
+                    const std::vector<SectionReader>& readers);
 
 }  // namespace trident::deck

@@ -14,9 +14,7 @@ namespace {
 StartField parse_start(const Section& diffusion) {
   StartField start;
   if (!diffusion.has("start")) return start;  // the tutorial's jagged field
-  const YAML::Node node = diffusion.node("start");
-  std::string kind = "jagged";
-  if (node.IsMap() && node["kind"].IsDefined()) kind = node["kind"].IsScalar() ? node["kind"].Scalar() : "";
+  const std::string kind = diffusion.peek("start", "kind").value_or("jagged");
   std::vector<std::string> allowed{"kind"};
   if (kind == "jagged") allowed.insert(allowed.end(), {"seed", "exponent", "radius", "percentile"});
   if (kind == "gaussian") allowed.insert(allowed.end(), {"centre", "width", "amplitude"});
@@ -64,7 +62,7 @@ DiffusionSettings parse_diffusion(const Section& top) {
     d.c = s.real("c", greater_than(0));
     if (d.c > 0.25) {
       s.fail("c", "must be at most 0.25, the stability limit of the explicit scheme, got " +
-                      s.node("c").Scalar());
+                      s.scalar("c"));
     }
   }
   d.dt = s.real("dt", greater_than(0), 1.0);

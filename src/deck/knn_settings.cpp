@@ -56,7 +56,7 @@ KnnSettings parse_knn(const Section& top) {
                                         "batch_size", "tile_size", "method"});
   KnnSettings d;
   d.k = s.integer("k", at_least(1), 1);
-  d.k_where = s.has("k") ? s.where(s.node("k")) : s.where(s.node());
+  d.k_where = s.where("k");
   d.radius = s.real("radius", greater_than(0), 6371008.8);
   d.precision = s.precision("precision", {Precision::float32, Precision::float64}, Precision::float32);
   d.observations = parse_points(s, "observations");

@@ -1,5 +1,7 @@
 #include "deck/reader.hpp"
 
+#include "deck/yaml_document.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -147,26 +149,26 @@ Bounds between(double low, double high) { Bounds b; b.low = low; b.high = high; 
 
 Section::Section(const Source& source, const YAML::Node& node, std::string path,
                  std::vector<std::string> allowed)
-    : source_(&source), node_(node), path_(std::move(path)), allowed_(std::move(allowed)) {
-  if (!node_.IsMap()) {
-    throw InputError(where(node_) + ": " + path_ + ": expected a mapping of keys (" +
+    : source_(&source), node_(std::make_shared<const YAML::Node>(node)), path_(std::move(path)), allowed_(std::move(allowed)) {
+  if (!yaml().IsMap()) {
+    throw InputError(mark(yaml()) + ": " + path_ + ": expected a mapping of keys (" +
                      [this] {
                        std::string keys;
                        for (const auto& k : allowed_) keys += (keys.empty() ? "" : ", ") + k;
                        return keys;
                      }() +
-                     "), got " + shown(node_));
+                     "), got " + shown(yaml()));
   }
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
+  for (auto it = yaml().begin(); it != yaml().end(); ++it) {
     const YAML::Node key_node = it->first;  // a copy: `it->` hands out a temporary
     if (!key_node.IsScalar() || key_node.Scalar().empty()) {  // `[1]: x`, `~: x`, `"": x`
-      throw InputError(where(key_node) + ": " + (path_.empty() ? std::string("deck") : path_) +
+      throw InputError(mark(key_node) + ": " + (path_.empty() ? std::string("deck") : path_) +
                        ": expected a key name, got " +
                        (key_node.IsScalar() || key_node.IsNull() ? "an empty key" : shown(key_node)));
     }
     const std::string key = key_node.Scalar();
     if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
-    std::string message = where(key_node) + ": " + key_path(printable(key)) + ": unknown key";
+    std::string message = mark(key_node) + ": " + key_path(printable(key)) + ": unknown key";
     const std::string suggestion = closest(key, allowed_);
     if (!suggestion.empty()) {
       message += "; did you mean '" + suggestion + "'?";
@@ -179,7 +181,7 @@ Section::Section(const Source& source, const YAML::Node& node, std::string path,
   }
 }
 
-std::string Section::where(const YAML::Node& node) const {
+std::string Section::mark(const YAML::Node& node) const {
   const YAML::Mark mark = node.Mark();
   if (mark.line < 0) return source_->file;
   return source_->file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
@@ -190,34 +192,59 @@ std::string Section::key_path(const std::string& key) const {
 }
 
 bool Section::has(const std::string& key) const {
-  const YAML::Node v = node_[key];
+  const YAML::Node v = yaml()[key];
   return v.IsDefined() && !v.IsNull();
 }
 
 void Section::fail(const std::string& key, const std::string& what) const {
-  const YAML::Node v = node_[key];
-  const std::string at = v.IsDefined() ? where(v) : where(node_);
+  const YAML::Node v = yaml()[key];
+  const std::string at = v.IsDefined() ? mark(v) : mark(yaml());
   throw InputError(at + ": " + key_path(key) + ": " + what);
 }
 
 void Section::fail_value(const std::string& key, const std::string& expected) const {
-  fail(key, "expected " + expected + ", got " + shown(node_[key]));
+  fail(key, "expected " + expected + ", got " + shown(yaml()[key]));
 }
 
 YAML::Node Section::required(const std::string& key, const std::string& expected) const {
   if (!has(key)) {
-    throw InputError(where(node_) + ": " + (path_.empty() ? std::string("deck") : path_) +
+    throw InputError(mark(yaml()) + ": " + (path_.empty() ? std::string("deck") : path_) +
                      ": missing required key '" + key + "' (" + expected + ")");
   }
-  return node_[key];
+  return yaml()[key];
 }
 
-YAML::Node Section::node(const std::string& key) const { return required(key, "a value"); }
+Section::Shape Section::shape(const std::string& key) const {
+  const YAML::Node v = yaml()[key];
+  if (!v.IsDefined()) return Shape::absent;
+  if (v.IsNull()) return Shape::null;
+  if (v.IsScalar()) return Shape::scalar;
+  return v.IsSequence() ? Shape::sequence : Shape::mapping;
+}
+
+std::string Section::scalar(const std::string& key) const {
+  const YAML::Node v = required(key, "a value");
+  if (!v.IsScalar()) fail_value(key, "a single value");
+  return v.Scalar();
+}
+
+std::optional<std::string> Section::peek(const std::string& key, const std::string& inner) const {
+  const YAML::Node v = yaml()[key];
+  if (!v.IsMap() || !v[inner].IsDefined()) return std::nullopt;
+  return v[inner].IsScalar() ? v[inner].Scalar() : std::string();
+}
+
+std::string Section::where(const std::string& key) const {
+  const YAML::Node v = yaml()[key];
+  return v.IsDefined() ? mark(v) : mark(yaml());
+}
+
+std::string Section::where() const { return mark(yaml()); }
 
 void Section::record(const std::string& key, std::string value, bool defaulted, bool input_file) const {
-  const YAML::Node v = node_[key];
+  const YAML::Node v = yaml()[key];
   source_->resolve({key_path(key), std::move(value), defaulted,
-                    defaulted || !v.IsDefined() ? std::string() : where(v), input_file});
+                    defaulted || !v.IsDefined() ? std::string() : mark(v), input_file});
 }
 
 namespace {
@@ -266,7 +293,7 @@ bool Section::boolean(const std::string& key, bool fallback) const {
     record(key, fallback ? "true" : "false", true);
     return fallback;
   }
-  const YAML::Node v = node_[key];
+  const YAML::Node v = yaml()[key];
   bool out = false;
   if (!v.IsScalar() || !YAML::convert<bool>::decode(v, out)) fail_value(key, "true or false");
   record(key, out ? "true" : "false", false);
@@ -354,7 +381,7 @@ std::vector<double> Section::reals(const std::string& key, const Bounds& bounds,
   for (const auto& item : v) {
     double x = 0;
     if (!scalar_real(item, x) || !bounds.contains(x)) {
-      throw InputError(where(item) + ": " + key_path(key) + ": expected " + expected + ", got " +
+      throw InputError(mark(item) + ": " + key_path(key) + ": expected " + expected + ", got " +
                        shown(item) + " in the list");
     }
     out.push_back(x);
@@ -370,10 +397,10 @@ std::vector<std::int64_t> Section::integers(const std::string& key, const Bounds
   const std::vector<double> values = reals(key, bounds, min_count, max_count);
   std::vector<std::int64_t> out;
   std::size_t i = 0;
-  for (const auto& item : node_[key]) {
+  for (const auto& item : yaml()[key]) {
     std::int64_t x = 0;
     if (!scalar_integer(item, x)) {
-      throw InputError(where(item) + ": " + key_path(key) + ": expected a list of integers, got " +
+      throw InputError(mark(item) + ": " + key_path(key) + ": expected a list of integers, got " +
                        shown(item) + " in the list");
     }
     out.push_back(x);
@@ -390,7 +417,7 @@ void Section::require_one_key() const {
   int given = 0;
   for (const auto& key : allowed_) given += has(key) ? 1 : 0;
   if (given != 1) {
-    throw InputError(where(node_) + ": " + path_ + ": expected exactly one of " + options_text(allowed_) +
+    throw InputError(mark(yaml()) + ": " + path_ + ": expected exactly one of " + options_text(allowed_) +
                      ", got " + std::to_string(given));
   }
 }

@@ -2,16 +2,19 @@
 // Typed, validated reading of a YAML deck. Every error is one InputError of the form
 //   FILE:LINE:COLUMN: KEY.PATH: what was expected[, got VALUE]
 // and an unknown key is always an error, with the closest known key suggested.
-#include <yaml-cpp/yaml.h>
-
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/precision.hpp"
 #include "core/spelling.hpp"
+
+namespace YAML {
+class Node;  // yaml-cpp stays inside deck/ (yaml_document.hpp): readers see only Section
+}
 
 namespace trident::deck {
 
@@ -52,14 +55,6 @@ std::vector<std::string> input_files(const Source& source);
 // `  # default` after a value the deck did not give.
 std::string resolved_text(const Source& source);
 
-// Reads and parses a deck file. Throws InputError for a missing or unreadable file,
-// a YAML syntax error (with its line:column), a second YAML document, a key given twice
-// in one mapping (see yaml_structure.hpp) or a document that is not a mapping.
-std::pair<Source, YAML::Node> load(const std::string& path);
-// Parses deck text that did not come from a file (tests); `file` names it in messages.
-std::pair<Source, YAML::Node> parse(const std::string& text, const std::string& file,
-                                    const std::string& folder);
-
 // An allowed interval for a number. Text such as "at least 1" goes into messages.
 struct Bounds {
   double low = -std::numeric_limits<double>::infinity();
@@ -84,7 +79,7 @@ using core::closest;
 class Section {
  public:
   // Fails at once if `node` is not a mapping or holds a key outside `allowed` (or one that
-  // is no name at all: a list, a mapping, empty).
+  // is no name at all: a list, a mapping, empty). Made by deck/ (yaml_document.hpp).
   Section(const Source& source, const YAML::Node& node, std::string path,
           std::vector<std::string> allowed);
 
@@ -126,22 +121,33 @@ class Section {
   // The section at `key`, or an empty one when the deck leaves it out: its readers then
   // take their defaults and record them in the resolved deck.
   Section section_or_empty(const std::string& key, std::vector<std::string> allowed) const;
-  YAML::Node node(const std::string& key) const;  // raw access; required key
-  const YAML::Node& node() const { return node_; }
+  // What the value at `key` is, for a key whose value may take several shapes
+  // (`lambdas: [...]` or `lambdas: {geomspace: ...}`).
+  enum class Shape { absent, null, scalar, sequence, mapping };
+  Shape shape(const std::string& key) const;
+  // The text of a scalar at `key` (required), as the deck wrote it.
+  std::string scalar(const std::string& key) const;
+  // The text of the scalar `inner` inside the mapping at `key` (a section whose allowed keys
+  // depend on one of its values, `start: {kind: file, ...}`): nothing where `key` is no
+  // mapping or holds no `inner`, empty text where `inner` is no scalar.
+  std::optional<std::string> peek(const std::string& key, const std::string& inner) const;
 
   // Throws an InputError located at `key` (or at this section when the key is absent).
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
-  // "FILE:LINE:COLUMN" of a node.
-  std::string where(const YAML::Node& node) const;
+  // "FILE:LINE:COLUMN" of the value at `key`, or of this section where the key is absent.
+  std::string where(const std::string& key) const;
+  std::string where() const;  // of this section
 
  private:
+  const YAML::Node& yaml() const { return *node_; }
+  std::string mark(const YAML::Node& node) const;  // "FILE:LINE:COLUMN" of a node
   YAML::Node required(const std::string& key, const std::string& expected) const;
   // Notes the value the run takes for `key` in the source's resolved deck.
   void record(const std::string& key, std::string value, bool defaulted, bool input_file = false) const;
   [[noreturn]] void fail_value(const std::string& key, const std::string& expected) const;
 
   const Source* source_;
-  YAML::Node node_;
+  std::shared_ptr<const YAML::Node> node_;
   std::string path_;
   std::vector<std::string> allowed_;
 };

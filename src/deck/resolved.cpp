@@ -5,6 +5,8 @@
 
 #include "deck/reader.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 namespace trident::deck {
 
 void Source::resolve(ResolvedKey key) const {

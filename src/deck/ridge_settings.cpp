@@ -22,7 +22,7 @@ std::string number(double v) {
 }
 
 std::string located(const Section& section) {
-  return section.where(section.node()) + ": " + section.path();
+  return section.where() + ": " + section.path();
 }
 
 RidgeMatrixSettings parse_matrix(const Section& ridge) {
@@ -62,7 +62,7 @@ RidgeMatrixSettings parse_matrix(const Section& ridge) {
 RidgeRhsSettings parse_rhs(const Section& ridge) {
   RidgeRhsSettings out;
   if (!ridge.has("rhs")) {
-    out.where = ridge.where(ridge.node()) + ": ridge.rhs";
+    out.where = ridge.where() + ": ridge.rhs";
     return out;  // normal(3, 1), seed 2: the tutorial's right-hand side
   }
   const Section r = ridge.section("rhs", {"generate", "hdf5"});
@@ -85,10 +85,11 @@ RidgeRhsSettings parse_rhs(const Section& ridge) {
 
 std::vector<double> parse_lambdas(const Section& ridge) {
   std::vector<double> out;
-  const YAML::Node node = ridge.node("lambdas");
-  if (node.IsSequence()) {
+  const Section::Shape shape = ridge.shape("lambdas");
+  if (shape == Section::Shape::absent || shape == Section::Shape::null) ridge.scalar("lambdas");  // missing: its error
+  if (shape == Section::Shape::sequence) {
     out = ridge.reals("lambdas", greater_than(0), 1, kUnlimited);
-  } else if (node.IsMap()) {
+  } else if (shape == Section::Shape::mapping) {
     const Section l = ridge.section("lambdas", {"geomspace"});
     const std::vector<double> g = l.reals("geomspace", greater_than(0), 3, 3);
     const double count = g[2];
@@ -200,9 +201,7 @@ RidgeSettings parse_ridge(const Section& top) {
   parse_rules(ridge, out);
   out.prior = parse_vector_file(ridge, "prior", "/x0");
   out.weights = parse_vector_file(ridge, "weights", "/w");
-  out.lambda_groups_where = (ridge.node()["lambda_groups"] ? ridge.where(ridge.node()["lambda_groups"])
-                                                           : ridge.where(ridge.node())) +
-                            ": ridge.lambda_groups";
+  out.lambda_groups_where = ridge.where("lambda_groups") + ": ridge.lambda_groups";
   return out;
 }
 

@@ -37,13 +37,8 @@ std::string command_line() {
   return line.empty() ? "trident" : line;
 }
 
-// "trident diffusion and knn results (DECK)": the studies of the resolved deck's keys.
-std::string title_of(const std::string& deck_file, const std::string& resolved_deck) {
-  std::vector<std::string> studies;
-  for (const char* study : {"diffusion", "knn", "ridge"})
-    if (resolved_deck.rfind(std::string(study) + ".", 0) == 0 ||
-        resolved_deck.find("\n" + std::string(study) + ".") != std::string::npos)
-      studies.push_back(study);
+// "trident diffusion and knn results (DECK)".
+std::string title_of(const std::string& deck_file, const std::vector<std::string>& studies) {
   std::string names;
   for (std::size_t i = 0; i < studies.size(); ++i)
     names += (i == 0 ? "" : i + 1 == studies.size() ? " and " : ", ") + studies[i];
@@ -53,14 +48,14 @@ std::string title_of(const std::string& deck_file, const std::string& resolved_d
 }  // namespace
 
 void write_provenance(OutputFile& file, const std::string& deck_file, const std::string& deck_text,
-                      const std::string& resolved_deck, const DeviceBinding& binding,
-                      const std::string& start_time) {
+                      const std::string& resolved_deck, const std::vector<std::string>& studies,
+                      const DeviceBinding& binding, const std::string& start_time) {
   const MPI_Comm comm = file.comm();
   std::string devices;
   for (const auto& line : mpi::gather_strings(comm, binding.describe())) devices += line + "\n";
   // CF's global attributes, so that netCDF and xarray users see what the file is
   file.attribute("/", "Conventions", std::string("CF-1.10"));
-  file.attribute("/", "title", title_of(deck_file, resolved_deck));
+  file.attribute("/", "title", title_of(deck_file, studies));
   const int ranks = mpi::size(comm);
   file.attribute("/", "history", start_time + ": " + command_line() +
                                      (ranks > 1 ? " (" + std::to_string(ranks) + " MPI ranks)" : std::string()));

@@ -13,11 +13,11 @@ namespace trident::io {
 std::string utc_now();  // ISO 8601 to the millisecond, "Z"
 
 // Root attributes written at the start of a run: the deck as written and as resolved (every
-// key with the value it ran with, deck/reader.hpp), versions, ranks, devices. Collective
-// (gathers device names).
+// key with the value it ran with, deck/reader.hpp), the title naming the deck's `studies`,
+// versions, ranks, devices. Collective (gathers device names).
 void write_provenance(OutputFile& file, const std::string& deck_file, const std::string& deck_text,
-                      const std::string& resolved_deck, const DeviceBinding& binding,
-                      const std::string& start_time);
+                      const std::string& resolved_deck, const std::vector<std::string>& studies,
+                      const DeviceBinding& binding, const std::string& start_time);
 
 // "SHA256  PATH" lines for the files, as `sha256sum` prints them (a file that cannot be
 // read gets an "unreadable: ..." line instead).

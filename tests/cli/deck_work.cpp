@@ -14,10 +14,11 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 
 namespace {
 
-using trident::deck::Deck;
+using trident::test::StudyDeck;
 
 struct Estimate {
   double work = 0;   // operations
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const Deck deck = trident::deck::read_deck(argv[1]);
+    const StudyDeck deck = trident::test::read_deck(argv[1]);
     Estimate total;
     for (const Estimate& e : {deck.diffusion ? diffusion(*deck.diffusion) : Estimate{},
                               deck.knn ? knn(*deck.knn) : Estimate{},

@@ -3,12 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::deck {
 namespace {
 
-Deck read(const std::string& text) { return read_deck_text(text, "t.yaml", "/decks"); }
+trident::test::StudyDeck read(const std::string& text) { return trident::test::read_deck_text(text, "t.yaml", "/decks"); }
 
 std::string error_of(const std::string& text) {
   return test::input_error_message([&] { read(text); });

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "deck/reader.hpp"
 #include "support/test_support.hpp"
 
@@ -11,7 +12,7 @@ namespace trident::deck {
 namespace {
 
 TEST(DeckKnnIds, CsvIdAndHdf5IdsAreReadAndDescribed) {
-  const Deck d = read_deck_text(
+  const trident::test::StudyDeck d = trident::test::read_deck_text(
       "knn:\n"
       "  observations: {csv: {file: obs.csv, id: station}}\n"
       "  references: {hdf5: {file: refs.h5, dataset: /points, ids: /names}}\n",
@@ -28,7 +29,7 @@ TEST(DeckKnnIds, CsvIdAndHdf5IdsAreReadAndDescribed) {
 }
 
 TEST(DeckKnnIds, AbsentByDefaultWithTheDescriptionOfBefore) {
-  const Deck d = read_deck_text(
+  const trident::test::StudyDeck d = trident::test::read_deck_text(
       "knn: {observations: {csv: {file: obs.csv}}, references: {hdf5: {file: r.h5, dataset: /p}}}\n", "t.yaml",
       "/decks");
   EXPECT_FALSE(d.knn->observations.has_ids());
@@ -39,7 +40,7 @@ TEST(DeckKnnIds, AbsentByDefaultWithTheDescriptionOfBefore) {
 
 TEST(DeckKnnIds, AnEmptyNameIsRefused) {
   EXPECT_EQ(test::input_error_message([] {
-              read_deck_text("knn: {observations: {csv: {file: o.csv, id: ''}}, references: {generate: {count: 2}}}\n",
+              trident::test::read_deck_text("knn: {observations: {csv: {file: o.csv, id: ''}}, references: {generate: {count: 2}}}\n",
                              "t.yaml", "/decks");
             }),
             "t.yaml:1:45: knn.observations.csv.id: expected a non-empty text value, got ''");

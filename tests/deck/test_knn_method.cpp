@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::deck {
@@ -13,16 +14,16 @@ const std::string kPoints =
     "observations: {generate: {count: 8}}, references: {generate: {count: 8}}";
 
 TEST(DeckKnnMethod, DefaultsToAutoAndTakesBruteOrIndex) {
-  EXPECT_EQ(read_deck_text("knn: {" + kPoints + "}\n", "t.yaml", "/decks").knn->method, "auto");
+  EXPECT_EQ(trident::test::read_deck_text("knn: {" + kPoints + "}\n", "t.yaml", "/decks").knn->method, "auto");
   for (const std::string method : {"auto", "brute", "index"}) {
-    const Deck d = read_deck_text("knn: {method: " + method + ", " + kPoints + "}\n", "t.yaml", "/decks");
+    const trident::test::StudyDeck d = trident::test::read_deck_text("knn: {method: " + method + ", " + kPoints + "}\n", "t.yaml", "/decks");
     EXPECT_EQ(d.knn->method, method);
   }
 }
 
 TEST(DeckKnnMethod, OtherValuesAreRefused) {
   const std::string message = test::input_error_message(
-      [&] { read_deck_text("knn: {method: tree, " + kPoints + "}\n", "t.yaml", "/decks"); });
+      [&] { trident::test::read_deck_text("knn: {method: tree, " + kPoints + "}\n", "t.yaml", "/decks"); });
   EXPECT_EQ(message, "t.yaml:1:15: knn.method: expected one of auto, brute or index, got 'tree'");
 }
 

@@ -4,13 +4,14 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::deck {
 namespace {
 
 std::string error_of(const std::string& text) {
-  return test::input_error_message([&] { read_deck_text(text, "t.yaml", "/decks"); });
+  return test::input_error_message([&] { trident::test::read_deck_text(text, "t.yaml", "/decks"); });
 }
 
 TEST(DeckMessageText, ControlCharactersInValuesAreEscaped) {

@@ -3,17 +3,18 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::deck {
 namespace {
 
 std::string error_of(const std::string& text) {
-  return test::input_error_message([&] { read_deck_text(text, "t.yaml", "/decks"); });
+  return test::input_error_message([&] { trident::test::read_deck_text(text, "t.yaml", "/decks"); });
 }
 
 TEST(DeckReader, DefaultsAndResolvedPaths) {
-  const Deck d = read_deck_text("diffusion: {nx: 4, ny: 3, steps: 2}\n", "decks/heat.yaml", "decks");
+  const trident::test::StudyDeck d = trident::test::read_deck_text("diffusion: {nx: 4, ny: 3, steps: 2}\n", "decks/heat.yaml", "decks");
   ASSERT_TRUE(d.diffusion.has_value());
   EXPECT_FALSE(d.knn.has_value());
   EXPECT_EQ(d.output.file, "heat.h5");  // named after the deck, in the working folder
@@ -28,14 +29,14 @@ TEST(DeckReader, DefaultsAndResolvedPaths) {
 }
 
 TEST(DeckReader, FileKeysAreRelativeToTheDeck) {
-  const Deck d = read_deck_text(
+  const trident::test::StudyDeck d = trident::test::read_deck_text(
       "output: {file: out/r.h5, overwrite: yes}\n"
       "diffusion: {nx: 4, ny: 3, steps: 2, start: {kind: file, file: u0.h5, dataset: /u}}\n",
       "/x/d.yaml", "/x");
   EXPECT_EQ(d.output.file, "/x/out/r.h5");
   EXPECT_TRUE(d.output.overwrite);
   EXPECT_EQ(d.diffusion->start.file, "/x/u0.h5");
-  const Deck absolute = read_deck_text(
+  const trident::test::StudyDeck absolute = trident::test::read_deck_text(
       "diffusion: {nx: 4, ny: 3, steps: 2, start: {kind: file, file: /data/u0.h5, dataset: /u}}\n",
       "/x/d.yaml", "/x");
   EXPECT_EQ(absolute.diffusion->start.file, "/data/u0.h5");

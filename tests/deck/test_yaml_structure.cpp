@@ -4,13 +4,14 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::deck {
 namespace {
 
 std::string error_of(const std::string& text) {
-  return test::input_error_message([&] { read_deck_text(text, "t.yaml", "/decks"); });
+  return test::input_error_message([&] { trident::test::read_deck_text(text, "t.yaml", "/decks"); });
 }
 
 TEST(DeckDuplicateKeys, BlockStyleInASection) {
@@ -76,7 +77,7 @@ TEST(DeckDuplicateKeys, TheFirstRepeatInTheTextIsNamed) {
 
 TEST(DeckDuplicateKeys, AnAliasIsNotARepeat) {
   // One point set used twice through an anchor: the same mapping, no key given twice.
-  const Deck d = read_deck_text(
+  const trident::test::StudyDeck d = trident::test::read_deck_text(
       "knn:\n"
       "  observations: &points {generate: {count: 4, seed: 3}}\n"
       "  references: *points\n",
@@ -135,11 +136,11 @@ TEST(DeckDocuments, ASecondDocumentIsNamedBeforeItsOwnMistakes) {
 }
 
 TEST(DeckDocuments, LeadingStartAndTrailingEndMarkersAreOneDocument) {
-  const Deck d = read_deck_text("%YAML 1.2\n---\ndiffusion: {nx: 4, ny: 3, steps: 2}\n...\n", "t.yaml",
+  const trident::test::StudyDeck d = trident::test::read_deck_text("%YAML 1.2\n---\ndiffusion: {nx: 4, ny: 3, steps: 2}\n...\n", "t.yaml",
                                 "/decks");
   ASSERT_TRUE(d.diffusion.has_value());
   EXPECT_EQ(d.diffusion->nx, 4);
-  const Deck plain = read_deck_text("---\ndiffusion: {nx: 5, ny: 3, steps: 2}\n", "t.yaml", "/decks");
+  const trident::test::StudyDeck plain = trident::test::read_deck_text("---\ndiffusion: {nx: 5, ny: 3, steps: 2}\n", "t.yaml", "/decks");
   EXPECT_EQ(plain.diffusion->nx, 5);
 }
 

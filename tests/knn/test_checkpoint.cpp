@@ -9,6 +9,7 @@
 
 #include "core/comm.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "knn/checkpoint.hpp"
 #include "support/test_support.hpp"
 
@@ -18,7 +19,7 @@ namespace {
 constexpr std::int64_t kRowsPerRank = 7, kK = 3, kReferences = 40;
 
 const deck::KnnSettings& settings() {
-  static const deck::Deck d = deck::read_deck_text(
+  static const trident::test::StudyDeck d = trident::test::read_deck_text(
       "knn:\n  k: 3\n  observations: {generate: {count: 7, seed: 1}}\n"
       "  references: {generate: {count: 40, seed: 2}}\n",
       "deck.yaml", ".");

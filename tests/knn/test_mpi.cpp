@@ -7,6 +7,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "knn/points.hpp"
 #include "knn/study.hpp"
 #include "support/test_support.hpp"
@@ -42,7 +43,7 @@ std::vector<test::Point> points(const deck::PointSource& source) {
 
 void check_deck(const std::string& knn) {
   const MPI_Comm comm = MPI_COMM_WORLD;
-  const deck::Deck d = deck::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
+  const trident::test::StudyDeck d = trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
   const auto& s = *d.knn;
   const ChunkResult r = compute_chunk(s, comm);
   EXPECT_EQ(r.count, static_cast<std::int64_t>(r.lat_lon.size() / 2));
@@ -130,7 +131,7 @@ TEST(MpiKnn, SameAnswerInA100MetreClusterLargeK) {
 }
 
 void expect_collective_error(const std::string& knn, const std::string& message) {
-  const deck::Deck d = deck::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
+  const trident::test::StudyDeck d = trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
   try {
     compute_chunk(*d.knn, MPI_COMM_WORLD);
     ADD_FAILURE() << "no error";

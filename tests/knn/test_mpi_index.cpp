@@ -16,6 +16,7 @@
 #include "core/comm.hpp"
 #include "core/run_context.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 #include "knn/points.hpp"
@@ -36,7 +37,7 @@ struct Output {
 // Runs the study of `knn` (the lines of a knn: section) into `file` and reads /knn back.
 Output run_deck(const std::string& knn, const std::string& file) {
   const MPI_Comm comm = MPI_COMM_WORLD;
-  const deck::Deck d = deck::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
+  const trident::test::StudyDeck d = trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
   {
     Timers timers;
     DeviceBinding binding;
@@ -69,7 +70,7 @@ void check(const std::string& name, const std::string& knn, const std::string& b
   EXPECT_EQ(brute.build_seconds, 0.0);
   EXPECT_EQ(index.indices, brute.indices);
   EXPECT_EQ(index.distances, brute.distances);
-  const deck::Deck d = deck::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
+  const trident::test::StudyDeck d = trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
   const deck::KnnSettings& s = *d.knn;
   const auto obs = points(s.observations), refs = points(s.references);
   SearchOptions whole;

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/run_context.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 #include "knn/output_rows.hpp"
@@ -65,7 +66,7 @@ TEST_P(MpiKnnOutputModes, WritesNeighboursObservationsAndSettings) {
   const std::string folder = trident::test::scratch_folder(comm, "knn_output");
   const auto refs = test::random_points(150, 21);
   write_points(folder + "/refs.h5", refs);
-  const deck::Deck d = deck::read_deck_text(
+  const trident::test::StudyDeck d = trident::test::read_deck_text(
       "knn:\n"
       "  k: 5\n"
       "  observations: {generate: {count: 61, seed: 22}}\n"
@@ -215,7 +216,7 @@ namespace {
 TEST(MpiKnnOutput, SmallDeckRuns) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = trident::test::scratch_folder(comm, "knn_small_deck");
-  const deck::Deck d = deck::read_deck(trident::test::source_path("inputs/knn_small.yaml"));
+  const trident::test::StudyDeck d = trident::test::read_deck(trident::test::source_path("inputs/knn_small.yaml"));
   ASSERT_TRUE(d.knn.has_value());
   {
     Timers timers;

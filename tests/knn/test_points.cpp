@@ -5,14 +5,15 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "knn/points.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn {
 namespace {
 
-deck::Deck deck_text(const std::string& knn) {
-  return deck::read_deck_text("knn:\n" + knn, "deck.yaml", "/decks");
+trident::test::StudyDeck deck_text(const std::string& knn) {
+  return trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", "/decks");
 }
 
 TEST(KnnDeck, ReadsEveryKey) {

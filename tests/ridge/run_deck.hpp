@@ -8,6 +8,7 @@
 #include "core/overrides.hpp"
 #include "core/run_context.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "io/output_file.hpp"
 #include "ridge/study.hpp"
 
@@ -17,7 +18,7 @@ namespace trident::ridge::test {
 // of MPI_COMM_WORLD and commits `output`. Collective.
 inline void run_deck(const std::string& folder, const std::string& deck_text, const std::string& output,
                      const core::Overrides& overrides = {}) {
-  const deck::Deck deck = deck::read_deck_text(deck_text, folder + "/deck.yaml", folder);
+  const trident::test::StudyDeck deck = trident::test::read_deck_text(deck_text, folder + "/deck.yaml", folder);
   io::OutputFile file(MPI_COMM_WORLD, output, true);
   Timers timers;
   DeviceBinding binding;

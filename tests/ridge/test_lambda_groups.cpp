@@ -6,12 +6,13 @@
 #include "support/test_support.hpp"
 
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 
 namespace trident::deck {
 namespace {
 
 TEST(RidgeLambdaGroups, RefusedExactlyWhenTheyDoNotDivideTheRanks) {
-  const RidgeSettings deck = *read_deck_text(
+  const RidgeSettings deck = *trident::test::read_deck_text(
       "ridge:\n"
       "  matrix: {generate: {rows: 20, columns: 10, density: 0.5}}\n"
       "  lambdas: [0.1, 1]\n"

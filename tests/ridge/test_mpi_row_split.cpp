@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/run_context.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 #include "ridge/lcurve.hpp"
@@ -375,7 +376,7 @@ TEST(MpiRidgeRowSplit, StudyWithSplitRowsWritesOneRanksCurve) {
       "  keep_solutions: true\n"
       "  refine_corner: 2\n"
       "  lambda_groups: 1\n";
-  const deck::Deck deck = deck::read_deck_text(deck_text, folder + "/deck.yaml", folder);
+  const trident::test::StudyDeck deck = trident::test::read_deck_text(deck_text, folder + "/deck.yaml", folder);
   {
     io::OutputFile file(MPI_COMM_WORLD, folder + "/out.h5", true);
     Timers timers;
@@ -420,7 +421,7 @@ TEST(MpiRidgeRowSplit, LambdaGroupsThatDoNotDivideTheRanksAreRefused) {
       "  matrix: {generate: {rows: 10, columns: 5, density: 0.5}}\n"
       "  lambdas: [1, 2]\n"
       "  lambda_groups: " + std::to_string(ranks + 1) + "\n";
-  const deck::Deck deck = deck::read_deck_text(deck_text, folder + "/deck.yaml", folder);
+  const trident::test::StudyDeck deck = trident::test::read_deck_text(deck_text, folder + "/deck.yaml", folder);
   Timers timers;
   DeviceBinding binding;
   RunContext context{MPI_COMM_WORLD, timers, binding};

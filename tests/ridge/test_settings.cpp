@@ -7,12 +7,13 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "support/study_decks.hpp"
 
 namespace trident::deck {
 namespace {
 
 RidgeSettings ridge(const std::string& text) {
-  return *read_deck_text(text, "d.yaml", "/decks").ridge;
+  return *trident::test::read_deck_text(text, "d.yaml", "/decks").ridge;
 }
 
 std::string error_of(const std::string& text) {

@@ -2,20 +2,26 @@
 // text (trident::deck), refuses a bad one with trident's own error, and measures a great-circle
 // distance (trident::knn), printing what the test compares.
 #include <cstdio>
+#include <vector>
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "deck/diffusion_settings.hpp"
 #include "knn/geometry.hpp"
 #include "trident/version.hpp"
 
 int main() {
-  const auto deck = trident::deck::read_deck_text(
-      "diffusion: {nx: 48, ny: 40, steps: 20, output_every: 10}\n", "consumer.yaml", ".");
+  // the deck reader with one section reader: the diffusion study's
+  trident::deck::DiffusionSettings diffusion;
+  const std::vector<trident::deck::SectionReader> readers = {
+      {"diffusion", [&](const trident::deck::Section& top) { diffusion = trident::deck::parse_diffusion(top); }}};
+  trident::deck::read_deck_text("diffusion: {nx: 48, ny: 40, steps: 20, output_every: 10}\n", "consumer.yaml", ".",
+                                readers);
   std::printf("trident %s\n", TRIDENT_VERSION);
-  std::printf("deck: diffusion %lld x %lld cells, %lld steps\n", static_cast<long long>(deck.diffusion->nx),
-              static_cast<long long>(deck.diffusion->ny), static_cast<long long>(deck.diffusion->steps));
+  std::printf("deck: diffusion %lld x %lld cells, %lld steps\n", static_cast<long long>(diffusion.nx),
+              static_cast<long long>(diffusion.ny), static_cast<long long>(diffusion.steps));
   try {
-    trident::deck::read_deck_text("diffusion: {nx: 48, ny: 40, steps: -3}\n", "bad.yaml", ".");
+    trident::deck::read_deck_text("diffusion: {nx: 48, ny: 40, steps: -3}\n", "bad.yaml", ".", readers);
     std::printf("bad deck: accepted\n");
   } catch (const trident::InputError&) {
     std::printf("bad deck: InputError\n");

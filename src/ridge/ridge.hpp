@@ -1,0 +1,13 @@
+#pragma once
+// The ridge study's public face: its line in app's table of studies (core/study.hpp), its
+// deck section's settings (deck/ridge_settings.hpp) and its driver (study.hpp).
+#include "core/study.hpp"
+#include "deck/ridge_settings.hpp"
+#include "ridge/study.hpp"
+
+namespace trident::ridge {
+
+// "ridge": the section `ridge:`, checkpoints marked by /ridge/done.
+Study study();
+
+}  // namespace trident::ridge
