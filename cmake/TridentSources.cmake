@@ -40,11 +40,8 @@ set(TRIDENT_SOURCES_io
 )
 set(TRIDENT_SOURCES_deck
   deck/deck.cpp
-  deck/diffusion_settings.cpp
-  deck/knn_settings.cpp
   deck/reader.cpp
   deck/resolved.cpp
-  deck/ridge_settings.cpp
   deck/yaml_structure.cpp
 )
 set(TRIDENT_SOURCES_diffusion
@@ -55,6 +52,7 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/frames.cpp
   diffusion/halo.cpp
   diffusion/jagged_field.cpp
+  diffusion/settings.cpp
   diffusion/slab_exchange.cpp
   diffusion/start_field.cpp
   diffusion/start_file.cpp
@@ -93,6 +91,7 @@ set(TRIDENT_SOURCES_knn
   knn/search_options.cpp
   knn/search_profile.cpp
   knn/searcher.cpp
+  knn/settings.cpp
   knn/study.cpp
   knn/study_plan.cpp
 )
@@ -116,6 +115,7 @@ set(TRIDENT_SOURCES_ridge
   ridge/row_schedule.cpp
   ridge/rules.cpp
   ridge/selection.cpp
+  ridge/settings.cpp
   ridge/study.cpp
   ridge/study_plan.cpp
   ridge/sweep.cpp

@@ -32,7 +32,7 @@
 #include "transport/peer_window.hpp"
 #include "transport/pinned_host_space.hpp"
 #include "core/run_context.hpp"
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
 #include "diffusion/decomposition.hpp"
 #include "io/background_writer.hpp"
 #include "io/output_file.hpp"

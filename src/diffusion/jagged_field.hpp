@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
 #include "diffusion/decomposition.hpp"
 
 namespace trident::diffusion {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
 #include "diffusion/decomposition.hpp"
 
 namespace trident::diffusion {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
 #include "diffusion/decomposition.hpp"
 
 namespace trident::diffusion {

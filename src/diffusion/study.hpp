@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/run_context.hpp"
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
 
 namespace trident::diffusion {
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "deck/reader.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/diffusion.hpp"
 #include "diffusion/halo.hpp"

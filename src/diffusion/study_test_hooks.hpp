@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/run_context.hpp"
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
 #include "diffusion/trip.hpp"
 
 namespace trident::diffusion {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 #include "knn/result_rows.hpp"
 
 namespace trident::knn {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 #include "knn/point_ids.hpp"
 
 namespace trident::knn {

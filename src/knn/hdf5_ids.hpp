@@ -3,7 +3,7 @@
 // integers (any width, read as int64) or texts (fixed or variable length).
 #include <cstdint>
 
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 #include "knn/point_ids.hpp"
 
 namespace trident::knn {

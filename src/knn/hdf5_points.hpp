@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 
 namespace trident::knn {
 

@@ -1,8 +1,8 @@
 #pragma once
 // The knn study's public face: its line in app's table of studies (core/study.hpp), its deck
-// section's settings (deck/knn_settings.hpp) and its driver (study.hpp).
+// section's settings (knn/settings.hpp) and its driver (study.hpp).
 #include "core/study.hpp"
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 #include "knn/study.hpp"
 
 namespace trident::knn {

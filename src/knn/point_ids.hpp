@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 
 namespace trident::knn {
 

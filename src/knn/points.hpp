@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 #include "knn/point_ids.hpp"
 
 namespace trident::knn {

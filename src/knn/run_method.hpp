@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 #include "knn/geometry.hpp"
 #include "knn/search_options.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/run_context.hpp"
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
 #include "knn/point_ids.hpp"
 #include "knn/search.hpp"
 

@@ -1,5 +1,6 @@
 // The knn study as app's table sees it (core/study.hpp): its section read, its checks before
 // work in the order of prepare_study, and its summary.
+#include "deck/reader.hpp"
 #include "io/output_file.hpp"
 #include "knn/knn.hpp"
 #include "knn/points.hpp"

@@ -20,19 +20,19 @@ namespace {
 
 // What a restart must share with the run that wrote the checkpoint, as (deck key, value)
 // pairs: the same matrix, right-hand side, λ list and solver give each λ the same result.
-std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSettings& s, const Problem& p) {
+std::vector<std::pair<std::string, std::string>> fingerprint(const ridge::RidgeSettings& s, const Problem& p) {
   const auto& m = s.matrix;
   std::string matrix;
   switch (m.kind) {
-    case deck::RidgeMatrixSettings::Kind::generate:
+    case ridge::RidgeMatrixSettings::Kind::generate:
       matrix = "generate(rows=" + std::to_string(m.rows) + ", columns=" + std::to_string(m.columns) +
                ", density=" + io::exact_text(m.density) + ", seed=" + std::to_string(m.seed) + ")";
       break;
-    case deck::RidgeMatrixSettings::Kind::matrix_market: matrix = "matrix_market(" + m.file + ")"; break;
-    case deck::RidgeMatrixSettings::Kind::hdf5: matrix = "hdf5(" + m.file + ", " + m.group + ")"; break;
+    case ridge::RidgeMatrixSettings::Kind::matrix_market: matrix = "matrix_market(" + m.file + ")"; break;
+    case ridge::RidgeMatrixSettings::Kind::hdf5: matrix = "hdf5(" + m.file + ", " + m.group + ")"; break;
   }
   const auto& r = s.rhs;
-  const std::string rhs = r.kind == deck::RidgeRhsSettings::Kind::generate
+  const std::string rhs = r.kind == ridge::RidgeRhsSettings::Kind::generate
                               ? "generate(mean=" + io::exact_text(r.mean) + ", std=" + io::exact_text(r.std) +
                                     ", seed=" + std::to_string(r.seed) + ")"
                               : "hdf5(" + r.file + ", " + r.dataset + ")";
@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
           {"ridge.solver.btol", io::exact_text(s.solver.btol)},
           {"ridge.solver.conlim", io::exact_text(s.solver.conlim)},
           {"ridge.solver.max_iterations", std::to_string(s.solver.max_iterations)},
-          {"ridge.solver.kernels", deck::kernels_name(s.solver.kernels)},
+          {"ridge.solver.kernels", ridge::kernels_name(s.solver.kernels)},
           {"ridge.precision", core::precision_name(s.precision)},
           {"ridge.keep_solutions", s.keep_solutions ? "true" : "false"},
           {"ridge.refine_corner", std::to_string(s.refine_corner)},
@@ -60,9 +60,9 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const deck::RidgeSe
 
 // The input files' contents, which the fingerprint's names and sizes do not show (a right-
 // hand side edited in place): (key, sha256) pairs, taken on rank 0. Collective.
-std::vector<std::pair<std::string, std::string>> contents(MPI_Comm comm, const deck::RidgeSettings& s) {
-  const bool matrix_file = s.matrix.kind != deck::RidgeMatrixSettings::Kind::generate;
-  const bool rhs_file = s.rhs.kind != deck::RidgeRhsSettings::Kind::generate;
+std::vector<std::pair<std::string, std::string>> contents(MPI_Comm comm, const ridge::RidgeSettings& s) {
+  const bool matrix_file = s.matrix.kind != ridge::RidgeMatrixSettings::Kind::generate;
+  const bool rhs_file = s.rhs.kind != ridge::RidgeRhsSettings::Kind::generate;
   const std::vector<std::string> digests = io::sha256_on_root(
       comm, {matrix_file ? s.matrix.file : "", rhs_file ? s.rhs.file : "", s.prior.file, s.weights.file});
   std::vector<std::pair<std::string, std::string>> out;
@@ -107,7 +107,7 @@ void write_solution_rows(MPI_Comm comm, io::OutputFile& out, const std::string& 
   }
 }
 
-void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeSettings& settings,
+void write_checkpoint(MPI_Comm comm, const std::string& path, const ridge::RidgeSettings& settings,
                       const Problem& problem, const GatheredSweep& finished) {
   const std::vector<LambdaOutcome>& o = finished.outcomes();
   const auto n = static_cast<std::uint64_t>(o.size());
@@ -127,7 +127,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeS
   file.commit();
 }
 
-GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeSettings& settings,
+GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const ridge::RidgeSettings& settings,
                               const Problem& problem) {
   std::vector<LambdaOutcome> outcomes;
   std::vector<double> local_lambdas, local_solutions;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "deck/ridge_settings.hpp"
+#include "ridge/settings.hpp"
 #include "ridge/problem.hpp"
 #include "ridge/sweep.hpp"
 
@@ -25,13 +25,13 @@ void write_solution_rows(MPI_Comm comm, io::OutputFile& out, const std::string& 
                          std::uint64_t columns, const std::vector<double>& shift = {});
 
 // Writes the finished λ of `finished` (every outcome in it must be finished). Collective.
-void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeSettings& settings,
+void write_checkpoint(MPI_Comm comm, const std::string& path, const ridge::RidgeSettings& settings,
                       const Problem& problem, const GatheredSweep& finished);
 
 // The finished λ of a checkpoint, each rank holding the solutions of a contiguous block of
 // them, after checking that it was written for this deck and problem. Throws InputError
 // naming the file and the deck key that differs. Collective (every rank reads).
-GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const deck::RidgeSettings& settings,
+GatheredSweep read_checkpoint(MPI_Comm comm, const std::string& path, const ridge::RidgeSettings& settings,
                               const Problem& problem);
 
 }  // namespace trident::ridge

@@ -36,10 +36,10 @@ core::DeviceComm* reducing(const Problem& problem, core::DeviceComm* rows_comm) 
 }  // namespace
 
 SweepSolver::SweepSolver(const Problem& problem, core::Precision precision,
-                         deck::RidgeKernels kernels, core::DeviceComm* rows_comm, const EngineOptions& options)
+                         ridge::RidgeKernels kernels, core::DeviceComm* rows_comm, const EngineOptions& options)
     : rows_(problem.rows()),
       columns_(problem.a.columns),
-      engine_(kernels == deck::RidgeKernels::kokkos_kernels
+      engine_(kernels == ridge::RidgeKernels::kokkos_kernels
                   ? make_kokkos_kernels_engine(problem, precision, reducing(problem, rows_comm))
                   : make_fused_engine(problem, precision, reducing(problem, rows_comm), options)) {}
 
@@ -74,19 +74,19 @@ std::int64_t vector_scalar_bytes(core::Precision precision) {
 
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  core::Precision precision, std::size_t lambdas_on_rank,
-                                 deck::RidgeKernels kernels, bool distributed) {
+                                 ridge::RidgeKernels kernels, bool distributed) {
   const std::int64_t m = matrix_scalar_bytes(precision), s = vector_scalar_bytes(precision);
   if (distributed) {
     // The all-reduce's buffer, in double: Kokkos Kernels columns + 2 numbers; the fused
     // engine a head and a sum for every work item of A^T (its rows, the columns, and at
     // most a further segment per 16 nonzeros).
     const std::int64_t buffer =
-        kernels == deck::RidgeKernels::kokkos_kernels ? columns + 2 : 1 + columns + nonzeros / 16;
+        kernels == ridge::RidgeKernels::kokkos_kernels ? columns + 2 : 1 + columns + nonzeros / 16;
     return device_bytes_needed(rows, columns, nonzeros, precision, lambdas_on_rank, kernels, false) + buffer * 8;
   }
   const std::int64_t offsets = (rows + 1 + columns + 1) * 4;
   const auto lambdas = static_cast<std::int64_t>(lambdas_on_rank);
-  if (kernels == deck::RidgeKernels::kokkos_kernels) {
+  if (kernels == ridge::RidgeKernels::kokkos_kernels) {
     const std::int64_t vectors = 2 * rows * s + 2 * columns * s;  // b, u, v, w
     const std::int64_t per_lambda = 3 * columns * s + rows * s;    // h, hbar, x; A x
     return 2 * nonzeros * (m + 4) + offsets + vectors + per_lambda * lambdas;

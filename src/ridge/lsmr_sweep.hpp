@@ -81,10 +81,10 @@ struct SweepOutcome {
 class SweepSolver {
  public:
   SweepSolver(const Problem& problem, core::Precision precision,
-              deck::RidgeKernels kernels = deck::RidgeKernels::fused, core::DeviceComm* rows_comm = nullptr,
+              ridge::RidgeKernels kernels = ridge::RidgeKernels::fused, core::DeviceComm* rows_comm = nullptr,
               const EngineOptions& options = {});
   SweepSolver(const Problem& problem, bool float64,
-              deck::RidgeKernels kernels = deck::RidgeKernels::fused)
+              ridge::RidgeKernels kernels = ridge::RidgeKernels::fused)
       : SweepSolver(problem, float64 ? core::Precision::float64 : core::Precision::float32,
                     kernels) {}
   ~SweepSolver();
@@ -119,7 +119,7 @@ class SweepSolver {
 // rank's (its block of rows); `distributed` adds the all-reduce's buffer (about a number a column).
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  core::Precision precision, std::size_t lambdas_on_rank,
-                                 deck::RidgeKernels kernels, bool distributed = false);
+                                 ridge::RidgeKernels kernels, bool distributed = false);
 // Bytes of one matrix value and one vector entry in a precision.
 std::int64_t matrix_scalar_bytes(core::Precision precision);
 std::int64_t vector_scalar_bytes(core::Precision precision);

@@ -36,9 +36,9 @@ void collective_unless_alone(MPI_Comm comm, const std::function<void()>& work) {
   else mpi::collective(comm, work);
 }
 
-MatrixRows::MatrixRows(const deck::RidgeMatrixSettings& settings, MPI_Comm comm)
+MatrixRows::MatrixRows(const ridge::RidgeMatrixSettings& settings, MPI_Comm comm)
     : settings_(settings), comm_(comm) {
-  using Kind = deck::RidgeMatrixSettings::Kind;
+  using Kind = ridge::RidgeMatrixSettings::Kind;
   if (settings.kind == Kind::generate) {
     rows_ = settings.rows;
     columns_ = settings.columns;
@@ -75,13 +75,13 @@ MatrixRows::MatrixRows(const deck::RidgeMatrixSettings& settings, MPI_Comm comm)
 MatrixRows::~MatrixRows() = default;
 
 std::int64_t MatrixRows::offset(std::int64_t row) const {
-  if (settings_.kind == deck::RidgeMatrixSettings::Kind::generate)
+  if (settings_.kind == ridge::RidgeMatrixSettings::Kind::generate)
     return generated_offset(generated_nonzeros_, rows_, row);
   return offsets_[static_cast<std::size_t>(row)];
 }
 
 HostCsr MatrixRows::take(std::int64_t first, std::int64_t count) const {
-  using Kind = deck::RidgeMatrixSettings::Kind;
+  using Kind = ridge::RidgeMatrixSettings::Kind;
   HostCsr out;
   if (settings_.kind == Kind::generate) {
     collective_unless_alone(comm_, [&] {

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "deck/ridge_settings.hpp"
+#include "ridge/settings.hpp"
 #include "ridge/csr.hpp"
 
 namespace trident::ridge {
@@ -33,7 +33,7 @@ class MatrixRows {
   // ... i / rows entries). hdf5: every rank reads the shape and the row offsets and checks
   // them. matrix_market: rank 0 parses and checks the whole file; the others get its
   // offsets. Collective over `comm`; a bad file is a CollectiveError on every rank.
-  MatrixRows(const deck::RidgeMatrixSettings& settings, MPI_Comm comm);
+  MatrixRows(const ridge::RidgeMatrixSettings& settings, MPI_Comm comm);
   ~MatrixRows();
   MatrixRows(const MatrixRows&) = delete;
   MatrixRows& operator=(const MatrixRows&) = delete;
@@ -53,7 +53,7 @@ class MatrixRows {
   // Rank 0 sends every rank the block of the parsed Matrix Market file it asks for.
   HostCsr send_parsed_blocks(std::int64_t first, std::int64_t count) const;
 
-  deck::RidgeMatrixSettings settings_;
+  ridge::RidgeMatrixSettings settings_;
   MPI_Comm comm_;
   std::int64_t rows_ = 0, columns_ = 0, generated_nonzeros_ = 0;
   std::vector<std::int64_t> offsets_;  // hdf5, matrix_market: rows + 1 offsets

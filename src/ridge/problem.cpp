@@ -15,9 +15,9 @@ namespace trident::ridge {
 namespace {
 
 // b's rows [first, first + count) for a matrix of `rows` rows.
-std::vector<double> rhs_rows(const deck::RidgeRhsSettings& r, std::int64_t rows, std::int64_t first,
+std::vector<double> rhs_rows(const ridge::RidgeRhsSettings& r, std::int64_t rows, std::int64_t first,
                              std::int64_t count) {
-  if (r.kind == deck::RidgeRhsSettings::Kind::generate) return generate_rhs_rows(first, count, r.mean, r.std, r.seed);
+  if (r.kind == ridge::RidgeRhsSettings::Kind::generate) return generate_rhs_rows(first, count, r.mean, r.std, r.seed);
   const io::InputFile in(r.file, kRhsFileRole);
   const std::uint64_t size = hdf5_vector_length(in, r.dataset);
   if (size != static_cast<std::uint64_t>(rows))
@@ -28,7 +28,7 @@ std::vector<double> rhs_rows(const deck::RidgeRhsSettings& r, std::int64_t rows,
 
 // Entries [first, first + count) of ridge.prior's or ridge.weights' dataset, which must
 // hold `length` (the columns or the rows), each finite and, for weights, positive.
-std::vector<double> vector_rows(const deck::RidgeVectorFile& v, const char* role, const std::string& what,
+std::vector<double> vector_rows(const ridge::RidgeVectorFile& v, const char* role, const std::string& what,
                                 const std::string& against, std::int64_t length, bool positive, std::int64_t first,
                                 std::int64_t count) {
   const io::InputFile in(v.file, role);
@@ -46,11 +46,11 @@ std::vector<double> vector_rows(const deck::RidgeVectorFile& v, const char* role
   return out;
 }
 
-std::vector<double> prior(const deck::RidgeSettings& s, std::int64_t columns) {
+std::vector<double> prior(const ridge::RidgeSettings& s, std::int64_t columns) {
   return vector_rows(s.prior, "prior file of ridge.prior", "the prior", "columns", columns, false, 0, columns);
 }
 
-std::vector<double> weight_rows(const deck::RidgeSettings& s, std::int64_t rows, std::int64_t first,
+std::vector<double> weight_rows(const ridge::RidgeSettings& s, std::int64_t rows, std::int64_t first,
                                 std::int64_t count) {
   return vector_rows(s.weights, "weights file of ridge.weights", "the weights vector", "rows", rows, true, first, count);
 }
@@ -72,21 +72,21 @@ void apply_prior_and_weights(Problem& p, const std::vector<double>& w) {
 
 }  // namespace
 
-void check_prior_and_weights(const deck::RidgeSettings& settings, std::int64_t rows, std::int64_t columns) {
+void check_prior_and_weights(const ridge::RidgeSettings& settings, std::int64_t rows, std::int64_t columns) {
   if (settings.prior.given()) prior(settings, columns);
   if (settings.weights.given()) weight_rows(settings, rows, 0, rows);
 }
 
-void check_rhs(const deck::RidgeRhsSettings& rhs, std::int64_t rows) { rhs_rows(rhs, rows, 0, 0); }
+void check_rhs(const ridge::RidgeRhsSettings& rhs, std::int64_t rows) { rhs_rows(rhs, rows, 0, 0); }
 
-Problem load_problem(const deck::RidgeSettings& settings) {
+Problem load_problem(const ridge::RidgeSettings& settings) {
   const MatrixRows rows(settings.matrix, MPI_COMM_SELF);
   Problem p = load_rows(settings, rows, 0, rows.rows());
   p.total_rows = p.total_nonzeros = -1;  // the whole problem
   return p;
 }
 
-Problem load_rows(const deck::RidgeSettings& settings, const MatrixRows& rows, std::int64_t first,
+Problem load_rows(const ridge::RidgeSettings& settings, const MatrixRows& rows, std::int64_t first,
                   std::int64_t count) {
   Problem p;
   p.a = rows.take(first, count);

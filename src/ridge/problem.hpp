@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "deck/ridge_settings.hpp"
+#include "ridge/settings.hpp"
 #include "ridge/csr.hpp"
 #include "ridge/generator.hpp"
 #include "ridge/hdf5_csr.hpp"
@@ -35,20 +35,20 @@ struct Problem {
 
 // Checks an HDF5 b against a matrix of `rows` rows as load_rows does (the file, the dataset,
 // its length), reading none of its values; nothing for a generated b.
-void check_rhs(const deck::RidgeRhsSettings& rhs, std::int64_t rows);
+void check_rhs(const ridge::RidgeRhsSettings& rhs, std::int64_t rows);
 
 // Checks ridge.prior (`columns` entries) and ridge.weights (`rows` entries, each > 0) as
 // load_rows does, every entry finite; nothing for the ones not given. InputError naming the
 // file, the dataset and the deck key.
-void check_prior_and_weights(const deck::RidgeSettings& settings, std::int64_t rows, std::int64_t columns);
+void check_prior_and_weights(const ridge::RidgeSettings& settings, std::int64_t rows, std::int64_t columns);
 
 // Reads or generates the whole A and b and checks them (on this rank alone; errors are
 // InputError).
-Problem load_problem(const deck::RidgeSettings& settings);
+Problem load_problem(const ridge::RidgeSettings& settings);
 
 // This rank's rows [first, first + count) of A (from `rows`) and of b, checked. Collective
 // over the comm `rows` was made with; errors are CollectiveError on every rank.
-Problem load_rows(const deck::RidgeSettings& settings, const MatrixRows& rows, std::int64_t first,
+Problem load_rows(const ridge::RidgeSettings& settings, const MatrixRows& rows, std::int64_t first,
                   std::int64_t count);
 
 }  // namespace trident::ridge

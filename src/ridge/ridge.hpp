@@ -1,8 +1,8 @@
 #pragma once
 // The ridge study's public face: its line in app's table of studies (core/study.hpp), its
-// deck section's settings (deck/ridge_settings.hpp) and its driver (study.hpp).
+// deck section's settings (ridge/settings.hpp) and its driver (study.hpp).
 #include "core/study.hpp"
-#include "deck/ridge_settings.hpp"
+#include "ridge/settings.hpp"
 #include "ridge/study.hpp"
 
 namespace trident::ridge {

@@ -54,11 +54,11 @@ const double* local_row(const GatheredSweep& curve, double lambda, std::int64_t 
 
 }  // namespace
 
-const Choice& Selection::of(deck::RidgeRule rule) const {
+const Choice& Selection::of(ridge::RidgeRule rule) const {
   switch (rule) {
-    case deck::RidgeRule::discrepancy: return discrepancy;
-    case deck::RidgeRule::quasi_optimality: return quasi_optimality;
-    case deck::RidgeRule::gcv: return gcv;
+    case ridge::RidgeRule::discrepancy: return discrepancy;
+    case ridge::RidgeRule::quasi_optimality: return quasi_optimality;
+    case ridge::RidgeRule::gcv: return gcv;
     default: return corner;
   }
 }
@@ -86,7 +86,7 @@ std::vector<double> solution_steps(MPI_Comm comm, const GatheredSweep& curve, co
   return steps;
 }
 
-Selection select_lambdas(MPI_Comm comm, const Problem& problem, const deck::RidgeSettings& settings,
+Selection select_lambdas(MPI_Comm comm, const Problem& problem, const ridge::RidgeSettings& settings,
                          const GatheredSweep& curve) {
   Selection s;
   const std::vector<double> lambdas = curve.lambdas(), residual = curve.residual_norms();
@@ -104,7 +104,7 @@ Selection select_lambdas(MPI_Comm comm, const Problem& problem, const deck::Ridg
   return s;
 }
 
-void add_gcv(MPI_Comm comm, const SweepLayout& layout, const Problem& problem, const deck::RidgeSettings& settings,
+void add_gcv(MPI_Comm comm, const SweepLayout& layout, const Problem& problem, const ridge::RidgeSettings& settings,
              const GatheredSweep& curve, Selection& s) {
   if (settings.gcv_probes <= 0) return;
   // As many steps as the slowest converged λ took: the quadrature's error falls like the
@@ -119,7 +119,7 @@ void add_gcv(MPI_Comm comm, const SweepLayout& layout, const Problem& problem, c
   s.gcv = gcv_choice(lambdas, s.gcv_values, s.converged);
 }
 
-std::vector<double> refinement_for(const deck::RidgeSettings& settings, const GatheredSweep& curve,
+std::vector<double> refinement_for(const ridge::RidgeSettings& settings, const GatheredSweep& curve,
                                    const Selection& selection) {
   const std::vector<double> lambdas = curve.lambdas();
   std::vector<double> extra;
@@ -142,7 +142,7 @@ std::vector<double> refinement_for(const deck::RidgeSettings& settings, const Ga
   return extra;
 }
 
-void warn_unconverged(MPI_Comm comm, const deck::RidgeSettings& settings, const GatheredSweep& curve,
+void warn_unconverged(MPI_Comm comm, const ridge::RidgeSettings& settings, const GatheredSweep& curve,
                       std::int64_t rows, std::int64_t columns) {
   std::vector<double> at_limit, at_conlim;
   for (const auto& o : curve.outcomes()) {
@@ -167,12 +167,12 @@ void warn_unconverged(MPI_Comm comm, const deck::RidgeSettings& settings, const 
   log::warning(comm, text);
 }
 
-void log_selection(MPI_Comm comm, const deck::RidgeSettings& settings, const Selection& s) {
+void log_selection(MPI_Comm comm, const ridge::RidgeSettings& settings, const Selection& s) {
   if (!s.none.empty()) {
     log::info(comm, "ridge: no λ chosen: " + s.none);
     return;
   }
-  const auto line = [&](deck::RidgeRule rule, const std::string& title, const std::string& detail) {
+  const auto line = [&](ridge::RidgeRule rule, const std::string& title, const std::string& detail) {
     const Choice& c = s.of(rule);
     const std::string chosen = rule == settings.select ? " [chosen: ridge.select]" : "";
     if (c.index < 0)
@@ -180,21 +180,21 @@ void log_selection(MPI_Comm comm, const deck::RidgeSettings& settings, const Sel
     else
       log::info(comm, "ridge: " + title + " at λ = " + number(c.lambda) + " (" + detail + ")" + chosen);
   };
-  line(deck::RidgeRule::corner, "L-curve corner",
+  line(ridge::RidgeRule::corner, "L-curve corner",
        "index " + std::to_string(s.corner.index) + ", curvature " + number(s.corner.value));
-  line(deck::RidgeRule::discrepancy, "discrepancy principle",
+  line(ridge::RidgeRule::discrepancy, "discrepancy principle",
        "||b - A x|| = tau * noise_level * sqrt(rows) = " + number(s.discrepancy_target) + " between index " +
            std::to_string(s.discrepancy_bracket.first) + " and " + std::to_string(s.discrepancy_bracket.second) +
            "; nearest index " + std::to_string(s.discrepancy.index));
-  line(deck::RidgeRule::quasi_optimality, "quasi-optimality",
+  line(ridge::RidgeRule::quasi_optimality, "quasi-optimality",
        "index " + std::to_string(s.quasi_optimality.index) +
            ", ||x_i - x_next|| / ln(λ_next / λ_i) = " + number(s.quasi_optimality.value));
-  line(deck::RidgeRule::gcv, "GCV minimum",
+  line(ridge::RidgeRule::gcv, "GCV minimum",
        "index " + std::to_string(s.gcv.index) + ", G = " + number(s.gcv.value) + ", " +
            std::to_string(settings.gcv_probes) + " probes of " + std::to_string(s.gcv_steps) + " steps");
 }
 
-void write_selection(io::OutputFile& out, const deck::RidgeSettings& settings,
+void write_selection(io::OutputFile& out, const ridge::RidgeSettings& settings,
                      const GatheredSweep& curve, const Selection& s, std::int64_t columns,
                      const std::vector<double>& shift) {
   const std::vector<double> lambdas = curve.lambdas();
@@ -228,13 +228,13 @@ void write_selection(io::OutputFile& out, const deck::RidgeSettings& settings,
   const std::string group = "/ridge/selection";
   out.create_group(group);
   const Choice& chosen = s.of(settings.select);
-  out.attribute(group, "rule", std::string(deck::rule_name(settings.select)));
+  out.attribute(group, "rule", std::string(ridge::rule_name(settings.select)));
   out.attribute(group, "index", static_cast<std::int64_t>(chosen.index));
   out.attribute(group, "lambda", chosen.index >= 0 ? chosen.lambda : kNaN);
   out.attribute(group, "why_none", chosen.index >= 0 ? std::string() : (s.none.empty() ? chosen.why_none : s.none));
-  const auto rule_group = [&](deck::RidgeRule rule, const std::string& value_meaning) {
+  const auto rule_group = [&](ridge::RidgeRule rule, const std::string& value_meaning) {
     const Choice& c = s.of(rule);
-    const std::string g = group + "/" + deck::rule_name(rule);
+    const std::string g = group + "/" + ridge::rule_name(rule);
     out.create_group(g);
     out.attribute(g, "index", static_cast<std::int64_t>(c.index));
     out.attribute(g, "lambda", c.index >= 0 ? c.lambda : kNaN);
@@ -243,8 +243,8 @@ void write_selection(io::OutputFile& out, const deck::RidgeSettings& settings,
     out.attribute(g, "why_none", c.index >= 0 ? std::string() : (s.none.empty() ? c.why_none : s.none));
     return g;
   };
-  rule_group(deck::RidgeRule::corner, "the Menger curvature at the corner");
-  const std::string d = rule_group(deck::RidgeRule::discrepancy,
+  rule_group(ridge::RidgeRule::corner, "the Menger curvature at the corner");
+  const std::string d = rule_group(ridge::RidgeRule::discrepancy,
                                    "||b - A x|| at `index`, the swept λ nearest the target; `lambda` is interpolated "
                                    "in (log λ, log ||b - A x||) between bracket_low and bracket_high");
   out.attribute(d, "noise_level", settings.noise_level);
@@ -252,9 +252,9 @@ void write_selection(io::OutputFile& out, const deck::RidgeSettings& settings,
   out.attribute(d, "target", s.discrepancy_target);
   out.attribute(d, "bracket_low", static_cast<std::int64_t>(s.discrepancy_bracket.first));
   out.attribute(d, "bracket_high", static_cast<std::int64_t>(s.discrepancy_bracket.second));
-  rule_group(deck::RidgeRule::quasi_optimality,
+  rule_group(ridge::RidgeRule::quasi_optimality,
              "||x_i - x_next|| / ln(λ_next / λ_i) at the choice (/ridge/quasi_optimality), next: the next converged λ");
-  const std::string g = rule_group(deck::RidgeRule::gcv,
+  const std::string g = rule_group(ridge::RidgeRule::gcv,
                                    "G(λ) = rows ||b - A x||^2 / (rows - trace)^2 at the choice (/ridge/gcv), the "
                                    "trace estimated by Hutchinson probes and Lanczos quadrature (/ridge/gcv_trace)");
   out.attribute(g, "probes", settings.gcv_probes);
@@ -275,7 +275,7 @@ void write_selection(io::OutputFile& out, const deck::RidgeSettings& settings,
   out.write_slab<double>("/ridge/solution", {0}, {row != nullptr ? columns_u : 0}, row != nullptr ? x.data() : nullptr);
   out.attribute("/ridge/solution", "lambda", lambdas[static_cast<std::size_t>(chosen.index)]);
   out.attribute("/ridge/solution", "index", static_cast<std::int64_t>(chosen.index));
-  out.attribute("/ridge/solution", "rule", std::string(deck::rule_name(settings.select)));
+  out.attribute("/ridge/solution", "rule", std::string(ridge::rule_name(settings.select)));
 }
 
 }  // namespace trident::ridge

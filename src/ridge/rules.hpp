@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "deck/ridge_settings.hpp"
+#include "ridge/settings.hpp"
 #include "ridge/problem.hpp"
 #include "ridge/selection.hpp"
 #include "ridge/sweep.hpp"
@@ -32,7 +32,7 @@ struct Selection {
   std::string none;                      // set when no rule chose (a stopped run): why
 
   // The choice of `rule` (one of the above).
-  const Choice& of(deck::RidgeRule rule) const;
+  const Choice& of(ridge::RidgeRule rule) const;
 };
 
 // ||x_i - x_j|| for each converged λ_i and the next converged λ_j (NaN elsewhere), from the
@@ -41,29 +41,29 @@ std::vector<double> solution_steps(MPI_Comm comm, const GatheredSweep& curve, co
                                    std::int64_t columns);
 
 // Every rule on `curve` but GCV. Collective.
-Selection select_lambdas(MPI_Comm comm, const Problem& problem, const deck::RidgeSettings& settings,
+Selection select_lambdas(MPI_Comm comm, const Problem& problem, const ridge::RidgeSettings& settings,
                          const GatheredSweep& curve);
 // GCV added to `selection` when ridge.gcv_probes > 0: its probes are the costly part, run
 // once, on the final curve. Collective.
-void add_gcv(MPI_Comm comm, const SweepLayout& layout, const Problem& problem, const deck::RidgeSettings& settings,
+void add_gcv(MPI_Comm comm, const SweepLayout& layout, const Problem& problem, const ridge::RidgeSettings& settings,
              const GatheredSweep& curve, Selection& selection);
 
 // The λ a refinement sweep adds: refine_corner around the corner, refine_discrepancy inside
 // the discrepancy's bracket (ascending, without repeats or λ already on the curve).
-std::vector<double> refinement_for(const deck::RidgeSettings& settings, const GatheredSweep& curve,
+std::vector<double> refinement_for(const ridge::RidgeSettings& settings, const GatheredSweep& curve,
                                    const Selection& selection);
 
 // A warning naming every λ that stopped at the condition or iteration limit, with the deck
 // key that would let it converge. Collective (rank 0 prints).
-void warn_unconverged(MPI_Comm comm, const deck::RidgeSettings& settings, const GatheredSweep& curve,
+void warn_unconverged(MPI_Comm comm, const ridge::RidgeSettings& settings, const GatheredSweep& curve,
                       std::int64_t rows, std::int64_t columns);
 
 // One log line per rule, the chosen one marked.
-void log_selection(MPI_Comm comm, const deck::RidgeSettings& settings, const Selection& selection);
+void log_selection(MPI_Comm comm, const ridge::RidgeSettings& settings, const Selection& selection);
 
 // /ridge/converged, /ridge/selection (a group per rule) and, when the chosen rule chose,
 // /ridge/solution (x at its λ plus `shift`, the prior, when given). Collective.
-void write_selection(io::OutputFile& out, const deck::RidgeSettings& settings,
+void write_selection(io::OutputFile& out, const ridge::RidgeSettings& settings,
                      const GatheredSweep& curve, const Selection& selection, std::int64_t columns,
                      const std::vector<double>& shift);
 

@@ -42,7 +42,7 @@ std::string matrix_text(const MatrixRows& matrix, std::int64_t first, std::int64
 // Stops before this rank's rows of A and b are read or generated when the host cannot hold
 // them (CSR: a 4-byte offset a row, a 4-byte column and an 8-byte value a nonzero, and b),
 // with the solutions of its λ that the rules keep (a column each, in double).
-void check_host_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
+void check_host_memory(MPI_Comm comm, const ridge::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
                        std::int64_t count, std::size_t lambdas_per_rank, const DeviceBinding& binding) {
   mpi::collective(comm, [&] {
     const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
@@ -58,7 +58,7 @@ void check_host_memory(MPI_Comm comm, const deck::RidgeSettings& s, const Matrix
 
 // Stops before anything goes to the device when this rank's rows of A, their transpose and
 // the vectors cannot fit it. The message names the rank's share when it holds a block.
-void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
+void check_memory(MPI_Comm comm, const ridge::RidgeSettings& s, const MatrixRows& matrix, std::int64_t first,
                   std::int64_t count, std::size_t lambdas_per_rank, bool distributed, const DeviceBinding& binding) {
   mpi::collective(comm, [&] {
     const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
@@ -75,7 +75,7 @@ void check_memory(MPI_Comm comm, const deck::RidgeSettings& s, const MatrixRows&
 // One line: how the rows and the λ are spread, and what the row ranks sum each iteration
 // (the fused kernels add each λ's share of ||x||^2 to A^T u's n sums and ||u||^2).
 void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::int64_t>& bounds, int groups,
-                std::size_t lambdas_per_group, deck::RidgeKernels kernels, const core::DeviceComm* rows_comm) {
+                std::size_t lambdas_per_group, ridge::RidgeKernels kernels, const core::DeviceComm* rows_comm) {
   std::int64_t fewest_rows = matrix.rows(), most_rows = 0, fewest = matrix.nonzeros(), most = 0;
   for (std::size_t r = 0; r + 1 < bounds.size(); ++r) {
     const std::int64_t rows = bounds[r + 1] - bounds[r];
@@ -93,7 +93,7 @@ void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::
                       (groups == 1 ? " group" : " groups") + " (up to " + std::to_string(lambdas_per_group) +
                       " λ each, refinement included)" +
                       (row_ranks > 1 ? "; one all-reduce of " + std::to_string(matrix.columns()) + " + 1" +
-                                           (kernels == deck::RidgeKernels::fused
+                                           (kernels == ridge::RidgeKernels::fused
                                                 ? " + " + std::to_string(lambdas_per_group)
                                                 : std::string()) +
                                            " numbers per iteration in each group" +
@@ -103,10 +103,10 @@ void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::
 }
 
 // The λ groups: the deck's, checked against the rank count, or the run's choice.
-int lambda_groups(MPI_Comm comm, const deck::RidgeSettings& s, std::int64_t nonzeros) {
+int lambda_groups(MPI_Comm comm, const ridge::RidgeSettings& s, std::int64_t nonzeros) {
   const int ranks = mpi::size(comm);
   if (s.lambda_groups == 0) return choose_lambda_groups(ranks, nonzeros, s.lambdas.size());
-  mpi::collective(comm, [&] { deck::check_lambda_groups(s, ranks); });
+  mpi::collective(comm, [&] { ridge::check_lambda_groups(s, ranks); });
   return static_cast<int>(s.lambda_groups);
 }
 
@@ -159,7 +159,7 @@ std::vector<T> column(const std::vector<LambdaOutcome>& curve, F field) {
 // device state set up, before the output exists; run() sweeps and writes /ridge.
 class RidgeStudy : public PreparedStudy {
  public:
-  RidgeStudy(const deck::RidgeSettings& settings, RunContext& context, std::string checkpoint_path)
+  RidgeStudy(const ridge::RidgeSettings& settings, RunContext& context, std::string checkpoint_path)
       : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
     MPI_Comm comm = context.comm;
     // ridge.read: A and b read (or generated, this rank's rows) and checked, the checkpoint
@@ -223,7 +223,7 @@ class RidgeStudy : public PreparedStudy {
   Selection select(const GatheredSweep& curve, bool with_gcv);
   void write(const GatheredSweep& curve, const Selection& selection, io::OutputFile& out);
 
-  const deck::RidgeSettings& settings_;
+  const ridge::RidgeSettings& settings_;
   RunContext& context_;
   std::string checkpoint_path_;
   std::unique_ptr<SweepLayout> layout_;  // before solver_, which uses its communicator
@@ -281,7 +281,7 @@ void RidgeStudy::stop(const GatheredSweep& finished, int signal, io::OutputFile&
 }
 
 void RidgeStudy::run(io::OutputFile& out) {
-  const deck::RidgeSettings& settings = settings_;
+  const ridge::RidgeSettings& settings = settings_;
   RunContext& context = context_;
   const Problem& problem = problem_;
   MPI_Comm comm = context.comm;
@@ -291,7 +291,7 @@ void RidgeStudy::run(io::OutputFile& out) {
                       std::to_string(problem.nonzeros()) + " nonzeros, " +
                       std::to_string(settings.lambdas.size()) + " λ over " + std::to_string(ranks) +
                       " ranks, " + core::precision_name(settings.precision) + ", " +
-                      deck::kernels_name(settings.solver.kernels) + " kernels");
+                      ridge::kernels_name(settings.solver.kernels) + " kernels");
 
   LsmrOptions options;
   options.atol = settings.solver.atol;
@@ -324,7 +324,7 @@ Selection RidgeStudy::select(const GatheredSweep& curve, bool with_gcv) {
 }
 
 void RidgeStudy::write(const GatheredSweep& curve, const Selection& selection, io::OutputFile& out) {
-  const deck::RidgeSettings& settings = settings_;
+  const ridge::RidgeSettings& settings = settings_;
   const Problem& problem = problem_;
   MPI_Comm comm = context_.comm;
   // The slowest rank's: its bytes set the sweep's floor.
@@ -368,7 +368,7 @@ void RidgeStudy::write(const GatheredSweep& curve, const Selection& selection, i
                             "λ ascending"));
   out.attribute("/ridge", "curve", std::string(selection.none.empty() ? "complete" : "partial: " + selection.none));
   out.attribute("/ridge", "precision", std::string(core::precision_name(settings.precision)));
-  out.attribute("/ridge", "kernels", std::string(deck::kernels_name(settings.solver.kernels)));
+  out.attribute("/ridge", "kernels", std::string(ridge::kernels_name(settings.solver.kernels)));
   out.attribute("/ridge", "rows", problem.rows());
   out.attribute("/ridge", "columns", problem.columns());
   out.attribute("/ridge", "nonzeros", problem.nonzeros());
@@ -392,12 +392,12 @@ void RidgeStudy::write(const GatheredSweep& curve, const Selection& selection, i
 
 }  // namespace
 
-std::unique_ptr<PreparedStudy> prepare_study(const deck::RidgeSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const ridge::RidgeSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path) {
   return std::make_unique<RidgeStudy>(settings, context, checkpoint_path);
 }
 
-void run_study(const deck::RidgeSettings& settings, RunContext& context, io::OutputFile& output) {
+void run_study(const ridge::RidgeSettings& settings, RunContext& context, io::OutputFile& output) {
   prepare_study(settings, context, io::default_checkpoint_path(output.path()))->run(output);
 }
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/run_context.hpp"
-#include "deck/ridge_settings.hpp"
+#include "ridge/settings.hpp"
 
 namespace trident::ridge {
 
@@ -13,11 +13,11 @@ namespace trident::ridge {
 // context.restart_path it loads the λ a stopped run finished and sweeps only the others.
 // A stop signal ends a sweep after a block of iterations: the finished λ go to a checkpoint
 // at `checkpoint_path` and to the output, then StudyStopped (exit 75).
-std::unique_ptr<PreparedStudy> prepare_study(const deck::RidgeSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const ridge::RidgeSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path);
 
 // prepare_study(...)->run(output) with the checkpoint beside the output: for tests and
 // callers with one study.
-void run_study(const deck::RidgeSettings& settings, RunContext& context, io::OutputFile& output);
+void run_study(const ridge::RidgeSettings& settings, RunContext& context, io::OutputFile& output);
 
 }  // namespace trident::ridge

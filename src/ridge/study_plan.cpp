@@ -1,5 +1,6 @@
 // The ridge study as app's table sees it (core/study.hpp): its section read, its checks
 // before work in the order of prepare_study, and its summary.
+#include "deck/reader.hpp"
 #include "io/output_file.hpp"
 #include "ridge/matrix_market.hpp"
 #include "ridge/matrix_rows.hpp"
@@ -12,11 +13,11 @@ namespace {
 
 class RidgePlan : public StudyPlan {
  public:
-  explicit RidgePlan(const deck::Section& top) : settings_(deck::parse_ridge(top)) {}
+  explicit RidgePlan(const deck::Section& top) : settings_(ridge::parse_ridge(top)) {}
 
   std::string summary() const override {
     return "ridge (" + std::to_string(settings_.lambdas.size()) + " lambda values, " +
-           core::precision_name(settings_.precision) + ", " + deck::kernels_name(settings_.solver.kernels) +
+           core::precision_name(settings_.precision) + ", " + ridge::kernels_name(settings_.solver.kernels) +
            " kernels)";
   }
 
@@ -25,7 +26,7 @@ class RidgePlan : public StudyPlan {
   // place. A Matrix Market file is read to its size line; an HDF5 matrix's row offsets only
   // with checks.read_counts (else the study reads them first thing).
   bool check_before_work(const WorkChecks& checks) const override {
-    using Kind = deck::RidgeMatrixSettings::Kind;
+    using Kind = ridge::RidgeMatrixSettings::Kind;
     std::int64_t rows = settings_.matrix.rows, columns = settings_.matrix.columns;
     if (settings_.matrix.kind == Kind::matrix_market) {
       const auto header = read_matrix_market_header(settings_.matrix.file);
@@ -38,7 +39,7 @@ class RidgePlan : public StudyPlan {
       rows = matrix.rows();
       columns = matrix.columns();
     }
-    deck::check_lambda_groups(settings_, checks.ranks);
+    ridge::check_lambda_groups(settings_, checks.ranks);
     check_rhs(settings_.rhs, rows);
     check_prior_and_weights(settings_, rows, columns);
     io::check_output_destination(MPI_COMM_SELF, checks.checkpoint_path, /*overwrite=*/true);
@@ -50,7 +51,7 @@ class RidgePlan : public StudyPlan {
   }
 
  private:
-  deck::RidgeSettings settings_;
+  ridge::RidgeSettings settings_;
 };
 
 std::unique_ptr<StudyPlan> read(const deck::Section& top) { return std::make_unique<RidgePlan>(top); }

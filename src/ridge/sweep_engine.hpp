@@ -11,7 +11,7 @@
 
 #include "core/comm.hpp"
 #include "transport/device_comm.hpp"
-#include "deck/ridge_settings.hpp"
+#include "ridge/settings.hpp"
 #include "ridge/engine_options.hpp"
 #include "ridge/lsmr_recurrence.hpp"
 #include "ridge/lsmr_sweep.hpp"

@@ -68,8 +68,8 @@ Estimate knn(const trident::deck::KnnSettings& d) {
   return e;
 }
 
-Estimate ridge(const trident::deck::RidgeSettings& d) {
-  const bool generated = d.matrix.kind == trident::deck::RidgeMatrixSettings::Kind::generate;
+Estimate ridge(const trident::ridge::RidgeSettings& d) {
+  const bool generated = d.matrix.kind == trident::ridge::RidgeMatrixSettings::Kind::generate;
   const double stored = file_bytes(d.matrix.file);
   const double rows = generated ? double(d.matrix.rows) : stored;
   const double columns = generated ? double(d.matrix.columns) : stored;

@@ -12,7 +12,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/run_context.hpp"
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
 #include "diffusion/study.hpp"
 #include "diffusion/study_test_hooks.hpp"
 #include "io/input_file.hpp"

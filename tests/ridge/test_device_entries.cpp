@@ -109,8 +109,8 @@ TEST(DeviceEntries, SweepWithTheSetUpOnTheDeviceIsTheHostSetUpsSweep) {
   for (const core::Precision precision : {core::Precision::float64, core::Precision::float32}) {
     const EngineOptions on = EngineOptions::from_overrides(core::parse_overrides({"TRIDENT_RIDGE_DEVICE_SETUP=on"}));
     const EngineOptions off = EngineOptions::from_overrides(core::parse_overrides({"TRIDENT_RIDGE_DEVICE_SETUP=off"}));
-    SweepSolver device(p, precision, deck::RidgeKernels::fused, nullptr, on);
-    SweepSolver host(p, precision, deck::RidgeKernels::fused, nullptr, off);
+    SweepSolver device(p, precision, ridge::RidgeKernels::fused, nullptr, on);
+    SweepSolver host(p, precision, ridge::RidgeKernels::fused, nullptr, off);
     EXPECT_NE(device.product_layout().find("entries placed on the device"), std::string::npos)
         << device.product_layout();
     EXPECT_NE(host.product_layout().find("entries placed on the host"), std::string::npos) << host.product_layout();

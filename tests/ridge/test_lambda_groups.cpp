@@ -8,7 +8,7 @@
 #include "deck/deck.hpp"
 #include "support/study_decks.hpp"
 
-namespace trident::deck {
+namespace trident::ridge {
 namespace {
 
 TEST(RidgeLambdaGroups, RefusedExactlyWhenTheyDoNotDivideTheRanks) {
@@ -36,4 +36,4 @@ TEST(RidgeLambdaGroups, RefusedExactlyWhenTheyDoNotDivideTheRanks) {
 }
 
 }  // namespace
-}  // namespace trident::deck
+}  // namespace trident::ridge

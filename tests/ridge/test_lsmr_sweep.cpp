@@ -34,7 +34,7 @@ Problem random_problem(const Shape& s, std::uint64_t seed) {
   return p;
 }
 
-using deck::RidgeKernels;
+using ridge::RidgeKernels;
 using test::relative_difference;
 using test::solution_row;
 using core::Precision;
@@ -96,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<RidgeAgainstDense::ParamType>& info) {
       std::string name = std::string(std::get<0>(info.param).name) + "_" +
                          core::precision_name(std::get<1>(info.param)) + "_" +
-                         deck::kernels_name(std::get<2>(info.param));
+                         ridge::kernels_name(std::get<2>(info.param));
       for (char& c : name)
         if (c == '-') c = '_';
       return name;
@@ -106,7 +106,7 @@ TEST(RidgeSweep, SharedBidiagonalizationEqualsSeparateSolves) {
   const Shape shapes[] = {{35, 25, "tall"}, {20, 32, "wide"}};
   for (const RidgeKernels kernels : kBothEngines)
   for (const Shape& shape : shapes) {
-    SCOPED_TRACE(deck::kernels_name(kernels));
+    SCOPED_TRACE(ridge::kernels_name(kernels));
     const Problem p = random_problem(shape, 5);
     const test::Dense a = test::dense(p.a);
     const std::vector<double> lambdas = {0.01, 0.2, 0.9, 3.0, 12.0, 100.0};
@@ -159,7 +159,7 @@ TEST(RidgeSweep, ThirtySevenLambdasEachMatchTheDenseSolve) {
     for (std::size_t j = 0; j < lambdas.size(); ++j) {
       const std::vector<double> expected = test::ridge_by_cholesky(a, p.b, lambdas[j]);
       EXPECT_LT(relative_difference(solution_row(out.solutions, j, 24), expected), 1e-6)
-          << deck::kernels_name(kernels) << " λ=" << lambdas[j];
+          << ridge::kernels_name(kernels) << " λ=" << lambdas[j];
     }
   }
 }
@@ -212,7 +212,7 @@ TEST(RidgeSweep, MatricesBeyondSixteenBitIndicesInBothDirections) {
       SweepSolver solver(p, true, kernels);
       const SweepOutcome out = solver.solve({lambda}, options, true);
       EXPECT_LT(relative_difference(out.solutions, expected), 1e-9)
-          << (wide ? "wide " : "tall ") << deck::kernels_name(kernels);
+          << (wide ? "wide " : "tall ") << ridge::kernels_name(kernels);
     }
   }
 }
@@ -237,7 +237,7 @@ TEST(RidgeSweep, BytesPerIterationCountPaddingIndicesAndOffsets) {
   for (const RidgeKernels kernels : kBothEngines) {
     const SweepOutcome out = SweepSolver(p, true, kernels).solve({0.5}, options, true);
     EXPECT_LT(relative_difference(out.solutions, test::ridge_by_cholesky(a, p.b, 0.5)), 1e-10)
-        << deck::kernels_name(kernels);
+        << ridge::kernels_name(kernels);
   }
 }
 

@@ -28,7 +28,7 @@
 namespace trident::ridge {
 namespace {
 
-using deck::RidgeKernels;
+using ridge::RidgeKernels;
 using core::Precision;
 
 // Rows [first, first + count) of a whole problem, as a rank holds them.
@@ -62,7 +62,7 @@ double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs
 void expect_same_as_one_rank(const Problem& whole, const std::vector<std::int64_t>& bounds,
                              const std::vector<double>& lambdas, Precision precision, RidgeKernels kernels,
                              const EngineOptions& engine = {}) {
-  SCOPED_TRACE(std::string(deck::kernels_name(kernels)) + ", " + core::precision_name(precision));
+  SCOPED_TRACE(std::string(ridge::kernels_name(kernels)) + ", " + core::precision_name(precision));
   const int me = mpi::rank(MPI_COMM_WORLD);
   const bool single = precision == Precision::float32;
   // The kokkos-kernels engine on a GPU (cuSPARSE) sums in an order that changes from run to
@@ -302,25 +302,25 @@ TEST(MpiRidgeRowSplit, EachRankReadsOrGeneratesOnlyItsRows) {
     h5.commit();
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  deck::RidgeSettings s;
-  s.rhs.kind = deck::RidgeRhsSettings::Kind::generate;
+  ridge::RidgeSettings s;
+  s.rhs.kind = ridge::RidgeRhsSettings::Kind::generate;
   for (int kind = 0; kind < 3; ++kind) {
     SCOPED_TRACE(kind);
-    s.matrix = deck::RidgeMatrixSettings{};
+    s.matrix = ridge::RidgeMatrixSettings{};
     if (kind == 0) {
-      s.matrix.kind = deck::RidgeMatrixSettings::Kind::generate;
+      s.matrix.kind = ridge::RidgeMatrixSettings::Kind::generate;
       s.matrix.rows = 23;
       s.matrix.columns = 17;
       s.matrix.density = 0.3;
       s.matrix.seed = 9;
     } else if (kind == 1) {
-      s.matrix.kind = deck::RidgeMatrixSettings::Kind::matrix_market;
+      s.matrix.kind = ridge::RidgeMatrixSettings::Kind::matrix_market;
       s.matrix.file = folder + "/a.mtx";
     } else {
-      s.matrix.kind = deck::RidgeMatrixSettings::Kind::hdf5;
+      s.matrix.kind = ridge::RidgeMatrixSettings::Kind::hdf5;
       s.matrix.file = folder + "/a.h5";
       s.matrix.group = "/A";
-      s.rhs.kind = deck::RidgeRhsSettings::Kind::hdf5;
+      s.rhs.kind = ridge::RidgeRhsSettings::Kind::hdf5;
       s.rhs.file = folder + "/a.h5";
       s.rhs.dataset = "/b";
     }

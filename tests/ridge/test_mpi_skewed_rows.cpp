@@ -22,7 +22,7 @@
 namespace trident::ridge {
 namespace {
 
-using deck::RidgeKernels;
+using ridge::RidgeKernels;
 using core::Precision;
 using test::relative_difference;
 using test::solution_row;

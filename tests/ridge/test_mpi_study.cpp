@@ -152,7 +152,7 @@ TEST(MpiRidgeStudy, TheRunsOverridesReachTheProductSchedule) {
   p.a = generate_matrix(40, 30, 0.4, 3);
   p.b = generate_rhs(40, 3.0, 1.0, 2);  // the deck's default right-hand side
   const SweepSolver whole(p, core::Precision::float64);
-  const SweepSolver segments(p, core::Precision::float64, deck::RidgeKernels::fused, nullptr,
+  const SweepSolver segments(p, core::Precision::float64, ridge::RidgeKernels::fused, nullptr,
                              EngineOptions::from_overrides(cut));
   ASSERT_NE(segments.bytes_per_iteration(), whole.bytes_per_iteration());
   io::InputFile automatic(folder + "/auto.h5", "ridge output"), overridden(folder + "/cut.h5", "ridge output");
@@ -231,7 +231,7 @@ TEST(MpiRidgeStudy, RightHandSideOfTheWrongLengthFailsWithExitCodeTwo) {
 }
 
 TEST(MpiRidgeStudy, DeviceMemoryShortfallSaysHowMuchIsNeededAndThere) {
-  using deck::RidgeKernels;
+  using ridge::RidgeKernels;
   using core::Precision;
   // Kokkos Kernels: 4-byte indices, and a rows x λ block of products A x.
   EXPECT_EQ(device_bytes_needed(15000, 15000, 22500000, Precision::float32, 10,

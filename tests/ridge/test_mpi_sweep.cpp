@@ -12,8 +12,8 @@ namespace trident::ridge {
 namespace {
 
 void expect_rank_independent_with(const std::vector<double>& lambdas,
-                                  core::Precision precision, deck::RidgeKernels kernels) {
-  SCOPED_TRACE(deck::kernels_name(kernels));
+                                  core::Precision precision, ridge::RidgeKernels kernels) {
+  SCOPED_TRACE(ridge::kernels_name(kernels));
   const bool float64 = precision != core::Precision::float32;
   Problem p;
   p.a = generate_matrix(40, 28, 0.25, 21);
@@ -49,8 +49,8 @@ void expect_rank_independent_with(const std::vector<double>& lambdas,
 
 // Both engines.
 void expect_rank_independent(const std::vector<double>& lambdas, core::Precision precision) {
-  expect_rank_independent_with(lambdas, precision, deck::RidgeKernels::fused);
-  expect_rank_independent_with(lambdas, precision, deck::RidgeKernels::kokkos_kernels);
+  expect_rank_independent_with(lambdas, precision, ridge::RidgeKernels::fused);
+  expect_rank_independent_with(lambdas, precision, ridge::RidgeKernels::kokkos_kernels);
 }
 
 TEST(MpiRidgeSweep, SevenLambdasGiveTheSameCurveOnAnyRankCount) {

@@ -317,11 +317,11 @@ TEST(RidgeProblem, RightHandSideOfTheWrongLengthIsNamed) {
   const std::string folder = trident::test::scratch_folder(MPI_COMM_SELF, "ridge_rhs");
   const std::string path = folder + "/a.h5";
   write_csr(path, {0, 2, 2, 3}, {0, 3, 1}, {1.5, 2, 4}, {3, 4}, false, {1, 2});
-  deck::RidgeSettings s;
-  s.matrix.kind = deck::RidgeMatrixSettings::Kind::hdf5;
+  ridge::RidgeSettings s;
+  s.matrix.kind = ridge::RidgeMatrixSettings::Kind::hdf5;
   s.matrix.file = path;
   s.matrix.group = "/A";
-  s.rhs.kind = deck::RidgeRhsSettings::Kind::hdf5;
+  s.rhs.kind = ridge::RidgeRhsSettings::Kind::hdf5;
   s.rhs.file = path;
   s.rhs.dataset = "/b";
   s.rhs.where = "d.yaml:4:8: ridge.rhs";

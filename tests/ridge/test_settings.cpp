@@ -9,7 +9,7 @@
 #include "deck/deck.hpp"
 #include "support/study_decks.hpp"
 
-namespace trident::deck {
+namespace trident::ridge {
 namespace {
 
 RidgeSettings ridge(const std::string& text) {
@@ -170,4 +170,4 @@ TEST(RidgeSettings, RulesPriorAndWeights) {
 }
 
 }  // namespace
-}  // namespace trident::deck
+}  // namespace trident::ridge

@@ -29,13 +29,13 @@ TEST(RidgeStopResidual, BtolAloneStopsACompatibleSystemWithReasonOne) {
   options.btol = 1e-8;
   options.conlim = 0;
   options.max_iterations = 200;
-  for (const deck::RidgeKernels kernels : {deck::RidgeKernels::fused, deck::RidgeKernels::kokkos_kernels}) {
+  for (const ridge::RidgeKernels kernels : {ridge::RidgeKernels::fused, ridge::RidgeKernels::kokkos_kernels}) {
     SweepSolver solver(p, true, kernels);
     const SweepOutcome out = solver.solve({1e-12}, options, false);
     ASSERT_EQ(out.lambdas.size(), 1u);
-    EXPECT_EQ(out.lambdas[0].stop_reason, kStopResidualSmall) << deck::kernels_name(kernels);
-    EXPECT_LT(out.lambdas[0].iterations, 200) << deck::kernels_name(kernels);
-    EXPECT_LE(out.lambdas[0].residual_norm, 1e-6 * 250) << deck::kernels_name(kernels);  // btol ||b|| and then some
+    EXPECT_EQ(out.lambdas[0].stop_reason, kStopResidualSmall) << ridge::kernels_name(kernels);
+    EXPECT_LT(out.lambdas[0].iterations, 200) << ridge::kernels_name(kernels);
+    EXPECT_LE(out.lambdas[0].residual_norm, 1e-6 * 250) << ridge::kernels_name(kernels);  // btol ||b|| and then some
   }
 }
 

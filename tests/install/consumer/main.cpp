@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
 #include "knn/geometry.hpp"
 #include "trident/version.hpp"
 

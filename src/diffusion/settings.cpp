@@ -1,4 +1,6 @@
-#include "deck/diffusion_settings.hpp"
+#include "diffusion/settings.hpp"
+
+#include "deck/reader.hpp"
 
 #include <limits>
 #include <string>

@@ -1,4 +1,6 @@
-#include "deck/knn_settings.hpp"
+#include "knn/settings.hpp"
+
+#include "deck/reader.hpp"
 
 #include <vector>
 

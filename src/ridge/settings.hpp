@@ -1,12 +1,16 @@
 #pragma once
-// The `ridge:` section of a deck, typed and validated.
+// The `ridge:` section of a deck, typed and validated: plain settings, read by settings.cpp.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "deck/reader.hpp"
+#include "core/precision.hpp"
 
 namespace trident::deck {
+class Section;  // deck/reader.hpp: settings.cpp reads the section through it
+}
+
+namespace trident::ridge {
 
 // Where the matrix A comes from.
 struct RidgeMatrixSettings {
@@ -89,10 +93,10 @@ struct RidgeSettings {
 };
 
 // Reads `ridge:` from the top-level section (the caller checked that it is there).
-RidgeSettings parse_ridge(const Section& top);
+RidgeSettings parse_ridge(const deck::Section& top);
 
 // ridge.lambda_groups against a job of `ranks` ranks: InputError when the groups do not
 // divide them (run and validate --ranks N both check it before any work).
 void check_lambda_groups(const RidgeSettings& settings, int ranks);
 
-}  // namespace trident::deck
+}  // namespace trident::ridge

@@ -1,12 +1,13 @@
 #pragma once
-// The `knn:` section of a deck, typed and validated.
+// The `knn:` section of a deck, typed and validated: plain settings, read by settings.cpp.
 #include <cstdint>
 #include <string>
 
 #include "core/precision.hpp"
-#include "deck/reader.hpp"
 
 namespace trident::deck {
+
+class Section;  // deck/reader.hpp: settings.cpp reads the section through it
 
 // Where a set of points (observations or references) comes from. Latitude and
 // longitude are in degrees.

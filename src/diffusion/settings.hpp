@@ -1,13 +1,14 @@
 #pragma once
-// The `diffusion:` section of a deck, typed and validated.
+// The `diffusion:` section of a deck, typed and validated: plain settings, read by settings.cpp.
 #include <array>
 #include <cstdint>
 #include <string>
 
 #include "core/precision.hpp"
-#include "deck/reader.hpp"
 
 namespace trident::deck {
+
+class Section;  // deck/reader.hpp: settings.cpp reads the section through it
 
 struct StartField {
   std::string kind = "jagged";  // jagged | gaussian | file

@@ -1,4 +1,6 @@
-#include "deck/ridge_settings.hpp"
+#include "ridge/settings.hpp"
+
+#include "deck/reader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +9,15 @@
 
 #include "core/error.hpp"
 
-namespace trident::deck {
+namespace trident::ridge {
 
 using core::Precision;
+using deck::any;
+using deck::at_least;
+using deck::between;
+using deck::Bounds;
+using deck::greater_than;
+using deck::Section;
 
 namespace {
 
@@ -212,4 +220,4 @@ void check_lambda_groups(const RidgeSettings& settings, int ranks) {
                      std::to_string(ranks) + ", or 0 to let the run choose");
 }
 
-}  // namespace trident::deck
+}  // namespace trident::ridge
