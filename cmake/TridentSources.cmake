@@ -48,6 +48,7 @@ set(TRIDENT_SOURCES_deck
   deck/yaml_structure.cpp
 )
 set(TRIDENT_SOURCES_diffusion
+  diffusion/boundary.cpp
   diffusion/checkpoint.cpp
   diffusion/decomposition.cpp
   diffusion/exact_select.cpp

@@ -49,7 +49,7 @@ void check_diffusion(const RunPlan& plan, int ranks) {
     throw InputError(plan.deck.source.at(s.ranks[0] > 0 ? "diffusion.ranks" : "diffusion.nx") + e.what());
   }
   try {
-    diffusion::halo_width_for({dims[1], dims[0]}, s.nx, s.ny, s.halo_width);
+    diffusion::halo_width_for({dims[1], dims[0]}, s.nx, s.ny, s.halo_width, s.periodic_x() || s.periodic_y());
   } catch (const InputError& e) {
     throw InputError(plan.deck.source.at("diffusion.halo_width") + e.what());
   }

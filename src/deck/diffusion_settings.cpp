@@ -1,5 +1,6 @@
 #include "deck/diffusion_settings.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -42,13 +43,114 @@ StartField parse_start(const Section& diffusion) {
   return start;
 }
 
+const char* const kBoundaryForms =
+    "neumann, periodic, {dirichlet: VALUE} or {convective: {h: H, ambient: VALUE}}";
+
+// A side's rule from the mapping `m` that holds its one key, dirichlet or convective.
+Boundary parse_rule_map(const Section& m) {
+  m.require_one_key();
+  Boundary b;
+  if (m.has("dirichlet")) {
+    b.value = m.real("dirichlet", any());
+    return b;
+  }
+  const Section c = m.section("convective", {"h", "ambient"});
+  b.kind = BoundaryKind::convective;
+  b.h = c.real("h", at_least(0));
+  b.value = c.real("ambient", any());
+  return b;
+}
+
+// The rule at `key` of `parent`: neumann or periodic as text, else a one-key mapping.
+Boundary parse_rule(const Section& parent, const std::string& key) {
+  const YAML::Node node = parent.node(key);
+  if (node.IsMap()) return parse_rule_map(parent.section(key, {"dirichlet", "convective"}));
+  const std::string text = node.IsScalar() ? node.Scalar() : "";
+  if (text != "neumann" && text != "periodic")
+    parent.fail(key, std::string("expected ") + kBoundaryForms + ", got " +
+                         (node.IsScalar() ? "'" + printable(text) + "'" : std::string("a list")));
+  Boundary b;
+  b.kind = parent.choice(key, {"neumann", "periodic"}) == "neumann" ? BoundaryKind::neumann : BoundaryKind::periodic;
+  return b;
+}
+
+// diffusion.boundary: one rule for every side, or a mapping of sides (the others dirichlet 0).
+std::array<Boundary, 4> parse_boundary(const Section& s) {
+  std::array<Boundary, 4> sides{};
+  if (!s.has("boundary")) return sides;
+  const YAML::Node node = s.node("boundary");
+  if (!node.IsMap()) {
+    sides.fill(parse_rule(s, "boundary"));
+    return sides;
+  }
+  const Section m = s.section("boundary", {"west", "east", "south", "north", "dirichlet", "convective"});
+  const bool one_rule = m.has("dirichlet") || m.has("convective");
+  for (int side = 0; side < 4; ++side) {
+    if (!m.has(kSideNames[side])) continue;
+    if (one_rule)
+      m.fail(kSideNames[side], "expected either one rule for every side or a mapping of west, east, south "
+                               "and north, not both");
+    sides[static_cast<std::size_t>(side)] = parse_rule(m, kSideNames[side]);
+  }
+  if (one_rule) sides.fill(parse_rule_map(m));
+  // The two sides of an axis wrap onto each other: both periodic or neither.
+  for (const int side : {kWest, kSouth}) {
+    const bool a = sides[std::size_t(side)].kind == BoundaryKind::periodic;
+    const bool b = sides[std::size_t(side) + 1].kind == BoundaryKind::periodic;
+    if (a != b) {
+      const std::string one = kSideNames[a ? side : side + 1], other = kSideNames[a ? side + 1 : side];
+      s.fail("boundary", "periodic on " + one + " needs periodic on " + other +
+                             " too (an axis wraps on both sides or neither), got " + describe(sides[std::size_t(a ? side + 1 : side)]) +
+                             " on " + other);
+    }
+  }
+  return sides;
+}
+
+// The largest share of its value a cell passes to its neighbours in a step must be at most
+// 1: c on each face to a cell, a dirichlet ghost or a periodic partner, h on a convective
+// face, nothing on a neumann one. Along each axis the worst cell is an edge cell or, when
+// the grid has more than two cells there, an inside one (2c).
+void check_stability(const Section& s, const DiffusionSettings& d) {
+  const auto face = [&d](int side) {
+    const Boundary& b = d.boundary[std::size_t(side)];
+    return b.kind == BoundaryKind::convective ? b.h : b.kind == BoundaryKind::neumann ? 0.0 : d.c;
+  };
+  const auto axis = [&](int low, std::int64_t n) {
+    if (n == 1) return face(low) + face(low + 1);
+    return std::max({face(low) + d.c, face(low + 1) + d.c, n > 2 ? 2 * d.c : 0.0});
+  };
+  const double most = axis(kWest, d.nx) + axis(kSouth, d.ny);
+  if (most > 1.0) {
+    s.fail("boundary", "the convective h values make the scheme unstable: a cell at the edge would pass " +
+                           exact_number(most) + " of its value a step (the sum of c and h over its four faces), "
+                           "more than 1; lower h or c");
+  }
+}
+
 }  // namespace
+
+std::string describe(const Boundary& b) {
+  switch (b.kind) {
+    case BoundaryKind::neumann: return "neumann";
+    case BoundaryKind::periodic: return "periodic";
+    case BoundaryKind::convective: return "convective h " + exact_number(b.h) + " ambient " + exact_number(b.value);
+    default: return "dirichlet " + exact_number(b.value);
+  }
+}
+
+std::string describe(const std::array<Boundary, 4>& sides) {
+  std::string text;
+  for (int side = 0; side < 4; ++side)
+    text += std::string(side == 0 ? "" : ", ") + kSideNames[side] + " " + describe(sides[std::size_t(side)]);
+  return text;
+}
 
 DiffusionSettings parse_diffusion(const Section& top) {
   const Section s = top.section(
       "diffusion", {"nx", "ny", "steps", "c", "dt", "dx", "dy", "origin", "time_unit", "length_unit",
                     "precision", "laplacian", "output_every",
-                    "checkpoint_every", "checkpoint_file", "ranks", "halo_width", "start"});
+                    "checkpoint_every", "checkpoint_file", "ranks", "halo_width", "start", "boundary"});
   DiffusionSettings d;
   d.nx = s.integer("nx", at_least(1));
   d.ny = s.integer("ny", at_least(1));
@@ -101,6 +203,8 @@ DiffusionSettings parse_diffusion(const Section& top) {
   // At most the smallest block's side, which depends on the rank count: checked at the start.
   d.halo_width = s.integer("halo_width", at_least(1), 0);
   d.start = parse_start(s);
+  d.boundary = parse_boundary(s);
+  check_stability(s, d);
   return d;
 }
 

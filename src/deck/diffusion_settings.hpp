@@ -26,6 +26,28 @@ struct StartField {
   std::string dataset;
 };
 
+// What the ghost cell beyond one side of the domain holds (docs/diffusion.md#boundaries).
+enum class BoundaryKind {
+  dirichlet,   // a fixed value
+  neumann,     // the edge cell's value: no flux across the edge
+  periodic,    // the opposite edge's cells (both sides of an axis or neither)
+  convective,  // Robin: the edge face passes h (ambient - u_edge) a step
+};
+struct Boundary {
+  BoundaryKind kind = BoundaryKind::dirichlet;
+  double value = 0.0;  // dirichlet: the ghost's value; convective: the ambient value
+  double h = 0.0;      // convective: the face's transfer coefficient a step, at least 0
+  bool operator==(const Boundary& o) const { return kind == o.kind && value == o.value && h == o.h; }
+  bool operator!=(const Boundary& o) const { return !(*this == o); }
+};
+enum Side { kWest = 0, kEast = 1, kSouth = 2, kNorth = 3 };
+constexpr const char* kSideNames[4] = {"west", "east", "south", "north"};
+// One side's rule as the run log, the resolved deck and the checkpoint name it, e.g.
+// "dirichlet 0", "neumann", "periodic", "convective h 0.1 ambient 20" (exact numbers).
+std::string describe(const Boundary& b);
+// All four, e.g. "west dirichlet 1, east dirichlet 0, south neumann, north neumann".
+std::string describe(const std::array<Boundary, 4>& sides);
+
 struct DiffusionSettings {
   std::int64_t nx = 0, ny = 0;  // cells along x (fastest) and y
   std::int64_t steps = 0;
@@ -47,6 +69,16 @@ struct DiffusionSettings {
   std::array<std::int64_t, 2> ranks{0, 0};  // ranks along x and y (0: MPI_Dims_create)
   std::int64_t halo_width = 0;     // cells of halo exchanged every halo_width steps (0: chosen)
   StartField start;
+  std::array<Boundary, 4> boundary{};  // west, east, south, north (Side); default dirichlet 0
+  // Whether some side is neumann or convective: its ghost cells follow the edge cells step
+  // by step, so a trip takes one step (the dirichlet and periodic ghosts need no step of their own).
+  bool ghosts_follow_edges() const {
+    for (const Boundary& b : boundary)
+      if (b.kind == BoundaryKind::neumann || b.kind == BoundaryKind::convective) return true;
+    return false;
+  }
+  bool periodic_x() const { return boundary[kWest].kind == BoundaryKind::periodic; }
+  bool periodic_y() const { return boundary[kSouth].kind == BoundaryKind::periodic; }
 };
 
 // Reads `diffusion:` from the top-level section (the caller checked that it is there).

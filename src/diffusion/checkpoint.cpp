@@ -30,6 +30,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.attribute("/", "origin", std::vector<double>{settings.origin[0], settings.origin[1]});
   file.attribute("/", "output", std::filesystem::absolute(output_path).lexically_normal().string());
   file.attribute("/", "precision", std::string(core::precision_name(settings.precision)));
+  file.attribute("/", "boundary", deck::describe(settings.boundary));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.commit();
 }
@@ -61,6 +62,10 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
     for (const double v : origin) written += (written.empty() ? "" : ", ") + io::exact_text(v);
     mismatch("origin", "[" + written + "]", pair(s.origin[0], s.origin[1]));
   }
+  // Checkpoints written before diffusion.boundary existed ran the default.
+  const std::string boundary = file.has_attribute("/", "boundary") ? file.string_attribute("/", "boundary")
+                                                                    : deck::describe(std::array<deck::Boundary, 4>{});
+  if (boundary != deck::describe(s.boundary)) mismatch("boundary", "'" + boundary + "'", "'" + deck::describe(s.boundary) + "'");
   const std::string precision = file.string_attribute("/", "precision"), wanted = core::precision_name(s.precision);
   if (precision != wanted) mismatch("precision", precision, wanted);
   const std::int64_t step = file.integer_attribute("/", "step");

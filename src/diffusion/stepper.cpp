@@ -13,11 +13,12 @@ constexpr int kPlainTrip = 0, kInnerTrip = 0, kRestTrip = 1;
 }  // namespace
 
 template <class T>
-Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width,
+Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Edges<T>& edges,
                     const TripShape& trips, TripTuner::When tiles, core::Switch peer_memory)
     : d_(d),
       width_(width),
-      trip_steps_(diffusion::steps_per_trip(d.alone(), width, trips.steps)),
+      edges_(edges),
+      trip_steps_(edges.follows() ? 1 : diffusion::steps_per_trip(d.alone(), width, trips.steps)),
       shape_(trips),
       tuner_(tiles, trip_steps_),
       alone_(d.alone()) {
@@ -155,6 +156,7 @@ template <class T>
 void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                            const Kokkos::View<std::int64_t>& first_bad) {
   const ExecutionSpace compute;
+  if (edges_.follows()) edges_.follow(compute, u);
   if (alone_) {
     diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, interior_);
     return;
@@ -171,16 +173,19 @@ void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>&
   wait_clock_->begin(compute);
   halo_->finish(compute, u);
   wait_clock_->end(compute);
+  if (edges_.follows()) edges_.follow(compute, u);  // now the ghosts beside the halo too
   diffusion::step_ring<T>(compute, u, next, laplacian, c, step, first_bad, extended(width_ - 1), inside);
   valid_ = width_ - 1;
 }
 
 template <class T>
 void Stepper<T>::refresh(const Grid<T>& u) {
-  if (alone_ || valid_ >= 1) return;
   const ExecutionSpace compute;
-  halo_->exchange(compute, u);
-  valid_ = width_;
+  if (!alone_ && valid_ < 1) {
+    halo_->exchange(compute, u);
+    valid_ = width_;
+  }
+  if (edges_.follows()) edges_.follow(compute, u);
 }
 
 template <class T>

@@ -18,6 +18,7 @@
 
 #include "transport/device_comm.hpp"
 #include "transport/side_stream.hpp"
+#include "diffusion/boundary.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/halo.hpp"
 #include "diffusion/stencil.hpp"
@@ -33,9 +34,11 @@ class Stepper {
   // (sets up the transport). A trip takes at most steps_per_trip(...) steps; `trips` is a
   // test's forced shape (study_test_hooks.hpp; {}: the rules), `tiles` when the tiles'
   // heights are timed (trip_tuner.hpp); `peer_memory` (TRIDENT_PEER_MEMORY) whether halos
-  // may go through peer memory.
-  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const TripShape& trips = {},
-          TripTuner::When tiles = TripTuner::When::automatic, core::Switch peer_memory = core::Switch::automatic);
+  // may go through peer memory. `edges` sets the ghosts beyond the domain's edges; where
+  // they follow the edge cells (Edges::follows), a trip takes one step.
+  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Edges<T>& edges = {},
+          const TripShape& trips = {}, TripTuner::When tiles = TripTuner::When::automatic,
+          core::Switch peer_memory = core::Switch::automatic);
 
   int width() const { return width_; }
   // The most steps the next trip may take (the valid halo's depth caps it).
@@ -64,7 +67,7 @@ class Stepper {
   // steps taken.
   std::int64_t advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64_t step,
                             const Kokkos::View<std::int64_t>& first_bad, std::int64_t span);
-  // Makes u's halo at least one cell deep current (the final Laplacian reads it).
+  // Makes u's halo at least one cell deep current, and its ghosts (the final Laplacian reads them).
   void refresh(const Grid<T>& u);
   // u was replaced (a restart): its halo holds nothing current.
   void invalidate() { valid_ = 0; }
@@ -84,6 +87,7 @@ class Stepper {
   Trip plain_trip(int steps) const;
   const Decomposition& d_;
   int width_;
+  Edges<T> edges_;
   int trip_steps_;
   TripShape shape_;
   TripTuner tuner_;

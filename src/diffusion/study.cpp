@@ -78,7 +78,7 @@ class Solver : public PreparedStudy {
       : s_(s),
         ctx_(ctx),
         checkpoint_path_(checkpoint_path),
-        d_(ctx.comm, s.nx, s.ny, s.ranks),
+        d_(ctx.comm, s.nx, s.ny, s.ranks, {s.periodic_x(), s.periodic_y()}),
         ny_(d_.y().size),
         nx_(d_.x().size),
         halo_width_(halo_width_for(d_, s.halo_width)),
@@ -89,14 +89,18 @@ class Solver : public PreparedStudy {
         interior_("trident::diffusion::interior", ny_, nx_),
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
-        stepper_(d_, ctx.transport, halo_width_, hooks.trips,
+        stepper_(d_, ctx.transport, halo_width_, Edges<T>(s.boundary, s.c, d_, halo_width_), hooks.trips,
                  hooks.time_tiles ? TripTuner::When::always : TripTuner::When::automatic, ctx.overrides.peer_memory) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
+    const Edges<T> edges(s.boundary, s.c, d_, halo_width_);
+    edges.set_fixed(u_);
+    edges.set_fixed(next_);
     if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;
     line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << core::precision_name(s.precision) << ", c = " << s.c
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
          << stepper_.describe() << ", " << describe_trips(stepper_.steps_per_trip());
+    if (s.boundary != std::array<deck::Boundary, 4>{}) line << "; boundary: " << deck::describe(s.boundary);
     log::info(ctx.comm, line.str());
     // a checkpoint can be asked for at any step (a stop signal): its place must be usable
     io::check_output_destination(ctx.comm, checkpoint_path_, /*overwrite=*/true);
