@@ -158,6 +158,7 @@ set(TRIDENT_TEST_SOURCES_deck
   deck/test_yaml_structure.cpp
 )
 set(TRIDENT_TEST_SOURCES_diffusion
+  diffusion/test_boundaries.cpp
   diffusion/test_diffusion_exact.cpp
   diffusion/test_diffusion_runs.cpp
   diffusion/test_frames.cpp
