@@ -48,6 +48,8 @@ const char* const kBoundaryForms =
 
 // A side's rule from the mapping `m` that holds its one key, dirichlet or convective.
 Boundary parse_rule_map(const Section& m) {
+  if (m.has("dirichlet") && m.has("convective"))
+    m.fail("convective", "expected one rule, dirichlet or convective, not both");
   m.require_one_key();
   Boundary b;
   if (m.has("dirichlet")) {
