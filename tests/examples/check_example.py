@@ -11,6 +11,8 @@ against the file itself, computed again here with numpy:
                         the damped least-squares solution of the Matrix Market matrix
   diffusion_start_file  the frame at step 0 is the file's field bit for bit, and the later
                         frames and Laplacians follow u <- u - c L(u) with zero outside
+  diffusion_plate       the frames and Laplacians follow the scheme with the deck's boundary
+                        rules (the ghost cells of docs/diffusion.md#boundaries)
 
 usage: check_example.py DECK_NAME OUTPUT.h5 DATA_FOLDER
 Prints what it checked; exits 1 at the first failure.
@@ -238,12 +240,61 @@ def diffusion_start_file(out, data):
     print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow u <- u - c L(u) from it")
 
 
+def boundary_rules(text):
+    """The /diffusion boundary attribute ("west dirichlet 1, east neumann, ...") as a dict."""
+    rules = {}
+    for part in text.split(", "):
+        words = part.split()
+        if words[1] == "convective":
+            rules[words[0]] = ("convective", float(words[5]), float(words[3]))
+        elif words[1] == "dirichlet":
+            rules[words[0]] = ("dirichlet", float(words[2]), 0.0)
+        else:
+            rules[words[0]] = (words[1], 0.0, 0.0)
+    return rules
+
+
+def with_ghosts(u, c, rules):
+    """u with one ghost cell on each side, by the boundary rules (corners unused)."""
+    p = np.pad(u, 1)
+    sides = {"west": (np.s_[1:-1, 0], u[:, 0], u[:, -1]), "east": (np.s_[1:-1, -1], u[:, -1], u[:, 0]),
+             "south": (np.s_[0, 1:-1], u[0, :], u[-1, :]), "north": (np.s_[-1, 1:-1], u[-1, :], u[0, :])}
+    for side, (ghost, edge, opposite) in sides.items():
+        kind, value, h = rules[side]
+        p[ghost] = {"dirichlet": value, "neumann": edge, "periodic": opposite,
+                    "convective": edge + (h / c) * (value - edge)}[kind]
+    return p
+
+
+def laplacian_with(u, c, rules):
+    p = with_ghosts(u, c, rules)
+    return 4 * u - (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+
+
+def diffusion_plate(out, data):
+    d = out["diffusion"]
+    text = d.attrs["boundary"]
+    rules = boundary_rules(text.decode() if isinstance(text, bytes) else str(text))
+    steps, field = d["step"][...], d["field"]
+    c, u, done = float(d.attrs["c"]), field[0].astype(np.float64), 0
+    for i, step in enumerate(steps):
+        while done < step:
+            u = u - c * laplacian_with(u, c, rules)
+            done += 1
+        scale = np.abs(u).max()
+        if np.abs(field[i] - u).max() > 1e-12 * scale:
+            fail(f"step {step}: the frame differs from numpy's steps by {np.abs(field[i] - u).max():.3e}")
+        if np.abs(d["laplacian"][i] - laplacian_with(u, c, rules)).max() > 1e-12 * scale:
+            fail(f"step {step}: the Laplacian differs from 4u minus the neighbours and ghosts of the frame")
+    print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow the scheme with the boundary {rules}")
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     name, output, data = sys.argv[1:]
     checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, ridge_deblur,
-                                               diffusion_start_file)}
+                                               diffusion_start_file, diffusion_plate)}
     if name not in checks:
         sys.exit(f"check_example.py: no check for the deck '{name}'; known: {', '.join(checks)}")
     with h5py.File(output, "r") as out:
