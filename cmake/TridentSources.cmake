@@ -57,6 +57,7 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/halo.cpp
   diffusion/jagged_field.cpp
   diffusion/slab_exchange.cpp
+  diffusion/source.cpp
   diffusion/start_field.cpp
   diffusion/start_file.cpp
   diffusion/stencil.cpp
@@ -165,6 +166,7 @@ set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_halo_width_limit.cpp
   diffusion/test_halos.cpp
   diffusion/test_serial_reference.cpp
+  diffusion/test_source.cpp
   diffusion/test_splitmix64.cpp
   diffusion/test_start_field.cpp
   diffusion/test_start_file.cpp

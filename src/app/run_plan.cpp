@@ -55,6 +55,7 @@ void check_diffusion(const RunPlan& plan, int ranks) {
   }
   check_checkpoint_place(plan, "diffusion");
   if (s.start.kind == "file" && plan.restart_study != "diffusion") diffusion::check_start_file(s.start, s.nx, s.ny);
+  if (s.source.from_file) diffusion::check_start_file(s.source.as_file(), s.nx, s.ny, diffusion::kSourceFileRole);
 }
 
 // The order of knn's prepare: the references counted and k checked against them, the

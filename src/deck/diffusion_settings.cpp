@@ -141,6 +141,11 @@ std::string describe(const Boundary& b) {
   }
 }
 
+std::string SourceSettings::describe() const {
+  if (from_file) return "file " + file + " dataset " + dataset;
+  return value == 0.0 ? "none" : exact_number(value);
+}
+
 std::string describe(const std::array<Boundary, 4>& sides) {
   std::string text;
   for (int side = 0; side < 4; ++side)
@@ -152,7 +157,7 @@ DiffusionSettings parse_diffusion(const Section& top) {
   const Section s = top.section(
       "diffusion", {"nx", "ny", "steps", "c", "dt", "dx", "dy", "origin", "time_unit", "length_unit",
                     "precision", "laplacian", "output_every",
-                    "checkpoint_every", "checkpoint_file", "ranks", "halo_width", "start", "boundary"});
+                    "checkpoint_every", "checkpoint_file", "ranks", "halo_width", "start", "boundary", "source"});
   DiffusionSettings d;
   d.nx = s.integer("nx", at_least(1));
   d.ny = s.integer("ny", at_least(1));
@@ -206,6 +211,16 @@ DiffusionSettings parse_diffusion(const Section& top) {
   d.halo_width = s.integer("halo_width", at_least(1), 0);
   d.start = parse_start(s);
   d.boundary = parse_boundary(s);
+  if (s.has("source")) {
+    if (s.node("source").IsMap()) {
+      const Section f = s.section("source", {"file", "dataset"});
+      d.source.from_file = true;
+      d.source.file = f.file("file");
+      d.source.dataset = f.text("dataset");
+    } else {
+      d.source.value = s.real("source", any());
+    }
+  }
   check_stability(s, d);
   return d;
 }

@@ -48,6 +48,26 @@ std::string describe(const Boundary& b);
 // All four, e.g. "west dirichlet 1, east dirichlet 0, south neumann, north neumann".
 std::string describe(const std::array<Boundary, 4>& sides);
 
+// diffusion.source: s added to every cell each step, after the neighbour sum
+// (u <- (u - c L(u)) + s): one number for every cell, or an HDF5 dataset of shape (ny, nx).
+struct SourceSettings {
+  double value = 0.0;  // the number (from_file false); 0: no source
+  bool from_file = false;
+  std::string file, dataset;
+  bool present() const { return from_file || value != 0.0; }
+  // The file as a start field's, read the same way.
+  StartField as_file() const {
+    StartField f;
+    f.kind = "file";
+    f.file = file;
+    f.dataset = dataset;
+    return f;
+  }
+  // As the log, the output's attributes and the checkpoint name it: "none", "0.5" (exact),
+  // "file F dataset D".
+  std::string describe() const;
+};
+
 struct DiffusionSettings {
   std::int64_t nx = 0, ny = 0;  // cells along x (fastest) and y
   std::int64_t steps = 0;
@@ -70,6 +90,7 @@ struct DiffusionSettings {
   std::int64_t halo_width = 0;     // cells of halo exchanged every halo_width steps (0: chosen)
   StartField start;
   std::array<Boundary, 4> boundary{};  // west, east, south, north (Side); default dirichlet 0
+  SourceSettings source;
   // Whether some side is neumann or convective: its ghost cells follow the edge cells step
   // by step, so a trip takes one step (the dirichlet and periodic ghosts need no step of their own).
   bool ghosts_follow_edges() const {

@@ -31,6 +31,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.attribute("/", "output", std::filesystem::absolute(output_path).lexically_normal().string());
   file.attribute("/", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/", "boundary", deck::describe(settings.boundary));
+  file.attribute("/", "source", settings.source.describe());
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.commit();
 }
@@ -66,6 +67,8 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   const std::string boundary = file.has_attribute("/", "boundary") ? file.string_attribute("/", "boundary")
                                                                     : deck::describe(std::array<deck::Boundary, 4>{});
   if (boundary != deck::describe(s.boundary)) mismatch("boundary", "'" + boundary + "'", "'" + deck::describe(s.boundary) + "'");
+  const std::string source = file.has_attribute("/", "source") ? file.string_attribute("/", "source") : "none";
+  if (source != s.source.describe()) mismatch("source", "'" + source + "'", "'" + s.source.describe() + "'");
   const std::string precision = file.string_attribute("/", "precision"), wanted = core::precision_name(s.precision);
   if (precision != wanted) mismatch("precision", precision, wanted);
   const std::int64_t step = file.integer_attribute("/", "step");

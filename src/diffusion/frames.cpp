@@ -104,6 +104,7 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "precision", std::string(core::precision_name(s.precision)));
   file_.attribute("/diffusion", "start", s.start.kind);
   file_.attribute("/diffusion", "boundary", deck::describe(s.boundary));
+  file_.attribute("/diffusion", "source", s.source.describe());
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
   file_.attribute("/diffusion", "ranks_y", static_cast<std::int64_t>(d.dims()[1]));
   file_.attribute("/diffusion", "compression", static_cast<std::int64_t>(context.compression));

@@ -14,11 +14,12 @@ constexpr int kPlainTrip = 0, kInnerTrip = 0, kRestTrip = 1;
 
 template <class T>
 Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Edges<T>& edges,
-                    const TripShape& trips, TripTuner::When tiles, core::Switch peer_memory)
+                    const Source<T>& source, const TripShape& trips, TripTuner::When tiles, core::Switch peer_memory)
     : d_(d),
       width_(width),
       edges_(edges),
-      trip_steps_(edges.follows() ? 1 : diffusion::steps_per_trip(d.alone(), width, trips.steps)),
+      source_(source),
+      trip_steps_(edges.follows() || source.present() ? 1 : diffusion::steps_per_trip(d.alone(), width, trips.steps)),
       shape_(trips),
       tuner_(tiles, trip_steps_),
       alone_(d.alone()) {
@@ -159,10 +160,12 @@ void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>&
   if (edges_.follows()) edges_.follow(compute, u);
   if (alone_) {
     diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, interior_);
+    source_.add(compute, next, interior_, step, first_bad);
     return;
   }
   if (valid_ >= 1) {
     diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, extended(valid_ - 1));
+    source_.add(compute, next, extended(valid_ - 1), step, first_bad);
     --valid_;
     return;
   }
@@ -175,6 +178,7 @@ void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>&
   wait_clock_->end(compute);
   if (edges_.follows()) edges_.follow(compute, u);  // now the ghosts beside the halo too
   diffusion::step_ring<T>(compute, u, next, laplacian, c, step, first_bad, extended(width_ - 1), inside);
+  source_.add(compute, next, extended(width_ - 1), step, first_bad);
   valid_ = width_ - 1;
 }
 
@@ -186,6 +190,14 @@ void Stepper<T>::refresh(const Grid<T>& u) {
     valid_ = width_;
   }
   if (edges_.follows()) edges_.follow(compute, u);
+}
+
+template <class T>
+void Stepper<T>::fill_halo(const Grid<T>& field) {
+  if (alone_) return;
+  const ExecutionSpace compute;
+  halo_->exchange(compute, field);
+  compute.fence();
 }
 
 template <class T>

@@ -21,6 +21,7 @@
 #include "diffusion/boundary.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/halo.hpp"
+#include "diffusion/source.hpp"
 #include "diffusion/stencil.hpp"
 #include "diffusion/trip.hpp"
 #include "diffusion/trip_tuner.hpp"
@@ -34,11 +35,13 @@ class Stepper {
   // (sets up the transport). A trip takes at most steps_per_trip(...) steps; `trips` is a
   // test's forced shape (study_test_hooks.hpp; {}: the rules), `tiles` when the tiles'
   // heights are timed (trip_tuner.hpp); `peer_memory` (TRIDENT_PEER_MEMORY) whether halos
-  // may go through peer memory. `edges` sets the ghosts beyond the domain's edges; where
-  // they follow the edge cells (Edges::follows), a trip takes one step.
+  // may go through peer memory. `edges` sets the ghosts beyond the domain's edges, `source`
+  // is added after each step (its field's halo filled by fill_halo before the first step);
+  // where the ghosts follow the edge cells (Edges::follows) or there is a source, a trip
+  // takes one step.
   Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Edges<T>& edges = {},
-          const TripShape& trips = {}, TripTuner::When tiles = TripTuner::When::automatic,
-          core::Switch peer_memory = core::Switch::automatic);
+          const Source<T>& source = {}, const TripShape& trips = {},
+          TripTuner::When tiles = TripTuner::When::automatic, core::Switch peer_memory = core::Switch::automatic);
 
   int width() const { return width_; }
   // The most steps the next trip may take (the valid halo's depth caps it).
@@ -69,6 +72,8 @@ class Stepper {
                             const Kokkos::View<std::int64_t>& first_bad, std::int64_t span);
   // Makes u's halo at least one cell deep current, and its ghosts (the final Laplacian reads them).
   void refresh(const Grid<T>& u);
+  // Fills the halo of a field that does not change (the source's) from the neighbours.
+  void fill_halo(const Grid<T>& field);
   // u was replaced (a restart): its halo holds nothing current.
   void invalidate() { valid_ = 0; }
 
@@ -88,6 +93,7 @@ class Stepper {
   const Decomposition& d_;
   int width_;
   Edges<T> edges_;
+  Source<T> source_;
   int trip_steps_;
   TripShape shape_;
   TripTuner tuner_;

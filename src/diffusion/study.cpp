@@ -19,6 +19,7 @@
 #include "diffusion/halo.hpp"
 #include "diffusion/start_field.hpp"
 #include "diffusion/stencil.hpp"
+#include "diffusion/source.hpp"
 #include "diffusion/stepper.hpp"
 #include "diffusion/study_test_hooks.hpp"
 #include "diffusion/trip.hpp"
@@ -89,18 +90,21 @@ class Solver : public PreparedStudy {
         interior_("trident::diffusion::interior", ny_, nx_),
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
-        stepper_(d_, ctx.transport, halo_width_, Edges<T>(s.boundary, s.c, d_, halo_width_), hooks.trips,
+        source_(read_source<T>(s.source, d_, halo_width_)),
+        stepper_(d_, ctx.transport, halo_width_, Edges<T>(s.boundary, s.c, d_, halo_width_), source_, hooks.trips,
                  hooks.time_tiles ? TripTuner::When::always : TripTuner::When::automatic, ctx.overrides.peer_memory) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
     const Edges<T> edges(s.boundary, s.c, d_, halo_width_);
     edges.set_fixed(u_);
     edges.set_fixed(next_);
+    if (source_.kind == Source<T>::Kind::field) stepper_.fill_halo(source_.field);
     if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;
     line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << core::precision_name(s.precision) << ", c = " << s.c
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
          << stepper_.describe() << ", " << describe_trips(stepper_.steps_per_trip());
     if (s.boundary != std::array<deck::Boundary, 4>{}) line << "; boundary: " << deck::describe(s.boundary);
+    if (s.source.present()) line << "; source: " << s.source.describe();
     log::info(ctx.comm, line.str());
     // a checkpoint can be asked for at any step (a stop signal): its place must be usable
     io::check_output_destination(ctx.comm, checkpoint_path_, /*overwrite=*/true);
@@ -290,6 +294,7 @@ class Solver : public PreparedStudy {
   Kokkos::View<T**, Kokkos::LayoutRight> interior_;   // u's block without halo, for frames
   typename Kokkos::View<T**, Kokkos::LayoutRight>::HostMirror interior_host_;
   Kokkos::View<std::int64_t> first_bad_;
+  Source<T> source_;  // read before the stepper, which holds a copy (the field is shared)
   Stepper<T> stepper_;
   std::int64_t first_ = 0;  // the step the loaded field is at
   double stepping_since_ = 0;  // wall_seconds() when the steps not yet charged to a timer began
