@@ -218,6 +218,7 @@ DiffusionSettings parse_diffusion(const Section& top) {
       d.source.file = f.file("file");
       d.source.dataset = f.text("dataset");
     } else {
+      if (!s.node("source").IsScalar()) s.fail("source", "expected a number or {file: F, dataset: D}, got a list");
       d.source.value = s.real("source", any());
     }
   }

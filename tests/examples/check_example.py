@@ -13,6 +13,7 @@ against the file itself, computed again here with numpy:
                         frames and Laplacians follow u <- u - c L(u) with zero outside
   diffusion_plate       the frames and Laplacians follow the scheme with the deck's boundary
                         rules (the ghost cells of docs/diffusion.md#boundaries)
+  diffusion_heated      the same with the deck's source added after each step
 
 usage: check_example.py DECK_NAME OUTPUT.h5 DATA_FOLDER
 Prints what it checked; exits 1 at the first failure.
@@ -271,22 +272,34 @@ def laplacian_with(u, c, rules):
     return 4 * u - (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
 
 
+def text_attribute(group, name):
+    value = group.attrs[name]
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def diffusion_plate(out, data):
     d = out["diffusion"]
-    text = d.attrs["boundary"]
-    rules = boundary_rules(text.decode() if isinstance(text, bytes) else str(text))
+    rules = boundary_rules(text_attribute(d, "boundary"))
+    source = text_attribute(d, "source") if "source" in d.attrs else "none"
+    if source.startswith("file "):
+        words = source.split(" ")
+        with h5py.File(words[1], "r") as f:
+            s = f[words[3]][...].astype(np.float64)
+    else:
+        s = 0.0 if source == "none" else float(source)
     steps, field = d["step"][...], d["field"]
     c, u, done = float(d.attrs["c"]), field[0].astype(np.float64), 0
     for i, step in enumerate(steps):
         while done < step:
-            u = u - c * laplacian_with(u, c, rules)
+            u = (u - c * laplacian_with(u, c, rules)) + s
             done += 1
         scale = np.abs(u).max()
         if np.abs(field[i] - u).max() > 1e-12 * scale:
             fail(f"step {step}: the frame differs from numpy's steps by {np.abs(field[i] - u).max():.3e}")
         if np.abs(d["laplacian"][i] - laplacian_with(u, c, rules)).max() > 1e-12 * scale:
             fail(f"step {step}: the Laplacian differs from 4u minus the neighbours and ghosts of the frame")
-    print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow the scheme with the boundary {rules}")
+    print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow the scheme with the boundary {rules}"
+          f" and the source {source}")
 
 
 def main():
@@ -295,6 +308,7 @@ def main():
     name, output, data = sys.argv[1:]
     checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, ridge_deblur,
                                                diffusion_start_file, diffusion_plate)}
+    checks["diffusion_heated"] = diffusion_plate
     if name not in checks:
         sys.exit(f"check_example.py: no check for the deck '{name}'; known: {', '.join(checks)}")
     with h5py.File(output, "r") as out:
