@@ -61,6 +61,7 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/start_field.cpp
   diffusion/start_file.cpp
   diffusion/stencil.cpp
+  diffusion/stencil_anisotropic.cpp
   diffusion/stepper.cpp
   diffusion/study.cpp
   diffusion/trip.cpp
@@ -171,6 +172,7 @@ set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_start_field.cpp
   diffusion/test_start_file.cpp
   diffusion/test_trips.cpp
+  diffusion/test_units.cpp
 )
 set(TRIDENT_TEST_SOURCES_knn
   knn/test_candidate_key.cpp

@@ -116,11 +116,13 @@ std::array<Boundary, 4> parse_boundary(const Section& s) {
 void check_stability(const Section& s, const DiffusionSettings& d) {
   const auto face = [&d](int side) {
     const Boundary& b = d.boundary[std::size_t(side)];
-    return b.kind == BoundaryKind::convective ? b.h : b.kind == BoundaryKind::neumann ? 0.0 : d.c;
+    const double c = side < kSouth ? d.c_x() : d.c_y();
+    return b.kind == BoundaryKind::convective ? b.h : b.kind == BoundaryKind::neumann ? 0.0 : c;
   };
   const auto axis = [&](int low, std::int64_t n) {
+    const double c = low == kWest ? d.c_x() : d.c_y();
     if (n == 1) return face(low) + face(low + 1);
-    return std::max({face(low) + d.c, face(low + 1) + d.c, n > 2 ? 2 * d.c : 0.0});
+    return std::max({face(low) + c, face(low + 1) + c, n > 2 ? 2 * c : 0.0});
   };
   const double most = axis(kWest, d.nx) + axis(kSouth, d.ny);
   if (most > 1.0) {
@@ -155,7 +157,7 @@ std::string describe(const std::array<Boundary, 4>& sides) {
 
 DiffusionSettings parse_diffusion(const Section& top) {
   const Section s = top.section(
-      "diffusion", {"nx", "ny", "steps", "c", "dt", "dx", "dy", "origin", "time_unit", "length_unit",
+      "diffusion", {"nx", "ny", "steps", "c", "D", "dt", "dx", "dy", "origin", "time_unit", "length_unit",
                     "precision", "laplacian", "output_every",
                     "checkpoint_every", "checkpoint_file", "ranks", "halo_width", "start", "boundary", "source"});
   DiffusionSettings d;
@@ -179,6 +181,16 @@ DiffusionSettings parse_diffusion(const Section& top) {
   d.dt = s.real("dt", greater_than(0), 1.0);
   d.dx = s.real("dx", greater_than(0), 1.0);
   d.dy = s.real("dy", greater_than(0), 1.0);
+  if (s.has("D")) {
+    if (s.has("c")) s.fail("D", "expected either c or D (with dx, dy and dt), not both");
+    d.D = s.real("D", greater_than(0));
+    const double cx = d.c_x(), cy = d.c_y();
+    if (!(cx + cy <= 0.5)) {
+      s.fail("D", "expected D dt / dx^2 + D dt / dy^2 at most 1/2, the stability limit of the explicit scheme, got " +
+                      exact_number(cx) + " + " + exact_number(cy) + " = " + exact_number(cx + cy) + "; lower dt or D");
+    }
+    d.c = cx;  // what c's kernels use when dx = dy, and the output's attribute c
+  }
   if (s.has("origin")) {
     const auto o = s.reals("origin", any(), 2, 2);
     d.origin = {o[0], o[1]};

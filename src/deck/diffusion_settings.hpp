@@ -72,9 +72,17 @@ struct DiffusionSettings {
   std::int64_t nx = 0, ny = 0;  // cells along x (fastest) and y
   std::int64_t steps = 0;
   double c = 0.25;   // diffusion number D dt / dx^2; stable up to 0.25
+  // diffusion.D (0: not given, c is): the diffusivity in length_unit^2 / time_unit, giving
+  // c_x = D dt / dx^2 and c_y = D dt / dy^2 (c = c_x when they are equal: c's kernels).
+  double D = 0.0;
+  // c along x and y: c, or from D.
+  double c_x() const { return D > 0 ? D * dt / (dx * dx) : c; }
+  double c_y() const { return D > 0 ? D * dt / (dy * dy) : c; }
+  bool anisotropic() const { return c_x() != c_y(); }
   double dt = 1.0;   // time per step, for the time axis of the output
   // Cell sizes along x and y and the position of cell (0, 0)'s centre as (x, y), for the
-  // output's coordinates (x = origin[0] + i * dx) and the XDMF grid; the update uses c alone.
+  // output's coordinates (x = origin[0] + i * dx) and the XDMF grid; the update uses c, or
+  // D with them.
   double dx = 1.0, dy = 1.0;
   std::array<double, 2> origin{0.0, 0.0};
   // The units of dt and of dx, dy, origin (UDUNITS text), written on the output's time and

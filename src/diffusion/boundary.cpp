@@ -7,7 +7,7 @@ namespace trident::diffusion {
 using deck::BoundaryKind;
 
 template <class T>
-Edges<T>::Edges(const std::array<deck::Boundary, 4>& rules, double c, const Decomposition& d, int width)
+Edges<T>::Edges(const std::array<deck::Boundary, 4>& rules, double cx, double cy, const Decomposition& d, int width)
     : width_(width) {
   const int w = width, nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size);
   const bool toward[4] = {d.west() != MPI_PROC_NULL, d.east() != MPI_PROC_NULL, d.south() != MPI_PROC_NULL,
@@ -32,7 +32,7 @@ Edges<T>::Edges(const std::array<deck::Boundary, 4>& rules, double c, const Deco
     line.first = toward[before] ? 0 : w;
     line.last = toward[before + 1] ? along + 2 * w : w + along;
     line.value = static_cast<T>(b.value);
-    line.ratio = b.kind == BoundaryKind::convective ? static_cast<T>(b.h / c) : T(0);
+    line.ratio = b.kind == BoundaryKind::convective ? static_cast<T>(b.h / (line.vertical ? cx : cy)) : T(0);
     lines_[count_++] = line;
   }
 }

@@ -7,6 +7,7 @@
 //   neumann      ghost = edge
 //   convective   ghost = edge + (h / c) (ambient - edge): the face then passes
 //                c (ghost - edge) = h (ambient - edge) of the edge cell's value a step
+//                (c the face's: c_x on west and east, c_y on south and north)
 #include <array>
 
 #include "deck/diffusion_settings.hpp"
@@ -19,8 +20,8 @@ template <class T>
 class Edges {
  public:
   // The rules of the sides of `d`'s block that lie on the domain's edge, for a grid with a
-  // halo `width` cells deep; `c` the scheme's diffusion number.
-  Edges(const std::array<deck::Boundary, 4>& rules, double c, const Decomposition& d, int width);
+  // halo `width` cells deep; `cx`, `cy` the diffusion numbers along x and y.
+  Edges(const std::array<deck::Boundary, 4>& rules, double cx, double cy, const Decomposition& d, int width);
   // The plain default: every side dirichlet 0 (nothing to do, the fields start at zero).
   Edges() = default;
 

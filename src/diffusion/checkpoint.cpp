@@ -24,6 +24,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.attribute("/", "nx", settings.nx);
   file.attribute("/", "ny", settings.ny);
   file.attribute("/", "c", settings.c);
+  file.attribute("/", "D", settings.D);
   file.attribute("/", "dt", settings.dt);
   file.attribute("/", "dx", settings.dx);
   file.attribute("/", "dy", settings.dy);
@@ -48,6 +49,8 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   if (ny != s.ny) mismatch("ny", std::to_string(ny), std::to_string(s.ny));
   const double c = file.real_attribute("/", "c"), dt = file.real_attribute("/", "dt");
   if (c != s.c) mismatch("c", io::exact_text(c), io::exact_text(s.c));
+  const double D = file.has_attribute("/", "D") ? file.real_attribute("/", "D") : 0.0;
+  if (D != s.D) mismatch("D", D > 0 ? io::exact_text(D) : "(none)", s.D > 0 ? io::exact_text(s.D) : "(none)");
   if (dt != s.dt) mismatch("dt", io::exact_text(dt), io::exact_text(s.dt));
   const auto real_or = [&](const char* name, double absent) {
     return file.has_attribute("/", name) ? file.real_attribute("/", name) : absent;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "diffusion/stencil_anisotropic.hpp"
+
 namespace trident::diffusion {
 
 namespace {
@@ -13,13 +15,12 @@ constexpr int kPlainTrip = 0, kInnerTrip = 0, kRestTrip = 1;
 }  // namespace
 
 template <class T>
-Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Edges<T>& edges,
-                    const Source<T>& source, const TripShape& trips, TripTuner::When tiles, core::Switch peer_memory)
+Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Scheme<T>& scheme,
+                    const TripShape& trips, TripTuner::When tiles, core::Switch peer_memory)
     : d_(d),
       width_(width),
-      edges_(edges),
-      source_(source),
-      trip_steps_(edges.follows() || source.present() ? 1 : diffusion::steps_per_trip(d.alone(), width, trips.steps)),
+      scheme_(scheme),
+      trip_steps_(scheme.one_step() ? 1 : diffusion::steps_per_trip(d.alone(), width, trips.steps)),
       shape_(trips),
       tuner_(tiles, trip_steps_),
       alone_(d.alone()) {
@@ -154,31 +155,60 @@ std::int64_t Stepper<T>::advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64
 }
 
 template <class T>
+void Stepper<T>::step_box(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                          const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
+  const ExecutionSpace compute;
+  if (scheme_.anisotropic)
+    step_anisotropic<T>(compute, u, next, laplacian, scheme_.cx, scheme_.cy, step, first_bad, box);
+  else
+    diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, box);
+}
+
+template <class T>
+void Stepper<T>::step_ring(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                           const Kokkos::View<std::int64_t>& first_bad, const Box& outer, const Box& inner) {
+  if (!scheme_.anisotropic) {
+    diffusion::step_ring<T>(ExecutionSpace(), u, next, laplacian, c, step, first_bad, outer, inner);
+    return;
+  }
+  if (inner.empty()) {
+    step_box(u, next, laplacian, c, step, first_bad, outer);
+    return;
+  }
+  step_box(u, next, laplacian, c, step, first_bad, {outer.y0, inner.y0, outer.x0, outer.x1});  // rows before
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y1, outer.y1, outer.x0, outer.x1});  // rows after
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y0, inner.y1, outer.x0, inner.x0});  // beside
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y0, inner.y1, inner.x1, outer.x1});
+}
+
+template <class T>
 void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                            const Kokkos::View<std::int64_t>& first_bad) {
   const ExecutionSpace compute;
-  if (edges_.follows()) edges_.follow(compute, u);
+  const Edges<T>& edges = scheme_.edges;
+  const Source<T>& source = scheme_.source;
+  if (edges.follows()) edges.follow(compute, u);
   if (alone_) {
-    diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, interior_);
-    source_.add(compute, next, interior_, step, first_bad);
+    step_box(u, next, laplacian, c, step, first_bad, interior_);
+    source.add(compute, next, interior_, step, first_bad);
     return;
   }
   if (valid_ >= 1) {
-    diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, extended(valid_ - 1));
-    source_.add(compute, next, extended(valid_ - 1), step, first_bad);
+    step_box(u, next, laplacian, c, step, first_bad, extended(valid_ - 1));
+    source.add(compute, next, extended(valid_ - 1), step, first_bad);
     --valid_;
     return;
   }
   // The inside: the block less one cell along each edge that has a neighbour.
   const Box inside = this->inside(1);
   halo_->start(compute, u);
-  diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, inside);
+  step_box(u, next, laplacian, c, step, first_bad, inside);
   wait_clock_->begin(compute);
   halo_->finish(compute, u);
   wait_clock_->end(compute);
-  if (edges_.follows()) edges_.follow(compute, u);  // now the ghosts beside the halo too
-  diffusion::step_ring<T>(compute, u, next, laplacian, c, step, first_bad, extended(width_ - 1), inside);
-  source_.add(compute, next, extended(width_ - 1), step, first_bad);
+  if (edges.follows()) edges.follow(compute, u);  // now the ghosts beside the halo too
+  step_ring(u, next, laplacian, c, step, first_bad, extended(width_ - 1), inside);
+  source.add(compute, next, extended(width_ - 1), step, first_bad);
   valid_ = width_ - 1;
 }
 
@@ -189,7 +219,16 @@ void Stepper<T>::refresh(const Grid<T>& u) {
     halo_->exchange(compute, u);
     valid_ = width_;
   }
-  if (edges_.follows()) edges_.follow(compute, u);
+  if (scheme_.edges.follows()) scheme_.edges.follow(compute, u);
+}
+
+template <class T>
+void Stepper<T>::laplacian_of(const Grid<T>& u, const Grid<T>& laplacian) {
+  refresh(u);
+  if (scheme_.anisotropic)
+    applied_only<T>(u, laplacian, scheme_.cx, scheme_.cy, interior_);
+  else
+    laplacian_only<T>(u, laplacian, interior_);
 }
 
 template <class T>
