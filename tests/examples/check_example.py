@@ -14,6 +14,8 @@ against the file itself, computed again here with numpy:
   diffusion_plate       the frames and Laplacians follow the scheme with the deck's boundary
                         rules (the ghost cells of docs/diffusion.md#boundaries)
   diffusion_heated      the same with the deck's source added after each step
+  diffusion_units       the same in physical units: c_x = D dt/dx^2, c_y = D dt/dy^2 from the
+                        deck's D, dx, dy, dt, the anisotropic step and its A(u)
 
 usage: check_example.py DECK_NAME OUTPUT.h5 DATA_FOLDER
 Prints what it checked; exits 1 at the first failure.
@@ -267,9 +269,14 @@ def with_ghosts(u, c, rules):
     return p
 
 
-def laplacian_with(u, c, rules):
-    p = with_ghosts(u, c, rules)
-    return 4 * u - (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+def laplacian_with(u, c, rules, cx=None, cy=None):
+    """L(u) with the ghosts; with c_x != c_y, A(u) = c_x (2u - W - E) + c_y (2u - S - N)
+    (ghosts with each side's c), the step then being u - A(u) instead of u - c L(u)."""
+    if cx is None or cx == cy:
+        p = with_ghosts(u, c, rules)
+        return 4 * u - (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+    px, py = with_ghosts(u, cx, rules), with_ghosts(u, cy, rules)
+    return cx * (2 * u - px[1:-1, :-2] - px[1:-1, 2:]) + cy * (2 * u - py[:-2, 1:-1] - py[2:, 1:-1])
 
 
 def text_attribute(group, name):
@@ -289,14 +296,21 @@ def diffusion_plate(out, data):
         s = 0.0 if source == "none" else float(source)
     steps, field = d["step"][...], d["field"]
     c, u, done = float(d.attrs["c"]), field[0].astype(np.float64), 0
+    cx = cy = None
+    if "D" in d.attrs:  # physical units: c_x and c_y from the deck's D, dx, dy and dt
+        D, dt, dx, dy = (float(d.attrs[k]) for k in ("D", "dt", "dx", "dy"))
+        cx, cy = D * dt / dx**2, D * dt / dy**2
+        if abs(cx - float(d.attrs["c_x"])) > 1e-15 or abs(cy - float(d.attrs["c_y"])) > 1e-15:
+            fail(f"c_x, c_y are {d.attrs['c_x']}, {d.attrs['c_y']}, expected D dt/dx^2 = {cx}, D dt/dy^2 = {cy}")
+    factor = 1.0 if cx is not None and cx != cy else c  # A(u) holds c_x and c_y already
     for i, step in enumerate(steps):
         while done < step:
-            u = (u - c * laplacian_with(u, c, rules)) + s
+            u = (u - factor * laplacian_with(u, c, rules, cx, cy)) + s
             done += 1
         scale = np.abs(u).max()
         if np.abs(field[i] - u).max() > 1e-12 * scale:
             fail(f"step {step}: the frame differs from numpy's steps by {np.abs(field[i] - u).max():.3e}")
-        if np.abs(d["laplacian"][i] - laplacian_with(u, c, rules)).max() > 1e-12 * scale:
+        if np.abs(d["laplacian"][i] - laplacian_with(u, c, rules, cx, cy)).max() > 1e-12 * scale:
             fail(f"step {step}: the Laplacian differs from 4u minus the neighbours and ghosts of the frame")
     print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow the scheme with the boundary {rules}"
           f" and the source {source}")
@@ -308,7 +322,7 @@ def main():
     name, output, data = sys.argv[1:]
     checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, ridge_deblur,
                                                diffusion_start_file, diffusion_plate)}
-    checks["diffusion_heated"] = diffusion_plate
+    checks["diffusion_heated"] = checks["diffusion_units"] = diffusion_plate
     if name not in checks:
         sys.exit(f"check_example.py: no check for the deck '{name}'; known: {', '.join(checks)}")
     with h5py.File(output, "r") as out:
