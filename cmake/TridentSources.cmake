@@ -49,6 +49,7 @@ set(TRIDENT_SOURCES_deck
 )
 set(TRIDENT_SOURCES_diffusion
   diffusion/boundary.cpp
+  diffusion/c_field.cpp
   diffusion/checkpoint.cpp
   diffusion/decomposition.cpp
   diffusion/exact_select.cpp
@@ -62,6 +63,7 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/start_file.cpp
   diffusion/stencil.cpp
   diffusion/stencil_anisotropic.cpp
+  diffusion/stencil_field.cpp
   diffusion/stepper.cpp
   diffusion/study.cpp
   diffusion/trip.cpp
@@ -161,6 +163,7 @@ set(TRIDENT_TEST_SOURCES_deck
 )
 set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_boundaries.cpp
+  diffusion/test_c_field.cpp
   diffusion/test_diffusion_exact.cpp
   diffusion/test_diffusion_runs.cpp
   diffusion/test_frames.cpp

@@ -56,6 +56,13 @@ void check_diffusion(const RunPlan& plan, int ranks) {
   check_checkpoint_place(plan, "diffusion");
   if (s.start.kind == "file" && plan.restart_study != "diffusion") diffusion::check_start_file(s.start, s.nx, s.ny);
   if (s.source.from_file) diffusion::check_start_file(s.source.as_file(), s.nx, s.ny, diffusion::kSourceFileRole);
+  if (s.c_field()) {
+    deck::StartField c;
+    c.kind = "file";
+    c.file = s.c_file;
+    c.dataset = s.c_dataset;
+    diffusion::check_start_file(c, s.nx, s.ny, "diffusivity file (diffusion.c.file)");
+  }
 }
 
 // The order of knn's prepare: the references counted and k checked against them, the

@@ -171,7 +171,12 @@ DiffusionSettings parse_diffusion(const Section& top) {
                      std::to_string(d.ny));
   }
   d.steps = s.integer("steps", at_least(0));
-  if (s.has("c")) {
+  if (s.has("c") && s.node("c").IsMap()) {
+    const Section f = s.section("c", {"file", "dataset"});
+    d.c_file = f.file("file");
+    d.c_dataset = f.text("dataset");
+    d.c = 0.0;  // each cell's c is read at the start, and checked there
+  } else if (s.has("c")) {
     d.c = s.real("c", greater_than(0));
     if (d.c > 0.25) {
       s.fail("c", "must be at most 0.25, the stability limit of the explicit scheme, got " +

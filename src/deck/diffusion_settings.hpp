@@ -71,7 +71,11 @@ struct SourceSettings {
 struct DiffusionSettings {
   std::int64_t nx = 0, ny = 0;  // cells along x (fastest) and y
   std::int64_t steps = 0;
-  double c = 0.25;   // diffusion number D dt / dx^2; stable up to 0.25
+  double c = 0.25;   // diffusion number D dt / dx^2; stable up to 0.25 (0 with a field)
+  // diffusion.c: {file, dataset}: c cell by cell, an HDF5 dataset of shape (ny, nx); empty
+  // file: c is the number above.
+  std::string c_file, c_dataset;
+  bool c_field() const { return !c_file.empty(); }
   // diffusion.D (0: not given, c is): the diffusivity in length_unit^2 / time_unit, giving
   // c_x = D dt / dx^2 and c_y = D dt / dy^2 (c = c_x when they are equal: c's kernels).
   double D = 0.0;

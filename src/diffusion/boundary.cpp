@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include "diffusion/stencil_field.hpp"
+
 namespace trident::diffusion {
 
 using deck::BoundaryKind;
@@ -32,6 +34,7 @@ Edges<T>::Edges(const std::array<deck::Boundary, 4>& rules, double cx, double cy
     line.first = toward[before] ? 0 : w;
     line.last = toward[before + 1] ? along + 2 * w : w + along;
     line.value = static_cast<T>(b.value);
+    line.h = static_cast<T>(b.h);
     line.ratio = b.kind == BoundaryKind::convective ? static_cast<T>(b.h / (line.vertical ? cx : cy)) : T(0);
     lines_[count_++] = line;
   }
@@ -63,11 +66,18 @@ void Edges<T>::follow(const ExecutionSpace& space, const Grid<T>& u) const {
   for (int k = 0; k < count_; ++k) {
     const Line line = lines_[k];
     if (line.kind == BoundaryKind::dirichlet) continue;
+    const Grid<T> cf = cf_;
+    const bool field = cf.extent(0) > 0;
     Kokkos::parallel_for(
         "trident::diffusion::boundary_follow", Kokkos::RangePolicy<ExecutionSpace>(space, line.first, line.last),
         KOKKOS_LAMBDA(const int a) {
           const T edge = line.vertical ? u(a, line.edge) : u(line.edge, a);
-          const T ghost = line.kind == BoundaryKind::neumann ? edge : edge + line.ratio * (line.value - edge);
+          T ratio = line.ratio;
+          if (field) {  // h over the face's c, the edge cell's (its ghost holds the same)
+            const T c = line.vertical ? cf(a, line.edge) : cf(line.edge, a);
+            ratio = line.h / face_c(c, c);
+          }
+          const T ghost = line.kind == BoundaryKind::neumann ? edge : edge + ratio * (line.value - edge);
           if (line.vertical)
             u(a, line.ghost) = ghost;
           else

@@ -25,6 +25,9 @@ class Edges {
   // The plain default: every side dirichlet 0 (nothing to do, the fields start at zero).
   Edges() = default;
 
+  // With a diffusivity field (diffusion.c: {file, dataset}; stencil_field.hpp): a
+  // convective ghost uses its face's c, from `cf` (block, halo and ghosts filled), not c_x/c_y.
+  void use_field(const Grid<T>& cf) { cf_ = cf; }
   // Sets the dirichlet ghosts of `grid` (u and next once each, before the first step).
   void set_fixed(const Grid<T>& grid) const;
   // Whether some ghost follows its edge cell (neumann or convective): the same on every rank.
@@ -40,7 +43,9 @@ class Edges {
     int ghost, edge;   // the ghosts' column (or row), and the edge cells'
     int first, last;   // the rows (or columns) [first, last) along it
     T value, ratio;    // dirichlet's value, convective's ambient; convective's h / c
+    T h;               // convective's h
   };
+  Grid<T> cf_;  // a diffusivity field, or empty
   Line lines_[4]{};
   int count_ = 0;
   int width_ = 1;

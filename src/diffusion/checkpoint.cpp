@@ -25,6 +25,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.attribute("/", "ny", settings.ny);
   file.attribute("/", "c", settings.c);
   file.attribute("/", "D", settings.D);
+  file.attribute("/", "c_field", settings.c_field() ? "file " + settings.c_file + " dataset " + settings.c_dataset : "none");
   file.attribute("/", "dt", settings.dt);
   file.attribute("/", "dx", settings.dx);
   file.attribute("/", "dy", settings.dy);
@@ -49,6 +50,9 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   if (ny != s.ny) mismatch("ny", std::to_string(ny), std::to_string(s.ny));
   const double c = file.real_attribute("/", "c"), dt = file.real_attribute("/", "dt");
   if (c != s.c) mismatch("c", io::exact_text(c), io::exact_text(s.c));
+  const std::string c_field = file.has_attribute("/", "c_field") ? file.string_attribute("/", "c_field") : "none";
+  const std::string wanted_field = s.c_field() ? "file " + s.c_file + " dataset " + s.c_dataset : "none";
+  if (c_field != wanted_field) mismatch("c", "'" + c_field + "'", "'" + wanted_field + "'");
   const double D = file.has_attribute("/", "D") ? file.real_attribute("/", "D") : 0.0;
   if (D != s.D) mismatch("D", D > 0 ? io::exact_text(D) : "(none)", s.D > 0 ? io::exact_text(s.D) : "(none)");
   if (dt != s.dt) mismatch("dt", io::exact_text(dt), io::exact_text(s.dt));

@@ -61,8 +61,9 @@ void describe_frames(io::OutputFile& file, const deck::DiffusionSettings& s, con
   if (s.laplacian) {
     // With dx != dy (diffusion.D) the frames keep the operator the step applied instead.
     file.describe("/diffusion/laplacian", {"time", "y", "x"},
-                  s.anisotropic() ? "A(u) = c_x (2 u - west - east) + c_y (2 u - south - north), what a step subtracts"
-                                  : "L(u) = 4 u - the sum of its 4 neighbours",
+                  s.c_field()       ? "A(u) = the sum over the 4 faces of c_ij (u - u_j), what a step subtracts"
+                  : s.anisotropic() ? "A(u) = c_x (2 u - west - east) + c_y (2 u - south - north), what a step subtracts"
+                                    : "L(u) = 4 u - the sum of its 4 neighbours",
                   field_units);
     file.describe_text("/diffusion/laplacian", "coordinates", "step");
   }
@@ -99,6 +100,7 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "ny", s.ny);
   file_.attribute("/diffusion", "steps", s.steps);
   file_.attribute("/diffusion", "c", s.c);
+  if (s.c_field()) file_.attribute("/diffusion", "c_field", "file " + s.c_file + " dataset " + s.c_dataset);
   if (s.D > 0) {  // the physical units' diffusivity and the diffusion numbers it gives
     file_.attribute("/diffusion", "D", s.D);
     file_.attribute("/diffusion", "D_units", s.length_unit + "^2/" + s.time_unit);

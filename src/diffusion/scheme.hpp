@@ -13,9 +13,13 @@ struct Scheme {
   Source<T> source;
   bool anisotropic = false;  // c_x != c_y (diffusion.D with dx != dy): the step's c is unused
   T cx = T(0), cy = T(0);
-  // Whether every trip takes one step: the trips' kernels (trip.hpp) compute the isotropic
-  // update alone, with ghosts that hold still.
-  bool one_step() const { return edges.follows() || source.present() || anisotropic; }
+  Grid<T> cf;  // a diffusivity field (stencil_field.hpp), or empty: c's kernels
+  bool field() const { return cf.extent(0) > 0; }
+  // Whether the step is c's isotropic one, which the trips' kernels (trip.hpp) compute.
+  bool plain_c() const { return !anisotropic && !field(); }
+  // Whether every trip takes one step: the trips' kernels compute c's update alone, with
+  // ghosts that hold still.
+  bool one_step() const { return edges.follows() || source.present() || !plain_c(); }
 };
 
 }  // namespace trident::diffusion

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "diffusion/stencil_anisotropic.hpp"
+#include "diffusion/stencil_field.hpp"
 
 namespace trident::diffusion {
 
@@ -158,7 +159,9 @@ template <class T>
 void Stepper<T>::step_box(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                           const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
   const ExecutionSpace compute;
-  if (scheme_.anisotropic)
+  if (scheme_.field())
+    step_field<T>(compute, u, next, laplacian, scheme_.cf, step, first_bad, box);
+  else if (scheme_.anisotropic)
     step_anisotropic<T>(compute, u, next, laplacian, scheme_.cx, scheme_.cy, step, first_bad, box);
   else
     diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, box);
@@ -167,7 +170,7 @@ void Stepper<T>::step_box(const Grid<T>& u, const Grid<T>& next, const Grid<T>& 
 template <class T>
 void Stepper<T>::step_ring(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                            const Kokkos::View<std::int64_t>& first_bad, const Box& outer, const Box& inner) {
-  if (!scheme_.anisotropic) {
+  if (scheme_.plain_c()) {
     diffusion::step_ring<T>(ExecutionSpace(), u, next, laplacian, c, step, first_bad, outer, inner);
     return;
   }
@@ -225,7 +228,9 @@ void Stepper<T>::refresh(const Grid<T>& u) {
 template <class T>
 void Stepper<T>::laplacian_of(const Grid<T>& u, const Grid<T>& laplacian) {
   refresh(u);
-  if (scheme_.anisotropic)
+  if (scheme_.field())
+    applied_field_only<T>(u, laplacian, scheme_.cf, interior_);
+  else if (scheme_.anisotropic)
     applied_only<T>(u, laplacian, scheme_.cx, scheme_.cy, interior_);
   else
     laplacian_only<T>(u, laplacian, interior_);

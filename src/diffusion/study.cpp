@@ -13,6 +13,7 @@
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "core/signals.hpp"
+#include "diffusion/c_field.hpp"
 #include "diffusion/checkpoint.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/frames.hpp"
@@ -78,6 +79,10 @@ Scheme<T> scheme_for(const deck::DiffusionSettings& s, const Decomposition& d, i
   scheme.anisotropic = s.anisotropic();
   scheme.cx = static_cast<T>(s.c_x());
   scheme.cy = static_cast<T>(s.c_y());
+  if (s.c_field()) {
+    scheme.cf = read_c_field<T>(s, d, width);
+    scheme.edges.use_field(scheme.cf);
+  }
   return scheme;
 }
 
@@ -109,10 +114,15 @@ class Solver : public PreparedStudy {
     scheme_.edges.set_fixed(u_);
     scheme_.edges.set_fixed(next_);
     if (scheme_.source.kind == Source<T>::Kind::field) stepper_.fill_halo(scheme_.source.field);
+    if (scheme_.field()) {  // its halo and ghosts, then every cell's checks
+      stepper_.fill_halo(scheme_.cf);
+      finish_c_field<T>(scheme_.cf, s, d_, halo_width_);
+    }
     if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;
     line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << core::precision_name(s.precision) << ", c = " << s.c;
     if (s.anisotropic()) line << " (c_x = " << s.c_x() << ", c_y = " << s.c_y() << ")";
+    if (s.c_field()) line << " (a field: " << s.c_file << " dataset " << s.c_dataset << ")";
     line
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
          << stepper_.describe() << ", " << describe_trips(stepper_.steps_per_trip());

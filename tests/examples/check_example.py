@@ -14,6 +14,8 @@ against the file itself, computed again here with numpy:
   diffusion_plate       the frames and Laplacians follow the scheme with the deck's boundary
                         rules (the ghost cells of docs/diffusion.md#boundaries)
   diffusion_heated      the same with the deck's source added after each step
+  diffusion_inclusion   the same with a diffusivity field: faces of harmonic-mean c (a ghost
+                        with its edge cell's c), the frames' A(u) = u - u_new
   diffusion_units       the same in physical units: c_x = D dt/dx^2, c_y = D dt/dy^2 from the
                         deck's D, dx, dy, dt, the anisotropic step and its A(u)
 
@@ -264,8 +266,10 @@ def with_ghosts(u, c, rules):
              "south": (np.s_[0, 1:-1], u[0, :], u[-1, :]), "north": (np.s_[-1, 1:-1], u[-1, :], u[0, :])}
     for side, (ghost, edge, opposite) in sides.items():
         kind, value, h = rules[side]
-        p[ghost] = {"dirichlet": value, "neumann": edge, "periodic": opposite,
-                    "convective": edge + (h / c) * (value - edge)}[kind]
+        if kind == "convective":
+            p[ghost] = edge + (h / c) * (value - edge)
+        else:
+            p[ghost] = {"dirichlet": value, "neumann": edge, "periodic": opposite}[kind]
     return p
 
 
@@ -282,6 +286,40 @@ def laplacian_with(u, c, rules, cx=None, cy=None):
 def text_attribute(group, name):
     value = group.attrs[name]
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def field_change(u, c, rules, cf):
+    """Sum over the 4 faces of c_ij (u_j - u), c_ij the harmonic mean (0 when both are 0)."""
+    p = with_ghosts(u, c, rules)
+    q = np.pad(cf, 1, mode="edge")  # a ghost has its edge cell's c (corners unused)
+    change = np.zeros_like(u)
+    for nu, nc in ((p[1:-1, :-2], q[1:-1, :-2]), (p[1:-1, 2:], q[1:-1, 2:]), (p[:-2, 1:-1], q[:-2, 1:-1]),
+                   (p[2:, 1:-1], q[2:, 1:-1])):
+        s = cf + nc
+        face = np.where(s == 0, 0.0, 2 * cf * nc / np.where(s == 0, 1.0, s))
+        change = change + face * (nu - u)
+    return change
+
+
+def diffusion_inclusion(out, data):
+    d = out["diffusion"]
+    rules = boundary_rules(text_attribute(d, "boundary"))
+    words = text_attribute(d, "c_field").split(" ")
+    with h5py.File(words[1], "r") as f:
+        cf = f[words[3]][...].astype(np.float64)
+    steps, field = d["step"][...], d["field"]
+    u, done = field[0].astype(np.float64), 0
+    for i, step in enumerate(steps):
+        while done < step:
+            u = u + field_change(u, 0.0, rules, cf)
+            done += 1
+        scale = np.abs(u).max()
+        if np.abs(field[i] - u).max() > 1e-12 * scale:
+            fail(f"step {step}: the frame differs from numpy's steps by {np.abs(field[i] - u).max():.3e}")
+        if np.abs(d["laplacian"][i] + field_change(u, 0.0, rules, cf)).max() > 1e-12 * scale:
+            fail(f"step {step}: the frame's A(u) differs from minus the faces' sum")
+    print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow u + sum c_ij (u_j - u) with the "
+          f"diffusivity of {words[1]} and the boundary {rules}")
 
 
 def diffusion_plate(out, data):
@@ -321,7 +359,7 @@ def main():
         sys.exit(__doc__)
     name, output, data = sys.argv[1:]
     checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, ridge_deblur,
-                                               diffusion_start_file, diffusion_plate)}
+                                               diffusion_start_file, diffusion_plate, diffusion_inclusion)}
     checks["diffusion_heated"] = checks["diffusion_units"] = diffusion_plate
     if name not in checks:
         sys.exit(f"check_example.py: no check for the deck '{name}'; known: {', '.join(checks)}")
