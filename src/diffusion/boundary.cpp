@@ -35,7 +35,8 @@ Edges<T>::Edges(const std::array<deck::Boundary, 4>& rules, double cx, double cy
     line.last = toward[before + 1] ? along + 2 * w : w + along;
     line.value = static_cast<T>(b.value);
     line.h = static_cast<T>(b.h);
-    line.ratio = b.kind == BoundaryKind::convective ? static_cast<T>(b.h / (line.vertical ? cx : cy)) : T(0);
+    const double c = line.vertical ? cx : cy;  // 0 with a diffusivity field: use_field's c then
+    line.ratio = b.kind == BoundaryKind::convective && c > 0 ? static_cast<T>(b.h / c) : T(0);
     lines_[count_++] = line;
   }
 }
