@@ -45,6 +45,8 @@ set(TRIDENT_SOURCES_deck
   deck/yaml_structure.cpp
 )
 set(TRIDENT_SOURCES_diffusion
+  diffusion/boundary.cpp
+  diffusion/c_field.cpp
   diffusion/checkpoint.cpp
   diffusion/decomposition.cpp
   diffusion/exact_select.cpp
@@ -54,9 +56,12 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/jagged_field.cpp
   diffusion/settings.cpp
   diffusion/slab_exchange.cpp
+  diffusion/source.cpp
   diffusion/start_field.cpp
   diffusion/start_file.cpp
   diffusion/stencil.cpp
+  diffusion/stencil_anisotropic.cpp
+  diffusion/stencil_field.cpp
   diffusion/stepper.cpp
   diffusion/study.cpp
   diffusion/study_plan.cpp
@@ -161,16 +166,20 @@ set(TRIDENT_TEST_SOURCES_deck
   deck/test_yaml_structure.cpp
 )
 set(TRIDENT_TEST_SOURCES_diffusion
+  diffusion/test_boundaries.cpp
+  diffusion/test_c_field.cpp
   diffusion/test_diffusion_exact.cpp
   diffusion/test_diffusion_runs.cpp
   diffusion/test_frames.cpp
   diffusion/test_halo_width_limit.cpp
   diffusion/test_halos.cpp
   diffusion/test_serial_reference.cpp
+  diffusion/test_source.cpp
   diffusion/test_splitmix64.cpp
   diffusion/test_start_field.cpp
   diffusion/test_start_file.cpp
   diffusion/test_trips.cpp
+  diffusion/test_units.cpp
 )
 set(TRIDENT_TEST_SOURCES_knn
   knn/test_candidate_key.cpp

@@ -11,6 +11,8 @@ files users bring (each under 1 MB, the same bytes on every run: fixed seeds, fi
   ridge_rhs.h5       /b: a right-hand side A x_true + 1 % noise for ridge_matrix.mtx
   start_field.h5     /temperature (ny x nx = 96 x 128, float64): kelvin above the ambient,
                      two warm plumes and a cold front, for diffusion.start
+  plate_diffusivity.h5  /c (ny x nx = 64 x 96, float64): a metal plate's diffusion number
+                     (0.24) with an insulating disc (0.004) and a thin insulating slot, for diffusion.c
 
 usage: /usr/bin/python3 inputs/make_example_inputs.py [OUTPUT_FOLDER]   (default inputs/data)
        /usr/bin/python3 inputs/make_example_inputs.py --check   (the files in inputs/data are
@@ -179,6 +181,16 @@ def start_field(ny=96, nx=128):
     return u
 
 
+def plate_diffusivity(ny=64, nx=96):
+    """c cell by cell: metal at 0.24, an insulating disc and a slot at 0.004 (each cell's faces
+    pass at most 4 x 0.24 = 0.96 of its value a step: stable)."""
+    y, x = np.mgrid[0:ny, 0:nx]
+    c = np.full((ny, nx), 0.24)
+    c[(x - 48) ** 2 + (y - 32) ** 2 < 12 ** 2] = 0.004
+    c[(x >= 20) & (x < 22) & (y >= 8) & (y < 40)] = 0.004
+    return c
+
+
 def write_all(folder):
     os.makedirs(folder, exist_ok=True)
     write_stations(os.path.join(folder, "stations.csv"), stations(np.random.default_rng(2024)))
@@ -202,6 +214,12 @@ def write_all(folder):
     with h5py.File(os.path.join(folder, "start_field.h5"), "w") as f:
         d = f.create_dataset("temperature", data=start_field(), dtype="f8", track_times=False)
         d.attrs["units"] = "K above the ambient temperature"
+        d.attrs["layout"] = "(ny, nx), row y = 0 first"
+
+    with h5py.File(os.path.join(folder, "plate_diffusivity.h5"), "w") as f:
+        d = f.create_dataset("c", data=plate_diffusivity(), dtype="f8", track_times=False)
+        d.attrs["units"] = "1"
+        d.attrs["long_name"] = "diffusion number D dt / dx^2 of each cell"
         d.attrs["layout"] = "(ny, nx), row y = 0 first"
 
     for name in sorted(os.listdir(folder)):

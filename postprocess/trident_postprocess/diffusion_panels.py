@@ -24,7 +24,8 @@ def draw(f, path, frame=-1, cmap="viridis"):
     label = "final" if frame in (-1, frames - 1) else "frame"
     panels = [(start, f"start (step {steps[0]})"), (final, f"{label} (step {steps[frame]})")]
     if laplacian is not None:
-        panels.append((laplacian, f"Laplacian at step {steps[frame]}"))
+        name = "A(u)" if trident_h5.applied_operator(d) else "Laplacian"
+        panels.append((laplacian, f"{name} at step {steps[frame]}"))
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5), squeeze=False)
     # u's panels share one scale (so the decay shows); L(u) has its own, signed.
     u_cmap, u_lo, u_hi = trident_h5.colour_scale([start, final], cmap)
@@ -40,7 +41,14 @@ def draw(f, path, frame=-1, cmap="viridis"):
         label = trident_h5.laplacian_label(d) if is_laplacian else trident_h5.field_label(d)
         fig.colorbar(im, ax=ax, shrink=0.8).set_label(label, fontsize=8 if len(label) > 45 else None)
     ny, nx = start.shape
-    title = f"{path}: {nx} x {ny} cells, c = {float(d.attrs.get('c', np.nan)):g}"
+    if "c_field" in d.attrs:  # "file F dataset D"
+        words = trident_h5.text(d.attrs["c_field"]).split(" ")
+        title = f"{path}: {nx} x {ny} cells, c from {words[1].rsplit('/', 1)[-1]}:{words[-1]}"
+    elif "c_x" in d.attrs:
+        title = (f"{path}: {nx} x {ny} cells, D = {float(d.attrs['D']):g} {trident_h5.text(d.attrs['D_units'])}, "
+                 f"c_x = {float(d.attrs['c_x']):g}, c_y = {float(d.attrs['c_y']):g}")
+    else:
+        title = f"{path}: {nx} x {ny} cells, c = {float(d.attrs.get('c', np.nan)):g}"
     stopped = trident_h5.stop_note(f, "diffusion")
     if stopped:
         title += f"; {stopped} (the last frame)"

@@ -201,10 +201,19 @@ def field_label(diffusion):
     return f"u ({u})" if u else FIELD_LABEL
 
 
+def applied_operator(diffusion):
+    """Whether the frames keep A(u), the operator a step applied (a diffusivity field, or
+    dx != dy with D), instead of L(u) = 4u − Σ neighbours."""
+    a = diffusion.attrs
+    return "c_field" in a or ("c_x" in a and float(a["c_x"]) != float(a["c_y"]))
+
+
 def laplacian_label(diffusion):
     """The colour-bar label of L(u): u's unit (4u − Σ neighbours has it)."""
     u = units(diffusion["laplacian"]) if "laplacian" in diffusion else None
     u = u or units(diffusion["field"])
+    if applied_operator(diffusion):
+        return f"A(u) = u − u_next, what a step subtracts{f' ({u})' if u else ''}"
     return f"L(u) = 4u − Σ neighbours ({u})" if u else LAPLACIAN_LABEL
 
 

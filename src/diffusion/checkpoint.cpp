@@ -24,12 +24,16 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.attribute("/", "nx", settings.nx);
   file.attribute("/", "ny", settings.ny);
   file.attribute("/", "c", settings.c);
+  file.attribute("/", "D", settings.D);
+  file.attribute("/", "c_field", settings.c_field() ? "file " + settings.c_file + " dataset " + settings.c_dataset : "none");
   file.attribute("/", "dt", settings.dt);
   file.attribute("/", "dx", settings.dx);
   file.attribute("/", "dy", settings.dy);
   file.attribute("/", "origin", std::vector<double>{settings.origin[0], settings.origin[1]});
   file.attribute("/", "output", std::filesystem::absolute(output_path).lexically_normal().string());
   file.attribute("/", "precision", std::string(core::precision_name(settings.precision)));
+  file.attribute("/", "boundary", deck::describe(settings.boundary));
+  file.attribute("/", "source", settings.source.describe());
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.commit();
 }
@@ -46,6 +50,11 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   if (ny != s.ny) mismatch("ny", std::to_string(ny), std::to_string(s.ny));
   const double c = file.real_attribute("/", "c"), dt = file.real_attribute("/", "dt");
   if (c != s.c) mismatch("c", io::exact_text(c), io::exact_text(s.c));
+  const std::string c_field = file.has_attribute("/", "c_field") ? file.string_attribute("/", "c_field") : "none";
+  const std::string wanted_field = s.c_field() ? "file " + s.c_file + " dataset " + s.c_dataset : "none";
+  if (c_field != wanted_field) mismatch("c", "'" + c_field + "'", "'" + wanted_field + "'");
+  const double D = file.has_attribute("/", "D") ? file.real_attribute("/", "D") : 0.0;
+  if (D != s.D) mismatch("D", D > 0 ? io::exact_text(D) : "(none)", s.D > 0 ? io::exact_text(s.D) : "(none)");
   if (dt != s.dt) mismatch("dt", io::exact_text(dt), io::exact_text(s.dt));
   const auto real_or = [&](const char* name, double absent) {
     return file.has_attribute("/", name) ? file.real_attribute("/", name) : absent;
@@ -61,6 +70,12 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
     for (const double v : origin) written += (written.empty() ? "" : ", ") + io::exact_text(v);
     mismatch("origin", "[" + written + "]", pair(s.origin[0], s.origin[1]));
   }
+  // Checkpoints written before diffusion.boundary existed ran the default.
+  const std::string boundary = file.has_attribute("/", "boundary") ? file.string_attribute("/", "boundary")
+                                                                    : deck::describe(std::array<deck::Boundary, 4>{});
+  if (boundary != deck::describe(s.boundary)) mismatch("boundary", "'" + boundary + "'", "'" + deck::describe(s.boundary) + "'");
+  const std::string source = file.has_attribute("/", "source") ? file.string_attribute("/", "source") : "none";
+  if (source != s.source.describe()) mismatch("source", "'" + source + "'", "'" + s.source.describe() + "'");
   const std::string precision = file.string_attribute("/", "precision"), wanted = core::precision_name(s.precision);
   if (precision != wanted) mismatch("precision", precision, wanted);
   const std::int64_t step = file.integer_attribute("/", "step");

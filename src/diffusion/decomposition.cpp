@@ -31,8 +31,8 @@ void block_layout(int n, std::int64_t nx, std::int64_t ny, std::array<std::int64
 }
 
 Decomposition::Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
-                             std::array<std::int64_t, 2> ranks)
-    : nx_(nx), ny_(ny) {
+                             std::array<std::int64_t, 2> ranks, std::array<bool, 2> periodic)
+    : nx_(nx), ny_(ny), periodic_(periodic) {
   const int n = mpi::size(comm);
   int dims[2] = {0, 0};
   // The same on every rank; collective, so that the job ends with one message and exit 2
@@ -45,8 +45,10 @@ Decomposition::Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny,
   coords_ = {c[1], c[0]};
   x_ = split(nx, dims_[0], coords_[0]);
   y_ = split(ny, dims_[1], coords_[1]);
-  mpi::grid_neighbours(cart_, 1, west_, east_);
-  mpi::grid_neighbours(cart_, 0, south_, north_);
+  west_ = neighbour(-1, 0);
+  east_ = neighbour(1, 0);
+  south_ = neighbour(0, -1);
+  north_ = neighbour(0, 1);
 }
 
 Decomposition::~Decomposition() {
@@ -54,7 +56,9 @@ Decomposition::~Decomposition() {
 }
 
 int Decomposition::neighbour(int dx, int dy) const {
-  const int x = coords_[0] + dx, y = coords_[1] + dy;
+  int x = coords_[0] + dx, y = coords_[1] + dy;
+  if (periodic_[0]) x = (x + dims_[0]) % dims_[0];
+  if (periodic_[1]) y = (y + dims_[1]) % dims_[1];
   if (x < 0 || y < 0 || x >= dims_[0] || y >= dims_[1]) return MPI_PROC_NULL;
   const int c[2] = {y, x};  // MPI's order: slowest (y) first
   return mpi::grid_rank(cart_, c);

@@ -35,8 +35,11 @@ void block_layout(int n, std::int64_t nx, std::int64_t ny, std::array<std::int64
 class Decomposition {
  public:
   // `ranks` = {along x, along y}; {0, 0} lets MPI_Dims_create choose. Throws InputError
-  // (naming diffusion.ranks or diffusion.nx/ny) when the split is impossible.
-  Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny, std::array<std::int64_t, 2> ranks);
+  // (naming diffusion.ranks or diffusion.nx/ny) when the split is impossible. Along a
+  // `periodic` axis {x, y} the blocks wrap around: the first block's neighbour before it is
+  // the last block (itself when the axis has one block), so halos carry the wrap.
+  Decomposition(MPI_Comm comm, std::int64_t nx, std::int64_t ny, std::array<std::int64_t, 2> ranks,
+                std::array<bool, 2> periodic = {false, false});
   ~Decomposition();
   Decomposition(const Decomposition&) = delete;
   Decomposition& operator=(const Decomposition&) = delete;
@@ -48,14 +51,16 @@ class Decomposition {
   const std::array<int, 2>& coords() const { return coords_; }  // this rank's block
   Extent x() const { return x_; }
   Extent y() const { return y_; }
-  // Neighbour ranks in `cart()`, MPI_PROC_NULL at the domain's edge.
+  // Neighbour ranks in `cart()`, MPI_PROC_NULL at the domain's edge (none along a periodic axis).
   int west() const { return west_; }
   int east() const { return east_; }
   int south() const { return south_; }  // lower y
   int north() const { return north_; }  // higher y
-  bool alone() const;  // no neighbour at all: halos stay zero
+  bool alone() const;  // no neighbour at all (not even itself across a periodic axis): no halo exchange
+  const std::array<bool, 2>& periodic() const { return periodic_; }
   // The rank whose block lies `dx` blocks east and `dy` blocks north (each -1, 0 or 1),
-  // MPI_PROC_NULL past the domain's edge; the diagonal ones feed deep halos' corners.
+  // MPI_PROC_NULL past the domain's edge, wrapped along a periodic axis; the diagonal ones
+  // feed deep halos' corners.
   int neighbour(int dx, int dy) const;
   // The fewest cells any block has along x or y: a halo can be at most this deep, since
   // it comes from the adjacent block alone.
@@ -65,6 +70,7 @@ class Decomposition {
   MPI_Comm cart_ = MPI_COMM_NULL;
   std::int64_t nx_, ny_;
   std::array<int, 2> dims_{0, 0}, coords_{0, 0};
+  std::array<bool, 2> periodic_{false, false};
   Extent x_, y_;
   int west_ = MPI_PROC_NULL, east_ = MPI_PROC_NULL, south_ = MPI_PROC_NULL, north_ = MPI_PROC_NULL;
 };

@@ -59,7 +59,11 @@ void describe_frames(io::OutputFile& file, const deck::DiffusionSettings& s, con
   file.describe("/diffusion/field", {"time", "y", "x"}, "u, the diffused field", field_units);
   file.describe_text("/diffusion/field", "coordinates", "step");  // each frame's step beside its time
   if (s.laplacian) {
-    file.describe("/diffusion/laplacian", {"time", "y", "x"}, "L(u) = 4 u - the sum of its 4 neighbours",
+    // With dx != dy (diffusion.D) the frames keep the operator the step applied instead.
+    file.describe("/diffusion/laplacian", {"time", "y", "x"},
+                  s.c_field()       ? "A(u) = the sum over the 4 faces of c_ij (u - u_j), what a step subtracts"
+                  : s.anisotropic() ? "A(u) = c_x (2 u - west - east) + c_y (2 u - south - north), what a step subtracts"
+                                    : "L(u) = 4 u - the sum of its 4 neighbours",
                   field_units);
     file.describe_text("/diffusion/laplacian", "coordinates", "step");
   }
@@ -96,6 +100,13 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "ny", s.ny);
   file_.attribute("/diffusion", "steps", s.steps);
   file_.attribute("/diffusion", "c", s.c);
+  if (s.c_field()) file_.attribute("/diffusion", "c_field", "file " + s.c_file + " dataset " + s.c_dataset);
+  if (s.D > 0) {  // the physical units' diffusivity and the diffusion numbers it gives
+    file_.attribute("/diffusion", "D", s.D);
+    file_.attribute("/diffusion", "D_units", s.length_unit + "^2/" + s.time_unit);
+    file_.attribute("/diffusion", "c_x", s.c_x());
+    file_.attribute("/diffusion", "c_y", s.c_y());
+  }
   file_.attribute("/diffusion", "dt", s.dt);
   // The grid's physical place (the centre of cell (0, 0) and the cell sizes), which the XDMF shows.
   file_.attribute("/diffusion", "dx", s.dx);
@@ -103,6 +114,8 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "origin", std::vector<double>{s.origin[0], s.origin[1]});
   file_.attribute("/diffusion", "precision", std::string(core::precision_name(s.precision)));
   file_.attribute("/diffusion", "start", s.start.kind);
+  file_.attribute("/diffusion", "boundary", deck::describe(s.boundary));
+  file_.attribute("/diffusion", "source", s.source.describe());
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
   file_.attribute("/diffusion", "ranks_y", static_cast<std::int64_t>(d.dims()[1]));
   file_.attribute("/diffusion", "compression", static_cast<std::int64_t>(context.compression));

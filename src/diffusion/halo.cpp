@@ -9,8 +9,9 @@
 
 namespace trident::diffusion {
 
-int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, std::int64_t requested) {
-  if (blocks[0] == 1 && blocks[1] == 1) return 1;
+int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, std::int64_t requested,
+                   bool periodic) {
+  if (blocks[0] == 1 && blocks[1] == 1 && !periodic) return 1;
   // the last blocks along each axis are the smallest (remainders go to the first ones)
   const std::int64_t smallest = std::min(nx / blocks[0], ny / blocks[1]);
   if (requested <= 0) return static_cast<int>(std::min(kDefaultHaloWidth, smallest));
@@ -27,7 +28,8 @@ int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, 
 int halo_width_for(const Decomposition& d, std::int64_t requested) {
   int width = 1;
   // The same on every rank (the smallest block is a global figure): thrown by all alike.
-  mpi::collective(d.cart(), [&] { width = halo_width_for(d.dims(), d.nx(), d.ny(), requested); });
+  const bool periodic = d.periodic()[0] || d.periodic()[1];
+  mpi::collective(d.cart(), [&] { width = halo_width_for(d.dims(), d.nx(), d.ny(), requested, periodic); });
   return width;
 }
 
@@ -64,9 +66,10 @@ HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, in
   const int nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size), w = width_;
   // The 5-point stencil never reads a corner of a 1-deep halo; deeper ones need them.
   const int directions = w == 1 ? 4 : 8;
+  const int me = mpi::rank(d.cart());
   for (int k = 0; k < directions; ++k) {
     const int peer = d.neighbour(kDx[k], kDy[k]);
-    if (peer == MPI_PROC_NULL) continue;  // the domain's edge: that halo stays zero
+    if (peer == MPI_PROC_NULL) continue;  // the domain's edge: its ghosts follow the boundary rule
     for (int incoming = 0; incoming < 2; ++incoming) {
       HaloRegions& regions = incoming ? receives_ : sends_;
       HaloRegion& r = regions.region[regions.count++];
@@ -77,10 +80,32 @@ HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, in
       regions.total += count;
       // Tags name the direction as the receiver sees it; NCCL ignores them (one piece
       // per pair of ranks and direction).
+      if (peer == me) continue;  // paired with its receive below
       (incoming ? receive_pieces_ : send_pieces_)
           .push_back({peer, static_cast<std::size_t>(r.offset), static_cast<std::size_t>(count),
                       incoming ? k : kOpposite[k]});
     }
+  }
+  // A piece to itself (one block across a periodic axis) sent towards k arrives from
+  // kOpposite[k]: the receive whose tag is the send's.
+  for (int k = 0; k < directions; ++k) {
+    if (d.neighbour(kDx[k], kDy[k]) != me) continue;
+    int index = 0;
+    for (int q = 0; q < k; ++q) index += d.neighbour(kDx[q], kDy[q]) != MPI_PROC_NULL ? 1 : 0;
+    int from = 0;  // the receive region of direction kOpposite[k]
+    for (int q = 0; q < kOpposite[k]; ++q) from += d.neighbour(kDx[q], kDy[q]) != MPI_PROC_NULL ? 1 : 0;
+    const HaloRegion& sent = sends_.region[index];
+    const HaloRegion& received = receives_.region[from];
+    self_copies_.push_back({sent.offset, received.offset, std::int64_t(sent.rows) * sent.columns});
+  }
+  // Across a periodic axis with two blocks, one neighbour is there twice (or more): the
+  // transports match a pair's pieces in the order listed, so both sides list them by tag.
+  const auto by_tag = [](const core::DeviceComm::Piece& a, const core::DeviceComm::Piece& b) {
+    return a.peer != b.peer ? a.peer < b.peer : a.tag < b.tag;
+  };
+  if (d.periodic()[0] || d.periodic()[1]) {
+    std::stable_sort(send_pieces_.begin(), send_pieces_.end(), by_tag);
+    std::stable_sort(receive_pieces_.begin(), receive_pieces_.end(), by_tag);
   }
   // The most bytes one way between this rank and a neighbour, for the peer memory's slots.
   std::size_t most_bytes = 0;
@@ -133,8 +158,14 @@ void HaloExchange<T>::start(const ExecutionSpace& compute, const Grid<T>& u) {
 
 template <class T>
 void HaloExchange<T>::transfer() {
-  comm_.exchange<T>(side_.space(), send_.data(), send_.extent(0), send_pieces_, receive_.data(), receive_.extent(0),
-                    receive_pieces_);
+  if (!send_pieces_.empty() || !receive_pieces_.empty())
+    comm_.exchange<T>(side_.space(), send_.data(), send_.extent(0), send_pieces_, receive_.data(), receive_.extent(0),
+                      receive_pieces_);
+  for (const SelfCopy& c : self_copies_) {
+    const auto from = Kokkos::subview(send_, std::make_pair(c.from, c.from + c.count));
+    const auto to = Kokkos::subview(receive_, std::make_pair(c.to, c.to + c.count));
+    Kokkos::deep_copy(side_.space(), to, from);
+  }
 }
 
 template <class T>

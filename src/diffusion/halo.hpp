@@ -34,10 +34,13 @@ namespace trident::diffusion {
 // more steps, for a little recomputation at the block's edges (64 was the fastest of 16,
 // 32 and 64 on four GPUs at 2000^2 and 8192^2: docs/history/diffusion.md).
 constexpr std::int64_t kDefaultHaloWidth = 64;
+// A block alone across a periodic axis is its own neighbour there: it has a halo as if it
+// had neighbours.
 int halo_width_for(const Decomposition& d, std::int64_t requested);
 // The same for `blocks` (ranks along x, y) over an nx x ny grid, on one rank: InputError,
 // not collective (validate checks a job of another size with it).
-int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, std::int64_t requested);
+int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, std::int64_t requested,
+                   bool periodic = false);
 
 // Where a piece of the halo lies in the grid and in the buffer.
 struct HaloRegion {
@@ -74,6 +77,12 @@ class HaloExchange {
   bool queued_transfer_;  // NCCL: the transfer is queued on the side stream by start()
   HaloRegions sends_, receives_;
   std::vector<core::DeviceComm::Piece> send_pieces_, receive_pieces_;
+  // Pieces a block sends to itself across a periodic axis with one block: copied from the
+  // send buffer into the receive buffer (offset sent, offset received, count).
+  struct SelfCopy {
+    std::int64_t from, to, count;
+  };
+  std::vector<SelfCopy> self_copies_;
   Kokkos::View<T*> send_, receive_;
   core::SideStream side_;
   core::QueueMark field_ready_, halo_ready_;

@@ -14,7 +14,6 @@ namespace trident::diffusion {
 
 namespace {
 
-const char* const kStartFileRole = "start field file (diffusion.start.file)";
 
 template <class S>
 hid_t native_type() {
@@ -120,8 +119,8 @@ void check_shape(const io::InputFile& file, const deck::StartField& start, std::
 }
 }  // namespace
 
-void check_start_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny) {
-  check_shape(io::InputFile(start.file, kStartFileRole), start, nx, ny);
+void check_start_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, const char* role) {
+  check_shape(io::InputFile(start.file, role), start, nx, ny);
 }
 
 std::string start_file_units(const deck::StartField& start) {
@@ -134,8 +133,9 @@ std::string start_file_units(const deck::StartField& start) {
 
 template <class T>
 void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
-                          const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes) {
-  const io::InputFile file(start.file, kStartFileRole);
+                          const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes,
+                          const char* role) {
+  const io::InputFile file(start.file, role);
   check_shape(file, start, nx, ny);
   // float32 stays float32 until the device; float64 and every other type arrive as float64
   if (file.float_size(start.dataset) == 4) {
@@ -146,8 +146,10 @@ void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::i
 }
 
 template void fill_block_from_file<float>(const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
-                                          const Kokkos::View<float**, Kokkos::LayoutRight>&, std::size_t);
+                                          const Kokkos::View<float**, Kokkos::LayoutRight>&, std::size_t,
+                                          const char*);
 template void fill_block_from_file<double>(const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
-                                           const Kokkos::View<double**, Kokkos::LayoutRight>&, std::size_t);
+                                           const Kokkos::View<double**, Kokkos::LayoutRight>&, std::size_t,
+                                           const char*);
 
 }  // namespace trident::diffusion

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "diffusion/stencil_anisotropic.hpp"
+#include "diffusion/stencil_field.hpp"
+
 namespace trident::diffusion {
 
 namespace {
@@ -13,11 +16,12 @@ constexpr int kPlainTrip = 0, kInnerTrip = 0, kRestTrip = 1;
 }  // namespace
 
 template <class T>
-Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width,
+Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Scheme<T>& scheme,
                     const TripShape& trips, TripTuner::When tiles, core::Switch peer_memory)
     : d_(d),
       width_(width),
-      trip_steps_(diffusion::steps_per_trip(d.alone(), width, trips.steps)),
+      scheme_(scheme),
+      trip_steps_(scheme.one_step() ? 1 : diffusion::steps_per_trip(d.alone(), width, trips.steps)),
       shape_(trips),
       tuner_(tiles, trip_steps_),
       alone_(d.alone()) {
@@ -152,35 +156,92 @@ std::int64_t Stepper<T>::advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64
 }
 
 template <class T>
+void Stepper<T>::step_box(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                          const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
+  const ExecutionSpace compute;
+  if (scheme_.field())
+    step_field<T>(compute, u, next, laplacian, scheme_.cf, step, first_bad, box);
+  else if (scheme_.anisotropic)
+    step_anisotropic<T>(compute, u, next, laplacian, scheme_.cx, scheme_.cy, step, first_bad, box);
+  else
+    diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, box);
+}
+
+template <class T>
+void Stepper<T>::step_ring(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                           const Kokkos::View<std::int64_t>& first_bad, const Box& outer, const Box& inner) {
+  if (scheme_.plain_c()) {
+    diffusion::step_ring<T>(ExecutionSpace(), u, next, laplacian, c, step, first_bad, outer, inner);
+    return;
+  }
+  if (inner.empty()) {
+    step_box(u, next, laplacian, c, step, first_bad, outer);
+    return;
+  }
+  step_box(u, next, laplacian, c, step, first_bad, {outer.y0, inner.y0, outer.x0, outer.x1});  // rows before
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y1, outer.y1, outer.x0, outer.x1});  // rows after
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y0, inner.y1, outer.x0, inner.x0});  // beside
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y0, inner.y1, inner.x1, outer.x1});
+}
+
+template <class T>
 void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                            const Kokkos::View<std::int64_t>& first_bad) {
   const ExecutionSpace compute;
+  const Edges<T>& edges = scheme_.edges;
+  const Source<T>& source = scheme_.source;
+  if (edges.follows()) edges.follow(compute, u);
   if (alone_) {
-    diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, interior_);
+    step_box(u, next, laplacian, c, step, first_bad, interior_);
+    source.add(compute, next, interior_, step, first_bad);
     return;
   }
   if (valid_ >= 1) {
-    diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, extended(valid_ - 1));
+    step_box(u, next, laplacian, c, step, first_bad, extended(valid_ - 1));
+    source.add(compute, next, extended(valid_ - 1), step, first_bad);
     --valid_;
     return;
   }
   // The inside: the block less one cell along each edge that has a neighbour.
   const Box inside = this->inside(1);
   halo_->start(compute, u);
-  diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, inside);
+  step_box(u, next, laplacian, c, step, first_bad, inside);
   wait_clock_->begin(compute);
   halo_->finish(compute, u);
   wait_clock_->end(compute);
-  diffusion::step_ring<T>(compute, u, next, laplacian, c, step, first_bad, extended(width_ - 1), inside);
+  if (edges.follows()) edges.follow(compute, u);  // now the ghosts beside the halo too
+  step_ring(u, next, laplacian, c, step, first_bad, extended(width_ - 1), inside);
+  source.add(compute, next, extended(width_ - 1), step, first_bad);
   valid_ = width_ - 1;
 }
 
 template <class T>
 void Stepper<T>::refresh(const Grid<T>& u) {
-  if (alone_ || valid_ >= 1) return;
   const ExecutionSpace compute;
-  halo_->exchange(compute, u);
-  valid_ = width_;
+  if (!alone_ && valid_ < 1) {
+    halo_->exchange(compute, u);
+    valid_ = width_;
+  }
+  if (scheme_.edges.follows()) scheme_.edges.follow(compute, u);
+}
+
+template <class T>
+void Stepper<T>::laplacian_of(const Grid<T>& u, const Grid<T>& laplacian) {
+  refresh(u);
+  if (scheme_.field())
+    applied_field_only<T>(u, laplacian, scheme_.cf, interior_);
+  else if (scheme_.anisotropic)
+    applied_only<T>(u, laplacian, scheme_.cx, scheme_.cy, interior_);
+  else
+    laplacian_only<T>(u, laplacian, interior_);
+}
+
+template <class T>
+void Stepper<T>::fill_halo(const Grid<T>& field) {
+  if (alone_) return;
+  const ExecutionSpace compute;
+  halo_->exchange(compute, field);
+  compute.fence();
 }
 
 template <class T>

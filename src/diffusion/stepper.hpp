@@ -20,6 +20,7 @@
 #include "transport/side_stream.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/halo.hpp"
+#include "diffusion/scheme.hpp"
 #include "diffusion/stencil.hpp"
 #include "diffusion/trip.hpp"
 #include "diffusion/trip_tuner.hpp"
@@ -33,9 +34,13 @@ class Stepper {
   // (sets up the transport). A trip takes at most steps_per_trip(...) steps; `trips` is a
   // test's forced shape (study_test_hooks.hpp; {}: the rules), `tiles` when the tiles'
   // heights are timed (trip_tuner.hpp); `peer_memory` (TRIDENT_PEER_MEMORY) whether halos
-  // may go through peer memory.
-  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const TripShape& trips = {},
-          TripTuner::When tiles = TripTuner::When::automatic, core::Switch peer_memory = core::Switch::automatic);
+  // may go through peer memory. `scheme`'s edges set the ghosts beyond the domain's edges,
+  // its source is added after each step (its field's halo filled by fill_halo before the
+  // first step), its anisotropic step replaces the c one; where Scheme::one_step, a trip
+  // takes one step.
+  Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Scheme<T>& scheme = {},
+          const TripShape& trips = {}, TripTuner::When tiles = TripTuner::When::automatic,
+          core::Switch peer_memory = core::Switch::automatic);
 
   int width() const { return width_; }
   // The most steps the next trip may take (the valid halo's depth caps it).
@@ -64,8 +69,12 @@ class Stepper {
   // steps taken.
   std::int64_t advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64_t step,
                             const Kokkos::View<std::int64_t>& first_bad, std::int64_t span);
-  // Makes u's halo at least one cell deep current (the final Laplacian reads it).
+  // Makes u's halo at least one cell deep current, and its ghosts (the final Laplacian reads them).
   void refresh(const Grid<T>& u);
+  // refresh(u), then L(u) (or the anisotropic step's A(u)) on the block into `laplacian`.
+  void laplacian_of(const Grid<T>& u, const Grid<T>& laplacian);
+  // Fills the halo of a field that does not change (the source's) from the neighbours.
+  void fill_halo(const Grid<T>& field);
   // u was replaced (a restart): its halo holds nothing current.
   void invalidate() { valid_ = 0; }
 
@@ -78,12 +87,19 @@ class Stepper {
   Box inside(int depth) const;    // the block less `depth` cells along each edge with a neighbour
   void step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
                  const Kokkos::View<std::int64_t>& first_bad);
+  // The step on `box`, or on the cells of `outer` outside `inner`: c's kernels or the
+  // anisotropic one.
+  void step_box(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                const Kokkos::View<std::int64_t>& first_bad, const Box& box);
+  void step_ring(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                 const Kokkos::View<std::int64_t>& first_bad, const Box& outer, const Box& inner);
   Trip trip_from(int valid) const;  // a trip's steps with a halo valid `valid` cells deep
   // A trip of `steps` steps with no exchange: from the halo's valid depth, keeping the block
   // and the halo cells that stay valid after it.
   Trip plain_trip(int steps) const;
   const Decomposition& d_;
   int width_;
+  Scheme<T> scheme_;
   int trip_steps_;
   TripShape shape_;
   TripTuner tuner_;

@@ -13,12 +13,14 @@
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "core/signals.hpp"
+#include "diffusion/c_field.hpp"
 #include "diffusion/checkpoint.hpp"
 #include "diffusion/decomposition.hpp"
 #include "diffusion/frames.hpp"
 #include "diffusion/halo.hpp"
 #include "diffusion/start_field.hpp"
 #include "diffusion/stencil.hpp"
+#include "diffusion/scheme.hpp"
 #include "diffusion/stepper.hpp"
 #include "diffusion/study_test_hooks.hpp"
 #include "diffusion/trip.hpp"
@@ -68,6 +70,22 @@ bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, 
   return true;
 }
 
+// The run's scheme: the edges' rules, the source (a field read here), c_x and c_y.
+template <class T>
+Scheme<T> scheme_for(const deck::DiffusionSettings& s, const Decomposition& d, int width) {
+  Scheme<T> scheme;
+  scheme.edges = Edges<T>(s.boundary, s.c_x(), s.c_y(), d, width);
+  scheme.source = read_source<T>(s.source, d, width);
+  scheme.anisotropic = s.anisotropic();
+  scheme.cx = static_cast<T>(s.c_x());
+  scheme.cy = static_cast<T>(s.c_y());
+  if (s.c_field()) {
+    scheme.cf = read_c_field<T>(s, d, width);
+    scheme.edges.use_field(scheme.cf);
+  }
+  return scheme;
+}
+
 template <class T>
 class Solver : public PreparedStudy {
  public:
@@ -78,7 +96,7 @@ class Solver : public PreparedStudy {
       : s_(s),
         ctx_(ctx),
         checkpoint_path_(checkpoint_path),
-        d_(ctx.comm, s.nx, s.ny, s.ranks),
+        d_(ctx.comm, s.nx, s.ny, s.ranks, {s.periodic_x(), s.periodic_y()}),
         ny_(d_.y().size),
         nx_(d_.x().size),
         halo_width_(halo_width_for(d_, s.halo_width)),
@@ -89,14 +107,27 @@ class Solver : public PreparedStudy {
         interior_("trident::diffusion::interior", ny_, nx_),
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
-        stepper_(d_, ctx.transport, halo_width_, hooks.trips,
+        scheme_(scheme_for<T>(s, d_, halo_width_)),
+        stepper_(d_, ctx.transport, halo_width_, scheme_, hooks.trips,
                  hooks.time_tiles ? TripTuner::When::always : TripTuner::When::automatic, ctx.overrides.peer_memory) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
+    scheme_.edges.set_fixed(u_);
+    scheme_.edges.set_fixed(next_);
+    if (scheme_.source.kind == Source<T>::Kind::field) stepper_.fill_halo(scheme_.source.field);
+    if (scheme_.field()) {  // its halo and ghosts, then every cell's checks
+      stepper_.fill_halo(scheme_.cf);
+      finish_c_field<T>(scheme_.cf, s, d_, halo_width_);
+    }
     if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;
-    line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << core::precision_name(s.precision) << ", c = " << s.c
+    line << "diffusion: " << s.nx << " x " << s.ny << " cells, " << core::precision_name(s.precision) << ", c = " << s.c;
+    if (s.anisotropic()) line << " (c_x = " << s.c_x() << ", c_y = " << s.c_y() << ")";
+    if (s.c_field()) line << " (a field: " << s.c_file << " dataset " << s.c_dataset << ")";
+    line
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
          << stepper_.describe() << ", " << describe_trips(stepper_.steps_per_trip());
+    if (s.boundary != std::array<deck::Boundary, 4>{}) line << "; boundary: " << deck::describe(s.boundary);
+    if (s.source.present()) line << "; source: " << s.source.describe();
     log::info(ctx.comm, line.str());
     // a checkpoint can be asked for at any step (a stop signal): its place must be usable
     io::check_output_destination(ctx.comm, checkpoint_path_, /*overwrite=*/true);
@@ -143,7 +174,7 @@ class Solver : public PreparedStudy {
         break;
       }
       if (frame) {  // u_ and, computed by this step, L(u_)
-        stepper_.advance(u_, next_, laplacian_, static_cast<T>(s_.c), step, first_bad_);
+        stepper_.advance(u_, next_, laplacian_, static_cast<T>(s_.c_x()), step, first_bad_);
         account_stepping();
         write_frame(step, frames);
         stepping_since_ = wall_seconds();
@@ -153,7 +184,7 @@ class Solver : public PreparedStudy {
       }
       // Trips of several steps end at the next step that needs the field (a frame, a
       // checkpoint, a check or the last step); no L(u) is kept, none is written.
-      step += stepper_.advance_span(u_, next_, static_cast<T>(s_.c), step, first_bad_,
+      step += stepper_.advance_span(u_, next_, static_cast<T>(s_.c_x()), step, first_bad_,
                                     next_stop(step, next_check) - step);
     }
     {
@@ -235,10 +266,7 @@ class Solver : public PreparedStudy {
   }
 
   void write_final_frame(std::int64_t step, FrameWriter<T>& frames) {
-    if (s_.laplacian) {
-      stepper_.refresh(u_);
-      laplacian_only<T>(u_, laplacian_, stepper_.interior());
-    }
+    if (s_.laplacian) stepper_.laplacian_of(u_, laplacian_);
     write_frame(step, frames);
   }
 
@@ -286,6 +314,7 @@ class Solver : public PreparedStudy {
   Kokkos::View<T**, Kokkos::LayoutRight> interior_;   // u's block without halo, for frames
   typename Kokkos::View<T**, Kokkos::LayoutRight>::HostMirror interior_host_;
   Kokkos::View<std::int64_t> first_bad_;
+  Scheme<T> scheme_;  // made before the stepper, which holds a copy (a source field is shared)
   Stepper<T> stepper_;
   std::int64_t first_ = 0;  // the step the loaded field is at
   double stepping_since_ = 0;  // wall_seconds() when the steps not yet charged to a timer began

@@ -41,13 +41,15 @@ class DiffusionPlan : public StudyPlan {
       throw InputError(ranks_at_ + e.what());
     }
     try {
-      halo_width_for({dims[1], dims[0]}, settings_.nx, settings_.ny, settings_.halo_width);
+      halo_width_for({dims[1], dims[0]}, settings_.nx, settings_.ny, settings_.halo_width,
+                     settings_.periodic_x() || settings_.periodic_y());
     } catch (const InputError& e) {
       throw InputError(halo_width_at_ + e.what());
     }
     io::check_output_destination(MPI_COMM_SELF, checks.checkpoint_path, /*overwrite=*/true);
     if (settings_.start.kind == "file" && !checks.restarting)
       check_start_file(settings_.start, settings_.nx, settings_.ny);
+    if (settings_.source.from_file) check_start_file(settings_.source.as_file(), settings_.nx, settings_.ny, kSourceFileRole);
     return true;
   }
 

@@ -11,6 +11,13 @@ against the file itself, computed again here with numpy:
                         the damped least-squares solution of the Matrix Market matrix
   diffusion_start_file  the frame at step 0 is the file's field bit for bit, and the later
                         frames and Laplacians follow u <- u - c L(u) with zero outside
+  diffusion_plate       the frames and Laplacians follow the scheme with the deck's boundary
+                        rules (the ghost cells of docs/diffusion.md#boundaries)
+  diffusion_heated      the same with the deck's source added after each step
+  diffusion_inclusion   the same with a diffusivity field: faces of harmonic-mean c (a ghost
+                        with its edge cell's c), the frames' A(u) = u - u_new
+  diffusion_units       the same in physical units: c_x = D dt/dx^2, c_y = D dt/dy^2 from the
+                        deck's D, dx, dy, dt, the anisotropic step and its A(u)
 
 usage: check_example.py DECK_NAME OUTPUT.h5 DATA_FOLDER
 Prints what it checked; exits 1 at the first failure.
@@ -238,12 +245,122 @@ def diffusion_start_file(out, data):
     print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow u <- u - c L(u) from it")
 
 
+def boundary_rules(text):
+    """The /diffusion boundary attribute ("west dirichlet 1, east neumann, ...") as a dict."""
+    rules = {}
+    for part in text.split(", "):
+        words = part.split()
+        if words[1] == "convective":
+            rules[words[0]] = ("convective", float(words[5]), float(words[3]))
+        elif words[1] == "dirichlet":
+            rules[words[0]] = ("dirichlet", float(words[2]), 0.0)
+        else:
+            rules[words[0]] = (words[1], 0.0, 0.0)
+    return rules
+
+
+def with_ghosts(u, c, rules):
+    """u with one ghost cell on each side, by the boundary rules (corners unused)."""
+    p = np.pad(u, 1)
+    sides = {"west": (np.s_[1:-1, 0], u[:, 0], u[:, -1]), "east": (np.s_[1:-1, -1], u[:, -1], u[:, 0]),
+             "south": (np.s_[0, 1:-1], u[0, :], u[-1, :]), "north": (np.s_[-1, 1:-1], u[-1, :], u[0, :])}
+    for side, (ghost, edge, opposite) in sides.items():
+        kind, value, h = rules[side]
+        if kind == "convective":
+            p[ghost] = edge + (h / c) * (value - edge)
+        else:
+            p[ghost] = {"dirichlet": value, "neumann": edge, "periodic": opposite}[kind]
+    return p
+
+
+def laplacian_with(u, c, rules, cx=None, cy=None):
+    """L(u) with the ghosts; with c_x != c_y, A(u) = c_x (2u - W - E) + c_y (2u - S - N)
+    (ghosts with each side's c), the step then being u - A(u) instead of u - c L(u)."""
+    if cx is None or cx == cy:
+        p = with_ghosts(u, c, rules)
+        return 4 * u - (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+    px, py = with_ghosts(u, cx, rules), with_ghosts(u, cy, rules)
+    return cx * (2 * u - px[1:-1, :-2] - px[1:-1, 2:]) + cy * (2 * u - py[:-2, 1:-1] - py[2:, 1:-1])
+
+
+def text_attribute(group, name):
+    value = group.attrs[name]
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def field_change(u, c, rules, cf):
+    """Sum over the 4 faces of c_ij (u_j - u), c_ij the harmonic mean (0 when both are 0)."""
+    p = with_ghosts(u, c, rules)
+    q = np.pad(cf, 1, mode="edge")  # a ghost has its edge cell's c (corners unused)
+    change = np.zeros_like(u)
+    for nu, nc in ((p[1:-1, :-2], q[1:-1, :-2]), (p[1:-1, 2:], q[1:-1, 2:]), (p[:-2, 1:-1], q[:-2, 1:-1]),
+                   (p[2:, 1:-1], q[2:, 1:-1])):
+        s = cf + nc
+        face = np.where(s == 0, 0.0, 2 * cf * nc / np.where(s == 0, 1.0, s))
+        change = change + face * (nu - u)
+    return change
+
+
+def diffusion_inclusion(out, data):
+    d = out["diffusion"]
+    rules = boundary_rules(text_attribute(d, "boundary"))
+    words = text_attribute(d, "c_field").split(" ")
+    with h5py.File(words[1], "r") as f:
+        cf = f[words[3]][...].astype(np.float64)
+    steps, field = d["step"][...], d["field"]
+    u, done = field[0].astype(np.float64), 0
+    for i, step in enumerate(steps):
+        while done < step:
+            u = u + field_change(u, 0.0, rules, cf)
+            done += 1
+        scale = np.abs(u).max()
+        if np.abs(field[i] - u).max() > 1e-12 * scale:
+            fail(f"step {step}: the frame differs from numpy's steps by {np.abs(field[i] - u).max():.3e}")
+        if np.abs(d["laplacian"][i] + field_change(u, 0.0, rules, cf)).max() > 1e-12 * scale:
+            fail(f"step {step}: the frame's A(u) differs from minus the faces' sum")
+    print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow u + sum c_ij (u_j - u) with the "
+          f"diffusivity of {words[1]} and the boundary {rules}")
+
+
+def diffusion_plate(out, data):
+    d = out["diffusion"]
+    rules = boundary_rules(text_attribute(d, "boundary"))
+    source = text_attribute(d, "source") if "source" in d.attrs else "none"
+    if source.startswith("file "):
+        words = source.split(" ")
+        with h5py.File(words[1], "r") as f:
+            s = f[words[3]][...].astype(np.float64)
+    else:
+        s = 0.0 if source == "none" else float(source)
+    steps, field = d["step"][...], d["field"]
+    c, u, done = float(d.attrs["c"]), field[0].astype(np.float64), 0
+    cx = cy = None
+    if "D" in d.attrs:  # physical units: c_x and c_y from the deck's D, dx, dy and dt
+        D, dt, dx, dy = (float(d.attrs[k]) for k in ("D", "dt", "dx", "dy"))
+        cx, cy = D * dt / dx**2, D * dt / dy**2
+        if abs(cx - float(d.attrs["c_x"])) > 1e-15 or abs(cy - float(d.attrs["c_y"])) > 1e-15:
+            fail(f"c_x, c_y are {d.attrs['c_x']}, {d.attrs['c_y']}, expected D dt/dx^2 = {cx}, D dt/dy^2 = {cy}")
+    factor = 1.0 if cx is not None and cx != cy else c  # A(u) holds c_x and c_y already
+    for i, step in enumerate(steps):
+        while done < step:
+            u = (u - factor * laplacian_with(u, c, rules, cx, cy)) + s
+            done += 1
+        scale = np.abs(u).max()
+        if np.abs(field[i] - u).max() > 1e-12 * scale:
+            fail(f"step {step}: the frame differs from numpy's steps by {np.abs(field[i] - u).max():.3e}")
+        if np.abs(d["laplacian"][i] - laplacian_with(u, c, rules, cx, cy)).max() > 1e-12 * scale:
+            fail(f"step {step}: the Laplacian differs from 4u minus the neighbours and ghosts of the frame")
+    print(f"  diffusion: {len(steps)} frames (steps {steps[0]}..{steps[-1]}) follow the scheme with the boundary {rules}"
+          f" and the source {source}")
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     name, output, data = sys.argv[1:]
     checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, ridge_deblur,
-                                               diffusion_start_file)}
+                                               diffusion_start_file, diffusion_plate, diffusion_inclusion)}
+    checks["diffusion_heated"] = checks["diffusion_units"] = diffusion_plate
     if name not in checks:
         sys.exit(f"check_example.py: no check for the deck '{name}'; known: {', '.join(checks)}")
     with h5py.File(output, "r") as out:

@@ -1,0 +1,167 @@
+// diffusion.c: {file, dataset}: a diffusivity cell by cell with harmonic-mean faces. A
+// two-material field against a serial float64 loop of the formula (1e-12), the same bits
+// on any rank count, layout, halo width and trip length with every boundary rule through
+// restarts, and the refusals naming the cell (negative, unstable, convective edge at c = 0).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "harness.hpp"
+#include "support/test_support.hpp"
+
+namespace trident {
+namespace {
+
+using core::Precision;
+using deck::Boundary;
+using deck::BoundaryKind;
+
+// Two materials: c = 0.2 outside a disc, `inside` in it (centre (13, 9), radius 6).
+std::vector<double> two_materials(long nx, long ny, double inside) {
+  std::vector<double> c(std::size_t(nx * ny));
+  for (long j = 0; j < ny; ++j)
+    for (long i = 0; i < nx; ++i)
+      c[std::size_t(j * nx + i)] = (i - 13) * (i - 13) + (j - 9) * (j - 9) < 36 ? inside : 0.2;
+  return c;
+}
+
+void write_c(MPI_Comm comm, const std::string& path, const std::vector<double>& c, long nx, long ny) {
+  io::OutputFile file(comm, path, true);
+  file.write_array<double>("/c", c, {static_cast<std::uint64_t>(ny), static_cast<std::uint64_t>(nx)});
+  file.commit();
+}
+
+deck::DiffusionSettings with_field(deck::DiffusionSettings s, const std::string& path) {
+  s.c_file = path;
+  s.c_dataset = "/c";
+  s.c = 0.0;
+  return s;
+}
+
+double face(double a, double b) { return a + b == 0 ? 0.0 : 2 * a * b / (a + b); }
+
+// The formula with zero ghosts (dirichlet 0, a ghost with its edge cell's c), float64.
+TEST(MpiDiffusionCField, TwoMaterialsMatchASerialLoopOfTheFormula) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "c_field_serial");
+  const long nx = 29, ny = 21, steps = 70;
+  const std::vector<double> c = two_materials(nx, ny, 0.01);
+  write_c(comm, folder + "/c.h5", c, nx, ny);
+  std::mt19937_64 random(41);
+  std::uniform_real_distribution<double> value(0.0, 1.0);
+  std::vector<double> u(std::size_t(nx * ny)), next(u.size());
+  for (double& v : u) v = value(random);
+  test::write_start_file(comm, folder + "/u0.h5", u, nx, ny);
+  deck::DiffusionSettings s = with_field(test::from_file(nx, ny, steps, folder + "/u0.h5"), folder + "/c.h5");
+  s.precision = Precision::float64;
+  s.laplacian = true;
+  const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
+  const auto change_at = [&](const std::vector<double>& f, long i, long j) {
+    const auto uu = [&](long a, long b) { return (a < 0 || b < 0 || a >= nx || b >= ny) ? 0.0 : f[std::size_t(b * nx + a)]; };
+    const auto cc = [&](long a, long b) {
+      a = std::max(0L, std::min(a, nx - 1));
+      b = std::max(0L, std::min(b, ny - 1));
+      return c[std::size_t(b * nx + a)];
+    };
+    const double ci = cc(i, j), ui = uu(i, j);
+    return face(ci, cc(i - 1, j)) * (uu(i - 1, j) - ui) + face(ci, cc(i + 1, j)) * (uu(i + 1, j) - ui) +
+           face(ci, cc(i, j - 1)) * (uu(i, j - 1) - ui) + face(ci, cc(i, j + 1)) * (uu(i, j + 1) - ui);
+  };
+  for (long k = 0; k < steps; ++k) {
+    for (long j = 0; j < ny; ++j)
+      for (long i = 0; i < nx; ++i) next[std::size_t(j * nx + i)] = u[std::size_t(j * nx + i)] + change_at(u, i, j);
+    u.swap(next);
+  }
+  EXPECT_LT(test::max_abs_difference(out.last_field(), u), 1e-12);
+  std::vector<double> applied(u.size());
+  for (long j = 0; j < ny; ++j)
+    for (long i = 0; i < nx; ++i) applied[std::size_t(j * nx + i)] = -change_at(u, i, j);
+  EXPECT_LT(test::max_abs_difference(
+                std::vector<double>(out.laplacian.end() - std::ptrdiff_t(nx * ny), out.laplacian.end()), applied),
+            1e-12);
+}
+
+class MpiDiffusionCFieldLayouts : public testing::TestWithParam<std::tuple<std::string, long, std::string, int>> {};
+
+TEST_P(MpiDiffusionCFieldLayouts, EveryLayoutHaloAndTripGivesTheOneRankBits) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const auto [rules, width, shape, trip] = GetParam();
+  const std::string folder =
+      test::scratch_folder(comm, "c_field_" + rules + "_" + std::to_string(width) + "_" + shape + "_" + std::to_string(trip));
+  write_c(comm, folder + "/c.h5", two_materials(37, 29, 0.0), 37, 29);
+  deck::DiffusionSettings s = with_field(test::grid(37, 29, 90), folder + "/c.h5");
+  s.laplacian = true;
+  s.output_every = 7;
+  s.checkpoint_every = 40;
+  s.start.seed = 5;
+  s.halo_width = width;
+  s.ranks = test::layout(shape, mpi::size(comm));
+  const Boundary periodic{BoundaryKind::periodic, 0.0, 0.0};
+  if (rules == "periodic") s.boundary.fill(periodic);
+  if (rules == "mixed")
+    s.boundary = {Boundary{BoundaryKind::convective, 1.0, 0.1}, Boundary{BoundaryKind::dirichlet, 0.5, 0.0}, periodic,
+                  periodic};
+  diffusion::StudyTestHooks hooks;
+  if (trip > 0) hooks.trips = diffusion::TripShape{trip, 9, 10};
+  const auto many = test::run_diffusion(comm, s, folder + "/many.h5", "", io::Mode::automatic, hooks);
+  const auto resumed =
+      test::run_diffusion(comm, s, folder + "/resumed.h5", folder + "/many.h5.checkpoint.h5", io::Mode::automatic, hooks);
+  const std::ptrdiff_t n = s.nx * s.ny;
+  const auto last = [n](const std::vector<double>& frames) { return std::vector<double>(frames.end() - n, frames.end()); };
+  EXPECT_TRUE(test::bitwise_equal(last(resumed.field), last(many.field)));
+  EXPECT_TRUE(test::bitwise_equal(last(resumed.laplacian), last(many.laplacian)));
+  if (mpi::rank(comm) == 0) {
+    deck::DiffusionSettings alone = s;
+    alone.ranks = {0, 0};
+    alone.halo_width = 0;
+    const auto one = test::run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5");
+    ASSERT_EQ(many.steps, one.steps);
+    EXPECT_TRUE(test::bitwise_equal(many.field, one.field));
+    EXPECT_TRUE(test::bitwise_equal(many.laplacian, one.laplacian));
+  }
+  MPI_Barrier(comm);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, MpiDiffusionCFieldLayouts,
+                         testing::Combine(testing::Values("zero", "periodic", "mixed"), testing::Values(1L, 4L),
+                                          testing::Values("auto", "rows", "columns"), testing::Values(0, 4)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_w" + std::to_string(std::get<1>(info.param)) + "_" +
+                                  std::get<2>(info.param) + "_m" + std::to_string(std::get<3>(info.param));
+                         });
+
+// Refused before any step, naming the first bad cell as (y, x) on every rank count.
+TEST(MpiDiffusionCField, BadFieldsAreRefusedNamingTheCell) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "c_field_bad");
+  const long nx = 16, ny = 12;
+  const auto refused = [&](std::vector<double> c, const std::array<Boundary, 4>& sides, const std::string& words) {
+    write_c(comm, folder + "/c.h5", c, nx, ny);
+    deck::DiffusionSettings s = with_field(test::grid(nx, ny, 5), folder + "/c.h5");
+    s.boundary = sides;
+    try {
+      test::run_diffusion(comm, s, folder + "/out.h5");
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const CollectiveError& e) {
+      EXPECT_EQ(e.exit_code(), kExitBadInput);
+      const std::string expected = "diffusion.c: " + folder + "/c.h5: dataset '/c': " + words;
+      EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected);
+    }
+  };
+  std::vector<double> c(std::size_t(nx * ny), 0.2);
+  c[7 * nx + 11] = -0.5;
+  c[9 * nx + 2] = -1;
+  refused(c, {}, "cell (7, 11) has c = -0.5; expected c at least 0");
+  c.assign(c.size(), 0.2);
+  c[5 * nx + 8] = 0.3;  // (5, 8) and (5, 9) each pass 0.3 + 3 x 0.24 = 1.02 (the words give it as
+  c[5 * nx + 9] = 0.3;  // the precision's sum shows it); (5, 8) comes first
+  refused(c, {}, "the faces of cell (5, 8) pass 1.0");
+  c.assign(c.size(), 0.2);
+  c[4 * nx + 0] = 0.0;
+  refused(c, {Boundary{BoundaryKind::convective, 1.0, 0.1}, {}, {}, {}},
+          "cell (4, 0) lies on a convective edge with c = 0; a convective face needs c > 0 there");
+}
+
+}  // namespace
+}  // namespace trident

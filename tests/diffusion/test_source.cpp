@@ -1,0 +1,163 @@
+// diffusion.source: a number or a field added after the neighbour sum, against a serial
+// float64 loop and the totals it must give, and the same bits on any rank count, layout,
+// halo width and trip length through restarts; a source file with a NaN is refused naming
+// the cell.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "harness.hpp"
+#include "support/test_support.hpp"
+
+namespace trident {
+namespace {
+
+using core::Precision;
+using deck::Boundary;
+using deck::BoundaryKind;
+
+std::vector<double> random_field(long nx, long ny, unsigned seed, double low, double high) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> value(low, high);
+  std::vector<double> u(static_cast<std::size_t>(nx * ny));
+  for (double& v : u) v = value(random);
+  return u;
+}
+
+// Writes `values` (ny x nx) to `path`:/s.
+void write_source(MPI_Comm comm, const std::string& path, const std::vector<double>& values, long nx, long ny) {
+  io::OutputFile file(comm, path, true);
+  file.write_array<double>("/s", values, {static_cast<std::uint64_t>(ny), static_cast<std::uint64_t>(nx)});
+  file.commit();
+}
+
+class MpiDiffusionSource : public testing::TestWithParam<std::tuple<std::string, long, std::string, int>> {};
+
+TEST_P(MpiDiffusionSource, EveryLayoutHaloAndTripGivesTheOneRankBits) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const auto [kind, width, shape, trip] = GetParam();
+  const std::string folder = test::scratch_folder(
+      comm, "source_" + kind + "_" + std::to_string(width) + "_" + shape + "_" + std::to_string(trip));
+  deck::DiffusionSettings s = test::grid(37, 29, 90);
+  s.c = 0.2;
+  s.laplacian = true;
+  s.output_every = 7;
+  s.checkpoint_every = 40;
+  s.start.seed = 5;
+  s.halo_width = width;
+  s.ranks = test::layout(shape, mpi::size(comm));
+  if (kind == "number") {
+    s.source.value = 0.01;
+  } else {
+    write_source(comm, folder + "/s.h5", random_field(37, 29, 3, -0.02, 0.03), 37, 29);
+    s.source.from_file = true;
+    s.source.file = folder + "/s.h5";
+    s.source.dataset = "/s";
+    if (kind == "field_periodic") s.boundary.fill({BoundaryKind::periodic, 0.0, 0.0});
+  }
+  diffusion::StudyTestHooks hooks;
+  if (trip > 0) hooks.trips = diffusion::TripShape{trip, 9, 10};
+  const auto many = test::run_diffusion(comm, s, folder + "/many.h5", "", io::Mode::automatic, hooks);
+  const auto resumed =
+      test::run_diffusion(comm, s, folder + "/resumed.h5", folder + "/many.h5.checkpoint.h5", io::Mode::automatic, hooks);
+  const std::ptrdiff_t n = s.nx * s.ny;
+  const auto last = [n](const std::vector<double>& frames) { return std::vector<double>(frames.end() - n, frames.end()); };
+  EXPECT_TRUE(test::bitwise_equal(last(resumed.field), last(many.field)));
+  if (mpi::rank(comm) == 0) {
+    deck::DiffusionSettings alone = s;
+    alone.ranks = {0, 0};
+    alone.halo_width = 0;
+    const auto one = test::run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5");
+    ASSERT_EQ(many.steps, one.steps);
+    EXPECT_TRUE(test::bitwise_equal(many.field, one.field));
+    EXPECT_TRUE(test::bitwise_equal(many.laplacian, one.laplacian));
+  }
+  MPI_Barrier(comm);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sources, MpiDiffusionSource,
+    testing::Combine(testing::Values("number", "field", "field_periodic"), testing::Values(1L, 4L),
+                     testing::Values("auto", "rows", "columns"), testing::Values(0, 4)),
+    [](const auto& info) {
+      return std::get<0>(info.param) + "_w" + std::to_string(std::get<1>(info.param)) + "_" + std::get<2>(info.param) +
+             "_m" + std::to_string(std::get<3>(info.param));
+    });
+
+// A field source with dirichlet 0.5 on the west and neumann elsewhere against a plain serial
+// float64 loop of u <- (u - c L(u)) + s; and, all sides neumann, the total grows by the
+// source's sum each step.
+TEST(MpiDiffusionSourceAnswers, AFieldSourceMatchesASerialLoopAndAddsItsSumEachStep) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "source_answers");
+  const long nx = 19, ny = 14, steps = 120;
+  const std::vector<double> u0 = random_field(nx, ny, 21, 0.0, 1.0), src = random_field(nx, ny, 22, -0.01, 0.02);
+  test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
+  write_source(comm, folder + "/s.h5", src, nx, ny);
+  deck::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
+  s.precision = Precision::float64;
+  s.c = 0.22;
+  s.source.from_file = true;
+  s.source.file = folder + "/s.h5";
+  s.source.dataset = "/s";
+  const Boundary neumann{BoundaryKind::neumann, 0.0, 0.0};
+  s.boundary = {Boundary{BoundaryKind::dirichlet, 0.5, 0.0}, neumann, neumann, neumann};
+  const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
+  std::vector<double> u = u0, next(u.size());
+  for (long k = 0; k < steps; ++k) {
+    const auto at = [&](long i, long j) {
+      i = i < 0 ? -1 : std::min(i, nx - 1);  // west ghost: the dirichlet value; east: the edge
+      j = std::max(0L, std::min(j, ny - 1));  // south and north: the edge
+      return i < 0 ? 0.5 : u[std::size_t(j * nx + i)];
+    };
+    for (long j = 0; j < ny; ++j)
+      for (long i = 0; i < nx; ++i) {
+        const double l = 4 * at(i, j) - (((at(i - 1, j) + at(i + 1, j)) + at(i, j - 1)) + at(i, j + 1));
+        next[std::size_t(j * nx + i)] = (at(i, j) - 0.22 * l) + src[std::size_t(j * nx + i)];
+      }
+    u.swap(next);
+  }
+  EXPECT_LT(test::max_abs_difference(out.last_field(), u), 1e-12);
+
+  s.boundary.fill(neumann);
+  s.output_every = 1;
+  s.steps = 20;
+  const auto closed = test::run_diffusion(comm, s, folder + "/closed.h5");
+  double added = 0;
+  for (double v : src) added += v;
+  const std::size_t cells = std::size_t(nx * ny);
+  for (std::size_t k = 0; k + 1 < closed.steps.size(); ++k) {
+    double before = 0, after = 0;
+    for (std::size_t q = 0; q < cells; ++q) {
+      before += closed.field[k * cells + q];
+      after += closed.field[(k + 1) * cells + q];
+    }
+    EXPECT_NEAR(after - before, added, 1e-12) << "step " << k;
+  }
+}
+
+// A source file with a NaN is refused before any step, naming the file, the dataset and
+// the cell as (y, x).
+TEST(MpiDiffusionSourceAnswers, ANonFiniteSourceIsRefusedNamingTheCell) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "source_nan");
+  std::vector<double> src(12 * 10, 0.0);
+  src[7 * 12 + 3] = NAN;
+  write_source(comm, folder + "/s.h5", src, 12, 10);
+  deck::DiffusionSettings s = test::grid(12, 10, 5);
+  s.source.from_file = true;
+  s.source.file = folder + "/s.h5";
+  s.source.dataset = "/s";
+  try {
+    test::run_diffusion(comm, s, folder + "/out.h5");
+    FAIL() << "a NaN in the source went through";
+  } catch (const CollectiveError& e) {
+    EXPECT_EQ(e.exit_code(), kExitBadInput);
+    EXPECT_NE(std::string(e.what()).find("(7, 3)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("s.h5"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace trident

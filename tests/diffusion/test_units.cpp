@@ -1,0 +1,164 @@
+// diffusion.D with dx, dy and dt: c_x = D dt / dx^2 and c_y = D dt / dy^2. With dx = dy the
+// run is c's run bit for bit; with dx != dy the anisotropic step against a serial float64
+// loop and a periodic Fourier mode's exact decay, and the same bits on any rank count,
+// layout, halo width and trip length through restarts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "harness.hpp"
+#include "support/test_support.hpp"
+
+namespace trident {
+namespace {
+
+using core::Precision;
+using deck::Boundary;
+using deck::BoundaryKind;
+
+// D = 2e-5 m^2/s on cells of 1 cm by 2 cm, 1.5 s a step: c_x = 0.3, c_y = 0.075.
+deck::DiffusionSettings physical(deck::DiffusionSettings s) {
+  s.D = 2e-5;
+  s.dx = 0.01;
+  s.dy = 0.02;
+  s.dt = 1.5;
+  return s;
+}
+
+class MpiDiffusionUnits : public testing::TestWithParam<std::tuple<long, std::string, int, bool>> {};
+
+TEST_P(MpiDiffusionUnits, EveryLayoutHaloAndTripGivesTheOneRankBits) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const auto [width, shape, trip, rules] = GetParam();
+  const std::string folder = test::scratch_folder(comm, "units_" + std::to_string(width) + "_" + shape + "_" +
+                                                            std::to_string(trip) + (rules ? "_rules" : ""));
+  deck::DiffusionSettings s = physical(test::grid(37, 29, 90));
+  s.laplacian = true;
+  s.output_every = 7;
+  s.checkpoint_every = 40;
+  s.start.seed = 5;
+  s.halo_width = width;
+  s.ranks = test::layout(shape, mpi::size(comm));
+  if (rules) {
+    s.boundary = {Boundary{BoundaryKind::convective, 1.0, 0.1}, Boundary{BoundaryKind::neumann, 0.0, 0.0},
+                  Boundary{BoundaryKind::periodic, 0.0, 0.0}, Boundary{BoundaryKind::periodic, 0.0, 0.0}};
+    s.source.value = 0.001;
+  }
+  diffusion::StudyTestHooks hooks;
+  if (trip > 0) hooks.trips = diffusion::TripShape{trip, 9, 10};
+  const auto many = test::run_diffusion(comm, s, folder + "/many.h5", "", io::Mode::automatic, hooks);
+  const auto resumed =
+      test::run_diffusion(comm, s, folder + "/resumed.h5", folder + "/many.h5.checkpoint.h5", io::Mode::automatic, hooks);
+  const std::ptrdiff_t n = s.nx * s.ny;
+  const auto last = [n](const std::vector<double>& frames) { return std::vector<double>(frames.end() - n, frames.end()); };
+  EXPECT_TRUE(test::bitwise_equal(last(resumed.field), last(many.field)));
+  EXPECT_TRUE(test::bitwise_equal(last(resumed.laplacian), last(many.laplacian)));
+  if (mpi::rank(comm) == 0) {
+    deck::DiffusionSettings alone = s;
+    alone.ranks = {0, 0};
+    alone.halo_width = 0;
+    const auto one = test::run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5");
+    ASSERT_EQ(many.steps, one.steps);
+    EXPECT_TRUE(test::bitwise_equal(many.field, one.field));
+    EXPECT_TRUE(test::bitwise_equal(many.laplacian, one.laplacian));
+  }
+  MPI_Barrier(comm);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, MpiDiffusionUnits,
+                         testing::Combine(testing::Values(1L, 4L), testing::Values("auto", "rows", "columns"),
+                                          testing::Values(0, 4), testing::Values(false, true)),
+                         [](const auto& info) {
+                           return "w" + std::to_string(std::get<0>(info.param)) + "_" + std::get<1>(info.param) + "_m" +
+                                  std::to_string(std::get<2>(info.param)) + (std::get<3>(info.param) ? "_rules" : "");
+                         });
+
+// dx = dy: c = D dt / dx^2 runs c's kernels, and gives c's run bit for bit (trips included).
+TEST(MpiDiffusionUnitsAnswers, SquareCellsGiveTheRunOfTheirC) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "units_square");
+  deck::DiffusionSettings s = test::grid(37, 29, 60);
+  s.c = 0.2;
+  s.laplacian = true;
+  s.output_every = 9;
+  deck::DiffusionSettings d = s;
+  d.D = 0.05;  // 0.05 * 4 / 1^2 = 0.2 exactly
+  d.dt = 4;
+  diffusion::StudyTestHooks hooks;
+  hooks.trips = diffusion::TripShape{4, 9, 10};
+  const auto with_c = test::run_diffusion(comm, s, folder + "/c.h5", "", io::Mode::automatic, hooks);
+  const auto with_d = test::run_diffusion(comm, d, folder + "/d.h5", "", io::Mode::automatic, hooks);
+  EXPECT_TRUE(test::bitwise_equal(with_c.field, with_d.field));
+  EXPECT_TRUE(test::bitwise_equal(with_c.laplacian, with_d.laplacian));
+}
+
+// dx != dy against the plain loop u <- u + c_x (W + E - 2u) + c_y (S + N - 2u), zero outside,
+// and the frames' A(u) = u - u_new.
+TEST(MpiDiffusionUnitsAnswers, TheAnisotropicStepMatchesASerialLoop) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "units_serial");
+  const long nx = 23, ny = 17, steps = 50;
+  std::mt19937_64 random(31);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<double> u(std::size_t(nx * ny)), next(u.size()), applied(u.size());
+  for (double& v : u) v = value(random);
+  test::write_start_file(comm, folder + "/u0.h5", u, nx, ny);
+  deck::DiffusionSettings s = physical(test::from_file(nx, ny, steps, folder + "/u0.h5"));
+  s.precision = Precision::float64;
+  s.laplacian = true;
+  const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
+  const double cx = 2e-5 * 1.5 / (0.01 * 0.01), cy = 2e-5 * 1.5 / (0.02 * 0.02);
+  for (long k = 0; k < steps; ++k) {
+    const auto at = [&](long i, long j) { return (i < 0 || j < 0 || i >= nx || j >= ny) ? 0.0 : u[std::size_t(j * nx + i)]; };
+    for (long j = 0; j < ny; ++j)
+      for (long i = 0; i < nx; ++i) {
+        const double change = cx * (at(i - 1, j) + at(i + 1, j) - 2 * at(i, j)) + cy * (at(i, j - 1) + at(i, j + 1) - 2 * at(i, j));
+        next[std::size_t(j * nx + i)] = at(i, j) + change;
+        applied[std::size_t(j * nx + i)] = -change;
+      }
+    u.swap(next);
+  }
+  EXPECT_LT(test::max_abs_difference(out.last_field(), u), 1e-12);
+  // the last frame's A(u) is of the final field: one more step's change
+  const std::vector<double> final_field = u;
+  for (long j = 0; j < ny; ++j)
+    for (long i = 0; i < nx; ++i) {
+      const auto at = [&](long a, long b) {
+        return (a < 0 || b < 0 || a >= nx || b >= ny) ? 0.0 : final_field[std::size_t(b * nx + a)];
+      };
+      applied[std::size_t(j * nx + i)] =
+          -(cx * (at(i - 1, j) + at(i + 1, j) - 2 * at(i, j)) + cy * (at(i, j - 1) + at(i, j + 1) - 2 * at(i, j)));
+    }
+  const std::size_t cells = std::size_t(nx * ny);
+  EXPECT_LT(test::max_abs_difference(std::vector<double>(out.laplacian.end() - std::ptrdiff_t(cells), out.laplacian.end()),
+                                     applied),
+            1e-12);
+}
+
+// Periodic both ways: cos(2 pi m x / nx) cos(2 pi n y / ny) decays by
+// 1 - c_x (2 - 2 cos(2 pi m / nx)) - c_y (2 - 2 cos(2 pi n / ny)) a step.
+TEST(MpiDiffusionUnitsAnswers, APeriodicFourierModeDecaysByTheAnisotropicFactor) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "units_fourier");
+  const long nx = 32, ny = 24, steps = 80, m = 2, n = 1;
+  std::vector<double> u0(std::size_t(nx * ny));
+  for (long j = 0; j < ny; ++j)
+    for (long i = 0; i < nx; ++i)
+      u0[std::size_t(j * nx + i)] = std::cos(2 * M_PI * m * double(i) / nx) * std::cos(2 * M_PI * n * double(j) / ny);
+  test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
+  deck::DiffusionSettings s = physical(test::from_file(nx, ny, steps, folder + "/u0.h5"));
+  s.precision = Precision::float64;
+  s.boundary.fill(Boundary{BoundaryKind::periodic, 0.0, 0.0});
+  const auto last = test::run_diffusion(comm, s, folder + "/out.h5").last_field();
+  const double cx = s.c_x(), cy = s.c_y();
+  const double factor =
+      std::pow(1 - cx * (2 - 2 * std::cos(2 * M_PI * m / nx)) - cy * (2 - 2 * std::cos(2 * M_PI * n / ny)), double(steps));
+  ASSERT_GT(factor, 1e-3);
+  double worst = 0;
+  for (std::size_t k = 0; k < last.size(); ++k) worst = std::max(worst, std::abs(last[k] - factor * u0[k]));
+  EXPECT_LT(worst, 1e-12);
+}
+
+}  // namespace
+}  // namespace trident
