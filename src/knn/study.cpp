@@ -23,13 +23,39 @@
 #include "knn/index/index_search.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/output_rows.hpp"
+#include "knn/point_ids.hpp"
 #include "knn/points.hpp"
 #include "knn/rounds.hpp"
 #include "knn/run_method.hpp"
+#include "knn/search.hpp"
+#include "knn/study_test_hooks.hpp"
 
 namespace trident::knn {
 
 namespace {
+
+// One rank's share of the study: its contiguous chunk of observations and how their search went
+// (the rows are the ChunkRows the rounds fill).
+struct ChunkResult {
+  std::int64_t n_observations = 0, n_references = 0;
+  std::int64_t first = 0, count = 0;  // this rank's observations
+  std::vector<double> lat_lon;        // count x 2, degrees
+  SearchProfile stats;
+  std::string method = "brute";  // the search knn.method took: brute or index
+  double index_build_seconds = 0.0;  // this rank's build of the index (part of stats.search_seconds)
+  std::int64_t rows_done_before = 0;  // every rank's rows done before this run's search (a restart)
+};
+
+// The point sets as read and checked: every reference, and this rank's observations.
+struct KnnInputs {
+  std::int64_t n_observations = 0, n_references = 0;
+  std::int64_t first = 0, count = 0;  // this rank's observations
+  std::vector<double> lat_lon;        // count x 2, degrees
+  std::vector<Vec4<double>> references;
+  // the names the deck's point sources give (kind none without): every reference's, and
+  // this rank's observations'
+  PointIds reference_ids, observation_ids;
+};
 
 std::string figure(double v, const char* format) {
   char buffer[64];
@@ -48,8 +74,9 @@ SearchOptions search_options(const deck::KnnSettings& settings, const core::Over
   return with_overrides(options, overrides);
 }
 
-}  // namespace
-
+// Counts the point sets, checks k and the host memory the search holds (naming
+// `host_name`), then reads and validates the points and their ids (settle_ids). Collective:
+// every rank fails together with the lowest failing rank's message.
 KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name) {
   KnnInputs in;
   // Every rank reads every reference and its own observations; a bad value found by any
@@ -78,8 +105,6 @@ KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const st
   settle_ids(in.observation_ids, settings.observations, in.first, comm);
   return in;
 }
-
-namespace {
 
 // The result's header from the inputs; the observations' coordinates move into it.
 ChunkResult chunk_header(KnnInputs& in) {
@@ -123,37 +148,6 @@ void warm_up(const Vec4<double>* observations, std::int64_t count, const std::ve
 
 }  // namespace
 
-ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm,
-                         const core::Overrides& overrides) {
-  ChunkResult r = chunk_header(in);
-  const std::vector<Vec4<double>> references = std::move(in.references);
-  SearchOptions options = search_options(settings, overrides);
-  if (choose_run_method(settings, r.n_observations, r.count, r.n_references, comm, "the device").use_index) {
-    mpi::collective(comm, [&] { warm_up_index_build(references); });
-    r.method = "index";
-    r.index_build_seconds = build_run_index(references, options, comm);
-  }
-  const ObservationVectors observations(r);
-  mpi::collective(comm, [&] {
-    if (!options.index) {
-      warm_up(observations.data(), r.count, references, options);
-      r.neighbours = nearest(observations.data(), r.count, references, options, &r.stats);
-      return;
-    }
-    warm_up_index(observations.data(), r.count, options);
-    allocate_rows(r.neighbours, static_cast<std::size_t>(r.count * settings.k));
-    index_nearest_into(*options.index, observations.data(), r.count, options,
-                       {r.neighbours.indices.data(), r.neighbours.distances.data()}, &r.stats);
-    r.stats.search_seconds += r.index_build_seconds;  // the build is part of the search
-    r.stats.setup_seconds += r.index_build_seconds;
-  });
-  return r;
-}
-
-ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm) {
-  return search_chunk(settings, read_inputs(settings, comm, "the host"), comm);
-}
-
 namespace {
 
 // The rows not yet written (`rows`), the attributes and the log's lines. `done`: this rank's
@@ -167,8 +161,9 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
 // signal, writes a checkpoint and the rows so far.
 class KnnStudy : public PreparedStudy {
  public:
-  KnnStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path)
-      : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
+  KnnStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path,
+           const StudyTestHooks& hooks)
+      : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)), hooks_(hooks) {
     std::optional<Timers::Scope> timer(std::in_place, context.timers, "knn.read");
     inputs_ = read_inputs(settings, context.comm, context.binding.host.empty() ? "the host" : context.binding.host);
     // a stop signal may come at any round: the checkpoint's place must be usable
@@ -260,9 +255,11 @@ class KnnStudy : public PreparedStudy {
       });
     }
     context_.timers.add("knn.page_lock", r.stats.page_lock_seconds);
-    // the index's build is part of the search (and of its set-up in the log's parts)
+    // the index's build is part of the search (and of its set-up in the log's parts): added
+    // here, once
     r.stats.search_seconds += r.index_build_seconds;
     r.stats.setup_seconds += r.index_build_seconds;
+    if (hooks_.profile) *hooks_.profile = r.stats;
     context_.timers.add("knn.search", r.stats.search_seconds);
     context_.timers.add("knn.output", output_setup);
     // what is left of /knn; `done` only when the search stopped early
@@ -301,13 +298,19 @@ class KnnStudy : public PreparedStudy {
   KnnInputs inputs_;
   ChunkRows rows_;
   RunMethod method_;  // knn.method's choice, made before the output exists
+  StudyTestHooks hooks_;
 };
 
 }  // namespace
 
 std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
+                                             const std::string& checkpoint_path, const StudyTestHooks& hooks) {
+  return std::make_unique<KnnStudy>(settings, context, checkpoint_path, hooks);
+}
+
+std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path) {
-  return std::make_unique<KnnStudy>(settings, context, checkpoint_path);
+  return prepare_study(settings, context, checkpoint_path, StudyTestHooks{});
 }
 
 void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output) {
