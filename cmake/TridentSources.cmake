@@ -71,6 +71,7 @@ set(TRIDENT_SOURCES_knn
   knn/chunk_pipeline.cpp
   knn/coordinates_check.cpp
   knn/csv_points.cpp
+  knn/distance_limit.cpp
   knn/geometry.cpp
   knn/hdf5_ids.cpp
   knn/hdf5_points.cpp
@@ -183,6 +184,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_method_choice.cpp
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
+  knn/test_mpi_within.cpp
   knn/test_output.cpp
   knn/test_point_ids.cpp
   knn/test_points.cpp

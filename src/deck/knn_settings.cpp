@@ -53,7 +53,7 @@ std::string PointSource::describe() const {
 
 KnnSettings parse_knn(const Section& top) {
   const Section s = top.section("knn", {"k", "radius", "precision", "observations", "references",
-                                        "batch_size", "tile_size", "method"});
+                                        "batch_size", "tile_size", "method", "max_distance"});
   KnnSettings d;
   d.k = s.integer("k", at_least(1), 1);
   d.k_where = s.has("k") ? s.where(s.node("k")) : s.where(s.node());
@@ -64,6 +64,8 @@ KnnSettings parse_knn(const Section& top) {
   d.batch_size = s.integer("batch_size", at_least(0), 0);
   d.tile_size = s.integer("tile_size", at_least(0), 0);
   d.method = s.choice("method", {"auto", "brute", "index"}, "auto");
+  // absent: no limit, and nothing in the resolved deck (the reader refuses .inf and .nan)
+  if (s.has("max_distance")) d.max_distance = s.real("max_distance", at_least(0));
   if (d.references.kind == "generate") check_k(d, d.references.count);
   return d;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The `knn:` section of a deck, typed and validated.
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "core/precision.hpp"
@@ -44,6 +45,10 @@ struct KnnSettings {
   // spatial index on the sphere) or auto (chosen from the counts and k); the answer is
   // the same bit for bit
   std::string method = "auto";
+  // knn.max_distance, in the unit of `radius`: the k nearest within it, rows padded with
+  // index -1 and distance NaN where fewer lie within; infinity when the deck gives none
+  double max_distance = std::numeric_limits<double>::infinity();
+  bool has_max_distance() const { return max_distance != std::numeric_limits<double>::infinity(); }
 };
 
 // Reads `knn:` from the top-level section (the caller checked that it is there).

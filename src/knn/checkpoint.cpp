@@ -37,6 +37,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSet
   file.attribute("/knn", "k", settings.k);
   file.attribute("/knn", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/knn", "radius", settings.radius);
+  if (settings.has_max_distance()) file.attribute("/knn", "max_distance", settings.max_distance);
   file.attribute("/knn", "observations", settings.observations.describe());
   file.attribute("/knn", "references", settings.references.describe());
   file.attribute("/knn", "observation_count", n_observations);
@@ -63,6 +64,12 @@ ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, s
   if (precision != wanted) mismatch("knn.precision", precision, wanted);
   const double radius = file.real_attribute("/knn", "radius");
   if (radius != s.radius) mismatch("knn.radius", io::exact_text(radius), io::exact_text(s.radius));
+  // rows cut at a distance are another answer: absent in a checkpoint means none
+  const bool limited = file.has_attribute("/knn", "max_distance");
+  const double max_distance = limited ? file.real_attribute("/knn", "max_distance") : s.max_distance;
+  if (limited != s.has_max_distance() || max_distance != s.max_distance)
+    mismatch("knn.max_distance", limited ? io::exact_text(max_distance) : "none",
+             s.has_max_distance() ? io::exact_text(s.max_distance) : "none");
   const std::string observations = file.string_attribute("/knn", "observations");
   if (observations != s.observations.describe())
     mismatch("knn.observations", observations, s.observations.describe());

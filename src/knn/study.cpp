@@ -19,6 +19,7 @@
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
+#include "knn/distance_limit.hpp"
 #include "knn/id_output.hpp"
 #include "knn/index/index_search.hpp"
 #include "knn/list_bound.hpp"
@@ -154,7 +155,7 @@ namespace {
 // rows finished (1) or not (0), written as /knn/done when the search stopped early; empty
 // when it completed.
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
-                  OutputRows& rows, const std::vector<std::uint8_t>& done);
+                  OutputRows& rows, const std::vector<std::uint8_t>& done, const DistanceLimit& limit);
 
 // The points read and checked (and, on restart, the finished rows loaded) before the
 // output exists; run() searches the rows left in rounds and writes /knn, or, stopped by a
@@ -212,6 +213,7 @@ class KnnStudy : public PreparedStudy {
     OutputRows rows_out(output, r.n_observations, settings_.k, r.first, r.count, r.lat_lon, rows_.neighbours);
     const double output_setup = wall_seconds() - output_begin;
     int signal = 0;
+    DistanceLimit limit(settings_.max_distance, static_cast<int>(settings_.k), settings_.radius);
     {
       auto timer = context_.timers.scope("knn.total");
       if (method_.use_index) {  // built once here, shared by every round
@@ -244,7 +246,9 @@ class KnnStudy : public PreparedStudy {
       r.rows_done_before = static_cast<std::int64_t>(done);
       Progress progress(context_.comm, "knn: search,", static_cast<std::int64_t>(done), r.n_observations,
                         context_.progress_seconds, "row");
+      limit.cut(rows_, observations->data(), references);  // rows a checkpoint brought back
       const auto after_round = [&](std::int64_t rows) {
+        limit.cut(rows_, observations->data(), references);  // before the rows go into the file
         rows_out.after_round(rows_.done);
         if (context_.progress_seconds > 0)
           progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(context_.comm, static_cast<double>(rows))));
@@ -266,7 +270,7 @@ class KnnStudy : public PreparedStudy {
     const auto write_output = [&](const std::vector<std::uint8_t>& done) {
       {
         auto timer = context_.timers.scope("knn.output");
-        write_result(settings_, r, context_.comm, output, rows_out, done);
+        write_result(settings_, r, context_.comm, output, rows_out, done, limit);
         write_point_ids(output, inputs_.reference_ids, inputs_.observation_ids,
                         {r.n_observations, r.first, r.count, static_cast<int>(settings_.k),
                          rows_.neighbours.indices.data(), done.empty() ? nullptr : &done});
@@ -320,7 +324,7 @@ void run_study(const deck::KnnSettings& settings, RunContext& context, io::Outpu
 namespace {
 
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
-                  OutputRows& rows, const std::vector<std::uint8_t>& done) {
+                  OutputRows& rows, const std::vector<std::uint8_t>& done, const DistanceLimit& limit) {
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
   // the pairs this run searched: a stopped run's rows done, less those a restart began with
   // (collective on every rank: a rank without rows has an empty `done` even when stopped)
@@ -416,6 +420,16 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   out.attribute("/knn", "search_seconds", slowest);
   out.attribute("/knn", "index_build_seconds", build);  // part of search_seconds; 0 for the brute force
   out.attribute("/knn", "pairs_per_second", pairs / slowest);
+  if (settings.has_max_distance()) {
+    const double kept = mpi::sum_over_ranks(comm, static_cast<double>(limit.kept()));
+    const double short_rows = mpi::sum_over_ranks(comm, static_cast<double>(limit.short_rows()));
+    log::info(comm, "knn: within knn.max_distance " + figure(settings.max_distance, "%.17g") + ": " +
+                        figure(kept, "%.0f") + " neighbours; " + figure(short_rows, "%.0f") +
+                        " rows hold fewer than k = " + std::to_string(settings.k) +
+                        " (padded with index -1, distance NaN)");
+    out.attribute("/knn", "max_distance", settings.max_distance);
+    out.attribute("/knn", "neighbours_within", static_cast<std::int64_t>(kept));
+  }
 }
 
 }  // namespace
