@@ -81,6 +81,7 @@ set(TRIDENT_SOURCES_knn
   knn/index/index_search.cpp
   knn/index/radix_sort.cpp
   knn/index/sphere_index.cpp
+  knn/inputs.cpp
   knn/list_bound.cpp
   knn/list_choice.cpp
   knn/output_rows.cpp
@@ -94,6 +95,9 @@ set(TRIDENT_SOURCES_knn
   knn/search_profile.cpp
   knn/searcher.cpp
   knn/study.cpp
+  knn/within_rows.cpp
+  knn/within_search.cpp
+  knn/within_study.cpp
 )
 set(TRIDENT_SOURCES_ridge
   ridge/checkpoint.cpp
@@ -185,6 +189,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
   knn/test_mpi_within.cpp
+  knn/test_mpi_within_all.cpp
   knn/test_output.cpp
   knn/test_point_ids.cpp
   knn/test_points.cpp

@@ -32,8 +32,13 @@ struct PointSource {
   std::string describe() const;  // "generate(count=65536, seed=1)", "csv(obs.csv)", ...
 };
 
+// What a row of the result holds: the k nearest (`k: N`), or every reference within
+// knn.max_distance (`k: all`, ragged rows).
+enum class KnnRows { nearest, all };
+
 struct KnnSettings {
-  std::int64_t k = 1;
+  std::int64_t k = 1;  // 1 with k: all (checked against the references like any k)
+  KnnRows rows = KnnRows::nearest;
   std::string k_where;                 // FILE:LINE:COL of knn.k (for "k > references" errors)
   double radius = 6371008.8;           // sphere radius in metres (Earth's mean radius)
   core::Precision precision = core::Precision::float32;  // screening: float32 (+ float64 settling) or float64

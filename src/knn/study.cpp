@@ -21,6 +21,7 @@
 #include "knn/checkpoint.hpp"
 #include "knn/distance_limit.hpp"
 #include "knn/id_output.hpp"
+#include "knn/inputs.hpp"
 #include "knn/index/index_search.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/output_rows.hpp"
@@ -30,6 +31,7 @@
 #include "knn/run_method.hpp"
 #include "knn/search.hpp"
 #include "knn/study_test_hooks.hpp"
+#include "knn/within_study.hpp"
 
 namespace trident::knn {
 
@@ -47,17 +49,6 @@ struct ChunkResult {
   std::int64_t rows_done_before = 0;  // every rank's rows done before this run's search (a restart)
 };
 
-// The point sets as read and checked: every reference, and this rank's observations.
-struct KnnInputs {
-  std::int64_t n_observations = 0, n_references = 0;
-  std::int64_t first = 0, count = 0;  // this rank's observations
-  std::vector<double> lat_lon;        // count x 2, degrees
-  std::vector<Vec4<double>> references;
-  // the names the deck's point sources give (kind none without): every reference's, and
-  // this rank's observations'
-  PointIds reference_ids, observation_ids;
-};
-
 std::string figure(double v, const char* format) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, format, v);
@@ -73,38 +64,6 @@ SearchOptions search_options(const deck::KnnSettings& settings, const core::Over
   options.batch_size = settings.batch_size;
   options.tile_size = settings.tile_size;
   return with_overrides(options, overrides);
-}
-
-// Counts the point sets, checks k and the host memory the search holds (naming
-// `host_name`), then reads and validates the points and their ids (settle_ids). Collective:
-// every rank fails together with the lowest failing rank's message.
-KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name) {
-  KnnInputs in;
-  // Every rank reads every reference and its own observations; a bad value found by any
-  // rank stops all of them with the same message, before the search starts.
-  mpi::collective(comm, [&] {
-    in.n_references = count_points(settings.references);
-    deck::check_k(settings, in.n_references);
-    in.n_observations = count_points(settings.observations);
-    chunk_of(in.n_observations, mpi::size(comm), mpi::rank(comm), in.first, in.count);
-    // host memory held for the whole search: the points as read and as unit vectors, and
-    // this rank's result rows (the device works in batches sized to its free memory)
-    const std::int64_t point_bytes = 2 * 8 + static_cast<std::int64_t>(sizeof(Vec4<double>));
-    // ids, where the deck names them: an int64, or a short text and its offset, each
-    const std::int64_t id_bytes = 16;
-    const std::int64_t need = in.n_references * (point_bytes + (settings.references.has_ids() ? id_bytes : 0)) +
-                              in.count * (point_bytes + (settings.observations.has_ids() ? id_bytes : 0) +
-                                          settings.k * (8 + 8));
-    const std::string what = std::to_string(in.count) + " observations on each rank with k = " +
-                             std::to_string(settings.k) + " (points and result rows) and " +
-                             std::to_string(in.n_references) + " references";
-    check_device_memory(need, host_free_bytes(), "knn", what, host_name, "host memory");
-    in.references = unit_vectors(read_points(settings.references, 0, in.n_references, &in.reference_ids));
-    in.lat_lon = read_points(settings.observations, in.first, in.count, &in.observation_ids);
-  });
-  settle_ids(in.reference_ids, settings.references, 0, comm);
-  settle_ids(in.observation_ids, settings.observations, in.first, comm);
-  return in;
 }
 
 // The result's header from the inputs; the observations' coordinates move into it.
@@ -309,6 +268,7 @@ class KnnStudy : public PreparedStudy {
 
 std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path, const StudyTestHooks& hooks) {
+  if (settings.rows == deck::KnnRows::all) return prepare_within_study(settings, context, checkpoint_path);
   return std::make_unique<KnnStudy>(settings, context, checkpoint_path, hooks);
 }
 

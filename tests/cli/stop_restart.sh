@@ -112,6 +112,25 @@ if [ "$ranks" -gt 1 ]; then
   "$trident" run knn-w-index.yaml --restart knn-w-index-1.checkpoint.h5 --output knn-w-index-3.h5 >knn-w-3.log 2>&1 \
     && check knn-equal knn-w-full.h5 knn-w-index-3.h5 && ok || { bad "knn max_distance: restart on 1 rank"; cat knn-w-3.log; }
 fi
+# k: all (ragged rows within 600 km): stopped and resumed through both methods (the
+# checkpoint carries the ragged rows), and on 1 rank: the uninterrupted run's bits
+for method in brute index; do
+  sed -e "s/^knn:/knn:\n  method: $method\n  max_distance: 6e5/" -e "s/k: 8/k: all/" knn.yaml > knn-all-$method.yaml
+done
+run knn-all-full.log -- run knn-all-brute.yaml --output knn-all-full.h5 \
+  && grep -q "knn: search .* neighbours within" knn-all-full.log && ok || { bad "knn k: all: uninterrupted run"; cat knn-all-full.log; }
+for method in brute index; do
+  run knn-all-$method-1.log USR1 all -- run knn-all-$method.yaml --output knn-all-$method-1.h5
+  rc=$?; [ $rc -eq 75 ] && ok || { bad "knn k: all $method: SIGUSR1: exit $rc, expected 75"; cat knn-all-$method-1.log; }
+  check knn-all-stopped knn-all-$method-1.h5 knn-all-$method-1.checkpoint.h5 knn-all-full.h5 $((ranks * batch)) SIGUSR1 \
+    && ok || bad "knn k: all $method: first stop"
+  run knn-all-$method-2.log -- run knn-all-$method.yaml --restart knn-all-$method-1.checkpoint.h5 --output knn-all-$method-2.h5 \
+    && check knn-all-equal knn-all-full.h5 knn-all-$method-2.h5 && ok || { bad "knn k: all $method: restart"; cat knn-all-$method-2.log; }
+done
+if [ "$ranks" -gt 1 ]; then
+  "$trident" run knn-all-index.yaml --restart knn-all-index-1.checkpoint.h5 --output knn-all-index-3.h5 >knn-all-3.log 2>&1 \
+    && check knn-all-equal knn-all-full.h5 knn-all-index-3.h5 && ok || { bad "knn k: all: restart on 1 rank"; cat knn-all-3.log; }
+fi
 if [ $index_only -eq 1 ]; then
   echo "stop and restart, knn.method: index ($ranks rank(s)): $pass passed, $fail failed"
   [ $fail -eq 0 ]; exit
@@ -132,6 +151,8 @@ expect_refusal refuse-limit.log "knn-1.checkpoint.h5: the checkpoint was written
 sed 's/max_distance: 8e5/max_distance: 9e5/' knn-w-brute.yaml > knn-w-other.yaml
 expect_refusal refuse-limit2.log "knn-w-brute-1.checkpoint.h5: the checkpoint was written with knn.max_distance = 800000, but the deck has 900000; restart with the deck that wrote it" \
   -- run knn-w-other.yaml --restart knn-w-brute-1.checkpoint.h5 --output refused.h5
+expect_refusal refuse-all.log "knn-w-brute-1.checkpoint.h5: the checkpoint was written with knn.k = 8, but the deck has all; restart with the deck that wrote it" \
+  -- run knn-all-brute.yaml --restart knn-w-brute-1.checkpoint.h5 --output refused.h5
 expect_refusal refuse-study.log "--restart knn-1.checkpoint.h5: the checkpoint is a knn checkpoint, but the deck has no knn section" \
   -- run ridge.yaml --restart knn-1.checkpoint.h5 --output refused.h5
 expect_refusal refuse-other.log "knn-full.h5: not a trident checkpoint (it holds none of /field, /knn/done, /ridge/done)" \

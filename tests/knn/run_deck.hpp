@@ -27,6 +27,7 @@ struct Output {
   std::vector<NeighbourIndex> indices;
   std::vector<double> distances;
   std::vector<double> observations;  // n x 2, degrees
+  std::vector<std::int64_t> offsets;  // k: all (ragged rows), n + 1; else empty
   std::string method;
   double build_seconds = -1.0;
   SearchProfile profile;  // this rank's search (rank 0's tiles and batches)
@@ -38,6 +39,7 @@ inline Output read_output(const std::string& file) {
   o.indices = in.read<NeighbourIndex>("/knn/indices");
   o.distances = in.read<double>("/knn/distances");
   o.observations = in.read<double>("/knn/observations");
+  if (in.has("/knn/offsets")) o.offsets = in.read<std::int64_t>("/knn/offsets");
   o.method = in.string_attribute("/knn", "method");
   o.build_seconds = in.real_attribute("/knn", "index_build_seconds");
   return o;
