@@ -71,7 +71,6 @@ set(TRIDENT_SOURCES_knn
   knn/chunk_pipeline.cpp
   knn/coordinates_check.cpp
   knn/csv_points.cpp
-  knn/distance_limit.cpp
   knn/geometry.cpp
   knn/hdf5_ids.cpp
   knn/hdf5_points.cpp
@@ -89,6 +88,7 @@ set(TRIDENT_SOURCES_knn
   knn/points.cpp
   knn/result_rows.cpp
   knn/rounds.cpp
+  knn/row_finish.cpp
   knn/run_method.cpp
   knn/search.cpp
   knn/search_options.cpp
@@ -188,6 +188,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_method_choice.cpp
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
+  knn/test_mpi_self.cpp
   knn/test_mpi_within.cpp
   knn/test_mpi_within_all.cpp
   knn/test_output.cpp

@@ -53,7 +53,7 @@ std::string PointSource::describe() const {
 
 KnnSettings parse_knn(const Section& top) {
   const Section s = top.section("knn", {"k", "radius", "precision", "observations", "references",
-                                        "batch_size", "tile_size", "method", "max_distance"});
+                                        "batch_size", "tile_size", "method", "max_distance", "exclude_self"});
   KnnSettings d;
   if (s.has("k") && s.node("k").IsScalar() && s.node("k").Scalar() == "all") {
     s.choice("k", {"all"});  // (recorded in the resolved deck)
@@ -68,7 +68,18 @@ KnnSettings parse_knn(const Section& top) {
   d.radius = s.real("radius", greater_than(0), 6371008.8);
   d.precision = s.precision("precision", {Precision::float32, Precision::float64}, Precision::float32);
   d.observations = parse_points(s, "observations");
-  d.references = parse_points(s, "references");
+  if (s.has("references") && s.node("references").IsScalar()) {  // the one set against itself
+    s.choice("references", {"observations"});
+    d.self = true;
+    d.references = d.observations;
+  } else {
+    d.references = parse_points(s, "references");
+  }
+  if (d.self) {
+    d.exclude_self = s.boolean("exclude_self", true);
+  } else if (s.has("exclude_self")) {
+    s.fail("exclude_self", "applies only to a set searched against itself (knn.references: observations)");
+  }
   d.batch_size = s.integer("batch_size", at_least(0), 0);
   d.tile_size = s.integer("tile_size", at_least(0), 0);
   d.method = s.choice("method", {"auto", "brute", "index"}, "auto");
@@ -84,6 +95,10 @@ KnnSettings parse_knn(const Section& top) {
 }
 
 void check_k(const KnnSettings& settings, std::int64_t references) {
+  if (settings.exclude_self && settings.rows == KnnRows::nearest && settings.k > references - 1) {
+    throw InputError(settings.k_where + ": knn.k: expected at most the number of points less the point itself (" +
+                     std::to_string(references - 1) + ", knn.exclude_self), got " + std::to_string(settings.k));
+  }
   if (settings.k > references) {
     throw InputError(settings.k_where + ": knn.k: expected at most the number of references (" +
                      std::to_string(references) + "), got " + std::to_string(settings.k));

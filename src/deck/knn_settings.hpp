@@ -54,6 +54,15 @@ struct KnnSettings {
   // index -1 and distance NaN where fewer lie within; infinity when the deck gives none
   double max_distance = std::numeric_limits<double>::infinity();
   bool has_max_distance() const { return max_distance != std::numeric_limits<double>::infinity(); }
+  // `references: observations`: one point set searched against itself (read once;
+  // `references` is then a copy of `observations`), and knn.exclude_self (default true
+  // then): each point's own index left out of its row (points that merely share its
+  // position stay)
+  bool self = false;
+  bool exclude_self = false;
+  // neighbours a k-nearest search finds a row: one more than k when the point itself is
+  // among them and left out afterwards
+  std::int64_t search_k() const { return k + (exclude_self ? 1 : 0); }
 };
 
 // Reads `knn:` from the top-level section (the caller checked that it is there).

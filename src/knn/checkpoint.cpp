@@ -22,6 +22,12 @@ std::vector<std::string> point_file_digests(MPI_Comm comm, const deck::KnnSettin
 
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
                       std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows) {
+  write_checkpoint(comm, path, settings, n_observations, n_references, rows, rows.neighbours);
+}
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
+                      std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows,
+                      const Neighbours& neighbours) {
   const auto n = static_cast<std::uint64_t>(n_observations), k = static_cast<std::uint64_t>(settings.k);
   const auto first = static_cast<std::uint64_t>(rows.first), count = static_cast<std::uint64_t>(rows.count);
   io::OutputFile file(comm, path, /*overwrite=*/true);
@@ -30,8 +36,8 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSet
   file.create_dataset<NeighbourIndex>("/knn/indices", {n, k});
   file.create_dataset<double>("/knn/distances", {n, k});
   file.write_slab("/knn/done", {first}, {count}, rows.done.data());
-  file.write_slab("/knn/indices", {first, 0}, {count, k}, rows.neighbours.indices.data());
-  file.write_slab("/knn/distances", {first, 0}, {count, k}, rows.neighbours.distances.data());
+  file.write_slab("/knn/indices", {first, 0}, {count, k}, neighbours.indices.data());
+  file.write_slab("/knn/distances", {first, 0}, {count, k}, neighbours.distances.data());
   write_checkpoint_settings(file, comm, settings, n_observations, n_references);
   file.commit();
 }

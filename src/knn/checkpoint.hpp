@@ -27,6 +27,11 @@ struct ChunkRows {
 // k) and the attributes a restart checks. Collective.
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
                       std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows);
+// The same with the rows as the output gets them (`neighbours`, count x k) where they are
+// not the search's (knn.exclude_self searches k + 1).
+void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
+                      std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows,
+                      const Neighbours& neighbours);
 
 // The point files' SHA-256 (observations, references; "" for generated points), read on
 // rank 0 and given to every rank: a checkpoint keeps them, a restart compares. Collective.

@@ -7,6 +7,21 @@
 
 namespace trident::knn {
 
+namespace {
+
+// Ids [first, first + count) of `ids`, of the same kind.
+PointIds slice(const PointIds& ids, std::int64_t first, std::int64_t count) {
+  if (ids.kind() == PointIds::Kind::integer)
+    return PointIds::from_integers(std::vector<std::int64_t>(ids.integers().begin() + first,
+                                                             ids.integers().begin() + first + count));
+  PointIds out = PointIds::empty(ids.kind());
+  if (ids.kind() == PointIds::Kind::text)
+    for (std::int64_t i = first; i < first + count; ++i) out.add_text(ids.text_view(i));
+  return out;
+}
+
+}  // namespace
+
 KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name) {
   KnnInputs in;
   // Every rank reads every reference and its own observations; a bad value found by any
@@ -28,10 +43,21 @@ KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const st
                              std::to_string(settings.k) + " (points and result rows) and " +
                              std::to_string(in.n_references) + " references";
     check_device_memory(need, host_free_bytes(), "knn", what, host_name, "host memory");
-    in.references = unit_vectors(read_points(settings.references, 0, in.n_references, &in.reference_ids));
-    in.lat_lon = read_points(settings.observations, in.first, in.count, &in.observation_ids);
+    if (!settings.self) {
+      in.references = unit_vectors(read_points(settings.references, 0, in.n_references, &in.reference_ids));
+      in.lat_lon = read_points(settings.observations, in.first, in.count, &in.observation_ids);
+      return;
+    }
+    // one set against itself: read once, the rank's observations a slice of it
+    const std::vector<double> all = read_points(settings.references, 0, in.n_references, &in.reference_ids);
+    in.references = unit_vectors(all);
+    in.lat_lon.assign(all.begin() + 2 * in.first, all.begin() + 2 * (in.first + in.count));
   });
   settle_ids(in.reference_ids, settings.references, 0, comm);
+  if (settings.self) {
+    in.observation_ids = slice(in.reference_ids, in.first, in.count);
+    return in;
+  }
   settle_ids(in.observation_ids, settings.observations, in.first, comm);
   return in;
 }

@@ -19,7 +19,7 @@
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
-#include "knn/distance_limit.hpp"
+#include "knn/row_finish.hpp"
 #include "knn/id_output.hpp"
 #include "knn/inputs.hpp"
 #include "knn/index/index_search.hpp"
@@ -58,7 +58,7 @@ std::string figure(double v, const char* format) {
 // The deck's settings, and the TRIDENT_KNN_* overrides.
 SearchOptions search_options(const deck::KnnSettings& settings, const core::Overrides& overrides) {
   SearchOptions options;
-  options.k = static_cast<int>(settings.k);
+  options.k = static_cast<int>(settings.search_k());
   options.radius = settings.radius;
   options.precision = settings.precision;
   options.batch_size = settings.batch_size;
@@ -114,7 +114,7 @@ namespace {
 // rows finished (1) or not (0), written as /knn/done when the search stopped early; empty
 // when it completed.
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
-                  OutputRows& rows, const std::vector<std::uint8_t>& done, const DistanceLimit& limit);
+                  OutputRows& rows, const std::vector<std::uint8_t>& done, const RowFinish& finish);
 
 // The points read and checked (and, on restart, the finished rows loaded) before the
 // output exists; run() searches the rows left in rounds and writes /knn, or, stopped by a
@@ -134,6 +134,12 @@ class KnnStudy : public PreparedStudy {
         rows_ = read_checkpoint(context.restart_path, settings, inputs_.n_observations, inputs_.n_references,
                                 inputs_.first, inputs_.count, digests);
       });
+      finish_ = std::make_unique<RowFinish>(settings, inputs_.count);
+      if (finish_->own_rows()) {  // the checkpoint holds the output's rows; the search's are wider
+        std::swap(finish_->rows(), rows_.neighbours);
+        allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.search_k()));
+      }
+      finish_->restored(rows_);
       const double done = mpi::sum_over_ranks(
           context.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
       log::info(context.comm, "knn: restarting from " + context.restart_path + ": " + figure(done, "%.0f") + " of " +
@@ -144,7 +150,8 @@ class KnnStudy : public PreparedStudy {
       rows_.done.assign(static_cast<std::size_t>(inputs_.count), 0);
       // huge pages before the first touch: the rows are 12 bytes a neighbour (3.2 GB at
       // k = 16 on 2^24 observations), too many pages to touch one by one
-      allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.k));
+      allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.search_k()));
+      finish_ = std::make_unique<RowFinish>(settings, inputs_.count);
     }
     // the points are read: the device now, whose context the driver made meanwhile (its
     // wait is startup.device's)
@@ -169,10 +176,10 @@ class KnnStudy : public PreparedStudy {
     options.bound_cache = std::make_shared<ListBoundCache>();
     // the observations written from here, the rows after each round (its set-up counted in knn.output)
     const double output_begin = wall_seconds();
-    OutputRows rows_out(output, r.n_observations, settings_.k, r.first, r.count, r.lat_lon, rows_.neighbours);
+    const Neighbours& out_rows = finish_->own_rows() ? finish_->rows() : rows_.neighbours;  // as the output gets them
+    OutputRows rows_out(output, r.n_observations, settings_.k, r.first, r.count, r.lat_lon, out_rows);
     const double output_setup = wall_seconds() - output_begin;
     int signal = 0;
-    DistanceLimit limit(settings_.max_distance, static_cast<int>(settings_.k), settings_.radius);
     {
       auto timer = context_.timers.scope("knn.total");
       if (method_.use_index) {  // built once here, shared by every round
@@ -205,9 +212,8 @@ class KnnStudy : public PreparedStudy {
       r.rows_done_before = static_cast<std::int64_t>(done);
       Progress progress(context_.comm, "knn: search,", static_cast<std::int64_t>(done), r.n_observations,
                         context_.progress_seconds, "row");
-      limit.cut(rows_, observations->data(), references);  // rows a checkpoint brought back
       const auto after_round = [&](std::int64_t rows) {
-        limit.cut(rows_, observations->data(), references);  // before the rows go into the file
+        finish_->finish(rows_, observations->data(), references);  // before the rows go into the file
         rows_out.after_round(rows_.done);
         if (context_.progress_seconds > 0)
           progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(context_.comm, static_cast<double>(rows))));
@@ -229,10 +235,10 @@ class KnnStudy : public PreparedStudy {
     const auto write_output = [&](const std::vector<std::uint8_t>& done) {
       {
         auto timer = context_.timers.scope("knn.output");
-        write_result(settings_, r, context_.comm, output, rows_out, done, limit);
+        write_result(settings_, r, context_.comm, output, rows_out, done, *finish_);
         write_point_ids(output, inputs_.reference_ids, inputs_.observation_ids,
                         {r.n_observations, r.first, r.count, static_cast<int>(settings_.k),
-                         rows_.neighbours.indices.data(), done.empty() ? nullptr : &done});
+                         out_rows.indices.data(), done.empty() ? nullptr : &done});
       }
       context_.timers.add("knn.output_behind", rows_out.background_seconds());
     };
@@ -244,7 +250,7 @@ class KnnStudy : public PreparedStudy {
         context_.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
     {
       auto timer = context_.timers.scope("knn.checkpoint");
-      write_checkpoint(context_.comm, checkpoint_path_, settings_, r.n_observations, r.n_references, rows_);
+      write_checkpoint(context_.comm, checkpoint_path_, settings_, r.n_observations, r.n_references, rows_, out_rows);
     }
     log::info(context_.comm, "knn: checkpoint written to " + checkpoint_path_);
     write_output(rows_.done);
@@ -262,6 +268,7 @@ class KnnStudy : public PreparedStudy {
   ChunkRows rows_;
   RunMethod method_;  // knn.method's choice, made before the output exists
   StudyTestHooks hooks_;
+  std::unique_ptr<RowFinish> finish_;  // the output's rows from the search's
 };
 
 }  // namespace
@@ -284,7 +291,7 @@ void run_study(const deck::KnnSettings& settings, RunContext& context, io::Outpu
 namespace {
 
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
-                  OutputRows& rows, const std::vector<std::uint8_t>& done, const DistanceLimit& limit) {
+                  OutputRows& rows, const std::vector<std::uint8_t>& done, const RowFinish& finish) {
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
   // the pairs this run searched: a stopped run's rows done, less those a restart began with
   // (collective on every rank: a rank without rows has an empty `done` even when stopped)
@@ -381,8 +388,8 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   out.attribute("/knn", "index_build_seconds", build);  // part of search_seconds; 0 for the brute force
   out.attribute("/knn", "pairs_per_second", pairs / slowest);
   if (settings.has_max_distance()) {
-    const double kept = mpi::sum_over_ranks(comm, static_cast<double>(limit.kept()));
-    const double short_rows = mpi::sum_over_ranks(comm, static_cast<double>(limit.short_rows()));
+    const double kept = mpi::sum_over_ranks(comm, static_cast<double>(finish.kept()));
+    const double short_rows = mpi::sum_over_ranks(comm, static_cast<double>(finish.short_rows()));
     log::info(comm, "knn: within knn.max_distance " + figure(settings.max_distance, "%.17g") + ": " +
                         figure(kept, "%.0f") + " neighbours; " + figure(short_rows, "%.0f") +
                         " rows hold fewer than k = " + std::to_string(settings.k) +

@@ -50,7 +50,8 @@ WithinSearch::WithinSearch(const std::vector<Vec4<double>>& references, std::sha
 
 WithinSearch::~WithinSearch() = default;
 
-void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows) const {
+void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
+                          const std::int64_t* self) const {
   if (count == 0) return;
   const int n = static_cast<int>(count);
   WithinSink sink;
@@ -82,19 +83,19 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   const auto index = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.index);
   const auto angle = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.angle);
   const std::int64_t base = rows.offsets.back();
-  rows.indices.resize(static_cast<std::size_t>(base + total));
-  rows.distances.resize(static_cast<std::size_t>(base + total));
+  rows.indices.reserve(static_cast<std::size_t>(base + total));
+  rows.distances.reserve(static_cast<std::size_t>(base + total));
   std::vector<std::pair<double, int>> entries;
   for (int o = 0; o < n; ++o) {
     entries.clear();
-    for (std::int64_t e = offsets(o); e < offsets(o + 1); ++e) entries.push_back({angle(e), index(e)});
+    for (std::int64_t e = offsets(o); e < offsets(o + 1); ++e)
+      if (self == nullptr || index(e) != self[o]) entries.push_back({angle(e), index(e)});
     order_row(entries);
-    for (std::size_t e = 0; e < entries.size(); ++e) {
-      const auto at = static_cast<std::size_t>(base + offsets(o)) + e;
-      rows.indices[at] = entries[e].second;
-      rows.distances[at] = radius_ * entries[e].first;
+    for (const auto& entry : entries) {
+      rows.indices.push_back(entry.second);
+      rows.distances.push_back(radius_ * entry.first);
     }
-    rows.offsets.push_back(base + offsets(o + 1));
+    rows.offsets.push_back(static_cast<std::int64_t>(rows.indices.size()));
   }
 }
 

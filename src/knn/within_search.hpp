@@ -29,8 +29,10 @@ class WithinSearch {
                double max_distance, double radius);
   ~WithinSearch();
 
-  // Appends the rows of `count` observations (unit vectors) to `rows`.
-  void append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows) const;
+  // Appends the rows of `count` observations (unit vectors) to `rows`; `self`, when given,
+  // holds each observation's own index among the references, left out of its row.
+  void append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
+              const std::int64_t* self = nullptr) const;
 
  private:
   struct Device;

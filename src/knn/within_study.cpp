@@ -98,14 +98,22 @@ class WithinStudy : public PreparedStudy {
                         context_.progress_seconds, "row");
       std::size_t next = 0;
       std::vector<Vec4<double>> batch;
+      std::vector<std::int64_t> self;
       for (;;) {
         const std::size_t end = std::min(todo.size(), next + static_cast<std::size_t>(round_rows(settings_)));
         const std::vector<std::int64_t> rows(todo.begin() + static_cast<std::ptrdiff_t>(next),
                                              todo.begin() + static_cast<std::ptrdiff_t>(end));
         batch.clear();
-        for (std::int64_t r : rows) batch.push_back(vectors[static_cast<std::size_t>(r)]);
+        self.clear();
+        for (std::int64_t r : rows) {
+          batch.push_back(vectors[static_cast<std::size_t>(r)]);
+          self.push_back(inputs_.first + r);  // its index among the references, when the set is searched against itself
+        }
         RaggedRows found;
-        mpi::collective(comm, [&] { search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found); });
+        mpi::collective(comm, [&] {
+          search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
+                        settings_.exclude_self ? self.data() : nullptr);
+        });
         rows_->add(rows, found);
         next = end;
         if (context_.progress_seconds > 0)
