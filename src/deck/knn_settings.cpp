@@ -55,13 +55,12 @@ KnnSettings parse_knn(const Section& top) {
   const Section s = top.section("knn", {"k", "radius", "precision", "observations", "references",
                                         "batch_size", "tile_size", "method", "max_distance", "exclude_self"});
   KnnSettings d;
-  if (s.has("k") && s.node("k").IsScalar() && s.node("k").Scalar() == "all") {
-    s.choice("k", {"all"});  // (recorded in the resolved deck)
-    d.rows = KnnRows::all;
+  if (s.has("k") && s.node("k").IsScalar() && (s.node("k").Scalar() == "all" || s.node("k").Scalar() == "count")) {
+    d.rows = s.choice("k", {"all", "count"}) == "all" ? KnnRows::all : KnnRows::count;  // (recorded)
   } else {
-    long long number = 0;  // a word other than all: say that all is the other choice
+    long long number = 0;  // another word: say which words there are
     if (s.has("k") && s.node("k").IsScalar() && !YAML::convert<long long>::decode(s.node("k"), number))
-      s.fail("k", "expected an integer at least 1 or all, got '" + printable(s.node("k").Scalar()) + "'");
+      s.fail("k", "expected an integer at least 1, all or count, got '" + printable(s.node("k").Scalar()) + "'");
     d.k = s.integer("k", at_least(1), 1);
   }
   d.k_where = s.has("k") ? s.where(s.node("k")) : s.where(s.node());
@@ -85,11 +84,12 @@ KnnSettings parse_knn(const Section& top) {
   d.method = s.choice("method", {"auto", "brute", "index"}, "auto");
   // absent: no limit, and nothing in the resolved deck (the reader refuses .inf and .nan)
   if (s.has("max_distance")) d.max_distance = s.real("max_distance", at_least(0));
-  if (d.rows == KnnRows::all && !d.has_max_distance())
-    s.fail("k", "k: all (every reference within a distance) needs knn.max_distance");
+  const std::string form = d.rows == KnnRows::all ? "all" : "count";
+  if (d.rows != KnnRows::nearest && !d.has_max_distance())
+    s.fail("k", "k: " + form + " (the references within a distance) needs knn.max_distance");
   for (const PointSource* p : {&d.observations, &d.references})
-    if (d.rows == KnnRows::all && p->has_ids())  // the ragged rows carry indices only, for now
-      s.fail("k", "k: all writes no point names yet; leave out " + p->ids_key() + " or give k a number");
+    if (d.rows != KnnRows::nearest && p->has_ids())  // the ragged rows carry indices only, for now
+      s.fail("k", "k: " + form + " writes no point names yet; leave out " + p->ids_key() + " or give k a number");
   if (d.references.kind == "generate") check_k(d, d.references.count);
   return d;
 }

@@ -32,12 +32,12 @@ struct PointSource {
   std::string describe() const;  // "generate(count=65536, seed=1)", "csv(obs.csv)", ...
 };
 
-// What a row of the result holds: the k nearest (`k: N`), or every reference within
-// knn.max_distance (`k: all`, ragged rows).
-enum class KnnRows { nearest, all };
+// What a row of the result holds: the k nearest (`k: N`), every reference within
+// knn.max_distance (`k: all`, ragged rows), or only how many lie within it (`k: count`).
+enum class KnnRows { nearest, all, count };
 
 struct KnnSettings {
-  std::int64_t k = 1;  // 1 with k: all (checked against the references like any k)
+  std::int64_t k = 1;  // 1 with k: all and count (checked against the references like any k)
   KnnRows rows = KnnRows::nearest;
   std::string k_where;                 // FILE:LINE:COL of knn.k (for "k > references" errors)
   double radius = 6371008.8;           // sphere radius in metres (Earth's mean radius)

@@ -50,7 +50,8 @@ void write_checkpoint_settings(io::OutputFile& file, MPI_Comm comm, const deck::
   file.attribute("/knn", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/knn", "radius", settings.radius);
   if (settings.has_max_distance()) file.attribute("/knn", "max_distance", settings.max_distance);
-  if (settings.rows == deck::KnnRows::all) file.attribute("/knn", "rows", std::string("all"));
+  if (settings.rows != deck::KnnRows::nearest)
+    file.attribute("/knn", "rows", std::string(settings.rows == deck::KnnRows::all ? "all" : "count"));
   file.attribute("/knn", "observations", settings.observations.describe());
   file.attribute("/knn", "references", settings.references.describe());
   file.attribute("/knn", "observation_count", n_observations);
@@ -63,17 +64,17 @@ void write_checkpoint_settings(io::OutputFile& file, MPI_Comm comm, const deck::
 void check_checkpoint_settings(const io::InputFile& file, const std::string& path, const deck::KnnSettings& s,
                                std::int64_t n_observations, std::int64_t n_references,
                                const std::vector<std::string>& digests) {
-  if (!file.has("/knn/done") || !file.has("/knn/indices") || !file.has("/knn/distances"))
+  if (!file.has("/knn/done") || ((!file.has("/knn/indices") || !file.has("/knn/distances")) && !file.has("/knn/counts")))
     throw InputError(path + ": not a trident knn checkpoint (no /knn/done, /knn/indices and /knn/distances)");
   const auto mismatch = [&](const std::string& key, const std::string& in_file, const std::string& in_deck) {
     throw InputError(path + ": the checkpoint was written with " + key + " = " + in_file + ", but the deck has " +
                      in_deck + "; restart with the deck that wrote it");
   };
   const std::string rows = file.has_attribute("/knn", "rows") ? file.string_attribute("/knn", "rows") : "nearest";
-  const bool all = s.rows == deck::KnnRows::all;
+  const std::string wanted_rows = s.rows == deck::KnnRows::all ? "all" : s.rows == deck::KnnRows::count ? "count" : "nearest";
   const std::int64_t k = file.integer_attribute("/knn", "k");
-  if ((rows == "all") != all || k != s.k)
-    mismatch("knn.k", rows == "all" ? "all" : std::to_string(k), all ? "all" : std::to_string(s.k));
+  if (rows != wanted_rows || k != s.k)
+    mismatch("knn.k", rows == "nearest" ? std::to_string(k) : rows, wanted_rows == "nearest" ? std::to_string(s.k) : wanted_rows);
   const std::string precision = file.string_attribute("/knn", "precision"), wanted = core::precision_name(s.precision);
   if (precision != wanted) mismatch("knn.precision", precision, wanted);
   const double radius = file.real_attribute("/knn", "radius");

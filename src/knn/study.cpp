@@ -275,7 +275,7 @@ class KnnStudy : public PreparedStudy {
 
 std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path, const StudyTestHooks& hooks) {
-  if (settings.rows == deck::KnnRows::all) return prepare_within_study(settings, context, checkpoint_path);
+  if (settings.rows != deck::KnnRows::nearest) return prepare_within_study(settings, context, checkpoint_path);
   return std::make_unique<KnnStudy>(settings, context, checkpoint_path, hooks);
 }
 

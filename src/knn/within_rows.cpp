@@ -7,9 +7,10 @@
 
 namespace trident::knn {
 
-WithinRows::WithinRows(std::int64_t first, std::int64_t count)
+WithinRows::WithinRows(std::int64_t first, std::int64_t count, bool counts_only)
     : first_(first),
       count_(count),
+      counts_only_(counts_only),
       done_(static_cast<std::size_t>(count), 0),
       start_(static_cast<std::size_t>(count), 0),
       size_(static_cast<std::size_t>(count), 0) {}
@@ -28,7 +29,29 @@ void WithinRows::add(const std::vector<std::int64_t>& rows, const RaggedRows& fo
   }
 }
 
+void WithinRows::add_counts(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& counts) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    size_[static_cast<std::size_t>(rows[i])] = counts[i];
+    done_[static_cast<std::size_t>(rows[i])] = 1;
+  }
+}
+
+std::int64_t WithinRows::pairs() const {
+  if (!counts_only_) return entries();
+  std::int64_t sum = 0;
+  for (std::size_t row = 0; row < done_.size(); ++row) sum += done_[row] != 0 ? size_[row] : 0;
+  return sum;
+}
+
 void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
+  const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  if (counts_only_) {  // a rank's counts, rows not done 0
+    std::vector<std::int64_t> counts(size_.size());
+    for (std::size_t row = 0; row < done_.size(); ++row) counts[row] = done_[row] != 0 ? size_[row] : 0;
+    out.create_dataset<std::int64_t>("/knn/counts", {u(n_observations)});
+    out.write_slab("/knn/counts", {u(first_)}, {counts.size()}, counts.data());
+    return;
+  }
   // this rank's rows in observation order, after every lower rank's entries
   std::vector<std::int64_t> offsets;
   offsets.reserve(static_cast<std::size_t>(count_) + 1);
@@ -54,7 +77,6 @@ void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
     distances.insert(distances.end(), distances_.begin() + from, distances_.begin() + to);
   }
   if (rank == ranks - 1) offsets.push_back(total);  // the end of the last row
-  const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
   out.create_dataset<std::int64_t>("/knn/offsets", {u(n_observations) + 1});
   out.create_dataset<NeighbourIndex>("/knn/indices", {u(total)});
   out.create_dataset<double>("/knn/distances", {u(total)});
@@ -66,6 +88,17 @@ void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
 void WithinRows::read(const io::InputFile& in, const std::string& path, std::int64_t n_observations,
                       const std::vector<std::uint8_t>& done) {
   const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  if (counts_only_) {
+    if (!in.has("/knn/counts") || in.dims("/knn/counts") != std::vector<std::uint64_t>{u(n_observations)})
+      throw InputError(path + ": the checkpoint has no /knn/counts of " + std::to_string(n_observations) +
+                       " entries (is it damaged?)");
+    const std::vector<std::int64_t> counts = in.read<std::int64_t>("/knn/counts", {u(first_)}, {u(count_)});
+    for (std::size_t row = 0; row < done_.size(); ++row) {
+      done_[row] = done[row];
+      size_[row] = counts[row];
+    }
+    return;
+  }
   if (!in.has("/knn/offsets") || in.dims("/knn/offsets") != std::vector<std::uint64_t>{u(n_observations) + 1})
     throw InputError(path + ": the checkpoint has no /knn/offsets of " + std::to_string(n_observations + 1) +
                      " entries (is it damaged?)");

@@ -3,7 +3,7 @@
 // rows in any order of finishing (a restart on another rank count finishes them out of
 // order), written in observation order as /knn/offsets (observations + 1), /knn/indices
 // and /knn/distances, with one collective write per dataset; the same layout in the output
-// and in the checkpoint.
+// and in the checkpoint. With k: count only the rows' sizes, as /knn/counts.
 #include <mpi.h>
 
 #include <cstdint>
@@ -18,7 +18,8 @@ namespace trident::knn {
 
 class WithinRows {
  public:
-  WithinRows(std::int64_t first, std::int64_t count);
+  // `counts_only`: k: count (rows without entries).
+  WithinRows(std::int64_t first, std::int64_t count, bool counts_only = false);
 
   std::int64_t first() const { return first_; }
   std::int64_t count() const { return count_; }
@@ -28,6 +29,10 @@ class WithinRows {
 
   // Row `rows[i]` (0-based in the chunk) gets row i of `found`, and is done.
   void add(const std::vector<std::int64_t>& rows, const RaggedRows& found);
+  // k: count: row `rows[i]` holds counts[i] references, and is done.
+  void add_counts(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& counts);
+  // The references within counted over the rows done (k: count), else the entries.
+  std::int64_t pairs() const;
 
   // Creates /knn/offsets, /knn/indices, /knn/distances in `out` (the group exists) and
   // writes every rank's rows in observation order (rows not done: none). Collective.
@@ -40,6 +45,7 @@ class WithinRows {
 
  private:
   std::int64_t first_, count_;
+  bool counts_only_;
   std::vector<std::uint8_t> done_;
   std::vector<std::int64_t> start_, size_;  // a row's entries in the arrays
   std::vector<NeighbourIndex> indices_;

@@ -50,6 +50,25 @@ WithinSearch::WithinSearch(const std::vector<Vec4<double>>& references, std::sha
 
 WithinSearch::~WithinSearch() = default;
 
+void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
+                         bool self) const {
+  if (count == 0) return;
+  const int n = static_cast<int>(count);
+  WithinSink sink;
+  sink.offsets = RowOffsets("trident::knn::within::counts", n);
+  const PointsView<double> obs = on_device(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
+  const WithinTest test(radius_, max_distance_);
+  if (device_->index) {
+    Kokkos::parallel_for("trident::knn::within_count", Kokkos::RangePolicy<ExecSpace>(0, n),
+                         WithinIndex{obs, device_->index->view, test, sink});
+  } else {
+    Kokkos::parallel_for("trident::knn::within_count", Kokkos::RangePolicy<ExecSpace>(0, n),
+                         WithinBrute{obs, device_->references, test, sink});
+  }
+  const auto found = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.offsets);
+  for (int o = 0; o < n; ++o) counts.push_back(found(o) - (self ? 1 : 0));
+}
+
 void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
                           const std::int64_t* self) const {
   if (count == 0) return;

@@ -33,6 +33,11 @@ class WithinSearch {
   // holds each observation's own index among the references, left out of its row.
   void append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
               const std::int64_t* self = nullptr) const;
+  // Appends how many references lie within the distance of each observation to `counts`
+  // (the count pass alone: k: count), less the point itself where `self` is given (it
+  // always lies within, at distance 0).
+  void count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
+             bool self) const;
 
  private:
   struct Device;

@@ -42,6 +42,17 @@ void write_checkpoint_file(MPI_Comm comm, const std::string& path, const deck::K
   file.commit();
 }
 
+// The ragged rows of k: all for netCDF readers: the entries on a dimension of their own.
+void describe_ragged(io::OutputFile& out) {
+  out.describe("/knn/offsets", {"observation_bound"},
+               "start of each observation's neighbours in /knn/indices and /knn/distances (observation i's "
+               "at offsets[i] to offsets[i + 1] - 1), and their end last",
+               "1");
+  out.describe("/knn/indices", {"pair"},
+               "index of the neighbour in the reference set (0-based), each observation's nearest first", "1");
+  out.describe("/knn/distances", {"pair"}, "great-circle distance to the neighbour", "m");
+}
+
 class WithinStudy : public PreparedStudy {
  public:
   WithinStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path)
@@ -49,7 +60,7 @@ class WithinStudy : public PreparedStudy {
     std::optional<Timers::Scope> timer(std::in_place, context.timers, "knn.read");
     inputs_ = read_inputs(settings, context.comm, context.binding.host.empty() ? "the host" : context.binding.host);
     io::check_output_destination(context.comm, checkpoint_path_, /*overwrite=*/true);
-    rows_ = std::make_unique<WithinRows>(inputs_.first, inputs_.count);
+    rows_ = std::make_unique<WithinRows>(inputs_.first, inputs_.count, settings.rows == deck::KnnRows::count);
     if (!context.restart_path.empty()) {
       const std::vector<std::string> digests = point_file_digests(context.comm, settings);
       mpi::collective(context.comm, [&] {
@@ -109,12 +120,20 @@ class WithinStudy : public PreparedStudy {
           batch.push_back(vectors[static_cast<std::size_t>(r)]);
           self.push_back(inputs_.first + r);  // its index among the references, when the set is searched against itself
         }
-        RaggedRows found;
-        mpi::collective(comm, [&] {
-          search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
-                        settings_.exclude_self ? self.data() : nullptr);
-        });
-        rows_->add(rows, found);
+        if (settings_.rows == deck::KnnRows::count) {
+          std::vector<std::int64_t> counts;
+          mpi::collective(comm, [&] {
+            search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts, settings_.exclude_self);
+          });
+          rows_->add_counts(rows, counts);
+        } else {
+          RaggedRows found;
+          mpi::collective(comm, [&] {
+            search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
+                          settings_.exclude_self ? self.data() : nullptr);
+          });
+          rows_->add(rows, found);
+        }
         next = end;
         if (context_.progress_seconds > 0)
           progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()))));
@@ -167,13 +186,12 @@ class WithinStudy : public PreparedStudy {
     describe_observations(out);
     out.describe_text("/knn/observations", "coordinates", "latitude longitude");
     rows_->write(out, inputs_.n_observations);
-    out.describe("/knn/offsets", {"observation_bound"},
-                 "start of each observation's neighbours in /knn/indices and /knn/distances (observation i's "
-                 "at offsets[i] to offsets[i + 1] - 1), and their end last",
-                 "1");
-    out.describe("/knn/indices", {"pair"}, "index of the neighbour in the reference set (0-based), each "
-                                          "observation's nearest first", "1");
-    out.describe("/knn/distances", {"pair"}, "great-circle distance to the neighbour", "m");
+    if (settings_.rows == deck::KnnRows::count) {
+      out.describe("/knn/counts", {"observation"}, "number of references within max_distance", "1");
+      out.describe_text("/knn/counts", "coordinates", "latitude longitude");
+    } else {
+      describe_ragged(out);
+    }
     if (stopped) {
       out.create_dataset<std::uint8_t>("/knn/done", {n});
       out.describe("/knn/done", {"observation"}, "whether the search finished the observation's row", "");
@@ -181,16 +199,17 @@ class WithinStudy : public PreparedStudy {
       out.write_slab("/knn/done", {first}, {count}, rows_->done().data());
     }
     const double slowest = mpi::max_over_ranks(comm, search_seconds);
-    const double pairs = mpi::sum_over_ranks(comm, static_cast<double>(rows_->entries()));
+    const double pairs = mpi::sum_over_ranks(comm, static_cast<double>(rows_->pairs()));
     const double rows = mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()));
     log::info(comm, "knn: " + std::to_string(inputs_.n_observations) + " observations x " +
                         std::to_string(inputs_.n_references) + " references, every reference within knn.max_distance " +
-                        figure(settings_.max_distance, "%.17g") + " (k: all)");
+                        figure(settings_.max_distance, "%.17g") +
+                        (settings_.rows == deck::KnnRows::count ? " (k: count)" : " (k: all)"));
     log::info(comm, "knn: search " + figure(slowest, "%.4f") + " s (slowest rank), " + figure(pairs, "%.0f") +
                         " neighbours within, " + figure(rows > 0 ? pairs / rows : 0.0, "%.2f") + " a row" +
                         (method_.use_index ? ", through the spatial index" : ", by brute force"));
     out.attribute("/knn", "method", std::string(method_.use_index ? "index" : "brute"));
-    out.attribute("/knn", "k", std::string("all"));
+    out.attribute("/knn", "k", std::string(settings_.rows == deck::KnnRows::count ? "count" : "all"));
     out.attribute("/knn", "max_distance", settings_.max_distance);
     out.attribute("/knn", "neighbours_within", static_cast<std::int64_t>(pairs));
     out.attribute("/knn", "radius", settings_.radius);

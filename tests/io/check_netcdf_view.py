@@ -174,6 +174,19 @@ def check_knn_all(path, n, stopped):
     with_each_engine(path, "knn", checks)
 
 
+def check_knn_count(path, n, lengths):
+    """k: count: /knn/counts on the observation dimension, located like the rows."""
+    check_root(path, "knn")
+    def checks(where, ds):
+        check_variables(ds, where)
+        check(dict(ds.sizes) == {"observation": n, "latitude_longitude": 2}, f"{where}: dimensions {dict(ds.sizes)}")
+        check(ds["counts"].dims == ("observation",) and np.array_equal(ds["counts"].values, lengths),
+              f"{where}: counts {ds['counts'].dims} not the ragged rows' lengths")
+        check(ds["counts"].attrs.get("units") == "1", f"{where}: counts {ds['counts'].attrs}")
+
+    with_each_engine(path, "knn", checks)
+
+
 def check_ridge(path, solutions, full_count=None, rules=False):
     """`full_count`: the λ of the uninterrupted run, of which a stopped run holds fewer."""
     check_root(path, "ridge")
@@ -246,6 +259,12 @@ if run("knn.yaml", "knn-gathered.h5", options=["--gathered-io"]):
     check_knn("knn-gathered.h5", n, k, stopped=False)
 if run("knn_all.yaml", "knn_all.h5"):
     check_knn_all("knn_all.h5", n, stopped=False)
+    with open("knn_all.yaml") as f, open("knn_count.yaml", "w") as g:
+        g.write(f.read().replace("k: all", "k: count"))
+    with h5py.File("knn_all.h5", "r") as f:
+        lengths = np.diff(f["knn/offsets"][...])
+    if run("knn_count.yaml", "knn_count.h5"):
+        check_knn_count("knn_count.h5", n, lengths)
 if run("ridge.yaml", "ridge.h5"):
     check_ridge("ridge.h5", solutions=True)
 if run("ridge_rules.yaml", "ridge_rules.h5"):

@@ -28,6 +28,7 @@ struct Output {
   std::vector<double> distances;
   std::vector<double> observations;  // n x 2, degrees
   std::vector<std::int64_t> offsets;  // k: all (ragged rows), n + 1; else empty
+  std::vector<std::int64_t> counts;   // k: count, n; else empty
   std::string method;
   double build_seconds = -1.0;
   SearchProfile profile;  // this rank's search (rank 0's tiles and batches)
@@ -36,8 +37,11 @@ struct Output {
 inline Output read_output(const std::string& file) {
   const io::InputFile in(file, "knn output");
   Output o;
-  o.indices = in.read<NeighbourIndex>("/knn/indices");
-  o.distances = in.read<double>("/knn/distances");
+  if (in.has("/knn/indices")) {  // (k: count writes counts alone)
+    o.indices = in.read<NeighbourIndex>("/knn/indices");
+    o.distances = in.read<double>("/knn/distances");
+  }
+  if (in.has("/knn/counts")) o.counts = in.read<std::int64_t>("/knn/counts");
   o.observations = in.read<double>("/knn/observations");
   if (in.has("/knn/offsets")) o.offsets = in.read<std::int64_t>("/knn/offsets");
   o.method = in.string_attribute("/knn", "method");

@@ -129,7 +129,18 @@ TEST(MpiKnnSelf, WithinADistanceAndAll) {
   const std::vector<test::Point> p = nasty_points();
   const std::string set = csv_set("knn_self_within_points", p);
   expect_rows(p, 5, 400.0, false, check("knn_self_within", "  k: 5\n  max_distance: 400\n  batch_size: 9\n" + set));
-  expect_rows(p, 0, 400.0, false, check("knn_self_all", "  k: all\n  max_distance: 400\n  batch_size: 9\n" + set));
+  const test::Output all = check("knn_self_all", "  k: all\n  max_distance: 400\n  batch_size: 9\n" + set);
+  expect_rows(p, 0, 400.0, false, all);
+  // k: count: the others within, the point itself not counted
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "knn_self_count");
+  for (const char* method : {"brute", "index"}) {
+    const test::Output counts = test::run_deck(std::string("  method: ") + method +
+                                                   "\n  k: count\n  max_distance: 400\n  batch_size: 9\n" + set,
+                                               folder + "/" + method + ".h5");
+    ASSERT_EQ(counts.counts.size() + 1, all.offsets.size()) << method;
+    for (std::size_t o = 0; o < counts.counts.size(); ++o)
+      EXPECT_EQ(counts.counts[o], all.offsets[o + 1] - all.offsets[o]) << method << " point " << o;
+  }
 }
 
 TEST(MpiKnnSelf, KeepingThePointItself) {

@@ -1,8 +1,9 @@
-// k: all (every reference within knn.max_distance) on 1-4 ranks, as a run drives it: ragged
+// k: all (every reference within knn.max_distance) and k: count on 1-4 ranks, as a run drives it: ragged
 // rows (/knn/offsets, /knn/indices, /knn/distances), nearest first with ties by index,
 // equal to the test's own float64 answer; the same bits through the brute force, the index
 // and auto, and after a stop and a restart; uniform, clustered and duplicated points, the
-// poles and the dateline, rows of none to hundreds, a limit equal to a written distance.
+// poles and the dateline, rows of none to hundreds, a limit equal to a written distance;
+// k: count's /knn/counts the rows' lengths, through both methods, stopped and resumed.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -82,6 +83,17 @@ test::Output check(const std::string& name, const std::string& knn) {
     EXPECT_EQ(resumed.offsets, brute.offsets) << method;
     EXPECT_EQ(resumed.indices, brute.indices) << method;
     EXPECT_TRUE(same_bits(resumed.distances, brute.distances)) << method;
+  }
+  // k: count: the lengths of the same rows
+  std::vector<std::int64_t> lengths;
+  for (std::size_t o = 0; o + 1 < brute.offsets.size(); ++o) lengths.push_back(brute.offsets[o + 1] - brute.offsets[o]);
+  const std::string counted = "  k: count\n" + knn.substr(knn.find('\n') + 1);  // the deck's first line is k: all
+  for (const char* method : {"brute", "index"}) {
+    const std::string deck = std::string("  method: ") + method + "\n" + counted;
+    const test::Output counts = test::run_deck(deck, folder + "/count_" + method + ".h5");
+    EXPECT_EQ(counts.counts, lengths) << method;
+    EXPECT_TRUE(counts.indices.empty()) << method;
+    EXPECT_EQ(test::stopped_and_resumed(deck, folder + "/count_resumed_" + method + ".h5").counts, lengths) << method;
   }
   return brute;
 }
