@@ -22,7 +22,7 @@ int validate_command(const CommandLine& command_line, const Runtime& runtime) {
     s << " diffusion (" << deck.diffusion->nx << " x " << deck.diffusion->ny << " cells, "
       << deck.diffusion->steps << " steps, " << core::precision_name(deck.diffusion->precision) << ")";
   if (deck.knn)
-    s << " knn (k = " << deck.knn->k << ", observations " << deck.knn->observations.describe()
+    s << " knn (k = " << deck.knn->k_text() << ", observations " << deck.knn->observations.describe()
       << ", references " << deck.knn->references.describe() << ")";
   if (deck.ridge)
     s << " ridge (" << deck.ridge->lambdas.size() << " lambda values, "

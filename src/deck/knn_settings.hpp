@@ -63,6 +63,10 @@ struct KnnSettings {
   // neighbours a k-nearest search finds a row: one more than k when the point itself is
   // among them and left out afterwards
   std::int64_t search_k() const { return k + (exclude_self ? 1 : 0); }
+  // k as the deck gives it: the number, all or count
+  std::string k_text() const {
+    return rows == KnnRows::all ? "all" : rows == KnnRows::count ? "count" : std::to_string(k);
+  }
 };
 
 // Reads `knn:` from the top-level section (the caller checked that it is there).
