@@ -84,6 +84,7 @@ set(TRIDENT_SOURCES_knn
   knn/index/index_search.cpp
   knn/index/radix_sort.cpp
   knn/index/sphere_index.cpp
+  knn/inputs.cpp
   knn/list_bound.cpp
   knn/list_choice.cpp
   knn/output_rows.cpp
@@ -91,6 +92,7 @@ set(TRIDENT_SOURCES_knn
   knn/points.cpp
   knn/result_rows.cpp
   knn/rounds.cpp
+  knn/row_finish.cpp
   knn/run_method.cpp
   knn/search.cpp
   knn/search_options.cpp
@@ -99,6 +101,9 @@ set(TRIDENT_SOURCES_knn
   knn/settings.cpp
   knn/study.cpp
   knn/study_plan.cpp
+  knn/within_rows.cpp
+  knn/within_search.cpp
+  knn/within_study.cpp
 )
 set(TRIDENT_SOURCES_ridge
   ridge/checkpoint.cpp
@@ -196,6 +201,9 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_method_choice.cpp
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
+  knn/test_mpi_self.cpp
+  knn/test_mpi_within.cpp
+  knn/test_mpi_within_all.cpp
   knn/test_output.cpp
   knn/test_point_ids.cpp
   knn/test_points.cpp

@@ -22,6 +22,12 @@ std::vector<std::string> point_file_digests(MPI_Comm comm, const deck::KnnSettin
 
 void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
                       std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows) {
+  write_checkpoint(comm, path, settings, n_observations, n_references, rows, rows.neighbours);
+}
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
+                      std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows,
+                      const Neighbours& neighbours) {
   const auto n = static_cast<std::uint64_t>(n_observations), k = static_cast<std::uint64_t>(settings.k);
   const auto first = static_cast<std::uint64_t>(rows.first), count = static_cast<std::uint64_t>(rows.count);
   io::OutputFile file(comm, path, /*overwrite=*/true);
@@ -30,13 +36,22 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSet
   file.create_dataset<NeighbourIndex>("/knn/indices", {n, k});
   file.create_dataset<double>("/knn/distances", {n, k});
   file.write_slab("/knn/done", {first}, {count}, rows.done.data());
-  file.write_slab("/knn/indices", {first, 0}, {count, k}, rows.neighbours.indices.data());
-  file.write_slab("/knn/distances", {first, 0}, {count, k}, rows.neighbours.distances.data());
+  file.write_slab("/knn/indices", {first, 0}, {count, k}, neighbours.indices.data());
+  file.write_slab("/knn/distances", {first, 0}, {count, k}, neighbours.distances.data());
+  write_checkpoint_settings(file, comm, settings, n_observations, n_references);
+  file.commit();
+}
+
+void write_checkpoint_settings(io::OutputFile& file, MPI_Comm comm, const deck::KnnSettings& settings,
+                               std::int64_t n_observations, std::int64_t n_references) {
   file.attribute("/", "study", std::string("knn"));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.attribute("/knn", "k", settings.k);
   file.attribute("/knn", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/knn", "radius", settings.radius);
+  if (settings.has_max_distance()) file.attribute("/knn", "max_distance", settings.max_distance);
+  if (settings.rows != deck::KnnRows::nearest)
+    file.attribute("/knn", "rows", std::string(settings.rows == deck::KnnRows::all ? "all" : "count"));
   file.attribute("/knn", "observations", settings.observations.describe());
   file.attribute("/knn", "references", settings.references.describe());
   file.attribute("/knn", "observation_count", n_observations);
@@ -44,25 +59,32 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSet
   const std::vector<std::string> digests = point_file_digests(comm, settings);
   for (int i = 0; i < 2; ++i)
     if (!digests[i].empty()) file.attribute("/knn", kDigestNames[i], digests[i]);
-  file.commit();
 }
 
-ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, std::int64_t n_observations,
-                          std::int64_t n_references, std::int64_t first, std::int64_t count,
-                          const std::vector<std::string>& digests) {
-  const io::InputFile file(path, "checkpoint (--restart)");
-  if (!file.has("/knn/done") || !file.has("/knn/indices") || !file.has("/knn/distances"))
+void check_checkpoint_settings(const io::InputFile& file, const std::string& path, const deck::KnnSettings& s,
+                               std::int64_t n_observations, std::int64_t n_references,
+                               const std::vector<std::string>& digests) {
+  if (!file.has("/knn/done") || ((!file.has("/knn/indices") || !file.has("/knn/distances")) && !file.has("/knn/counts")))
     throw InputError(path + ": not a trident knn checkpoint (no /knn/done, /knn/indices and /knn/distances)");
   const auto mismatch = [&](const std::string& key, const std::string& in_file, const std::string& in_deck) {
     throw InputError(path + ": the checkpoint was written with " + key + " = " + in_file + ", but the deck has " +
                      in_deck + "; restart with the deck that wrote it");
   };
+  const std::string rows = file.has_attribute("/knn", "rows") ? file.string_attribute("/knn", "rows") : "nearest";
+  const std::string wanted_rows = s.rows == deck::KnnRows::all ? "all" : s.rows == deck::KnnRows::count ? "count" : "nearest";
   const std::int64_t k = file.integer_attribute("/knn", "k");
-  if (k != s.k) mismatch("knn.k", std::to_string(k), std::to_string(s.k));
+  if (rows != wanted_rows || k != s.k)
+    mismatch("knn.k", rows == "nearest" ? std::to_string(k) : rows, wanted_rows == "nearest" ? std::to_string(s.k) : wanted_rows);
   const std::string precision = file.string_attribute("/knn", "precision"), wanted = core::precision_name(s.precision);
   if (precision != wanted) mismatch("knn.precision", precision, wanted);
   const double radius = file.real_attribute("/knn", "radius");
   if (radius != s.radius) mismatch("knn.radius", io::exact_text(radius), io::exact_text(s.radius));
+  // rows cut at a distance are another answer: absent in a checkpoint means none
+  const bool limited = file.has_attribute("/knn", "max_distance");
+  const double max_distance = limited ? file.real_attribute("/knn", "max_distance") : s.max_distance;
+  if (limited != s.has_max_distance() || max_distance != s.max_distance)
+    mismatch("knn.max_distance", limited ? io::exact_text(max_distance) : "none",
+             s.has_max_distance() ? io::exact_text(s.max_distance) : "none");
   const std::string observations = file.string_attribute("/knn", "observations");
   if (observations != s.observations.describe())
     mismatch("knn.observations", observations, s.observations.describe());
@@ -83,6 +105,14 @@ ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, s
       throw InputError(path + ": the checkpoint was written with " + kDigestKeys[i] + " = " + in_file +
                        ", but the file now has " + digests[i] + ": it changed since; restart with the file that wrote it");
   }
+}
+
+ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, std::int64_t n_observations,
+                          std::int64_t n_references, std::int64_t first, std::int64_t count,
+                          const std::vector<std::string>& digests) {
+  const io::InputFile file(path, "checkpoint (--restart)");
+  check_checkpoint_settings(file, path, s, n_observations, n_references, digests);
+  const std::int64_t k = s.k;
   const auto n = static_cast<std::uint64_t>(n_observations), ku = static_cast<std::uint64_t>(k);
   if (file.dims("/knn/done") != std::vector<std::uint64_t>{n} ||
       file.dims("/knn/indices") != std::vector<std::uint64_t>{n, ku} ||

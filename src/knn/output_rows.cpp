@@ -13,16 +13,24 @@ constexpr const char* kObservations = "/knn/observations";
 constexpr const char* kLatitude = "/knn/latitude";
 constexpr const char* kLongitude = "/knn/longitude";
 
+}  // namespace
+
+void describe_observations(io::OutputFile& out) {
+  out.describe(kObservations, {"observation", "latitude_longitude"}, "latitude and longitude of the observation",
+               "degrees");
+  out.describe(kLatitude, {"observation"}, "latitude of the observation", "degrees_north", "latitude");
+  out.describe(kLongitude, {"observation"}, "longitude of the observation", "degrees_east", "longitude");
+}
+
+namespace {
+
 // What each /knn dataset is, for netCDF and CF readers: rows on the observation dimension,
 // located by /knn/latitude and /knn/longitude; distances in metres (knn.radius' unit).
 void describe_rows(io::OutputFile& out) {
   out.describe(kIndices, {"observation", "neighbour"},
                "index of the neighbour in the reference set (0-based), nearest first", "1");
   out.describe(kDistances, {"observation", "neighbour"}, "great-circle distance to the neighbour", "m");
-  out.describe(kObservations, {"observation", "latitude_longitude"}, "latitude and longitude of the observation",
-               "degrees");
-  out.describe(kLatitude, {"observation"}, "latitude of the observation", "degrees_north", "latitude");
-  out.describe(kLongitude, {"observation"}, "longitude of the observation", "degrees_east", "longitude");
+  describe_observations(out);
   for (const char* dataset : {kIndices, kDistances, kObservations})
     out.describe_text(dataset, "coordinates", "latitude longitude");
 }

@@ -16,6 +16,10 @@
 
 namespace trident::knn {
 
+// Describes /knn/observations (n x 2), /knn/latitude and /knn/longitude (n) for netCDF
+// readers (io::OutputFile::describe), as OutputRows and the ragged rows of k: all write them.
+void describe_observations(io::OutputFile& out);
+
 class OutputRows {
  public:
   // Creates /knn/indices, /knn/distances (n x k), /knn/observations (n x 2), /knn/latitude

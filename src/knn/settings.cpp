@@ -55,22 +55,53 @@ std::string PointSource::describe() const {
 
 KnnSettings parse_knn(const Section& top) {
   const Section s = top.section("knn", {"k", "radius", "precision", "observations", "references",
-                                        "batch_size", "tile_size", "method"});
+                                        "batch_size", "tile_size", "method", "max_distance", "exclude_self"});
   KnnSettings d;
-  d.k = s.integer("k", at_least(1), 1);
+  const std::string k_word = s.shape("k") == Section::Shape::scalar ? s.scalar("k") : "";
+  if (k_word == "all" || k_word == "count") {
+    d.rows = s.choice("k", {"all", "count"}) == "all" ? KnnRows::all : KnnRows::count;  // (recorded)
+  } else {
+    // another word: say which words there are
+    if (!k_word.empty() && k_word.find_first_not_of("+-0123456789") != std::string::npos)
+      s.fail("k", "expected an integer at least 1, all or count, got '" + printable(k_word) + "'");
+    d.k = s.integer("k", at_least(1), 1);
+  }
   d.k_where = s.where("k");
   d.radius = s.real("radius", greater_than(0), 6371008.8);
   d.precision = s.precision("precision", {Precision::float32, Precision::float64}, Precision::float32);
   d.observations = parse_points(s, "observations");
-  d.references = parse_points(s, "references");
+  if (s.shape("references") == Section::Shape::scalar) {  // the one set against itself
+    s.choice("references", {"observations"});
+    d.self = true;
+    d.references = d.observations;
+  } else {
+    d.references = parse_points(s, "references");
+  }
+  if (d.self) {
+    d.exclude_self = s.boolean("exclude_self", true);
+  } else if (s.has("exclude_self")) {
+    s.fail("exclude_self", "applies only to a set searched against itself (knn.references: observations)");
+  }
   d.batch_size = s.integer("batch_size", at_least(0), 0);
   d.tile_size = s.integer("tile_size", at_least(0), 0);
   d.method = s.choice("method", {"auto", "brute", "index"}, "auto");
+  // absent: no limit, and nothing in the resolved deck (the reader refuses .inf and .nan)
+  if (s.has("max_distance")) d.max_distance = s.real("max_distance", at_least(0));
+  const std::string form = d.rows == KnnRows::all ? "all" : "count";
+  if (d.rows != KnnRows::nearest && !d.has_max_distance())
+    s.fail("k", "k: " + form + " (the references within a distance) needs knn.max_distance");
+  for (const PointSource* p : {&d.observations, &d.references})
+    if (d.rows != KnnRows::nearest && p->has_ids())  // the ragged rows carry indices only, for now
+      s.fail("k", "k: " + form + " writes no point names yet; leave out " + p->ids_key() + " or give k a number");
   if (d.references.kind == "generate") check_k(d, d.references.count);
   return d;
 }
 
 void check_k(const KnnSettings& settings, std::int64_t references) {
+  if (settings.exclude_self && settings.rows == KnnRows::nearest && settings.k > references - 1) {
+    throw InputError(settings.k_where + ": knn.k: expected at most the number of points less the point itself (" +
+                     std::to_string(references - 1) + ", knn.exclude_self), got " + std::to_string(settings.k));
+  }
   if (settings.k > references) {
     throw InputError(settings.k_where + ": knn.k: expected at most the number of references (" +
                      std::to_string(references) + "), got " + std::to_string(settings.k));

@@ -1,6 +1,7 @@
 #pragma once
 // The `knn:` section of a deck, typed and validated: plain settings, read by settings.cpp.
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "core/precision.hpp"
@@ -32,8 +33,13 @@ struct PointSource {
   std::string describe() const;  // "generate(count=65536, seed=1)", "csv(obs.csv)", ...
 };
 
+// What a row of the result holds: the k nearest (`k: N`), every reference within
+// knn.max_distance (`k: all`, ragged rows), or only how many lie within it (`k: count`).
+enum class KnnRows { nearest, all, count };
+
 struct KnnSettings {
-  std::int64_t k = 1;
+  std::int64_t k = 1;  // 1 with k: all and count (checked against the references like any k)
+  KnnRows rows = KnnRows::nearest;
   std::string k_where;                 // FILE:LINE:COL of knn.k (for "k > references" errors)
   double radius = 6371008.8;           // sphere radius in metres (Earth's mean radius)
   core::Precision precision = core::Precision::float32;  // screening: float32 (+ float64 settling) or float64
@@ -45,6 +51,23 @@ struct KnnSettings {
   // spatial index on the sphere) or auto (chosen from the counts and k); the answer is
   // the same bit for bit
   std::string method = "auto";
+  // knn.max_distance, in the unit of `radius`: the k nearest within it, rows padded with
+  // index -1 and distance NaN where fewer lie within; infinity when the deck gives none
+  double max_distance = std::numeric_limits<double>::infinity();
+  bool has_max_distance() const { return max_distance != std::numeric_limits<double>::infinity(); }
+  // `references: observations`: one point set searched against itself (read once;
+  // `references` is then a copy of `observations`), and knn.exclude_self (default true
+  // then): each point's own index left out of its row (points that merely share its
+  // position stay)
+  bool self = false;
+  bool exclude_self = false;
+  // neighbours a k-nearest search finds a row: one more than k when the point itself is
+  // among them and left out afterwards
+  std::int64_t search_k() const { return k + (exclude_self ? 1 : 0); }
+  // k as the deck gives it: the number, all or count
+  std::string k_text() const {
+    return rows == KnnRows::all ? "all" : rows == KnnRows::count ? "count" : std::to_string(k);
+  }
 };
 
 // Reads `knn:` from the top-level section (the caller checked that it is there).

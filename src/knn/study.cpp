@@ -19,17 +19,35 @@
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
+#include "knn/row_finish.hpp"
 #include "knn/id_output.hpp"
+#include "knn/inputs.hpp"
 #include "knn/index/index_search.hpp"
 #include "knn/list_bound.hpp"
 #include "knn/output_rows.hpp"
+#include "knn/point_ids.hpp"
 #include "knn/points.hpp"
 #include "knn/rounds.hpp"
 #include "knn/run_method.hpp"
+#include "knn/search.hpp"
+#include "knn/study_test_hooks.hpp"
+#include "knn/within_study.hpp"
 
 namespace trident::knn {
 
 namespace {
+
+// One rank's share of the study: its contiguous chunk of observations and how their search went
+// (the rows are the ChunkRows the rounds fill).
+struct ChunkResult {
+  std::int64_t n_observations = 0, n_references = 0;
+  std::int64_t first = 0, count = 0;  // this rank's observations
+  std::vector<double> lat_lon;        // count x 2, degrees
+  SearchProfile stats;
+  std::string method = "brute";  // the search knn.method took: brute or index
+  double index_build_seconds = 0.0;  // this rank's build of the index (part of stats.search_seconds)
+  std::int64_t rows_done_before = 0;  // every rank's rows done before this run's search (a restart)
+};
 
 std::string figure(double v, const char* format) {
   char buffer[64];
@@ -40,46 +58,13 @@ std::string figure(double v, const char* format) {
 // The deck's settings, and the TRIDENT_KNN_* overrides.
 SearchOptions search_options(const deck::KnnSettings& settings, const core::Overrides& overrides) {
   SearchOptions options;
-  options.k = static_cast<int>(settings.k);
+  options.k = static_cast<int>(settings.search_k());
   options.radius = settings.radius;
   options.precision = settings.precision;
   options.batch_size = settings.batch_size;
   options.tile_size = settings.tile_size;
   return with_overrides(options, overrides);
 }
-
-}  // namespace
-
-KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name) {
-  KnnInputs in;
-  // Every rank reads every reference and its own observations; a bad value found by any
-  // rank stops all of them with the same message, before the search starts.
-  mpi::collective(comm, [&] {
-    in.n_references = count_points(settings.references);
-    deck::check_k(settings, in.n_references);
-    in.n_observations = count_points(settings.observations);
-    chunk_of(in.n_observations, mpi::size(comm), mpi::rank(comm), in.first, in.count);
-    // host memory held for the whole search: the points as read and as unit vectors, and
-    // this rank's result rows (the device works in batches sized to its free memory)
-    const std::int64_t point_bytes = 2 * 8 + static_cast<std::int64_t>(sizeof(Vec4<double>));
-    // ids, where the deck names them: an int64, or a short text and its offset, each
-    const std::int64_t id_bytes = 16;
-    const std::int64_t need = in.n_references * (point_bytes + (settings.references.has_ids() ? id_bytes : 0)) +
-                              in.count * (point_bytes + (settings.observations.has_ids() ? id_bytes : 0) +
-                                          settings.k * (8 + 8));
-    const std::string what = std::to_string(in.count) + " observations on each rank with k = " +
-                             std::to_string(settings.k) + " (points and result rows) and " +
-                             std::to_string(in.n_references) + " references";
-    check_device_memory(need, host_free_bytes(), "knn", what, host_name, "host memory");
-    in.references = unit_vectors(read_points(settings.references, 0, in.n_references, &in.reference_ids));
-    in.lat_lon = read_points(settings.observations, in.first, in.count, &in.observation_ids);
-  });
-  settle_ids(in.reference_ids, settings.references, 0, comm);
-  settle_ids(in.observation_ids, settings.observations, in.first, comm);
-  return in;
-}
-
-namespace {
 
 // The result's header from the inputs; the observations' coordinates move into it.
 ChunkResult chunk_header(KnnInputs& in) {
@@ -123,52 +108,22 @@ void warm_up(const Vec4<double>* observations, std::int64_t count, const std::ve
 
 }  // namespace
 
-ChunkResult search_chunk(const deck::KnnSettings& settings, KnnInputs&& in, MPI_Comm comm,
-                         const core::Overrides& overrides) {
-  ChunkResult r = chunk_header(in);
-  const std::vector<Vec4<double>> references = std::move(in.references);
-  SearchOptions options = search_options(settings, overrides);
-  if (choose_run_method(settings, r.n_observations, r.count, r.n_references, comm, "the device").use_index) {
-    mpi::collective(comm, [&] { warm_up_index_build(references); });
-    r.method = "index";
-    r.index_build_seconds = build_run_index(references, options, comm);
-  }
-  const ObservationVectors observations(r);
-  mpi::collective(comm, [&] {
-    if (!options.index) {
-      warm_up(observations.data(), r.count, references, options);
-      r.neighbours = nearest(observations.data(), r.count, references, options, &r.stats);
-      return;
-    }
-    warm_up_index(observations.data(), r.count, options);
-    allocate_rows(r.neighbours, static_cast<std::size_t>(r.count * settings.k));
-    index_nearest_into(*options.index, observations.data(), r.count, options,
-                       {r.neighbours.indices.data(), r.neighbours.distances.data()}, &r.stats);
-    r.stats.search_seconds += r.index_build_seconds;  // the build is part of the search
-    r.stats.setup_seconds += r.index_build_seconds;
-  });
-  return r;
-}
-
-ChunkResult compute_chunk(const deck::KnnSettings& settings, MPI_Comm comm) {
-  return search_chunk(settings, read_inputs(settings, comm, "the host"), comm);
-}
-
 namespace {
 
 // The rows not yet written (`rows`), the attributes and the log's lines. `done`: this rank's
 // rows finished (1) or not (0), written as /knn/done when the search stopped early; empty
 // when it completed.
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
-                  OutputRows& rows, const std::vector<std::uint8_t>& done);
+                  OutputRows& rows, const std::vector<std::uint8_t>& done, const RowFinish& finish);
 
 // The points read and checked (and, on restart, the finished rows loaded) before the
 // output exists; run() searches the rows left in rounds and writes /knn, or, stopped by a
 // signal, writes a checkpoint and the rows so far.
 class KnnStudy : public PreparedStudy {
  public:
-  KnnStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path)
-      : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
+  KnnStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path,
+           const StudyTestHooks& hooks)
+      : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)), hooks_(hooks) {
     std::optional<Timers::Scope> timer(std::in_place, context.timers, "knn.read");
     inputs_ = read_inputs(settings, context.comm, context.binding.host.empty() ? "the host" : context.binding.host);
     // a stop signal may come at any round: the checkpoint's place must be usable
@@ -179,6 +134,12 @@ class KnnStudy : public PreparedStudy {
         rows_ = read_checkpoint(context.restart_path, settings, inputs_.n_observations, inputs_.n_references,
                                 inputs_.first, inputs_.count, digests);
       });
+      finish_ = std::make_unique<RowFinish>(settings, inputs_.count);
+      if (finish_->own_rows()) {  // the checkpoint holds the output's rows; the search's are wider
+        std::swap(finish_->rows(), rows_.neighbours);
+        allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.search_k()));
+      }
+      finish_->restored(rows_);
       const double done = mpi::sum_over_ranks(
           context.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
       log::info(context.comm, "knn: restarting from " + context.restart_path + ": " + figure(done, "%.0f") + " of " +
@@ -189,7 +150,8 @@ class KnnStudy : public PreparedStudy {
       rows_.done.assign(static_cast<std::size_t>(inputs_.count), 0);
       // huge pages before the first touch: the rows are 12 bytes a neighbour (3.2 GB at
       // k = 16 on 2^24 observations), too many pages to touch one by one
-      allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.k));
+      allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.search_k()));
+      finish_ = std::make_unique<RowFinish>(settings, inputs_.count);
     }
     // the points are read: the device now, whose context the driver made meanwhile (its
     // wait is startup.device's)
@@ -214,7 +176,8 @@ class KnnStudy : public PreparedStudy {
     options.bound_cache = std::make_shared<ListBoundCache>();
     // the observations written from here, the rows after each round (its set-up counted in knn.output)
     const double output_begin = wall_seconds();
-    OutputRows rows_out(output, r.n_observations, settings_.k, r.first, r.count, r.lat_lon, rows_.neighbours);
+    const Neighbours& out_rows = finish_->own_rows() ? finish_->rows() : rows_.neighbours;  // as the output gets them
+    OutputRows rows_out(output, r.n_observations, settings_.k, r.first, r.count, r.lat_lon, out_rows);
     const double output_setup = wall_seconds() - output_begin;
     int signal = 0;
     {
@@ -250,6 +213,7 @@ class KnnStudy : public PreparedStudy {
       Progress progress(context_.comm, "knn: search,", static_cast<std::int64_t>(done), r.n_observations,
                         context_.progress_seconds, "row");
       const auto after_round = [&](std::int64_t rows) {
+        finish_->finish(rows_, observations->data(), references);  // before the rows go into the file
         rows_out.after_round(rows_.done);
         if (context_.progress_seconds > 0)
           progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(context_.comm, static_cast<double>(rows))));
@@ -260,19 +224,21 @@ class KnnStudy : public PreparedStudy {
       });
     }
     context_.timers.add("knn.page_lock", r.stats.page_lock_seconds);
-    // the index's build is part of the search (and of its set-up in the log's parts)
+    // the index's build is part of the search (and of its set-up in the log's parts): added
+    // here, once
     r.stats.search_seconds += r.index_build_seconds;
     r.stats.setup_seconds += r.index_build_seconds;
+    if (hooks_.profile) *hooks_.profile = r.stats;
     context_.timers.add("knn.search", r.stats.search_seconds);
     context_.timers.add("knn.output", output_setup);
     // what is left of /knn; `done` only when the search stopped early
     const auto write_output = [&](const std::vector<std::uint8_t>& done) {
       {
         auto timer = context_.timers.scope("knn.output");
-        write_result(settings_, r, context_.comm, output, rows_out, done);
+        write_result(settings_, r, context_.comm, output, rows_out, done, *finish_);
         write_point_ids(output, inputs_.reference_ids, inputs_.observation_ids,
                         {r.n_observations, r.first, r.count, static_cast<int>(settings_.k),
-                         rows_.neighbours.indices.data(), done.empty() ? nullptr : &done});
+                         out_rows.indices.data(), done.empty() ? nullptr : &done});
       }
       context_.timers.add("knn.output_behind", rows_out.background_seconds());
     };
@@ -284,7 +250,7 @@ class KnnStudy : public PreparedStudy {
         context_.comm, static_cast<double>(std::count(rows_.done.begin(), rows_.done.end(), 1)));
     {
       auto timer = context_.timers.scope("knn.checkpoint");
-      write_checkpoint(context_.comm, checkpoint_path_, settings_, r.n_observations, r.n_references, rows_);
+      write_checkpoint(context_.comm, checkpoint_path_, settings_, r.n_observations, r.n_references, rows_, out_rows);
     }
     log::info(context_.comm, "knn: checkpoint written to " + checkpoint_path_);
     write_output(rows_.done);
@@ -301,13 +267,21 @@ class KnnStudy : public PreparedStudy {
   KnnInputs inputs_;
   ChunkRows rows_;
   RunMethod method_;  // knn.method's choice, made before the output exists
+  StudyTestHooks hooks_;
+  std::unique_ptr<RowFinish> finish_;  // the output's rows from the search's
 };
 
 }  // namespace
 
 std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
+                                             const std::string& checkpoint_path, const StudyTestHooks& hooks) {
+  if (settings.rows != deck::KnnRows::nearest) return prepare_within_study(settings, context, checkpoint_path);
+  return std::make_unique<KnnStudy>(settings, context, checkpoint_path, hooks);
+}
+
+std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path) {
-  return std::make_unique<KnnStudy>(settings, context, checkpoint_path);
+  return prepare_study(settings, context, checkpoint_path, StudyTestHooks{});
 }
 
 void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output) {
@@ -317,7 +291,7 @@ void run_study(const deck::KnnSettings& settings, RunContext& context, io::Outpu
 namespace {
 
 void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
-                  OutputRows& rows, const std::vector<std::uint8_t>& done) {
+                  OutputRows& rows, const std::vector<std::uint8_t>& done, const RowFinish& finish) {
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
   // the pairs this run searched: a stopped run's rows done, less those a restart began with
   // (collective on every rank: a rank without rows has an empty `done` even when stopped)
@@ -413,6 +387,16 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   out.attribute("/knn", "search_seconds", slowest);
   out.attribute("/knn", "index_build_seconds", build);  // part of search_seconds; 0 for the brute force
   out.attribute("/knn", "pairs_per_second", pairs / slowest);
+  if (settings.has_max_distance()) {
+    const double kept = mpi::sum_over_ranks(comm, static_cast<double>(finish.kept()));
+    const double short_rows = mpi::sum_over_ranks(comm, static_cast<double>(finish.short_rows()));
+    log::info(comm, "knn: within knn.max_distance " + figure(settings.max_distance, "%.17g") + ": " +
+                        figure(kept, "%.0f") + " neighbours; " + figure(short_rows, "%.0f") +
+                        " rows hold fewer than k = " + std::to_string(settings.k) +
+                        " (padded with index -1, distance NaN)");
+    out.attribute("/knn", "max_distance", settings.max_distance);
+    out.attribute("/knn", "neighbours_within", static_cast<std::int64_t>(kept));
+  }
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ class KnnPlan : public StudyPlan {
   explicit KnnPlan(const deck::Section& top) : settings_(deck::parse_knn(top)) {}
 
   std::string summary() const override {
-    return "knn (k = " + std::to_string(settings_.k) + ", observations " + settings_.observations.describe() +
+    return "knn (k = " + settings_.k_text() + ", observations " + settings_.observations.describe() +
            ", references " + settings_.references.describe() + ")";
   }
 

@@ -92,6 +92,45 @@ if [ "$ranks" -gt 1 ]; then  # stopped on N ranks, resumed on 1
   "$trident" run knn-index.yaml --restart knn-i1.checkpoint.h5 --output knn-i3.h5 >knn-i3.log 2>&1 \
     && check knn-equal knn-full.h5 knn-i3.h5 && ok || { bad "knn index: restart on 1 rank"; cat knn-i3.log; }
 fi
+# knn.max_distance: rows cut at 800 km (some short, padded), stopped and resumed through both
+# methods, on this rank count and (the index) on 1: the uninterrupted run's bits
+for method in brute index; do
+  sed "s/^knn:/knn:\n  method: $method\n  max_distance: 8e5/" knn.yaml > knn-w-$method.yaml
+done
+run knn-w-full.log -- run knn-w-brute.yaml --output knn-w-full.h5 \
+  && grep -q "knn: within knn.max_distance 800000: .* rows hold fewer than k = 8" knn-w-full.log && ok \
+  || { bad "knn max_distance: uninterrupted run"; cat knn-w-full.log; }
+for method in brute index; do
+  run knn-w-$method-1.log USR1 all -- run knn-w-$method.yaml --output knn-w-$method-1.h5
+  rc=$?; [ $rc -eq 75 ] && ok || { bad "knn max_distance $method: SIGUSR1: exit $rc, expected 75"; cat knn-w-$method-1.log; }
+  check knn-stopped knn-w-$method-1.h5 knn-w-$method-1.checkpoint.h5 knn-w-full.h5 $((ranks * batch)) SIGUSR1 \
+    && ok || bad "knn max_distance $method: first stop"
+  run knn-w-$method-2.log -- run knn-w-$method.yaml --restart knn-w-$method-1.checkpoint.h5 --output knn-w-$method-2.h5 \
+    && check knn-equal knn-w-full.h5 knn-w-$method-2.h5 && ok || { bad "knn max_distance $method: restart"; cat knn-w-$method-2.log; }
+done
+if [ "$ranks" -gt 1 ]; then
+  "$trident" run knn-w-index.yaml --restart knn-w-index-1.checkpoint.h5 --output knn-w-index-3.h5 >knn-w-3.log 2>&1 \
+    && check knn-equal knn-w-full.h5 knn-w-index-3.h5 && ok || { bad "knn max_distance: restart on 1 rank"; cat knn-w-3.log; }
+fi
+# k: all (ragged rows within 600 km): stopped and resumed through both methods (the
+# checkpoint carries the ragged rows), and on 1 rank: the uninterrupted run's bits
+for method in brute index; do
+  sed -e "s/^knn:/knn:\n  method: $method\n  max_distance: 6e5/" -e "s/k: 8/k: all/" knn.yaml > knn-all-$method.yaml
+done
+run knn-all-full.log -- run knn-all-brute.yaml --output knn-all-full.h5 \
+  && grep -q "knn: search .* neighbours within" knn-all-full.log && ok || { bad "knn k: all: uninterrupted run"; cat knn-all-full.log; }
+for method in brute index; do
+  run knn-all-$method-1.log USR1 all -- run knn-all-$method.yaml --output knn-all-$method-1.h5
+  rc=$?; [ $rc -eq 75 ] && ok || { bad "knn k: all $method: SIGUSR1: exit $rc, expected 75"; cat knn-all-$method-1.log; }
+  check knn-all-stopped knn-all-$method-1.h5 knn-all-$method-1.checkpoint.h5 knn-all-full.h5 $((ranks * batch)) SIGUSR1 \
+    && ok || bad "knn k: all $method: first stop"
+  run knn-all-$method-2.log -- run knn-all-$method.yaml --restart knn-all-$method-1.checkpoint.h5 --output knn-all-$method-2.h5 \
+    && check knn-all-equal knn-all-full.h5 knn-all-$method-2.h5 && ok || { bad "knn k: all $method: restart"; cat knn-all-$method-2.log; }
+done
+if [ "$ranks" -gt 1 ]; then
+  "$trident" run knn-all-index.yaml --restart knn-all-index-1.checkpoint.h5 --output knn-all-index-3.h5 >knn-all-3.log 2>&1 \
+    && check knn-all-equal knn-all-full.h5 knn-all-index-3.h5 && ok || { bad "knn k: all: restart on 1 rank"; cat knn-all-3.log; }
+fi
 if [ $index_only -eq 1 ]; then
   echo "stop and restart, knn.method: index ($ranks rank(s)): $pass passed, $fail failed"
   [ $fail -eq 0 ]; exit
@@ -107,6 +146,13 @@ expect_refusal refuse-k.log "knn-1.checkpoint.h5: the checkpoint was written wit
   -- run knn-k5.yaml --restart knn-1.checkpoint.h5 --output refused.h5
 expect_refusal refuse-refs.log "knn-1.checkpoint.h5: the checkpoint was written with knn.references = generate(count=2048, seed=2), but the deck has generate(count=2048, seed=3); restart with the deck that wrote it" \
   -- run knn-refs.yaml --restart knn-1.checkpoint.h5 --output refused.h5
+expect_refusal refuse-limit.log "knn-1.checkpoint.h5: the checkpoint was written with knn.max_distance = none, but the deck has 800000; restart with the deck that wrote it" \
+  -- run knn-w-brute.yaml --restart knn-1.checkpoint.h5 --output refused.h5
+sed 's/max_distance: 8e5/max_distance: 9e5/' knn-w-brute.yaml > knn-w-other.yaml
+expect_refusal refuse-limit2.log "knn-w-brute-1.checkpoint.h5: the checkpoint was written with knn.max_distance = 800000, but the deck has 900000; restart with the deck that wrote it" \
+  -- run knn-w-other.yaml --restart knn-w-brute-1.checkpoint.h5 --output refused.h5
+expect_refusal refuse-all.log "knn-w-brute-1.checkpoint.h5: the checkpoint was written with knn.k = 8, but the deck has all; restart with the deck that wrote it" \
+  -- run knn-all-brute.yaml --restart knn-w-brute-1.checkpoint.h5 --output refused.h5
 expect_refusal refuse-study.log "--restart knn-1.checkpoint.h5: the checkpoint is a knn checkpoint, but the deck has no knn section" \
   -- run ridge.yaml --restart knn-1.checkpoint.h5 --output refused.h5
 expect_refusal refuse-other.log "knn-full.h5: not a trident checkpoint (it holds none of /field, /knn/done, /ridge/done)" \

@@ -4,6 +4,7 @@ knn-stopped OUT CHECKPOINT FULL DONE SIGNAL: the stopped output and the checkpoi
   exactly DONE finished rows, equal bit for bit to the uninterrupted run's, the others
   unfilled; the status names SIGNAL.
 knn-equal A B: /knn/indices, /knn/distances, /knn/observations bitwise equal; both completed.
+knn-all-stopped, knn-all-equal: the same for the ragged rows of k: all (/knn/offsets too).
 ridge-stopped OUT CHECKPOINT FULL SIGNAL: some but not all λ finished; each finished λ's
   outcome (and solution) equal bit for bit to the uninterrupted run's; the status names SIGNAL.
 ridge-equal A B: every /ridge dataset (/ridge/solution among them), the corner and every
@@ -42,6 +43,35 @@ def knn_equal(a, b):
     with h5py.File(a, "r") as x, h5py.File(b, "r") as y:
         assert status(x) == "completed" and status(y) == "completed", (status(x), status(y))
         for name in ("indices", "distances", "observations"):
+            same(x["knn/" + name], y["knn/" + name], name)
+        assert "done" not in y["knn"], "a completed output has /knn/done"
+
+
+def knn_all_rows(f, mask=None):
+    """Each row of ragged k: all rows as (indices, distances) bytes; rows not in `mask` left out."""
+    o, i, d = f["knn/offsets"][:], f["knn/indices"][:], f["knn/distances"][:]
+    rows = []
+    for r in range(len(o) - 1):
+        if mask is None or mask[r]:
+            rows.append((i[o[r]:o[r + 1]].tobytes(), d[o[r]:o[r + 1]].tobytes()))
+    return rows
+
+
+def knn_all_stopped(out, checkpoint, full, done, signal):
+    with h5py.File(out, "r") as o, h5py.File(checkpoint, "r") as c, h5py.File(full, "r") as f:
+        assert f"knn: stopped by {signal} after {done} of" in status(o), status(o)
+        for src in (o, c):
+            mask = src["knn/done"][:].astype(bool)
+            assert mask.sum() == int(done), f"{src.filename}: {mask.sum()} rows done, expected {done}"
+            assert knn_all_rows(src, mask) == knn_all_rows(f, mask), f"{src.filename}: finished rows differ"
+            offsets = src["knn/offsets"][:]
+            assert (offsets[1:][~mask] == offsets[:-1][~mask]).all(), "rows not done hold entries"
+
+
+def knn_all_equal(a, b):
+    with h5py.File(a, "r") as x, h5py.File(b, "r") as y:
+        assert status(x) == "completed" and status(y) == "completed", (status(x), status(y))
+        for name in ("offsets", "indices", "distances", "observations"):
             same(x["knn/" + name], y["knn/" + name], name)
         assert "done" not in y["knn"], "a completed output has /knn/done"
 
@@ -92,7 +122,7 @@ def ridge_equal(a, b):
 
 mode, args = sys.argv[1], sys.argv[2:]
 try:
-    {"knn-stopped": knn_stopped, "knn-equal": knn_equal,
+    {"knn-stopped": knn_stopped, "knn-equal": knn_equal, "knn-all-stopped": knn_all_stopped, "knn-all-equal": knn_all_equal,
      "ridge-stopped": ridge_stopped, "ridge-equal": ridge_equal}[mode](*args)
 except AssertionError as e:
     print(f"{mode} {' '.join(args)}: {e}")

@@ -152,6 +152,41 @@ def check_knn(path, n, k, stopped):
     with_each_engine(path, "knn", checks)
 
 
+def check_knn_all(path, n, stopped):
+    """k: all: the ragged rows on their own dimensions, the observations as for k: N."""
+    check_root(path, "knn")
+    with h5py.File(path, "r") as f:
+        lat_lon, offsets, indices = f["knn/observations"][...], f["knn/offsets"][...], f["knn/indices"][...]
+    def checks(where, ds):
+        check_variables(ds, where)
+        check(dict(ds.sizes) == {"observation": n, "observation_bound": n + 1, "pair": indices.size,
+                                 "latitude_longitude": 2}, f"{where}: dimensions {dict(ds.sizes)}")
+        for name in ("indices", "distances"):
+            check(ds[name].dims == ("pair",), f"{where}: {name} {ds[name].dims}")
+        check(ds["offsets"].dims == ("observation_bound",) and np.array_equal(ds["offsets"].values, offsets),
+              f"{where}: offsets {ds['offsets'].dims}")
+        check(np.array_equal(ds["latitude"].values, lat_lon[:, 0]), f"{where}: latitude differs from /knn/observations")
+        check(ds["distances"].attrs.get("units") == "m", f"{where}: distances {ds['distances'].attrs}")
+        check(ds["indices"].dtype == np.int32 and np.array_equal(ds["indices"].values, indices),
+              f"{where}: indices not as h5py reads them")
+        check(("done" in ds) == stopped, f"{where}: /knn/done {'missing' if stopped else 'in a completed run'}")
+
+    with_each_engine(path, "knn", checks)
+
+
+def check_knn_count(path, n, lengths):
+    """k: count: /knn/counts on the observation dimension, located like the rows."""
+    check_root(path, "knn")
+    def checks(where, ds):
+        check_variables(ds, where)
+        check(dict(ds.sizes) == {"observation": n, "latitude_longitude": 2}, f"{where}: dimensions {dict(ds.sizes)}")
+        check(ds["counts"].dims == ("observation",) and np.array_equal(ds["counts"].values, lengths),
+              f"{where}: counts {ds['counts'].dims} not the ragged rows' lengths")
+        check(ds["counts"].attrs.get("units") == "1", f"{where}: counts {ds['counts'].attrs}")
+
+    with_each_engine(path, "knn", checks)
+
+
 def check_ridge(path, solutions, full_count=None, rules=False):
     """`full_count`: the λ of the uninterrupted run, of which a stopped run holds fewer."""
     check_root(path, "ridge")
@@ -202,6 +237,10 @@ n, k = 600, 4
 with open("knn.yaml", "w") as f:
     f.write(f"output: {{progress_seconds: 0}}\nknn:\n  k: {k}\n  observations: {{generate: {{count: {n}, seed: 1}}}}\n"
             "  references: {generate: {count: 300, seed: 2}}\n  batch_size: 128\n")
+with open("knn_all.yaml", "w") as f:  # every reference within 1000 km: ragged rows
+    f.write(f"output: {{progress_seconds: 0}}\nknn:\n  k: all\n  max_distance: 1e6\n"
+            f"  observations: {{generate: {{count: {n}, seed: 1}}}}\n"
+            "  references: {generate: {count: 300, seed: 2}}\n  batch_size: 128\n")
 shutil.copy(os.path.join(HERE, "..", "..", "inputs", "ridge_small.yaml"), "ridge.yaml")
 # every rule's datasets (GCV's probes, quasi-optimality's steps), without kept solutions
 with open("ridge.yaml") as f:
@@ -218,6 +257,14 @@ if run("knn.yaml", "knn.h5"):
 # gathered to rank 0, each rank's rows (latitude and longitude among them) straight into its file
 if run("knn.yaml", "knn-gathered.h5", options=["--gathered-io"]):
     check_knn("knn-gathered.h5", n, k, stopped=False)
+if run("knn_all.yaml", "knn_all.h5"):
+    check_knn_all("knn_all.h5", n, stopped=False)
+    with open("knn_all.yaml") as f, open("knn_count.yaml", "w") as g:
+        g.write(f.read().replace("k: all", "k: count"))
+    with h5py.File("knn_all.h5", "r") as f:
+        lengths = np.diff(f["knn/offsets"][...])
+    if run("knn_count.yaml", "knn_count.h5"):
+        check_knn_count("knn_count.h5", n, lengths)
 if run("ridge.yaml", "ridge.h5"):
     check_ridge("ridge.h5", solutions=True)
 if run("ridge_rules.yaml", "ridge_rules.h5"):
@@ -232,6 +279,10 @@ if run("knn.yaml", "knn-stopped.h5", expect=75, signal="USR1"):
     check_knn("knn-stopped.h5", n, k, stopped=True)
     if run("knn.yaml", "knn-resumed.h5", restart="knn-stopped.checkpoint.h5"):
         check_knn("knn-resumed.h5", n, k, stopped=False)
+if run("knn_all.yaml", "knn_all-stopped.h5", expect=75, signal="USR1"):
+    check_knn_all("knn_all-stopped.h5", n, stopped=True)
+    if run("knn_all.yaml", "knn_all-resumed.h5", restart="knn_all-stopped.checkpoint.h5"):
+        check_knn_all("knn_all-resumed.h5", n, stopped=False)
 if run("ridge.yaml", "ridge-stopped.h5", expect=75, signal="USR1") and os.path.exists("ridge.h5"):
     with h5py.File("ridge.h5", "r") as f:
         full_count = f["ridge/lambda"].size

@@ -1,5 +1,7 @@
-// The study on 1-4 ranks: identical answers for every rank count with batches and tiles
-// forced small, equal to the brute force; bad data stops every rank with one message.
+// The study on 1-4 ranks, as a run drives it (prepare_study, rounds, the output file):
+// identical answers for every rank count with batches and tiles forced small, equal to the
+// brute force, and the same after a stop and a restart from the checkpoint; bad data stops
+// every rank with one message.
 #include <gtest/gtest.h>
 
 #include "brute_force.hpp"
@@ -9,30 +11,15 @@
 #include "deck/deck.hpp"
 #include "support/study_decks.hpp"
 #include "knn/points.hpp"
+#include "knn/search.hpp"
 #include "knn/study.hpp"
+#include "run_deck.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn {
 namespace {
 
 constexpr double kEarth = 6371008.8;
-
-template <class T, class Allocator>
-std::vector<T> gather(const std::vector<T, Allocator>& mine, MPI_Comm comm) {
-  const int n = mpi::size(comm);
-  int count = static_cast<int>(mine.size());
-  std::vector<int> counts(n), offsets(n);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  int total = 0;
-  for (int r = 0; r < n; ++r) {
-    offsets[r] = total;
-    total += counts[r];
-  }
-  std::vector<T> all(static_cast<std::size_t>(total));
-  MPI_Allgatherv(mine.data(), count, mpi::datatype<T>(), all.data(), counts.data(), offsets.data(),
-                 mpi::datatype<T>(), comm);
-  return all;
-}
 
 std::vector<test::Point> points(const deck::PointSource& source) {
   const auto ll = read_points(source, 0, count_points(source));
@@ -41,17 +28,20 @@ std::vector<test::Point> points(const deck::PointSource& source) {
   return p;
 }
 
-void check_deck(const std::string& knn) {
+// `name`: the test's scratch folder.
+void check_deck(const std::string& name, const std::string& knn) {
   const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = trident::test::scratch_folder(comm, name + "_run");
   const trident::test::StudyDeck d = trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
   const auto& s = *d.knn;
-  const ChunkResult r = compute_chunk(s, comm);
-  EXPECT_EQ(r.count, static_cast<std::int64_t>(r.lat_lon.size() / 2));
-  if (s.tile_size > 0 && s.tile_size < r.n_references) EXPECT_GT(r.stats.tiles, 1);
-  if (s.batch_size > 0 && r.count > s.batch_size) EXPECT_GT(r.stats.batches, 1);
-  const auto indices = gather(r.neighbours.indices, comm);
-  const auto distances = gather(r.neighbours.distances, comm);
-  const auto lat_lon = gather(r.lat_lon, comm);
+  const test::Output r = test::run_deck(knn, folder + "/knn.h5");
+  const std::int64_t n = count_points(s.observations), n_references = count_points(s.references);
+  const std::int64_t count = n * (mpi::rank(comm) + 1) / mpi::size(comm) - n * mpi::rank(comm) / mpi::size(comm);
+  if (count > 0 && s.tile_size > 0 && s.tile_size < n_references) EXPECT_GT(r.profile.tiles, 1);
+  if (s.batch_size > 0 && count > s.batch_size) EXPECT_GT(r.profile.batches, 1);
+  const auto& indices = r.indices;
+  const auto& distances = r.distances;
+  const auto& lat_lon = r.observations;
   // the float64 brute force, and the same search done by one rank in one batch and tile
   const auto obs = points(s.observations), refs = points(s.references);
   test::expect_same(test::brute_force(obs, refs, static_cast<int>(s.k), s.radius), indices,
@@ -68,10 +58,15 @@ void check_deck(const std::string& knn) {
   EXPECT_EQ(std::vector<NeighbourIndex>(one.indices.begin(), one.indices.end()), indices);
   EXPECT_EQ(std::vector<double>(one.distances.begin(), one.distances.end()), distances);  // bit for bit: the same float64 formula per pair
   EXPECT_EQ(all_ll, lat_lon);
+  // stopped after its first round and resumed: the same file
+  const test::Output resumed = test::stopped_and_resumed(knn, folder + "/resumed.h5");
+  EXPECT_EQ(resumed.indices, indices);
+  EXPECT_EQ(resumed.distances, distances);
+  EXPECT_EQ(resumed.observations, lat_lon);
 }
 
 TEST(MpiKnn, SameAnswerOnAnyRankCountSmallK) {
-  check_deck(
+  check_deck("knn_mpi_small_k",
       "  k: 6\n"
       "  observations: {generate: {count: 97, seed: 3}}\n"
       "  references: {generate: {count: 120, seed: 4}}\n"
@@ -80,7 +75,7 @@ TEST(MpiKnn, SameAnswerOnAnyRankCountSmallK) {
 }
 
 TEST(MpiKnn, SameAnswerOnAnyRankCountLargeKFloat64) {
-  check_deck(
+  check_deck("knn_mpi_large_k",
       "  k: 45\n"
       "  precision: float64\n"
       "  radius: 1000\n"
@@ -103,7 +98,7 @@ TEST(MpiKnn, SameAnswerWithDuplicatesFromCsv) {
     trident::test::write_text(folder + "/obs.csv", obs);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  check_deck(
+  check_deck("knn_mpi_csv",
       "  k: 4\n"
       "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
       "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n"
@@ -122,7 +117,7 @@ TEST(MpiKnn, SameAnswerInA100MetreClusterLargeK) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (const char* k : {"16", "257"}) {
-    check_deck(std::string("  k: ") + k + "\n"
+    check_deck(std::string("knn_mpi_cluster_k") + k, std::string("  k: ") + k + "\n"
                "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
                "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n"
                "  batch_size: 6\n"
@@ -130,10 +125,15 @@ TEST(MpiKnn, SameAnswerInA100MetreClusterLargeK) {
   }
 }
 
+// The study prepared as a run prepares it (before the output exists) fails on every rank.
 void expect_collective_error(const std::string& knn, const std::string& message) {
   const trident::test::StudyDeck d = trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "knn_mpi_bad_run");
+  Timers timers;
+  DeviceBinding binding;
+  RunContext context{MPI_COMM_WORLD, timers, binding};
   try {
-    compute_chunk(*d.knn, MPI_COMM_WORLD);
+    prepare_study(*d.knn, context, folder + "/knn.h5.checkpoint.h5");
     ADD_FAILURE() << "no error";
   } catch (const CollectiveError& e) {
     EXPECT_EQ(e.what(), message);

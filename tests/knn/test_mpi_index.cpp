@@ -20,36 +20,17 @@
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 #include "knn/points.hpp"
+#include "knn/search.hpp"
 #include "knn/study.hpp"
+#include "run_deck.hpp"
 #include "search_cases.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn {
 namespace {
 
-struct Output {
-  std::vector<NeighbourIndex> indices;
-  std::vector<double> distances;
-  std::string method;
-  double build_seconds = -1.0;
-};
-
-// Runs the study of `knn` (the lines of a knn: section) into `file` and reads /knn back.
-Output run_deck(const std::string& knn, const std::string& file) {
-  const MPI_Comm comm = MPI_COMM_WORLD;
-  const trident::test::StudyDeck d = trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
-  {
-    Timers timers;
-    DeviceBinding binding;
-    io::OutputFile out(comm, file, true);
-    RunContext context{comm, timers, binding};
-    run_study(*d.knn, context, out);
-    out.commit();
-  }
-  const io::InputFile in(file, "knn output");
-  return {in.read<NeighbourIndex>("/knn/indices"), in.read<double>("/knn/distances"),
-          in.string_attribute("/knn", "method"), in.real_attribute("/knn", "index_build_seconds")};
-}
+using test::Output;
+using test::run_deck;
 
 std::vector<test::Point> points(const deck::PointSource& source) {
   const auto ll = read_points(source, 0, count_points(source));

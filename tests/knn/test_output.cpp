@@ -12,6 +12,7 @@
 #include "io/output_file.hpp"
 #include "knn/output_rows.hpp"
 #include "knn/points.hpp"
+#include "knn/search.hpp"
 #include "knn/study.hpp"
 #include "support/test_support.hpp"
 
