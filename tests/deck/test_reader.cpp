@@ -59,8 +59,8 @@ TEST(DeckReader, ExactMessages) {
             "t.yaml:1:75: diffusion.start.centre: expected a list of 2 numbers, each between 0 and 1, got '2' "
             "in the list");
   EXPECT_EQ(error_of("diffusion: [1, 2]\n"),
-            "t.yaml:1:12: diffusion: expected a mapping of keys (nx, ny, steps, c, dt, dx, dy, origin, time_unit, length_unit, precision, laplacian, "
-            "output_every, checkpoint_every, checkpoint_file, ranks, halo_width, start), got a list");
+            "t.yaml:1:12: diffusion: expected a mapping of keys (nx, ny, steps, c, D, dt, dx, dy, origin, time_unit, length_unit, precision, "
+            "laplacian, output_every, checkpoint_every, checkpoint_file, ranks, halo_width, start, boundary, source), got a list");
   EXPECT_EQ(error_of("output: {fille: a.h5}\ndiffusion: {nx: 4, ny: 3, steps: 2}\n"),
             "t.yaml:1:10: output.fille: unknown key; did you mean 'file'?");
   EXPECT_EQ(error_of("- 1\n- 2\n"),
