@@ -50,6 +50,13 @@ class DiffusionPlan : public StudyPlan {
     if (settings_.start.kind == "file" && !checks.restarting)
       check_start_file(settings_.start, settings_.nx, settings_.ny);
     if (settings_.source.from_file) check_start_file(settings_.source.as_file(), settings_.nx, settings_.ny, kSourceFileRole);
+    if (settings_.c_field()) {
+      deck::StartField c;
+      c.kind = "file";
+      c.file = settings_.c_file;
+      c.dataset = settings_.c_dataset;
+      check_start_file(c, settings_.nx, settings_.ny, "diffusivity file (diffusion.c.file)");
+    }
     return true;
   }
 

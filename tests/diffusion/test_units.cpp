@@ -160,5 +160,39 @@ TEST(MpiDiffusionUnitsAnswers, APeriodicFourierModeDecaysByTheAnisotropicFactor)
   EXPECT_LT(worst, 1e-12);
 }
 
+// dx != dy with convective west and south sides (neumann east and north): each step changes
+// the total by the sum over the convective faces of h (ambient - u_edge), whichever c the
+// side has (c_x on the west, c_y on the south).
+TEST(MpiDiffusionUnitsAnswers, ConvectiveSidesPassTheirFluxWithEitherC) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "units_convective");
+  const long nx = 15, ny = 11;
+  std::mt19937_64 random(33);
+  std::uniform_real_distribution<double> value(0.0, 1.0);
+  std::vector<double> u0(std::size_t(nx * ny));
+  for (double& v : u0) v = value(random);
+  test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
+  deck::DiffusionSettings s = physical(test::from_file(nx, ny, 25, folder + "/u0.h5"));
+  s.precision = Precision::float64;
+  s.output_every = 1;
+  const Boundary neumann{BoundaryKind::neumann, 0.0, 0.0};
+  s.boundary = {Boundary{BoundaryKind::convective, 2.0, 0.1}, neumann, Boundary{BoundaryKind::convective, -1.0, 0.2},
+                neumann};
+  const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
+  ASSERT_EQ(out.steps.size(), 26u);
+  const std::size_t cells = std::size_t(nx * ny);
+  for (std::size_t k = 0; k + 1 < out.steps.size(); ++k) {
+    const double* u = out.field.data() + k * cells;
+    double flux = 0, before = 0, after = 0;
+    for (long j = 0; j < ny; ++j) flux += 0.1 * (2.0 - u[j * nx]);
+    for (long i = 0; i < nx; ++i) flux += 0.2 * (-1.0 - u[i]);
+    for (std::size_t q = 0; q < cells; ++q) {
+      before += u[q];
+      after += out.field[(k + 1) * cells + q];
+    }
+    EXPECT_NEAR(after - before, flux, 1e-12) << "step " << k;
+  }
+}
+
 }  // namespace
 }  // namespace trident
