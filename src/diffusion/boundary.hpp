@@ -36,7 +36,7 @@ class Edges {
   // halo toward a neighbour included, where they are current), queued on `space`.
   void follow(const ExecutionSpace& space, const Grid<T>& u) const;
 
- private:
+  // One side's ghosts (public: CUDA's device lambdas cannot capture a private type).
   struct Line {
     deck::BoundaryKind kind;
     bool vertical;     // west or east: a column of ghosts
@@ -45,6 +45,8 @@ class Edges {
     T value, ratio;    // dirichlet's value, convective's ambient; convective's h / c
     T h;               // convective's h
   };
+
+ private:
   Grid<T> cf_;  // a diffusivity field, or empty
   Line lines_[4]{};
   int count_ = 0;
