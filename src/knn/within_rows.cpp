@@ -81,6 +81,7 @@ void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
   out.create_dataset<NeighbourIndex>("/knn/indices", {u(total)});
   out.create_dataset<double>("/knn/distances", {u(total)});
   out.write_slab("/knn/offsets", {u(first_)}, {offsets.size()}, offsets.data());
+  if (total == 0) return;  // (no row holds a neighbour: empty datasets, nothing to write)
   out.write_slab("/knn/indices", {u(before)}, {indices.size()}, indices.data());
   out.write_slab("/knn/distances", {u(before)}, {distances.size()}, distances.data());
 }

@@ -153,5 +153,24 @@ TEST(MpiKnnWithinAll, LimitEqualToAWrittenDistanceKeepsIt) {
   EXPECT_EQ(r.distances[static_cast<std::size_t>(r.offsets[5]) + 2], limit);
 }
 
+TEST(MpiKnnWithinAll, ZeroDistanceFindsDuplicatesOrNothing) {
+  // at distance 0 only the references at the very same position (or none at all: empty
+  // datasets, every offset 0)
+  std::vector<test::Point> refs = test::random_points(60, 71), obs = test::random_points(25, 72);
+  obs.push_back(refs[7]);
+  obs.push_back(refs[30]);
+  refs.push_back(refs[7]);
+  const test::Output r = check("knn_all_zero", "  k: all\n  max_distance: 0\n  batch_size: 6\n" +
+                                                   csv_points("knn_all_zero_points", obs, refs));
+  ASSERT_EQ(r.offsets.size(), 28u);
+  EXPECT_EQ(r.offsets[25], 0);
+  EXPECT_EQ(std::vector<NeighbourIndex>(r.indices.begin(), r.indices.end()), (std::vector<NeighbourIndex>{7, 60, 30}));
+  const test::Output none = check("knn_all_none", "  k: all\n  max_distance: 0\n  batch_size: 6\n" +
+                                                     csv_points("knn_all_none_points", test::random_points(40, 73),
+                                                                test::random_points(40, 74)));
+  EXPECT_EQ(none.offsets, std::vector<std::int64_t>(41, 0));
+  EXPECT_TRUE(none.indices.empty());
+}
+
 }  // namespace
 }  // namespace trident::knn
