@@ -77,6 +77,34 @@ inline DiffusionOutput run_diffusion(MPI_Comm comm, const deck::DiffusionSetting
   return read_diffusion(path);
 }
 
+inline bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b);
+
+// The runs each rule's layout test makes, and what they must show: `s` on `comm` (its trips
+// shaped by `hooks`) into FOLDER/many.h5, then again resumed from that run's last checkpoint:
+// the resumed run's last frame equals the uninterrupted one's (its L(u) too with
+// `resumed_laplacian`); and on rank 0 the run equals one rank's, every frame's field and L(u).
+// `one` is read on rank 0 alone.
+struct LayoutRuns {
+  DiffusionOutput many, resumed, one;
+};
+inline void check_layout_runs(MPI_Comm comm, const deck::DiffusionSettings& s, const std::string& folder,
+                              const diffusion::StudyTestHooks& hooks, bool resumed_laplacian, LayoutRuns& runs) {
+  runs.many = run_diffusion(comm, s, folder + "/many.h5", "", io::Mode::automatic, hooks);
+  runs.resumed = run_diffusion(comm, s, folder + "/resumed.h5", folder + "/many.h5.checkpoint.h5", io::Mode::automatic, hooks);
+  const std::ptrdiff_t n = s.nx * s.ny;
+  const auto last = [n](const std::vector<double>& frames) { return std::vector<double>(frames.end() - n, frames.end()); };
+  EXPECT_TRUE(bitwise_equal(last(runs.resumed.field), last(runs.many.field)));
+  if (resumed_laplacian) EXPECT_TRUE(bitwise_equal(last(runs.resumed.laplacian), last(runs.many.laplacian)));
+  if (mpi::rank(comm) != 0) return;
+  deck::DiffusionSettings alone = s;
+  alone.ranks = {0, 0};
+  alone.halo_width = 0;
+  runs.one = run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5");
+  ASSERT_EQ(runs.many.steps, runs.one.steps);
+  EXPECT_TRUE(bitwise_equal(runs.many.field, runs.one.field));
+  EXPECT_TRUE(bitwise_equal(runs.many.laplacian, runs.one.laplacian));
+}
+
 // A plain serial float64 reference of the scheme, zero outside the grid.
 inline std::vector<double> reference_steps(std::vector<double> u, long nx, long ny, double c, long steps) {
   std::vector<double> next(u.size());

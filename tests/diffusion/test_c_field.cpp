@@ -104,22 +104,8 @@ TEST_P(MpiDiffusionCFieldLayouts, EveryLayoutHaloAndTripGivesTheOneRankBits) {
                   periodic};
   diffusion::StudyTestHooks hooks;
   if (trip > 0) hooks.trips = diffusion::TripShape{trip, 9, 10};
-  const auto many = test::run_diffusion(comm, s, folder + "/many.h5", "", io::Mode::automatic, hooks);
-  const auto resumed =
-      test::run_diffusion(comm, s, folder + "/resumed.h5", folder + "/many.h5.checkpoint.h5", io::Mode::automatic, hooks);
-  const std::ptrdiff_t n = s.nx * s.ny;
-  const auto last = [n](const std::vector<double>& frames) { return std::vector<double>(frames.end() - n, frames.end()); };
-  EXPECT_TRUE(test::bitwise_equal(last(resumed.field), last(many.field)));
-  EXPECT_TRUE(test::bitwise_equal(last(resumed.laplacian), last(many.laplacian)));
-  if (mpi::rank(comm) == 0) {
-    deck::DiffusionSettings alone = s;
-    alone.ranks = {0, 0};
-    alone.halo_width = 0;
-    const auto one = test::run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5");
-    ASSERT_EQ(many.steps, one.steps);
-    EXPECT_TRUE(test::bitwise_equal(many.field, one.field));
-    EXPECT_TRUE(test::bitwise_equal(many.laplacian, one.laplacian));
-  }
+  test::LayoutRuns runs;
+  test::check_layout_runs(comm, s, folder, hooks, /*resumed_laplacian=*/true, runs);
   MPI_Barrier(comm);
 }
 
