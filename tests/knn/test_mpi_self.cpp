@@ -20,6 +20,7 @@
 #include "run_deck.hpp"
 #include "search_cases.hpp"
 #include "support/test_support.hpp"
+#include "deck_points.hpp"
 #include "within_reference.hpp"
 
 namespace trident::knn {
@@ -27,9 +28,7 @@ namespace {
 
 constexpr double kEarth = 6371008.8;
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
+using test::same_bits;
 
 // Points in a 1 km cluster (some twice: duplicates), at the poles and across the dateline.
 std::vector<test::Point> nasty_points() {

@@ -21,21 +21,15 @@
 #include "run_deck.hpp"
 #include "search_cases.hpp"
 #include "support/test_support.hpp"
+#include "deck_points.hpp"
 #include "within_reference.hpp"
 
 namespace trident::knn {
 namespace {
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
+using test::same_bits;
 
-std::vector<test::Point> points(const deck::PointSource& source) {
-  const auto ll = read_points(source, 0, count_points(source));
-  std::vector<test::Point> p;
-  for (std::size_t i = 0; i < ll.size(); i += 2) p.push_back({ll[i], ll[i + 1]});
-  return p;
-}
+using test::points;
 
 // The ragged rows against the test's answer: every row's indices identical and distances
 // within 1e-12 relative, except rows with a reference within 1e-12 of the limit, where the
@@ -99,17 +93,7 @@ test::Output check(const std::string& name, const std::string& knn) {
   return brute;
 }
 
-std::string csv_points(const std::string& name, const std::vector<test::Point>& obs,
-                       const std::vector<test::Point>& refs) {
-  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, name);
-  if (mpi::rank(MPI_COMM_WORLD) == 0) {
-    trident::test::write_text(folder + "/obs.csv", test::csv_text(obs));
-    trident::test::write_text(folder + "/refs.csv", test::csv_text(refs));
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  return "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon}}\n"
-         "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon}}\n";
-}
+using test::csv_points;
 
 TEST(MpiKnnWithinAll, UniformRowsOfEveryLength) {
   const test::Output r = check("knn_all_uniform",
