@@ -49,6 +49,10 @@ std::int64_t SweepSolver::bytes_per_iteration() const { return engine_->bytes_pe
 
 std::string SweepSolver::product_layout() const { return engine_->product_layout(); }
 
+ProbeNorms SweepSolver::bidiagonalize_probes(const ProbeStart& start, const std::int64_t steps) {
+  return engine_->bidiagonalize_probes(start, steps);
+}
+
 SweepOutcome SweepSolver::solve(const std::vector<double>& lambdas, const LsmrOptions& options,
                                 bool keep_solutions,
                                 const IterationHook& on_iteration) {

@@ -318,7 +318,7 @@ Selection RidgeStudy::select(const GatheredSweep& curve, bool with_gcv) {
   }
   if (with_gcv) {
     auto scope = context_.timers.scope("ridge.gcv");
-    add_gcv(context_.comm, *layout_, problem_, settings_, curve, selection);
+    add_gcv(context_.comm, *layout_, *solver_, problem_, settings_, curve, selection);
   }
   return selection;
 }

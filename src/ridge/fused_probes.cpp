@@ -1,0 +1,18 @@
+// GCV's probes on the fused engine's matrices (probe_lanczos.hpp): the block products read
+// the same DeviceCsr layouts of A and A^T as the sweep (packs, 16-bit indices, lanes,
+// segments of long rows, column bands).
+#include "ridge/fused_engine.hpp"
+#include "ridge/probe_lanczos.hpp"
+
+namespace trident::ridge::fused {
+
+template <class M, class S>
+ProbeNorms FusedEngine<M, S>::bidiagonalize_probes(const ProbeStart& start, const std::int64_t steps) {
+  return run_probe_lanczos<double>(FusedProbeProducts<M, double>{a_, at_}, rows_comm_, rows_, columns_, start, steps);
+}
+
+template ProbeNorms FusedEngine<float, float>::bidiagonalize_probes(const ProbeStart&, std::int64_t);
+template ProbeNorms FusedEngine<float, double>::bidiagonalize_probes(const ProbeStart&, std::int64_t);
+template ProbeNorms FusedEngine<double, double>::bidiagonalize_probes(const ProbeStart&, std::int64_t);
+
+}  // namespace trident::ridge::fused
