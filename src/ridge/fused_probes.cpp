@@ -7,12 +7,17 @@
 namespace trident::ridge::fused {
 
 template <class M, class S>
-ProbeNorms FusedEngine<M, S>::bidiagonalize_probes(const ProbeStart& start, const std::int64_t steps) {
-  return run_probe_lanczos<double>(FusedProbeProducts<M, double>{a_, at_}, rows_comm_, rows_, columns_, start, steps);
+ProbeNorms FusedEngine<M, S>::bidiagonalize_probes(const ProbeStart& start, const std::int64_t steps,
+                                                   const ProbeCheck& enough) {
+  return run_probe_lanczos<ProbeScalar>(FusedProbeProducts<M, ProbeScalar>{a_, at_}, rows_comm_, rows_, columns_,
+                                        start, steps, enough);
 }
 
-template ProbeNorms FusedEngine<float, float>::bidiagonalize_probes(const ProbeStart&, std::int64_t);
-template ProbeNorms FusedEngine<float, double>::bidiagonalize_probes(const ProbeStart&, std::int64_t);
-template ProbeNorms FusedEngine<double, double>::bidiagonalize_probes(const ProbeStart&, std::int64_t);
+template ProbeNorms FusedEngine<float, float>::bidiagonalize_probes(const ProbeStart&, std::int64_t,
+                                                                        const ProbeCheck&);
+template ProbeNorms FusedEngine<float, double>::bidiagonalize_probes(const ProbeStart&, std::int64_t,
+                                                                        const ProbeCheck&);
+template ProbeNorms FusedEngine<double, double>::bidiagonalize_probes(const ProbeStart&, std::int64_t,
+                                                                        const ProbeCheck&);
 
 }  // namespace trident::ridge::fused

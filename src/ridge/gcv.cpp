@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 
 #include "core/comm.hpp"
 #include "ridge/sweep.hpp"
@@ -50,13 +52,58 @@ ProbeBidiagonal probe_bidiagonal(const ProbeNorms& norms, const int q) {
   return out;
 }
 
+namespace {
+
+// ProbeCheck: whether a block's quadratures of the judged λ have settled (kGcvSettled)
+// since the last check.
+class Settling {
+ public:
+  Settling(const std::vector<double>& lambdas, const std::vector<std::uint8_t>& judged, int count, double rows)
+      : lambdas_(lambdas), judged_(judged), count_(count), rows_(rows) {}
+
+  bool operator()(const ProbeNorms& norms) {
+    std::vector<double> now(static_cast<std::size_t>(count_) * lambdas_.size());
+    for (int q = 0; q < count_; ++q) {
+      const ProbeBidiagonal b = probe_bidiagonal(norms, q);
+      for (std::size_t j = 0; j < lambdas_.size(); ++j) now[q * lambdas_.size() + j] = b.quadrature(lambdas_[j]);
+    }
+    bool settled = !previous_.empty();
+    for (std::size_t j = 0; settled && j < lambdas_.size(); ++j) {
+      if (judged_[j] == 0) continue;
+      double t = 0, change = 0;
+      for (int q = 0; q < count_; ++q) {
+        t += now[q * lambdas_.size() + j] / count_;
+        change += std::abs(now[q * lambdas_.size() + j] - previous_[q * lambdas_.size() + j]) / count_;
+      }
+      settled = 2 * change <= kGcvSettled * (rows_ - t);
+    }
+    previous_ = std::move(now);
+    // twice in a row: a quadrature can stall before its next Ritz value comes near a small
+    // singular value
+    settled_checks_ = settled ? settled_checks_ + 1 : 0;
+    return settled_checks_ >= 2;
+  }
+
+ private:
+  const std::vector<double>& lambdas_;
+  const std::vector<std::uint8_t>& judged_;
+  int count_;
+  double rows_;
+  std::vector<double> previous_;
+  int settled_checks_ = 0;
+};
+
+}  // namespace
+
 std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver,
                                     const std::int64_t first_row, const std::int64_t total_rows,
                                     const std::vector<double>& lambdas, const std::int64_t probes,
-                                    const std::uint64_t seed, const std::int64_t steps) {
+                                    const std::uint64_t seed, const std::int64_t steps,
+                                    const std::vector<std::uint8_t>& judged, std::int64_t* steps_taken) {
   // each probe's quadrature of each λ, from its group's first rank (0 elsewhere: exact sums)
   std::vector<double> each(static_cast<std::size_t>(probes) * lambdas.size(), 0.0);
   const auto [first, last] = rank_block(static_cast<std::size_t>(probes), layout.groups(), layout.group());
+  double most = 0;
   for (std::size_t block = first; block < last; block += kProbeWidth) {
     ProbeStart start;
     start.seed = seed;
@@ -64,7 +111,10 @@ std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, Sw
     start.count = static_cast<int>(std::min<std::size_t>(kProbeWidth, last - block));
     start.first_row = first_row;
     start.total_rows = total_rows;
-    const ProbeNorms norms = solver.bidiagonalize_probes(start, steps);
+    Settling settling(lambdas, judged, start.count, static_cast<double>(total_rows));
+    const ProbeNorms norms =
+        solver.bidiagonalize_probes(start, steps, judged.empty() ? ProbeCheck() : ProbeCheck(std::ref(settling)));
+    most = std::max(most, static_cast<double>(norms.steps));
     if (layout.rank_in_group() != 0) continue;  // the group's other ranks hold the same
     for (int q = 0; q < start.count; ++q) {
       const ProbeBidiagonal b = probe_bidiagonal(norms, q);
@@ -72,6 +122,7 @@ std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, Sw
     }
   }
   mpi::sum_over_ranks(comm, each);
+  if (steps_taken != nullptr) *steps_taken = static_cast<std::int64_t>(mpi::max_over_ranks(comm, most));
   std::vector<double> sums(lambdas.size(), 0.0);
   for (std::int64_t p = 0; p < probes; ++p)
     for (std::size_t j = 0; j < lambdas.size(); ++j) sums[j] += each[static_cast<std::size_t>(p) * lambdas.size() + j];

@@ -30,13 +30,24 @@ struct ProbeBidiagonal {
 // arithmetic zero; the rule is then exact), a beta so cut ending it as 0.
 ProbeBidiagonal probe_bidiagonal(const ProbeNorms& norms, int q);
 
-// t(λ) estimated from `probes` probes of `steps` steps each, for every λ of `lambdas`;
-// the same on every rank of `comm`. `solver` holds this rank's rows, from row `first_row`
-// of A's `total_rows`. Each λ group runs its share of the probes, in blocks of
-// kProbeWidth; the quadratures are summed in probe order. Collective.
+// How settled a block's quadratures must be to end its steps early: the mean change of
+// each judged λ's quadrature over the block's probes in the last kProbeCheckEvery steps, as
+// a change of G (2 Δt / (rows - t)), at most this. The Gauss rule only grows toward its
+// limit, geometrically once it converges, so the steps left add about as much again as the
+// last few did: far below the probes' own spread (about 3 % of G with 8 probes).
+inline constexpr double kGcvSettled = 1e-6;
+
+// t(λ) estimated from `probes` probes of at most `steps` steps each, for every λ of
+// `lambdas`; the same on every rank of `comm`. `solver` holds this rank's rows, from row
+// `first_row` of A's `total_rows`. Each λ group runs its share of the probes, in blocks of
+// kProbeWidth, each block's steps ending once its quadratures of the λ marked in `judged`
+// have settled (kGcvSettled; `judged` empty: every block runs all `steps`); the quadratures
+// are summed in probe order.
+// `steps_taken`, when given, gets the most steps a block took. Collective.
 std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver,
                                     std::int64_t first_row, std::int64_t total_rows,
                                     const std::vector<double>& lambdas, std::int64_t probes, std::uint64_t seed,
-                                    std::int64_t steps);
+                                    std::int64_t steps, const std::vector<std::uint8_t>& judged = {},
+                                    std::int64_t* steps_taken = nullptr);
 
 }  // namespace trident::ridge

@@ -149,11 +149,11 @@ class TypedEngine final : public SweepSolver::Engine {
              const IterationHook& on_iteration, SweepOutcome& out) override;
   std::int64_t bytes_per_iteration() const override { return bytes_per_iteration_; }
   // GCV's probes: block products of a thread a row on the same CSR arrays as spmv.
-  ProbeNorms bidiagonalize_probes(const ProbeStart& start, std::int64_t steps) override {
-    const PlainProbeProducts<M, double> products{a_.graph.row_map, a_.graph.entries, at_.graph.row_map,
+  ProbeNorms bidiagonalize_probes(const ProbeStart& start, std::int64_t steps, const ProbeCheck& enough) override {
+    const PlainProbeProducts<M, ProbeScalar> products{a_.graph.row_map, a_.graph.entries, at_.graph.row_map,
                                             at_.graph.entries, a_.values,       at_.values,
                                             rows_,             columns_};
-    return run_probe_lanczos<double>(products, rows_comm_, rows_, columns_, start, steps);
+    return run_probe_lanczos<ProbeScalar>(products, rows_comm_, rows_, columns_, start, steps, enough);
   }
 
  private:

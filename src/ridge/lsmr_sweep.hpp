@@ -93,6 +93,11 @@ struct ProbeNorms {
   std::vector<double> alpha2, beta2;
 };
 
+// Asked every kProbeCheckEvery steps of a block of probes with its norms so far: true when
+// the steps are enough (gcv.cpp: the quadratures have settled).
+using ProbeCheck = std::function<bool(const ProbeNorms&)>;
+inline constexpr int kProbeCheckEvery = 8;
+
 // A and A^T and b on the device in the chosen precision, kept for several sweeps.
 // Row-distributed: when `problem` is a block of rows, `rows_comm` joins the ranks that hold
 // the other blocks (in order of their rows). Each rank keeps its rows of A, b and u, and the
@@ -129,9 +134,9 @@ class SweepSolver {
                      bool keep_solutions,
                      const IterationHook& on_iteration = {});
 
-  // `steps` steps of GCV's block of probes `start` on the device with the sweep's matrices
-  // (and its row ranks: collective over them).
-  ProbeNorms bidiagonalize_probes(const ProbeStart& start, std::int64_t steps);
+  // At most `steps` steps of GCV's block of probes `start` on the device with the sweep's
+  // matrices (and its row ranks: collective over them), fewer when `enough` says so.
+  ProbeNorms bidiagonalize_probes(const ProbeStart& start, std::int64_t steps, const ProbeCheck& enough = {});
 
   struct Engine;
 
@@ -148,6 +153,10 @@ class SweepSolver {
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  core::Precision precision, std::size_t lambdas_on_rank,
                                  ridge::RidgeKernels kernels, bool distributed = false);
+// Device memory GCV's probes add (probe_lanczos.hpp): u and v of a block of kProbeWidth in
+// double, its products' sums (kProbeWidth for every work item, bounded as above) and, on
+// several row ranks, its all-reduce's buffer. `rows`, `nonzeros`: this rank's.
+std::int64_t probe_device_bytes(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros, bool distributed);
 // Bytes of one matrix value and one vector entry in a precision.
 std::int64_t matrix_scalar_bytes(core::Precision precision);
 std::int64_t vector_scalar_bytes(core::Precision precision);

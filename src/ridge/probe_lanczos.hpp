@@ -127,13 +127,16 @@ struct PackShares {
 // first_probe .. first_probe + count - 1 of `seed` (count <= kProbeWidth), this rank's
 // rows starting at row first_row of the whole A, which has total_rows rows. Collective
 // over rows_comm. The squared alphas and betas (ProbeNorms), probe q at index q of
-// each step; after a breakdown (a zero norm) a probe's later numbers mean nothing.
+// each step; after a breakdown (a zero norm) a probe's later numbers mean nothing. Every
+// kProbeCheckEvery steps `enough` (when given) is asked with the steps so far but the last
+// (whose beta the next all-reduce sums): true ends the steps there, all the group's ranks
+// deciding alike from the same numbers.
 template <class S, class Products>
 ProbeNorms run_probe_lanczos(const Products& products, core::DeviceComm* rows_comm, const int rows,
-                                  const int columns, const ProbeStart& start, const std::int64_t steps) {
+                             const int columns, const ProbeStart& start, const std::int64_t steps,
+                             const ProbeCheck& enough) {
   using namespace probes;
   ProbeNorms out;
-  out.steps = steps;
   ProbeBlock<S> u(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::probe_u"), rows, kProbeWidth);
   ProbeBlock<S> v("trident::ridge::probe_v", columns, kProbeWidth);
   ProbeSums sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::ridge::probe_sums"),
@@ -159,7 +162,19 @@ ProbeNorms run_probe_lanczos(const Products& products, core::DeviceComm* rows_co
     for (int q = 0; q < start.count; ++q) b0(0, q) = static_cast<double>(start.total_rows);
     Kokkos::deep_copy(beta2, b0);
   }
+  std::int64_t done = 0;
   for (std::int64_t k = 0; k < steps; ++k) {
+    if (enough && k > 0 && k % kProbeCheckEvery == 0) {
+      exec.fence();
+      const auto a_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), alpha2);
+      const auto b_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), beta2);
+      ProbeNorms so_far;
+      so_far.steps = k - 1;
+      so_far.alpha2.assign(a_host.data(), a_host.data() + (k - 1) * kProbeWidth);
+      so_far.beta2.assign(b_host.data(), b_host.data() + k * kProbeWidth);
+      if (enough(so_far)) break;
+    }
+    done = k + 1;
     products.at_times(u, sums);
     const Scalars b2 = row_of(beta2, k), a2_prev = k == 0 ? no_alpha : row_of(alpha2, k - 1);
     if (rows_comm != nullptr) {
@@ -179,15 +194,16 @@ ProbeNorms run_probe_lanczos(const Products& products, core::DeviceComm* rows_co
     Kokkos::parallel_reduce("trident::ridge::probe_u", Kokkos::RangePolicy<RidgeExec>(exec, 0, rows),
                             NextU<S>{{}, u, sums, products.a_stride(), row_of(alpha2, k), b2}, next);
   }
-  if (rows_comm != nullptr && steps > 0) {
+  if (rows_comm != nullptr && done > 0) {
     rows_comm->all_reduce_sum(exec, buffer.data(), kProbeWidth);
-    Kokkos::deep_copy(exec, row_of(beta2, steps), Scalars(buffer.data(), kProbeWidth));
+    Kokkos::deep_copy(exec, row_of(beta2, done), Scalars(buffer.data(), kProbeWidth));
   }
+  out.steps = done;
   exec.fence();
   auto a_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), alpha2);
   auto b_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), beta2);
-  out.alpha2.assign(a_host.data(), a_host.data() + steps * kProbeWidth);
-  out.beta2.assign(b_host.data(), b_host.data() + (steps + 1) * kProbeWidth);
+  out.alpha2.assign(a_host.data(), a_host.data() + done * kProbeWidth);
+  out.beta2.assign(b_host.data(), b_host.data() + (done + 1) * kProbeWidth);
   return out;
 }
 

@@ -207,3 +207,43 @@ TEST(MpiGcvProbes, TracesMatchTheHostReferenceOnEveryLayout) {
 
 }  // namespace
 }  // namespace trident::ridge
+
+namespace trident::ridge {
+namespace {
+
+// With every λ judged, a block's steps end once its quadratures have settled: well before
+// the 400 steps allowed, at a check (a multiple of kProbeCheckEvery), the same count on
+// every rank, and each G = rows r^2 / (rows - t)^2 then within 1e-3 of the one the exact
+// mean over the same probes gives (2 |t - exact| / (rows - exact), ten times kGcvSettled:
+// the steps left after a settled check add about what the last ones did).
+TEST(MpiGcvProbes, SettledQuadraturesEndTheStepsEarly) {
+  const int ranks = mpi::size(MPI_COMM_WORLD);
+  const std::vector<double> lambdas = {1e-3, 1e-2, 0.1, 1.0, 10.0};
+  const std::vector<std::uint8_t> judged(lambdas.size(), 1);
+  constexpr std::int64_t kProbes = 11, kMostSteps = 400;
+  for (const double decades : {1.0, 2.0})
+    for (int groups = 1; groups <= ranks; ++groups) {
+      if (ranks % groups != 0) continue;
+      SCOPED_TRACE(std::to_string(decades) + " decades, " + std::to_string(groups) + " λ groups");
+      const Problem whole = test_problem(decades);
+      SweepLayout layout(MPI_COMM_WORLD, groups);
+      const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
+      const int r = layout.rank_in_group();
+      const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+      SweepSolver solver(mine, Precision::float32, RidgeKernels::fused, layout.rows_comm());
+      std::int64_t taken = -1;
+      const std::vector<double> traces = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row, whole.a.rows,
+                                                         lambdas, kProbes, 3, kMostSteps, judged, &taken);
+      EXPECT_LT(taken, kMostSteps);
+      EXPECT_EQ(taken % kProbeCheckEvery, 0);
+      EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, double(taken)), double(taken));
+      const std::vector<double> exact = exact_traces(whole, lambdas, kProbes, 3);
+      const double rows = whole.a.rows;
+      for (std::size_t j = 0; j < lambdas.size(); ++j)
+        EXPECT_LE(2 * std::abs(traces[j] - exact[j]) / (rows - exact[j]), 10 * kGcvSettled)
+            << "λ " << lambdas[j] << " after " << taken << " steps";
+    }
+}
+
+}  // namespace
+}  // namespace trident::ridge
