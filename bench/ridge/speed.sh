@@ -21,7 +21,10 @@ bench_build "$0 BUILD [LAUNCHER ARGS...]" "$@"; shift
 launcher=("$@")
 deck=${RIDGE_BENCH_DECK:-$here/ridge_tutorial.yaml}
 bandwidth=${RIDGE_BANDWIDTH_BPS:-4.2e12}
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d)
+# the GCV deck sits beside the bench deck, whose relative file names are read from its folder
+gcv_deck=$(dirname "$deck")/.speed_gcv_$$.yaml
+trap 'rm -rf "$work" "$gcv_deck"' EXIT
 log="$work/ridge.console"  # not ridge.log: that is trident's own log file
 "${launcher[@]}" "$trident" run "$deck" --output "$work/ridge.h5" --overwrite >"$log" 2>&1 || { cat "$log"; exit 1; }
 line=$(grep 'ridge: sweep ' "$log" | tail -1)
@@ -47,11 +50,14 @@ awk -v bw="$bandwidth" '{
 
 # timer ROW LOG: the mean seconds of an indented row of the timer table
 timer() { awk -v row="$1" '$1 == row && NF >= 4 { print $2; exit }' "$2"; }
-sed 's/^ridge:$/ridge:\n  select: gcv/' "$deck" > "$work/ridge_gcv.yaml"
-grep -q '^  select: gcv' "$work/ridge_gcv.yaml" || { echo "$0: no top-level 'ridge:' line in $deck" >&2; exit 1; }
-# the GCV deck's files are found from the bench deck's folder
-(cd "$(dirname "$deck")" && "${launcher[@]}" "$trident" run "$work/ridge_gcv.yaml" --output "$work/ridge_gcv.h5" \
-  --overwrite) >"$work/ridge_gcv.console" 2>&1 || { cat "$work/ridge_gcv.console"; exit 1; }
+# select: gcv in place of the deck's own select, or added (inputs/ridge_deblur.yaml has one)
+if grep -q '^  select:' "$deck"; then
+  sed 's/^  select:.*/  select: gcv/' "$deck" > "$gcv_deck"
+else
+  sed 's/^ridge:$/ridge:\n  select: gcv/' "$deck" > "$gcv_deck"
+fi
+grep -q '^  select: gcv' "$gcv_deck" || { echo "$0: no top-level 'ridge:' line in $deck" >&2; exit 1; }
+("${launcher[@]}" "$trident" run "$gcv_deck" --output "$work/ridge_gcv.h5" --overwrite) >"$work/ridge_gcv.console" 2>&1 || { cat "$work/ridge_gcv.console"; exit 1; }
 sweep=$(timer sweep "$log") select=$(timer select "$log")
 gcv_sweep=$(timer sweep "$work/ridge_gcv.console") gcv=$(timer gcv "$work/ridge_gcv.console")
 grep 'ridge: GCV' "$work/ridge_gcv.console" || true
