@@ -118,7 +118,8 @@ std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, Sw
     if (layout.rank_in_group() != 0) continue;  // the group's other ranks hold the same
     for (int q = 0; q < start.count; ++q) {
       const ProbeBidiagonal b = probe_bidiagonal(norms, q);
-      for (std::size_t j = 0; j < lambdas.size(); ++j) each[(block + q) * lambdas.size() + j] = b.quadrature(lambdas[j]);
+      for (std::size_t j = 0; j < lambdas.size(); ++j)
+        each[(block + q) * lambdas.size() + j] = b.quadrature(lambdas[j]);
     }
   }
   mpi::sum_over_ranks(comm, each);

@@ -38,7 +38,9 @@ KOKKOS_INLINE_FUNCTION double sign(std::uint64_t seed, std::int64_t probe, std::
   return (h >> 63) != 0 ? -1.0 : 1.0;
 }
 
-KOKKOS_INLINE_FUNCTION double inverse_root(const double squared) { return squared > 0 ? 1.0 / std::sqrt(squared) : 0.0; }
+KOKKOS_INLINE_FUNCTION double inverse_root(const double squared) {
+  return squared > 0 ? 1.0 / ::sqrt(squared) : 0.0;
+}
 
 using Scalars = Kokkos::View<double*, RidgeDevice, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 

@@ -80,7 +80,8 @@ double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs
 std::vector<std::int64_t> uneven_bounds(std::int64_t rows, int parts) {
   std::vector<std::int64_t> bounds{0};
   if (parts == 1) return {0, rows};
-  for (int r = 1; r < parts; ++r) bounds.push_back(parts >= 3 && r == parts - 1 ? rows : rows * r * r / (parts * parts));
+  for (int r = 1; r < parts; ++r)
+    bounds.push_back(parts >= 3 && r == parts - 1 ? rows : rows * r * r / (parts * parts));
   bounds.push_back(rows);
   return bounds;
 }
@@ -170,38 +171,38 @@ TEST(MpiGcvProbes, BlocksMatchTheHostReference) {
 // ranks) against the reference's, for every divisor of the rank count as the λ groups.
 TEST(MpiGcvProbes, TracesMatchTheHostReferenceOnEveryLayout) {
   for (const double decades : {1.0, 4.0}) {
-  const Problem whole = test_problem(decades);
-  const int ranks = mpi::size(MPI_COMM_WORLD);
-  const std::vector<double> lambdas = {1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0};
-  constexpr std::int64_t kProbes = 11;  // a block of 8 and one of 3 on one group
-  for (const Case& c : cases())
-    for (int groups = 1; groups <= ranks; ++groups) {
-      if (ranks % groups != 0) continue;
-      for (const Precision precision : {Precision::float64, Precision::float32})
-        for (const std::int64_t steps : {std::int64_t(30), std::int64_t(70)}) {
-          SCOPED_TRACE(std::to_string(decades) + " decades, " + std::string(c.name) + ", " + std::to_string(groups) + " λ groups, " +
-                       core::precision_name(precision) + ", " + std::to_string(steps) + " steps");
-          SweepLayout layout(MPI_COMM_WORLD, groups);
-          const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
-          const int r = layout.rank_in_group();
-          const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
-          EngineOptions options;
-          options.schedule = c.schedule;
-          SweepSolver solver(mine, precision, c.kernels, layout.rows_comm(), options);
-          const std::vector<double> traces = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row,
-                                                             whole.a.rows, lambdas, kProbes, 3, steps);
-          const std::vector<double> reference = test::reference_traces(whole, lambdas, kProbes, 3, steps);
-          const std::vector<double> exact = exact_traces(whole, lambdas, kProbes, 3);
-          const double rounding = precision == Precision::float32 ? 2e-8 : 1e-10;
-          for (std::size_t j = 0; j < lambdas.size(); ++j) {
-            EXPECT_LE(std::abs(traces[j] - reference[j]),
-                      0.3 * std::abs(reference[j] - exact[j]) + rounding * reference[j])
-                << "λ " << lambdas[j] << ": reference " << reference[j] << ", exact " << exact[j];
-            // every rank holds the same
-            EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, traces[j]), traces[j]);
+    const Problem whole = test_problem(decades);
+    const int ranks = mpi::size(MPI_COMM_WORLD);
+    const std::vector<double> lambdas = {1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0};
+    constexpr std::int64_t kProbes = 11;  // a block of 8 and one of 3 on one group
+    for (const Case& c : cases())
+      for (int groups = 1; groups <= ranks; ++groups) {
+        if (ranks % groups != 0) continue;
+        for (const Precision precision : {Precision::float64, Precision::float32})
+          for (const std::int64_t steps : {std::int64_t(30), std::int64_t(70)}) {
+            SCOPED_TRACE(std::to_string(decades) + " decades, " + std::string(c.name) + ", " + std::to_string(groups) +
+                         " λ groups, " + core::precision_name(precision) + ", " + std::to_string(steps) + " steps");
+            SweepLayout layout(MPI_COMM_WORLD, groups);
+            const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
+            const int r = layout.rank_in_group();
+            const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+            EngineOptions options;
+            options.schedule = c.schedule;
+            SweepSolver solver(mine, precision, c.kernels, layout.rows_comm(), options);
+            const std::vector<double> traces = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row,
+                                                               whole.a.rows, lambdas, kProbes, 3, steps);
+            const std::vector<double> reference = test::reference_traces(whole, lambdas, kProbes, 3, steps);
+            const std::vector<double> exact = exact_traces(whole, lambdas, kProbes, 3);
+            const double rounding = precision == Precision::float32 ? 2e-8 : 1e-10;
+            for (std::size_t j = 0; j < lambdas.size(); ++j) {
+              EXPECT_LE(std::abs(traces[j] - reference[j]),
+                        0.3 * std::abs(reference[j] - exact[j]) + rounding * reference[j])
+                  << "λ " << lambdas[j] << ": reference " << reference[j] << ", exact " << exact[j];
+              // every rank holds the same
+              EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, traces[j]), traces[j]);
+            }
           }
-        }
-    }
+      }
   }
 }
 
