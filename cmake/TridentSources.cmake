@@ -112,6 +112,7 @@ set(TRIDENT_SOURCES_ridge
   ridge/detail/device_entries.cpp
   ridge/detail/device_tuning.cpp
   ridge/detail/fused_engine.cpp
+  ridge/detail/fused_probes.cpp
   ridge/detail/fused_solve.cpp
   ridge/detail/gcv.cpp
   ridge/detail/generator.cpp
@@ -221,6 +222,7 @@ set(TRIDENT_TEST_SOURCES_ridge
   ridge/test_lsmr_sweep.cpp
   ridge/test_matrix_market.cpp
   ridge/test_matrix_market_reference.cpp
+  ridge/test_mpi_gcv_probes.cpp
   ridge/test_mpi_prior_weights.cpp
   ridge/test_mpi_row_split.cpp
   ridge/test_mpi_rules.cpp

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "gcv_reference.hpp"
 #include "reference.hpp"
 #include "ridge/detail/gcv.hpp"
 #include "ridge/detail/lcurve.hpp"
@@ -125,8 +126,8 @@ TEST(RidgeSelection, LanczosQuadratureMatchesADenseSolve) {
   p.a = csr_from_triplets(40, 12, entries);
   const test::Dense a = test::dense(p.a);
   std::vector<double> z(40);
-  for (int i = 0; i < 40; ++i) z[i] = probe_sign(7, 3, i);
-  const ProbeBidiagonal b = bidiagonalize_probe(MPI_COMM_NULL, p, 7, 3, 12);
+  for (int i = 0; i < 40; ++i) z[i] = test::probe_sign(7, 3, i);
+  const ProbeBidiagonal b = test::bidiagonalize_probe(MPI_COMM_NULL, p, 7, 3, 12);
   EXPECT_EQ(b.alpha.size(), 12u);
   for (double lambda : {0.01, 0.3, 1.0, 10.0}) {
     const std::vector<double> x = test::ridge_by_cholesky(a, z, lambda);
@@ -136,7 +137,7 @@ TEST(RidgeSelection, LanczosQuadratureMatchesADenseSolve) {
     EXPECT_NEAR(b.quadrature(lambda), exact, 1e-9 * exact) << "λ " << lambda;
   }
   // Fewer steps: a lower bound (the Gauss rule of 1 / (t + λ^2)), approaching the value.
-  const ProbeBidiagonal few = bidiagonalize_probe(MPI_COMM_NULL, p, 7, 3, 3);
+  const ProbeBidiagonal few = test::bidiagonalize_probe(MPI_COMM_NULL, p, 7, 3, 3);
   EXPECT_LT(few.quadrature(0.3), b.quadrature(0.3));
   EXPECT_GT(few.quadrature(0.3), 0.5 * b.quadrature(0.3));
 }
@@ -144,8 +145,8 @@ TEST(RidgeSelection, LanczosQuadratureMatchesADenseSolve) {
 TEST(RidgeSelection, ProbeSignsAreBalancedAndDependOnTheirKey) {
   int plus = 0, same = 0;
   for (int row = 0; row < 4000; ++row) {
-    plus += probe_sign(1, 0, row) > 0;
-    same += probe_sign(1, 0, row) == probe_sign(1, 1, row);
+    plus += test::probe_sign(1, 0, row) > 0;
+    same += test::probe_sign(1, 0, row) == test::probe_sign(1, 1, row);
   }
   EXPECT_NEAR(plus, 2000, 200);  // 6 standard deviations of a fair coin
   EXPECT_NEAR(same, 2000, 200);

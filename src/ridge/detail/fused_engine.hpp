@@ -85,6 +85,8 @@ class FusedEngine final : public SweepSolver::Engine {
 
   void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,
              const IterationHook& on_iteration, SweepOutcome& out) override;
+  // GCV's probes on a_ and at_ (fused_probes.cpp).
+  ProbeNorms bidiagonalize_probes(const ProbeStart& start, std::int64_t steps, const ProbeCheck& enough) override;
 
  private:
   // The steps of solve() (fused_solve.cpp), in their order.

@@ -1,56 +1,16 @@
-// GCV's trace by Hutchinson probes and Lanczos quadrature (gcv.hpp), on the host in double.
+// GCV's trace by Hutchinson probes and Lanczos quadrature (gcv.hpp): the probes'
+// bidiagonalizations on the device, their quadrature on the host in double.
 #include "ridge/detail/gcv.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 
 #include "core/comm.hpp"
 #include "ridge/detail/sweep.hpp"
 
 namespace trident::ridge {
-
-namespace {
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// Sums `values` over the ranks of `rows_comm` (nothing for one rank or none).
-void sum_rows(MPI_Comm rows_comm, std::vector<double>& values) {
-  if (rows_comm != MPI_COMM_NULL && mpi::size(rows_comm) > 1) mpi::sum_over_ranks(rows_comm, values);
-}
-
-double sum_rows(MPI_Comm rows_comm, double value) {
-  if (rows_comm != MPI_COMM_NULL && mpi::size(rows_comm) > 1) return mpi::sum_over_ranks(rows_comm, value);
-  return value;
-}
-
-// y = A_i v over this rank's rows.
-void multiply(const HostCsr& a, const std::vector<double>& v, std::vector<double>& y) {
-  for (int i = 0; i < a.rows; ++i) {
-    double s = 0;
-    for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) s += a.values[k] * v[a.col_ind[k]];
-    y[i] = s;
-  }
-}
-
-// w = A_i^T u over this rank's rows (every column; summed over the ranks by the caller).
-void multiply_transposed(const HostCsr& a, const std::vector<double>& u, std::vector<double>& w) {
-  std::fill(w.begin(), w.end(), 0.0);
-  for (int i = 0; i < a.rows; ++i)
-    for (int k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) w[a.col_ind[k]] += a.values[k] * u[i];
-}
-
-double squared_norm(const std::vector<double>& x) {
-  double s = 0;
-  for (double e : x) s += e * e;
-  return s;
-}
-
-}  // namespace
 
 double ProbeBidiagonal::quadrature(double lambda) const {
   const std::size_t k = alpha.size();
@@ -72,62 +32,101 @@ double ProbeBidiagonal::quadrature(double lambda) const {
   return atz * atz / d;
 }
 
-double probe_sign(std::uint64_t seed, std::int64_t probe, std::int64_t row) {
-  const std::uint64_t h =
-      splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(probe) ^ splitmix64(static_cast<std::uint64_t>(row))));
-  return (h >> 63) != 0 ? -1.0 : 1.0;
-}
-
-ProbeBidiagonal bidiagonalize_probe(MPI_Comm rows_comm, const Problem& problem, std::uint64_t seed,
-                                    std::int64_t probe, std::int64_t steps) {
-  const HostCsr& a = problem.a;
-  const auto rows = static_cast<std::size_t>(a.rows), columns = static_cast<std::size_t>(a.columns);
+ProbeBidiagonal probe_bidiagonal(const ProbeNorms& norms, const int q) {
   ProbeBidiagonal out;
-  std::vector<double> u(rows), v(columns, 0.0), w(columns), av(rows);
-  for (std::size_t i = 0; i < rows; ++i) u[i] = probe_sign(seed, probe, problem.first_row + std::int64_t(i));
-  double beta = std::sqrt(sum_rows(rows_comm, squared_norm(u)));
-  out.beta.push_back(beta);
-  if (beta == 0) return out;
-  for (double& e : u) e /= beta;
-  // The breakdown test: a new alpha or beta below this much of the largest so far is an
-  // invariant subspace met (in exact arithmetic zero).
+  const double beta0 = std::sqrt(norms.beta2[static_cast<std::size_t>(q)]);
+  out.beta.push_back(beta0);
+  if (!(beta0 > 0)) return out;
   double largest = 0;
-  for (std::int64_t step = 0; step < steps; ++step) {
-    // alpha v = A^T u - beta v
-    multiply_transposed(a, u, w);
-    sum_rows(rows_comm, w);
-    for (std::size_t j = 0; j < columns; ++j) w[j] -= beta * v[j];
-    const double alpha = std::sqrt(squared_norm(w));
+  for (std::int64_t k = 0; k < norms.steps; ++k) {
+    const double alpha = std::sqrt(norms.alpha2[static_cast<std::size_t>(k * kProbeWidth + q)]);
     largest = std::max(largest, alpha);
     if (!(alpha > 1e-14 * largest)) break;
-    for (std::size_t j = 0; j < columns; ++j) v[j] = w[j] / alpha;
     out.alpha.push_back(alpha);
-    // beta u = A v - alpha u
-    multiply(a, v, av);
-    for (std::size_t i = 0; i < rows; ++i) u[i] = av[i] - alpha * u[i];
-    beta = std::sqrt(sum_rows(rows_comm, squared_norm(u)));
+    const double beta = std::sqrt(norms.beta2[static_cast<std::size_t>((k + 1) * kProbeWidth + q)]);
     largest = std::max(largest, beta);
-    if (!(beta > 1e-14 * largest)) {
-      out.beta.push_back(0.0);
-      break;
-    }
-    for (double& e : u) e /= beta;
+    if (!(beta > 1e-14 * largest)) break;
     out.beta.push_back(beta);
   }
   if (out.beta.size() < out.alpha.size() + 1) out.beta.push_back(0.0);
   return out;
 }
 
-std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, const Problem& problem,
-                                    const std::vector<double>& lambdas, std::int64_t probes, std::uint64_t seed,
-                                    std::int64_t steps) {
-  std::vector<double> sums(lambdas.size(), 0.0);
-  for (std::int64_t probe = layout.group(); probe < probes; probe += layout.groups()) {
-    const ProbeBidiagonal b = bidiagonalize_probe(layout.group_comm(), problem, seed, probe, steps);
-    if (layout.rank_in_group() != 0) continue;  // the group's other ranks hold the same
-    for (std::size_t j = 0; j < lambdas.size(); ++j) sums[j] += b.quadrature(lambdas[j]);
+namespace {
+
+// ProbeCheck: whether a block's quadratures of the judged λ have settled (kGcvSettled)
+// since the last check.
+class Settling {
+ public:
+  Settling(const std::vector<double>& lambdas, const std::vector<std::uint8_t>& judged, int count, double rows)
+      : lambdas_(lambdas), judged_(judged), count_(count), rows_(rows) {}
+
+  bool operator()(const ProbeNorms& norms) {
+    std::vector<double> now(static_cast<std::size_t>(count_) * lambdas_.size());
+    for (int q = 0; q < count_; ++q) {
+      const ProbeBidiagonal b = probe_bidiagonal(norms, q);
+      for (std::size_t j = 0; j < lambdas_.size(); ++j) now[q * lambdas_.size() + j] = b.quadrature(lambdas_[j]);
+    }
+    bool settled = !previous_.empty();
+    for (std::size_t j = 0; settled && j < lambdas_.size(); ++j) {
+      if (judged_[j] == 0) continue;
+      double t = 0, change = 0;
+      for (int q = 0; q < count_; ++q) {
+        t += now[q * lambdas_.size() + j] / count_;
+        change += std::abs(now[q * lambdas_.size() + j] - previous_[q * lambdas_.size() + j]) / count_;
+      }
+      settled = 2 * change <= kGcvSettled * (rows_ - t);
+    }
+    previous_ = std::move(now);
+    // twice in a row: a quadrature can stall before its next Ritz value comes near a small
+    // singular value
+    settled_checks_ = settled ? settled_checks_ + 1 : 0;
+    return settled_checks_ >= 2;
   }
-  mpi::sum_over_ranks(comm, sums);
+
+ private:
+  const std::vector<double>& lambdas_;
+  const std::vector<std::uint8_t>& judged_;
+  int count_;
+  double rows_;
+  std::vector<double> previous_;
+  int settled_checks_ = 0;
+};
+
+}  // namespace
+
+std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver,
+                                    const std::int64_t first_row, const std::int64_t total_rows,
+                                    const std::vector<double>& lambdas, const std::int64_t probes,
+                                    const std::uint64_t seed, const std::int64_t steps,
+                                    const std::vector<std::uint8_t>& judged, std::int64_t* steps_taken) {
+  // each probe's quadrature of each λ, from its group's first rank (0 elsewhere: exact sums)
+  std::vector<double> each(static_cast<std::size_t>(probes) * lambdas.size(), 0.0);
+  const auto [first, last] = rank_block(static_cast<std::size_t>(probes), layout.groups(), layout.group());
+  double most = 0;
+  for (std::size_t block = first; block < last; block += kProbeWidth) {
+    ProbeStart start;
+    start.seed = seed;
+    start.first_probe = static_cast<std::int64_t>(block);
+    start.count = static_cast<int>(std::min<std::size_t>(kProbeWidth, last - block));
+    start.first_row = first_row;
+    start.total_rows = total_rows;
+    Settling settling(lambdas, judged, start.count, static_cast<double>(total_rows));
+    const ProbeNorms norms =
+        solver.bidiagonalize_probes(start, steps, judged.empty() ? ProbeCheck() : ProbeCheck(std::ref(settling)));
+    most = std::max(most, static_cast<double>(norms.steps));
+    if (layout.rank_in_group() != 0) continue;  // the group's other ranks hold the same
+    for (int q = 0; q < start.count; ++q) {
+      const ProbeBidiagonal b = probe_bidiagonal(norms, q);
+      for (std::size_t j = 0; j < lambdas.size(); ++j)
+        each[(block + q) * lambdas.size() + j] = b.quadrature(lambdas[j]);
+    }
+  }
+  mpi::sum_over_ranks(comm, each);
+  if (steps_taken != nullptr) *steps_taken = static_cast<std::int64_t>(mpi::max_over_ranks(comm, most));
+  std::vector<double> sums(lambdas.size(), 0.0);
+  for (std::int64_t p = 0; p < probes; ++p)
+    for (std::size_t j = 0; j < lambdas.size(); ++j) sums[j] += each[static_cast<std::size_t>(p) * lambdas.size() + j];
   for (double& s : sums) s /= static_cast<double>(probes);
   return sums;
 }

@@ -4,14 +4,15 @@
 // by Lanczos quadrature (Golub & von Matt 1997): a Golub-Kahan bidiagonalization of A
 // started from z gives B_k, and z^T A (A^T A + λ^2 I)^-1 A^T z ≈ ||A^T z||^2 e1^T (B_k^T B_k
 // + λ^2 I)^-1 e1, the Gauss rule of the spectral measure of A^T z, for any λ from the same B_k.
-// The bidiagonalizations run on the host, in double, over this rank's rows of A (its λ
-// group's ranks sum A^T u), the probes dealt to the λ groups in turn.
+// The bidiagonalizations run on the device with the sweep's matrices, kProbeWidth probes
+// sharing each pass over A (SweepSolver::bidiagonalize_probes, probe_lanczos.hpp), the
+// probes split over the λ groups; the quadrature runs on the host, in double.
 #include <mpi.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "ridge/detail/problem.hpp"
+#include "ridge/detail/lsmr_sweep.hpp"
 
 namespace trident::ridge {
 
@@ -24,21 +25,29 @@ struct ProbeBidiagonal {
   double quadrature(double lambda) const;
 };
 
-// The probe's random signs: entry `row` (of the whole A) of probe `probe` for `seed`, the
-// same on any rank count.
-double probe_sign(std::uint64_t seed, std::int64_t probe, std::int64_t row);
+// Probe q's bidiagonal from a block's squared norms, cut at its first breakdown: a new
+// alpha or beta below 1e-14 of the largest so far is an invariant subspace met (in exact
+// arithmetic zero; the rule is then exact), a beta so cut ending it as 0.
+ProbeBidiagonal probe_bidiagonal(const ProbeNorms& norms, int q);
 
-// `steps` steps of the bidiagonalization of A (this rank's rows, `rows_comm` joining the
-// ranks that hold the others; MPI_COMM_NULL or a one-rank comm when `problem` is whole)
-// started from probe `probe`; fewer when it breaks down (an invariant subspace: the rule
-// is then exact). Collective over rows_comm.
-ProbeBidiagonal bidiagonalize_probe(MPI_Comm rows_comm, const Problem& problem, std::uint64_t seed,
-                                    std::int64_t probe, std::int64_t steps);
+// How settled a block's quadratures must be to end its steps early: the mean change of
+// each judged λ's quadrature over the block's probes in the last kProbeCheckEvery steps, as
+// a change of G (2 Δt / (rows - t)), at most this. The Gauss rule only grows toward its
+// limit, geometrically once it converges, so the steps left add about as much again as the
+// last few did: far below the probes' own spread (about 3 % of G with 8 probes).
+inline constexpr double kGcvSettled = 1e-6;
 
-// t(λ) estimated from `probes` probes of `steps` steps each, for every λ of `lambdas`; the
-// same on every rank of `comm`. Collective.
-std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, const Problem& problem,
+// t(λ) estimated from `probes` probes of at most `steps` steps each, for every λ of
+// `lambdas`; the same on every rank of `comm`. `solver` holds this rank's rows, from row
+// `first_row` of A's `total_rows`. Each λ group runs its share of the probes, in blocks of
+// kProbeWidth, each block's steps ending once its quadratures of the λ marked in `judged`
+// have settled (kGcvSettled; `judged` empty: every block runs all `steps`); the quadratures
+// are summed in probe order.
+// `steps_taken`, when given, gets the most steps a block took. Collective.
+std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver,
+                                    std::int64_t first_row, std::int64_t total_rows,
                                     const std::vector<double>& lambdas, std::int64_t probes, std::uint64_t seed,
-                                    std::int64_t steps);
+                                    std::int64_t steps, const std::vector<std::uint8_t>& judged = {},
+                                    std::int64_t* steps_taken = nullptr);
 
 }  // namespace trident::ridge

@@ -2,6 +2,7 @@
 // underneath when Kokkos Kernels was built with it), KokkosBlas, and the λ recurrences on
 // the host, which waits for the device once per iteration.
 #include "transport/pinned_host_space.hpp"
+#include "ridge/detail/probe_lanczos.hpp"
 #include "ridge/detail/sweep_engine.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -147,6 +148,13 @@ class TypedEngine final : public SweepSolver::Engine {
   void solve(const std::vector<double>& lambdas, const StoppingRules& rules, bool keep_solutions,
              const IterationHook& on_iteration, SweepOutcome& out) override;
   std::int64_t bytes_per_iteration() const override { return bytes_per_iteration_; }
+  // GCV's probes: block products of a thread a row on the same CSR arrays as spmv.
+  ProbeNorms bidiagonalize_probes(const ProbeStart& start, std::int64_t steps, const ProbeCheck& enough) override {
+    const PlainProbeProducts<M, ProbeScalar> products{a_.graph.row_map, a_.graph.entries, at_.graph.row_map,
+                                            at_.graph.entries, a_.values,       at_.values,
+                                            rows_,             columns_};
+    return run_probe_lanczos<ProbeScalar>(products, rows_comm_, rows_, columns_, start, steps, enough);
+  }
 
  private:
   static Matrix to_device(const HostCsr& h, const std::string& label) {

@@ -49,6 +49,11 @@ std::int64_t SweepSolver::bytes_per_iteration() const { return engine_->bytes_pe
 
 std::string SweepSolver::product_layout() const { return engine_->product_layout(); }
 
+ProbeNorms SweepSolver::bidiagonalize_probes(const ProbeStart& start, const std::int64_t steps,
+                                             const ProbeCheck& enough) {
+  return engine_->bidiagonalize_probes(start, steps, enough);
+}
+
 SweepOutcome SweepSolver::solve(const std::vector<double>& lambdas, const LsmrOptions& options,
                                 bool keep_solutions,
                                 const IterationHook& on_iteration) {
@@ -70,6 +75,12 @@ std::int64_t matrix_scalar_bytes(core::Precision precision) {
 
 std::int64_t vector_scalar_bytes(core::Precision precision) {
   return precision == core::Precision::float32 ? 4 : 8;
+}
+
+std::int64_t probe_device_bytes(const std::int64_t rows, const std::int64_t columns, const std::int64_t nonzeros,
+                                const bool distributed) {
+  const std::int64_t items = std::max(rows, columns) + nonzeros / 16;
+  return kProbeWidth * 8 * (rows + columns + items + (distributed ? columns + 1 : 0));
 }
 
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,

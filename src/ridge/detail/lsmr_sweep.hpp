@@ -69,6 +69,35 @@ struct SweepOutcome {
   double residual_seconds = 0;             // recomputing ||b - A x|| and ||x||
 };
 
+// GCV's probes (gcv.hpp) run kProbeWidth Golub-Kahan bidiagonalizations of A at once on
+// the device, each pass over A and A^T shared by the block (probe_lanczos.hpp): 8 probes of
+// float32 vectors gather one 32-byte sector a nonzero, what one vector's gather fetches.
+inline constexpr int kProbeWidth = 8;
+
+// Where a block of probes starts: probes first_probe .. first_probe + count - 1 (count <=
+// kProbeWidth) of `seed`'s sign vectors, this rank's rows starting at first_row of the
+// total_rows of A.
+struct ProbeStart {
+  std::uint64_t seed = 1;
+  std::int64_t first_probe = 0;
+  int count = 0;
+  std::int64_t first_row = 0, total_rows = 0;
+};
+
+// A block's squared norms: alpha2[k * kProbeWidth + q] = alpha_{k+1}^2 of probe q (steps
+// of them), beta2[k * kProbeWidth + q] = beta_{k+1}^2 (steps + 1: beta_1^2 = ||z||^2). After
+// a breakdown (a norm of zero, or tiny beside the others) a probe's later numbers mean
+// nothing.
+struct ProbeNorms {
+  std::int64_t steps = 0;
+  std::vector<double> alpha2, beta2;
+};
+
+// Asked every kProbeCheckEvery steps of a block of probes with its norms so far: true when
+// the steps are enough (gcv.cpp: the quadratures have settled).
+using ProbeCheck = std::function<bool(const ProbeNorms&)>;
+inline constexpr int kProbeCheckEvery = 8;
+
 // A and A^T and b on the device in the chosen precision, kept for several sweeps.
 // Row-distributed: when `problem` is a block of rows, `rows_comm` joins the ranks that hold
 // the other blocks (in order of their rows). Each rank keeps its rows of A, b and u, and the
@@ -105,6 +134,10 @@ class SweepSolver {
                      bool keep_solutions,
                      const IterationHook& on_iteration = {});
 
+  // At most `steps` steps of GCV's block of probes `start` on the device with the sweep's
+  // matrices (and its row ranks: collective over them), fewer when `enough` says so.
+  ProbeNorms bidiagonalize_probes(const ProbeStart& start, std::int64_t steps, const ProbeCheck& enough = {});
+
   struct Engine;
 
  private:
@@ -120,6 +153,10 @@ class SweepSolver {
 std::int64_t device_bytes_needed(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros,
                                  core::Precision precision, std::size_t lambdas_on_rank,
                                  ridge::RidgeKernels kernels, bool distributed = false);
+// Device memory GCV's probes add (probe_lanczos.hpp): u and v of a block of kProbeWidth in
+// double, its products' sums (kProbeWidth for every work item, bounded as above) and, on
+// several row ranks, its all-reduce's buffer. `rows`, `nonzeros`: this rank's.
+std::int64_t probe_device_bytes(std::int64_t rows, std::int64_t columns, std::int64_t nonzeros, bool distributed);
 // Bytes of one matrix value and one vector entry in a precision.
 std::int64_t matrix_scalar_bytes(core::Precision precision);
 std::int64_t vector_scalar_bytes(core::Precision precision);

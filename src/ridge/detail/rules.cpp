@@ -104,17 +104,19 @@ Selection select_lambdas(MPI_Comm comm, const Problem& problem, const ridge::Rid
   return s;
 }
 
-void add_gcv(MPI_Comm comm, const SweepLayout& layout, const Problem& problem, const ridge::RidgeSettings& settings,
-             const GatheredSweep& curve, Selection& s) {
+void add_gcv(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver, const Problem& problem,
+             const ridge::RidgeSettings& settings, const GatheredSweep& curve, Selection& s) {
   if (settings.gcv_probes <= 0) return;
-  // As many steps as the slowest converged λ took: the quadrature's error falls like the
-  // square of LSMR's (CG's) error, so those steps are more than enough for every such λ.
+  // At most as many steps as the slowest converged λ took: the quadrature's error falls
+  // like the square of LSMR's (CG's) error, so those steps are more than enough for every
+  // such λ; a block of probes stops sooner once its quadratures have settled (gcv.hpp).
   std::int64_t steps = 1;
   for (std::size_t j = 0; j < curve.outcomes().size(); ++j)
     if (s.converged[j] != 0) steps = std::max(steps, curve.outcomes()[j].iterations);
   const std::vector<double> lambdas = curve.lambdas();
-  s.gcv_steps = steps;
-  s.traces = estimate_traces(comm, layout, problem, lambdas, settings.gcv_probes, settings.gcv_seed, steps);
+  // each block of probes ends once its quadratures of the converged λ have settled
+  s.traces = estimate_traces(comm, layout, solver, problem.first_row, problem.rows(), lambdas, settings.gcv_probes,
+                             settings.gcv_seed, steps, s.converged, &s.gcv_steps);
   s.gcv_values = gcv_function(problem.rows(), curve.residual_norms(), s.traces);
   s.gcv = gcv_choice(lambdas, s.gcv_values, s.converged);
 }

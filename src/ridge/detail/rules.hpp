@@ -44,9 +44,9 @@ std::vector<double> solution_steps(MPI_Comm comm, const GatheredSweep& curve, co
 Selection select_lambdas(MPI_Comm comm, const Problem& problem, const ridge::RidgeSettings& settings,
                          const GatheredSweep& curve);
 // GCV added to `selection` when ridge.gcv_probes > 0: its probes are the costly part, run
-// once, on the final curve. Collective.
-void add_gcv(MPI_Comm comm, const SweepLayout& layout, const Problem& problem, const ridge::RidgeSettings& settings,
-             const GatheredSweep& curve, Selection& selection);
+// once, on the final curve, on the device with `solver`'s matrices. Collective.
+void add_gcv(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver, const Problem& problem,
+             const ridge::RidgeSettings& settings, const GatheredSweep& curve, Selection& selection);
 
 // The λ a refinement sweep adds: refine_corner around the corner, refine_discrepancy inside
 // the discrepancy's bracket (ascending, without repeats or λ already on the curve).

@@ -62,11 +62,15 @@ void check_memory(MPI_Comm comm, const ridge::RidgeSettings& s, const MatrixRows
                   std::int64_t count, std::size_t lambdas_per_rank, bool distributed, const DeviceBinding& binding) {
   mpi::collective(comm, [&] {
     const std::int64_t nonzeros = matrix.offset(first + count) - matrix.offset(first);
-    const std::int64_t need = device_bytes_needed(count, matrix.columns(), nonzeros, s.precision, lambdas_per_rank,
-                                                  s.solver.kernels, distributed);
+    const bool probes = s.gcv_probes > 0;
+    const std::int64_t need =
+        device_bytes_needed(count, matrix.columns(), nonzeros, s.precision, lambdas_per_rank, s.solver.kernels,
+                            distributed) +
+        (probes ? probe_device_bytes(count, matrix.columns(), nonzeros, distributed) : 0);
     const std::string holds = std::string("A and A^T in ") +
                               (s.precision == core::Precision::float64 ? "float64" : "float32") +
-                              ", plus the LSMR vectors of " + std::to_string(lambdas_per_rank) + " λ per rank";
+                              ", plus the LSMR vectors of " + std::to_string(lambdas_per_rank) + " λ per rank" +
+                              (probes ? " and GCV's block of probes" : "");
     check_device_memory(need, device_free_bytes(), s.matrix.where, matrix_text(matrix, first, count, holds),
                         binding.device_name.empty() ? "the device" : binding.device_name);
   });
@@ -318,7 +322,7 @@ Selection RidgeStudy::select(const GatheredSweep& curve, bool with_gcv) {
   }
   if (with_gcv) {
     auto scope = context_.timers.scope("ridge.gcv");
-    add_gcv(context_.comm, *layout_, problem_, settings_, curve, selection);
+    add_gcv(context_.comm, *layout_, *solver_, problem_, settings_, curve, selection);
   }
   return selection;
 }

@@ -37,6 +37,8 @@ struct SweepSolver::Engine {
   virtual void solve(const std::vector<double>& lambdas, const StoppingRules& rules,
                      bool keep_solutions, const IterationHook& on_iteration,
                      SweepOutcome& out) = 0;
+  // GCV's block of probes (SweepSolver::bidiagonalize_probes, probe_lanczos.hpp).
+  virtual ProbeNorms bidiagonalize_probes(const ProbeStart& start, std::int64_t steps, const ProbeCheck& enough) = 0;
   // Bytes of A and A^T that one iteration reads (values, indices and row offsets).
   virtual std::int64_t bytes_per_iteration() const = 0;
   // How the products spread the rows over threads, for the run log (empty: nothing to say).

@@ -1,0 +1,132 @@
+#pragma once
+// Block products for GCV's probes (probe_lanczos.hpp): A times kProbeWidth vectors at once,
+// each nonzero of A read once for all of them. The vectors are a LayoutRight block (a row
+// of kProbeWidth scalars per entry), so the gather of one nonzero's column fetches the
+// probes' kProbeWidth scalars together: in float32, 8 floats, the one 32-byte sector that a
+// single vector's gather fetches anyway. A product bound by A's bytes thus costs about what
+// one vector's does. Two forms: on the fused engine's DeviceCsr (its packs, lanes,
+// segments and bands), and on a plain CSR (the Kokkos Kernels engine's matrices).
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "ridge/detail/device_csr.hpp"
+#include "ridge/detail/execution.hpp"
+#include "ridge/detail/finish_rows.hpp"
+#include "ridge/detail/lane_products.hpp"
+#include "ridge/detail/lsmr_sweep.hpp"
+
+namespace trident::ridge {
+
+// The probes' vectors' scalar. float would halve the bytes a block's gathers fetch (8
+// floats a 32-byte sector), but float vectors cannot resolve small singular values: on a
+// matrix graded over 4 decades the trace at small λ moved by 15 % (test_mpi_gcv_probes).
+using ProbeScalar = double;
+
+template <class S>
+using ProbeBlock = Kokkos::View<S**, Kokkos::LayoutRight, RidgeDevice>;  // entries x kProbeWidth
+
+// The sums of a block product: probe q's sum of item (or row) r at q * stride + r.
+using ProbeSums = Kokkos::View<double*, RidgeDevice>;
+
+// Each work item's kProbeWidth sums, in double, by `lanes` threads as LaneProducts (a
+// lane's packs l, l + lanes, ...; on CUDA the lanes of an item, an aligned group of a warp,
+// add their sums by shuffles).
+template <class M, class I, class S>
+struct BlockLaneProducts {
+  static constexpr int kPack = DeviceCsr<M>::kPack;
+
+  Kokkos::View<const int*, RidgeDevice> work_begin, work_end;
+  Kokkos::View<const I*, RidgeDevice> col;
+  Kokkos::View<const M*, RidgeDevice> val;
+  ProbeBlock<S> x;
+  ProbeSums sums;
+  std::int64_t stride;
+  int lanes;
+
+  KOKKOS_INLINE_FUNCTION void lane_sums(const int item, const int lane, double (&s)[kProbeWidth]) const {
+    const int begin = work_begin(item);
+    const int packs = (work_end(item) - begin) / kPack;
+    const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
+    const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
+    for (int p = lane; p < packs; p += lanes) {
+      const Pack<M, kPack> v = stream_load(vp + p);
+      const Pack<I, kPack> c = stream_load(cp + p);
+      for (int k = 0; k < kPack; ++k) {
+        const double a = static_cast<double>(v.v[k]);
+        const S* xr = &x(static_cast<int>(c.v[k]), 0);
+        for (int q = 0; q < kProbeWidth; ++q) s[q] += a * static_cast<double>(xr[q]);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
+    double s[kProbeWidth];
+    for (int q = 0; q < kProbeWidth; ++q) s[q] = 0;
+#if defined(__CUDA_ARCH__)
+    const int shift = __ffs(lanes) - 1;
+    const int item = static_cast<int>(t >> shift), lane = static_cast<int>(t) & (lanes - 1);
+    lane_sums(item, lane, s);
+    unsigned lane_id;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane_id));
+    const unsigned group = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << (lane_id & ~unsigned(lanes - 1));
+    for (int offset = lanes / 2; offset > 0; offset /= 2)
+      for (int q = 0; q < kProbeWidth; ++q) s[q] += __shfl_xor_sync(group, s[q], offset, lanes);
+    if (lane != 0) return;
+#else
+    const int item = static_cast<int>(t);
+    for (int l = 0; l < lanes; ++l) lane_sums(item, l, s);
+#endif
+    for (int q = 0; q < kProbeWidth; ++q) sums(q * stride + item) = s[q];
+  }
+};
+
+// sums(q * m.work_items + row) <- (M x(:, q))(row) for every row of `m` and probe q: the
+// items' sums, then per probe the long rows' segments and the bands' pieces added
+// (LongRowSums, BandSums), as launch_row_sums does for one vector.
+template <class M, class S>
+void launch_block_row_sums(const char* label, const DeviceCsr<M>& m, const ProbeBlock<S>& x, const ProbeSums& sums) {
+  const std::int64_t threads_per_item = kLanesAreWarpThreads ? m.lanes : 1;
+  const auto threads =
+      light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(0, m.work_items * threads_per_item));
+  if (m.narrow_indices())
+    Kokkos::parallel_for(label, threads,
+                         BlockLaneProducts<M, std::uint16_t, S>{m.work_begin, m.work_end, m.narrow, m.values, x, sums,
+                                                                m.work_items, m.lanes});
+  else
+    Kokkos::parallel_for(label, threads,
+                         BlockLaneProducts<M, int, S>{m.work_begin, m.work_end, m.wide, m.values, x, sums,
+                                                      m.work_items, m.lanes});
+  for (int q = 0; q < kProbeWidth && (m.split() || m.bands > 1); ++q) {
+    const Kokkos::View<double*, RidgeDevice> probe(sums.data() + q * m.work_items, m.work_items);
+    if (m.split()) {
+      const LongRowSums long_sums{m.long_rows, m.further_first, probe, m.rows, nullptr};
+      Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, long_sums.threads())), long_sums);
+    }
+    if (m.bands > 1)
+      Kokkos::parallel_for(label, light(Kokkos::RangePolicy<RidgeExec>(0, m.rows)),
+                           BandSums{probe, m.rows, m.bands, nullptr});
+  }
+}
+
+// The same on a plain CSR (row offsets, columns, values): a thread a row.
+template <class M, class S>
+struct PlainBlockProducts {
+  Kokkos::View<const int*, RidgeDevice> row_ptr, col;
+  Kokkos::View<const M*, RidgeDevice> val;
+  ProbeBlock<S> x;
+  ProbeSums sums;
+  std::int64_t stride;
+  KOKKOS_INLINE_FUNCTION void operator()(const int row) const {
+    double s[kProbeWidth];
+    for (int q = 0; q < kProbeWidth; ++q) s[q] = 0;
+    for (int k = row_ptr(row); k < row_ptr(row + 1); ++k) {
+      const double a = static_cast<double>(val(k));
+      const S* xr = &x(col(k), 0);
+      for (int q = 0; q < kProbeWidth; ++q) s[q] += a * static_cast<double>(xr[q]);
+    }
+    for (int q = 0; q < kProbeWidth; ++q) sums(q * stride + row) = s[q];
+  }
+};
+
+}  // namespace trident::ridge

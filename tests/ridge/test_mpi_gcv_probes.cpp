@@ -1,0 +1,250 @@
+// GCV's probes on the device (SweepSolver::bidiagonalize_probes, blocks of kProbeWidth
+// sharing each pass over A) against the host float64 reference (gcv_reference.hpp: one
+// probe at a time, plain loops, the whole matrix on one rank), on 1 to 4 ranks with the
+// rows split (uneven blocks, a rank without rows) and with λ groups sharing out the probes,
+// both engines, the fused engine's schedules (lanes, segments of long rows, column bands).
+//  - each probe's alphas and betas to 1e-10 relative over the first 8 steps (float64; the
+//    two differ in the order of their sums alone);
+//  - the traces, on columns graded over 1 and over 4 decades, 30 and 70 steps (the
+//    matrix's 40 columns passed), float64 and float32 (A's values in float, the probes'
+//    vectors in double): within 0.3 of the reference's own distance from the exact
+//    mean of z^T A (A^T A + λ^2 I)^-1 A^T z over the same probes (dense Cholesky solves),
+//    plus 1e-10 relative (float32: 2e-8, A rounded to float). Once the Lanczos vectors
+//    lose orthogonality, where the quadrature has not converged (λ below the smallest
+//    singular values on the 4-decade matrix: the reference itself is 28 % off at 30
+//    steps), the steps depend on rounding: there the device and the reference differ by up
+//    to 19 % of that error (at most 0.8 % of the trace) on 1 to 4 ranks; where it has
+//    converged, to rounding.
+#include <gtest/gtest.h>
+
+#include <mpi.h>
+
+#include <cmath>
+
+#include "core/comm.hpp"
+#include "gcv_reference.hpp"
+#include "reference.hpp"
+#include "ridge/detail/csr.hpp"
+#include "ridge/detail/gcv.hpp"
+#include "ridge/detail/matrix_rows.hpp"
+#include "ridge/detail/sweep.hpp"
+
+namespace trident::ridge {
+namespace {
+
+using core::Precision;
+
+// A 300 x 40 matrix of columns graded over `decades` with a dense row, a dense column,
+// empty rows and pseudo-random entries.
+Problem test_problem(const double decades) {
+  constexpr int kRows = 300, kColumns = 40;
+  std::vector<Triplet> entries;
+  std::uint64_t state = 12345;
+  const auto next = [&state]() {
+    state = probes::splitmix64(state);
+    return static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  for (int i = 0; i < kRows; ++i) {
+    if (i % 37 == 5) continue;  // empty rows
+    for (int j = 0; j < kColumns; ++j) {
+      const bool dense = i == 17 || j == 3;
+      if (!dense && next() > 0.15) continue;
+      entries.push_back({i, j, (next() - 0.4) * std::pow(10.0, -decades * j / kColumns)});
+    }
+  }
+  Problem p;
+  p.a = csr_from_triplets(kRows, kColumns, entries);
+  p.b.assign(kRows, 1.0);
+  return p;
+}
+
+Problem block_of(const Problem& whole, std::int64_t first, std::int64_t count) {
+  Problem p;
+  p.a.rows = static_cast<int>(count);
+  p.a.columns = whole.a.columns;
+  const int begin = whole.a.row_ptr[first], end = whole.a.row_ptr[first + count];
+  for (std::int64_t i = 0; i <= count; ++i) p.a.row_ptr.push_back(whole.a.row_ptr[first + i] - begin);
+  p.a.col_ind.assign(whole.a.col_ind.begin() + begin, whole.a.col_ind.begin() + end);
+  p.a.values.assign(whole.a.values.begin() + begin, whole.a.values.begin() + end);
+  p.b.assign(whole.b.begin() + first, whole.b.begin() + first + count);
+  p.first_row = first;
+  p.total_rows = whole.a.rows;
+  p.total_nonzeros = whole.a.nonzeros();
+  return p;
+}
+
+double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+// This rank's rows of its group: uneven blocks, the last rank of a group of 3 or more
+// without rows.
+std::vector<std::int64_t> uneven_bounds(std::int64_t rows, int parts) {
+  std::vector<std::int64_t> bounds{0};
+  if (parts == 1) return {0, rows};
+  for (int r = 1; r < parts; ++r)
+    bounds.push_back(parts >= 3 && r == parts - 1 ? rows : rows * r * r / (parts * parts));
+  bounds.push_back(rows);
+  return bounds;
+}
+
+// (1/p) sum z^T A (A^T A + λ^2 I)^-1 A^T z over the probes, by dense Cholesky solves.
+std::vector<double> exact_traces(const Problem& whole, const std::vector<double>& lambdas, std::int64_t probes,
+                                 std::uint64_t seed) {
+  const test::Dense a = test::dense(whole.a);
+  std::vector<double> out(lambdas.size(), 0.0);
+  for (std::int64_t p = 0; p < probes; ++p) {
+    std::vector<double> z(whole.a.rows);
+    for (int i = 0; i < whole.a.rows; ++i) z[i] = test::probe_sign(seed, p, i);
+    for (std::size_t j = 0; j < lambdas.size(); ++j) {
+      const std::vector<double> ax = test::multiply(a, test::ridge_by_cholesky(a, z, lambdas[j]));
+      double s = 0;
+      for (int i = 0; i < whole.a.rows; ++i) s += z[i] * ax[i];
+      out[j] += s / static_cast<double>(probes);
+    }
+  }
+  return out;
+}
+
+struct Case {
+  const char* name;
+  RidgeKernels kernels;
+  ScheduleOptions schedule;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  out.push_back({"fused", RidgeKernels::fused, {}});
+  ScheduleOptions segments;
+  segments.row_segments = 2;
+  segments.row_lanes = 4;
+  out.push_back({"fused, segments of 2 packs, 4 lanes", RidgeKernels::fused, segments});
+  ScheduleOptions bands;
+  bands.column_bands = 3;
+  bands.bands_on_any_matrix = true;
+  bands.row_segments = -1;
+  out.push_back({"fused, 3 column bands", RidgeKernels::fused, bands});
+  out.push_back({"kokkos-kernels", RidgeKernels::kokkos_kernels, {}});
+  return out;
+}
+
+// Each block's alphas and betas against the reference's, probe by probe, on every layout.
+TEST(MpiGcvProbes, BlocksMatchTheHostReference) {
+  const Problem whole = test_problem(1);
+  const int ranks = mpi::size(MPI_COMM_WORLD);
+  // While the Lanczos vectors stay orthogonal: later the steps depend on rounding (here by
+  // 3e-8 at step 10 and 1 at step 13 between two float64 runs that sum in other orders),
+  // which the traces' test below bounds.
+  constexpr std::int64_t kSteps = 8;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, ranks);
+    const int me = mpi::rank(MPI_COMM_WORLD);
+    const Problem mine = block_of(whole, bounds[me], bounds[me + 1] - bounds[me]);
+    SweepLayout layout(MPI_COMM_WORLD, 1);
+    EngineOptions options;
+    options.schedule = c.schedule;
+    SweepSolver solver(mine, Precision::float64, c.kernels, layout.rows_comm(), options);
+    for (const std::int64_t first : {std::int64_t(0), std::int64_t(5)}) {
+      ProbeStart start;
+      start.seed = 9;
+      start.first_probe = first;
+      start.count = first == 0 ? kProbeWidth : 3;
+      start.first_row = mine.first_row;
+      start.total_rows = whole.a.rows;
+      const ProbeNorms norms = solver.bidiagonalize_probes(start, kSteps);
+      for (int q = 0; q < start.count; ++q) {
+        const ProbeBidiagonal device = probe_bidiagonal(norms, q);
+        const ProbeBidiagonal host = test::bidiagonalize_probe(MPI_COMM_NULL, whole, 9, first + q, kSteps);
+        ASSERT_EQ(device.alpha.size(), host.alpha.size()) << "probe " << first + q;
+        ASSERT_EQ(device.beta.size(), host.beta.size()) << "probe " << first + q;
+        for (std::size_t k = 0; k < host.alpha.size(); ++k)
+          EXPECT_LE(relative(device.alpha[k], host.alpha[k]), 1e-10) << "probe " << first + q << " step " << k;
+        for (std::size_t k = 0; k < host.beta.size(); ++k)
+          EXPECT_LE(relative(device.beta[k], host.beta[k]), 1e-10) << "probe " << first + q << " step " << k;
+      }
+      // the block's unused probes stay zero
+      for (int q = start.count; q < kProbeWidth; ++q) EXPECT_EQ(norms.beta2[q], 0.0);
+    }
+  }
+}
+
+// The traces estimate_traces gives (probes split over the λ groups, rows over each group's
+// ranks) against the reference's, for every divisor of the rank count as the λ groups.
+TEST(MpiGcvProbes, TracesMatchTheHostReferenceOnEveryLayout) {
+  for (const double decades : {1.0, 4.0}) {
+    const Problem whole = test_problem(decades);
+    const int ranks = mpi::size(MPI_COMM_WORLD);
+    const std::vector<double> lambdas = {1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0};
+    constexpr std::int64_t kProbes = 11;  // a block of 8 and one of 3 on one group
+    for (const Case& c : cases())
+      for (int groups = 1; groups <= ranks; ++groups) {
+        if (ranks % groups != 0) continue;
+        for (const Precision precision : {Precision::float64, Precision::float32})
+          for (const std::int64_t steps : {std::int64_t(30), std::int64_t(70)}) {
+            SCOPED_TRACE(std::to_string(decades) + " decades, " + std::string(c.name) + ", " + std::to_string(groups) +
+                         " λ groups, " + core::precision_name(precision) + ", " + std::to_string(steps) + " steps");
+            SweepLayout layout(MPI_COMM_WORLD, groups);
+            const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
+            const int r = layout.rank_in_group();
+            const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+            EngineOptions options;
+            options.schedule = c.schedule;
+            SweepSolver solver(mine, precision, c.kernels, layout.rows_comm(), options);
+            const std::vector<double> traces = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row,
+                                                               whole.a.rows, lambdas, kProbes, 3, steps);
+            const std::vector<double> reference = test::reference_traces(whole, lambdas, kProbes, 3, steps);
+            const std::vector<double> exact = exact_traces(whole, lambdas, kProbes, 3);
+            const double rounding = precision == Precision::float32 ? 2e-8 : 1e-10;
+            for (std::size_t j = 0; j < lambdas.size(); ++j) {
+              EXPECT_LE(std::abs(traces[j] - reference[j]),
+                        0.3 * std::abs(reference[j] - exact[j]) + rounding * reference[j])
+                  << "λ " << lambdas[j] << ": reference " << reference[j] << ", exact " << exact[j];
+              // every rank holds the same
+              EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, traces[j]), traces[j]);
+            }
+          }
+      }
+  }
+}
+
+}  // namespace
+}  // namespace trident::ridge
+
+namespace trident::ridge {
+namespace {
+
+// With every λ judged, a block's steps end once its quadratures have settled: well before
+// the 400 steps allowed, at a check (a multiple of kProbeCheckEvery), the same count on
+// every rank, and each G = rows r^2 / (rows - t)^2 then within 1e-3 of the one the exact
+// mean over the same probes gives (2 |t - exact| / (rows - exact), ten times kGcvSettled:
+// the steps left after a settled check add about what the last ones did).
+TEST(MpiGcvProbes, SettledQuadraturesEndTheStepsEarly) {
+  const int ranks = mpi::size(MPI_COMM_WORLD);
+  const std::vector<double> lambdas = {1e-3, 1e-2, 0.1, 1.0, 10.0};
+  const std::vector<std::uint8_t> judged(lambdas.size(), 1);
+  constexpr std::int64_t kProbes = 11, kMostSteps = 400;
+  for (const double decades : {1.0, 2.0})
+    for (int groups = 1; groups <= ranks; ++groups) {
+      if (ranks % groups != 0) continue;
+      SCOPED_TRACE(std::to_string(decades) + " decades, " + std::to_string(groups) + " λ groups");
+      const Problem whole = test_problem(decades);
+      SweepLayout layout(MPI_COMM_WORLD, groups);
+      const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
+      const int r = layout.rank_in_group();
+      const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+      SweepSolver solver(mine, Precision::float32, RidgeKernels::fused, layout.rows_comm());
+      std::int64_t taken = -1;
+      const std::vector<double> traces = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row, whole.a.rows,
+                                                         lambdas, kProbes, 3, kMostSteps, judged, &taken);
+      EXPECT_LT(taken, kMostSteps);
+      EXPECT_EQ(taken % kProbeCheckEvery, 0);
+      EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, double(taken)), double(taken));
+      const std::vector<double> exact = exact_traces(whole, lambdas, kProbes, 3);
+      const double rows = whole.a.rows;
+      for (std::size_t j = 0; j < lambdas.size(); ++j)
+        EXPECT_LE(2 * std::abs(traces[j] - exact[j]) / (rows - exact[j]), 10 * kGcvSettled)
+            << "λ " << lambdas[j] << " after " << taken << " steps";
+    }
+}
+
+}  // namespace
+}  // namespace trident::ridge
