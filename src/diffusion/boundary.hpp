@@ -37,12 +37,12 @@ class Edges {
   // halo toward a neighbour included, where they are current), queued on `space`.
   void follow(const ExecutionSpace& space, const Grid<T>& u) const;
 
-  // One side's ghosts (public: CUDA's device lambdas cannot capture a private type).
-  struct Line;
   // The sides with a rule to keep (the trips set the following ones themselves, trip.hpp).
+  struct Line;
   int lines() const { return count_; }
   const Line& line(int k) const { return lines_[k]; }
 
+  // One side's ghosts (public: CUDA's device lambdas cannot capture a private type).
   struct Line {
     deck::BoundaryKind kind;
     bool vertical;     // west or east: a column of ghosts

@@ -12,7 +12,9 @@
 // neighbouring columns' values go through a small buffer in team scratch (shared) memory,
 // one barrier a row. Only the last step's rows are written.
 //
-// The same bits as m single steps: every cell is computed with stencil.hpp's formula, from
+// The same bits as m single steps: every cell is computed with its one-step kernel's formula
+// (stencil.hpp's, or TripRule's: ghosts that follow their edge cells, a source, the
+// anisotropic step, a diffusivity field; trip_kernel.hpp), from
 // the same neighbours, and a step updates exactly the cells the one-step kernels update
 // there (Trip::first and Trip::shrink; the cells outside keep their values, which matters at
 // the domain's edge, where they are zero); the cells of a strip's overlap are recomputed

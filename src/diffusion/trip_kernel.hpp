@@ -88,11 +88,11 @@ struct TripNoExtras {};
 template <class T, int kForm>
 using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras, TripExtras<T>>;
 
-// A field's c rows in a thread's registers: the row loaded ahead, the row before it and the
-// one before that (kField only).
+// A field's c in a thread's registers: of the row loaded ahead and of the row before it
+// (kField only).
 template <class T, bool kWith>
 struct FieldRows {
-  T ahead[kColumnsPerThread], mid[kColumnsPerThread], low[kColumnsPerThread];
+  T ahead[kColumnsPerThread], mid[kColumnsPerThread];
 };
 template <class T>
 struct FieldRows<T, false> {};
@@ -272,7 +272,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       updates[q] = checks[q] = 0;
       if constexpr (kWithField) {
         cs.ahead[q] = load_c(y0, i, col < columns);
-        cs.mid[q] = cs.low[q] = T(0);
+        cs.mid[q] = T(0);
       }
       TRIDENT_UNROLL
       for (int k = 1; k <= kSteps; ++k) {
@@ -425,7 +425,6 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         base[-1 + kNorthFaces + ((s - 1) % (kSteps + 1)) * kTripColumns + col] = face_c(c, c_north);
       }
       c_rows[(s & 1) * kStride + col] = c_north;
-      cs.low[q] = c;
       cs.mid[q] = c_north;
     }
   }
