@@ -27,8 +27,8 @@ using trident::diffusion::Decomposition;
 using Block = Kokkos::View<float**, Kokkos::LayoutRight>;
 
 void write_file(const std::string& path, std::int64_t nx, std::int64_t ny) {
-  trident::deck::StartField g;
-  g.kind = "gaussian";
+  trident::diffusion::StartField g;
+  g.kind = trident::diffusion::StartField::Kind::gaussian;
   Block block("bench::whole", ny, nx);
   trident::diffusion::fill_start_block<float>(MPI_COMM_SELF, g, nx, ny, {0, nx}, {0, ny}, block);
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block);
@@ -83,8 +83,9 @@ int main(int argc, char** argv) {
       std::printf("start fields, %lld x %lld float32, %d rank%s (%d x %d blocks), device copy %.3g B/s per rank\n",
                   static_cast<long long>(nx), static_cast<long long>(ny), size, size == 1 ? "" : "s", d.dims()[1],
                   d.dims()[0], bandwidth);
-    for (const std::string kind : {"gaussian", "file", "jagged"}) {
-      trident::deck::StartField start;
+    for (const auto kind : {trident::diffusion::StartField::Kind::gaussian, trident::diffusion::StartField::Kind::file,
+                            trident::diffusion::StartField::Kind::jagged}) {
+      trident::diffusion::StartField start;
       start.kind = kind;
       start.file = file;
       start.dataset = "/u";
@@ -100,13 +101,13 @@ int main(int argc, char** argv) {
         best = std::min(best, t);
       }
       if (rank != 0) continue;
-      if (kind == "file") {
+      if (kind == trident::diffusion::StartField::Kind::file) {
         std::printf("%-8s first %.4f s  best %.4f s  %.3g B/s read (file of %.3g B)  target >= 1.5e9 B/s\n",
-                    kind.c_str(), first, best, field_bytes / best, field_bytes);
+                    trident::diffusion::start_kind_name(kind), first, best, field_bytes / best, field_bytes);
       } else {
         // the floor: writing the field once at the device's copy rate (half of read + write)
         const double floor = field_bytes / size / (bandwidth / 2);
-        std::printf("%-8s first %.4f s  best %.4f s  floor %.2e s (field written once)  ratio %.0f\n", kind.c_str(),
+        std::printf("%-8s first %.4f s  best %.4f s  floor %.2e s (field written once)  ratio %.0f\n", trident::diffusion::start_kind_name(kind),
                     first, best, floor, best / floor);
       }
     }

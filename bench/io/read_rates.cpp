@@ -49,18 +49,18 @@ int main(int argc, char** argv) {
   if (argc < 3) return usage();
   Kokkos::ScopeGuard kokkos(argc, argv);  // the start field is read into device memory
   const std::string kind = argv[1], file = argv[2];
-  trident::deck::PointSource points;
+  trident::knn::PointSource points;
   points.key = "bench";
   points.file = file;
   int repeats_at = 3;
   if (kind == "knn-hdf5") {
     if (argc < 4) return usage();
-    points.kind = "hdf5";
+    points.kind = trident::knn::PointSource::Kind::hdf5;
     points.dataset = argv[3];
     repeats_at = 4;
   } else if (kind == "knn-csv") {
     if (argc < 5) return usage();
-    points.kind = "csv";
+    points.kind = trident::knn::PointSource::Kind::csv;
     points.latitude = argv[3];
     points.longitude = argv[4];
     repeats_at = 5;
@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
       } else if (kind == "start-field") {
         // The whole field as one rank's block (a one-rank run).
         const auto dims = trident::io::InputFile(file, "start field file").dims(points.dataset);
-        trident::deck::StartField field;
-        field.kind = "file";
+        trident::diffusion::StartField field;
+        field.kind = trident::diffusion::StartField::Kind::file;
         field.file = file;
         field.dataset = points.dataset;
         const auto ny = static_cast<std::int64_t>(dims.at(0)), nx = static_cast<std::int64_t>(dims.at(1));

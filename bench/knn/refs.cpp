@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
         options.radius = kEarth;
         options.precision = precision == "float64" ? trident::core::Precision::float64
                                                    : trident::core::Precision::float32;
-        const bool auto_index = trident::knn::choose_method("auto", n_obs, n_refs, k, on_device).use_index;
+        const bool auto_index = trident::knn::choose_method(trident::knn::KnnMethod::automatic, n_obs, n_refs, k, on_device).use_index;
         for (const bool through_index : {false, true}) {
           if (!through_index && double(n_obs) * double(n_refs) > brute_max_pairs) continue;
           const Figures f = through_index ? index(obs, refs, options, into) : brute(obs, refs, options, into);

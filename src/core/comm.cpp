@@ -19,6 +19,8 @@ int size(MPI_Comm comm) {
   return s;
 }
 
+void barrier(MPI_Comm comm) { MPI_Barrier(comm); }
+
 std::string broadcast(MPI_Comm comm, const std::string& text, int root) {
   long long length = static_cast<long long>(text.size());
   MPI_Bcast(&length, 1, MPI_LONG_LONG, root, comm);

@@ -1,11 +1,10 @@
 #pragma once
 // Small MPI helpers: rank and size, datatypes, collective error agreement, and the
-// reductions, gathers and messages the studies make. The studies (diffusion, knn, ridge),
-// the deck reader and app call no MPI function themselves, so that how they communicate
+// reductions, gathers and messages the studies and io make. The studies (diffusion, knn, ridge),
+// io, the deck reader and app call no MPI function themselves, so that how they communicate
 // can be read and changed in one place; their device data goes through transport/, which
-// calls MPI beside NCCL and peer memory. io calls MPI itself: its MPI-IO (output_file.cpp)
-// and, for now, a dataset's layout agreed and written through rank 0 and the attributes'
-// broadcasts (output_datasets.cpp, output_attributes.cpp).
+// calls MPI beside NCCL and peer memory. The one exception is io's MPI-IO (HDF5's parallel
+// driver, and output_file.cpp emptying a file through its MPI_File).
 #include <mpi.h>
 
 #include <cstdint>
@@ -33,6 +32,9 @@ template <> inline MPI_Datatype datatype<char>() { return MPI_CHAR; }
 // code), so the whole job stops together without MPI_Abort. Use it around work whose
 // failure one rank may see alone (reading a file on rank 0, say).
 void collective(MPI_Comm comm, const std::function<void()>& work);
+
+// Waits until every rank of `comm` has called it.
+void barrier(MPI_Comm comm);
 
 // Broadcasts a string from `root`.
 std::string broadcast(MPI_Comm comm, const std::string& text, int root = 0);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/precision.hpp"
@@ -98,6 +99,20 @@ class Section {
   std::string choice(const std::string& key, const std::vector<std::string>& options) const;
   std::string choice(const std::string& key, const std::vector<std::string>& options,
                      const std::string& fallback) const;
+  // One of `options` by its deck name, as its enum value (the names in that order in messages).
+  template <class E>
+  E enum_choice(const std::string& key, const std::vector<std::pair<std::string, E>>& options, E fallback) const {
+    std::vector<std::string> names;
+    std::string fallback_name;
+    for (const auto& [name, value] : options) {
+      names.push_back(name);
+      if (value == fallback) fallback_name = name;
+    }
+    const std::string name = choice(key, names, fallback_name);
+    for (const auto& [option, value] : options)
+      if (option == name) return value;
+    return fallback;  // not reached: choice() accepts only the names
+  }
   // A precision among `allowed` (a choice of their names, in that order in messages).
   core::Precision precision(const std::string& key, const std::vector<core::Precision>& allowed,
                             core::Precision fallback) const;

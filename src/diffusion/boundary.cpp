@@ -6,31 +6,30 @@
 
 namespace trident::diffusion {
 
-using deck::BoundaryKind;
 
 template <class T>
-Edges<T>::Edges(const std::array<deck::Boundary, 4>& rules, double cx, double cy, const Decomposition& d, int width)
+Edges<T>::Edges(const std::array<Boundary, 4>& rules, double cx, double cy, const Decomposition& d, int width)
     : width_(width) {
   const int w = width, nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size);
   const bool toward[4] = {d.west() != MPI_PROC_NULL, d.east() != MPI_PROC_NULL, d.south() != MPI_PROC_NULL,
                           d.north() != MPI_PROC_NULL};
-  for (const deck::Boundary& b : rules)
+  for (const Boundary& b : rules)
     follows_ |= b.kind == BoundaryKind::neumann || b.kind == BoundaryKind::convective;
   for (int side = 0; side < 4; ++side) {
-    const deck::Boundary& b = rules[static_cast<std::size_t>(side)];
+    const Boundary& b = rules[static_cast<std::size_t>(side)];
     if (toward[side] || b.kind == BoundaryKind::periodic) continue;  // a halo from a neighbour
     if (b.kind == BoundaryKind::dirichlet && b.value == 0.0) continue;  // zero already
     Line line{};
     line.kind = b.kind;
-    line.vertical = side == deck::kWest || side == deck::kEast;
+    line.vertical = side == kWest || side == kEast;
     const int n = line.vertical ? nx : ny;
-    const bool high = side == deck::kEast || side == deck::kNorth;
+    const bool high = side == kEast || side == kNorth;
     line.ghost = high ? w + n : w - 1;
     line.edge = high ? w + n - 1 : w;
     // Along the line: the block's cells and the halo toward a neighbour on either end (cells
     // of its block that deep halos recompute here read these ghosts too).
     const int along = line.vertical ? ny : nx;
-    const int before = line.vertical ? deck::kSouth : deck::kWest;
+    const int before = line.vertical ? kSouth : kWest;
     line.first = toward[before] ? 0 : w;
     line.last = toward[before + 1] ? along + 2 * w : w + along;
     line.value = static_cast<T>(b.value);

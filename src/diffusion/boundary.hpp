@@ -22,7 +22,7 @@ class Edges {
  public:
   // The rules of the sides of `d`'s block that lie on the domain's edge, for a grid with a
   // halo `width` cells deep; `cx`, `cy` the diffusion numbers along x and y.
-  Edges(const std::array<deck::Boundary, 4>& rules, double cx, double cy, const Decomposition& d, int width);
+  Edges(const std::array<Boundary, 4>& rules, double cx, double cy, const Decomposition& d, int width);
   // The plain default: every side dirichlet 0 (nothing to do, the fields start at zero).
   Edges() = default;
 
@@ -44,7 +44,7 @@ class Edges {
 
   // One side's ghosts (public: CUDA's device lambdas cannot capture a private type).
   struct Line {
-    deck::BoundaryKind kind;
+    BoundaryKind kind;
     bool vertical;     // west or east: a column of ghosts
     int ghost, edge;   // the ghosts' column (or row), and the edge cells'
     int first, last;   // the rows (or columns) [first, last) along it

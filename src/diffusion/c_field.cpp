@@ -14,15 +14,14 @@
 
 namespace trident::diffusion {
 
-using deck::BoundaryKind;
 
 template <class T>
-Grid<T> read_c_field(const deck::DiffusionSettings& s, const Decomposition& d, int width) {
+Grid<T> read_c_field(const DiffusionSettings& s, const Decomposition& d, int width) {
   const std::int64_t ny = d.y().size, nx = d.x().size;
   Grid<T> cf("trident::diffusion::c_field", ny + 2 * width, nx + 2 * width);
   Kokkos::View<T**, Kokkos::LayoutRight> block("trident::diffusion::c_block", ny, nx);
-  deck::StartField file;
-  file.kind = "file";
+  StartField file;
+  file.kind = StartField::Kind::file;
   file.file = s.c_file;
   file.dataset = s.c_dataset;
   mpi::collective(d.cart(), [&] {
@@ -46,9 +45,9 @@ struct EdgeFace {
 }  // namespace
 
 template <class T>
-void finish_c_field(const Grid<T>& cf, const deck::DiffusionSettings& s, const Decomposition& d, int width) {
+void finish_c_field(const Grid<T>& cf, const DiffusionSettings& s, const Decomposition& d, int width) {
   // Ghosts: the edge cells' c, copied as a neumann rule copies u (periodic sides keep the wrap).
-  std::array<deck::Boundary, 4> copy;
+  std::array<Boundary, 4> copy;
   for (int side = 0; side < 4; ++side)
     copy[std::size_t(side)].kind = s.boundary[std::size_t(side)].kind == BoundaryKind::periodic ? BoundaryKind::periodic
                                                                                                 : BoundaryKind::neumann;
@@ -59,7 +58,7 @@ void finish_c_field(const Grid<T>& cf, const deck::DiffusionSettings& s, const D
   const int neighbour[4] = {d.west(), d.east(), d.south(), d.north()};
   EdgeFace faces[4];
   for (int side = 0; side < 4; ++side) {
-    const deck::Boundary& b = s.boundary[std::size_t(side)];
+    const Boundary& b = s.boundary[std::size_t(side)];
     faces[side] = {neighbour[side] == MPI_PROC_NULL,
                    b.kind == BoundaryKind::neumann ? 1 : b.kind == BoundaryKind::convective ? 2 : 0, b.h};
   }
@@ -119,9 +118,9 @@ void finish_c_field(const Grid<T>& cf, const deck::DiffusionSettings& s, const D
   mpi::collective(d.cart(), [&] { throw InputError("diffusion.c: " + s.c_file + ": dataset '" + s.c_dataset + "': " + what); });
 }
 
-template Grid<float> read_c_field<float>(const deck::DiffusionSettings&, const Decomposition&, int);
-template Grid<double> read_c_field<double>(const deck::DiffusionSettings&, const Decomposition&, int);
-template void finish_c_field<float>(const Grid<float>&, const deck::DiffusionSettings&, const Decomposition&, int);
-template void finish_c_field<double>(const Grid<double>&, const deck::DiffusionSettings&, const Decomposition&, int);
+template Grid<float> read_c_field<float>(const DiffusionSettings&, const Decomposition&, int);
+template Grid<double> read_c_field<double>(const DiffusionSettings&, const Decomposition&, int);
+template void finish_c_field<float>(const Grid<float>&, const DiffusionSettings&, const Decomposition&, int);
+template void finish_c_field<double>(const Grid<double>&, const DiffusionSettings&, const Decomposition&, int);
 
 }  // namespace trident::diffusion

@@ -15,11 +15,11 @@ constexpr const char* kCFileRole = "diffusivity file (diffusion.c.file)";
 
 // The block of the file's dataset in a grid with a halo `width` deep (halo still to fill).
 template <class T>
-Grid<T> read_c_field(const deck::DiffusionSettings& s, const Decomposition& d, int width);
+Grid<T> read_c_field(const DiffusionSettings& s, const Decomposition& d, int width);
 
 // Once the halo is filled: the ghosts of the sides on the domain's edge take their edge
 // cells' c, then the checks (collective: the same InputError on every rank).
 template <class T>
-void finish_c_field(const Grid<T>& cf, const deck::DiffusionSettings& s, const Decomposition& d, int width);
+void finish_c_field(const Grid<T>& cf, const DiffusionSettings& s, const Decomposition& d, int width);
 
 }  // namespace trident::diffusion

@@ -11,7 +11,7 @@
 namespace trident::diffusion {
 
 template <class T>
-void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::DiffusionSettings& settings,
+void write_checkpoint(MPI_Comm comm, const std::string& path, const DiffusionSettings& settings,
                       std::int64_t step, const Decomposition& d, const std::vector<T>& block,
                       const std::string& output_path) {
   io::OutputFile file(comm, path, /*overwrite=*/true);
@@ -32,13 +32,13 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
   file.attribute("/", "origin", std::vector<double>{settings.origin[0], settings.origin[1]});
   file.attribute("/", "output", std::filesystem::absolute(output_path).lexically_normal().string());
   file.attribute("/", "precision", std::string(core::precision_name(settings.precision)));
-  file.attribute("/", "boundary", deck::describe(settings.boundary));
+  file.attribute("/", "boundary", describe(settings.boundary));
   file.attribute("/", "source", settings.source.describe());
   file.attribute("/", "trident_version", BuildInfo::trident_version());
   file.commit();
 }
 
-std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSettings& s) {
+std::int64_t checkpoint_step(const std::string& path, const DiffusionSettings& s) {
   const io::InputFile file(path, "checkpoint (--restart)");
   const auto mismatch = [&](const std::string& key, const std::string& in_file, const std::string& in_deck) {
     throw InputError(path + ": the checkpoint was written with diffusion." + key + " = " + in_file +
@@ -72,8 +72,8 @@ std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSetti
   }
   // Checkpoints written before diffusion.boundary existed ran the default.
   const std::string boundary = file.has_attribute("/", "boundary") ? file.string_attribute("/", "boundary")
-                                                                    : deck::describe(std::array<deck::Boundary, 4>{});
-  if (boundary != deck::describe(s.boundary)) mismatch("boundary", "'" + boundary + "'", "'" + deck::describe(s.boundary) + "'");
+                                                                    : describe(std::array<Boundary, 4>{});
+  if (boundary != describe(s.boundary)) mismatch("boundary", "'" + boundary + "'", "'" + describe(s.boundary) + "'");
   const std::string source = file.has_attribute("/", "source") ? file.string_attribute("/", "source") : "none";
   if (source != s.source.describe()) mismatch("source", "'" + source + "'", "'" + s.source.describe() + "'");
   const std::string precision = file.string_attribute("/", "precision"), wanted = core::precision_name(s.precision);
@@ -98,10 +98,10 @@ std::vector<T> read_checkpoint_block(const std::string& path, const Decompositio
                       {static_cast<std::uint64_t>(d.y().size), static_cast<std::uint64_t>(d.x().size)});
 }
 
-template void write_checkpoint<float>(MPI_Comm, const std::string&, const deck::DiffusionSettings&,
+template void write_checkpoint<float>(MPI_Comm, const std::string&, const DiffusionSettings&,
                                       std::int64_t, const Decomposition&, const std::vector<float>&,
                                       const std::string&);
-template void write_checkpoint<double>(MPI_Comm, const std::string&, const deck::DiffusionSettings&,
+template void write_checkpoint<double>(MPI_Comm, const std::string&, const DiffusionSettings&,
                                        std::int64_t, const Decomposition&, const std::vector<double>&,
                                        const std::string&);
 template std::vector<float> read_checkpoint_block<float>(const std::string&, const Decomposition&);

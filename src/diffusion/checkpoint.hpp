@@ -17,7 +17,7 @@ namespace trident::diffusion {
 // Writes this rank's interior block (row-major, y.size x x.size) of the field at `step`;
 // `output_path` is the run's output (recorded as an absolute path).
 template <class T>
-void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::DiffusionSettings& settings,
+void write_checkpoint(MPI_Comm comm, const std::string& path, const DiffusionSettings& settings,
                       std::int64_t step, const Decomposition& decomposition, const std::vector<T>& block,
                       const std::string& output_path);
 
@@ -25,7 +25,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::Diffus
 // step within the run) and returns its step. Throws InputError naming the file and the
 // deck key that differs. A checkpoint written before dx, dy and origin were recorded ran
 // with their defaults (1, 1, [0, 0]).
-std::int64_t checkpoint_step(const std::string& path, const deck::DiffusionSettings& settings);
+std::int64_t checkpoint_step(const std::string& path, const DiffusionSettings& settings);
 
 // The absolute path of the output the checkpoint was written beside; empty for a
 // checkpoint that does not record it.

@@ -46,7 +46,7 @@ std::vector<double> cell_centres(std::int64_t n, double origin, double size) {
 // /diffusion/x and /diffusion/y, and what each /diffusion dataset is for netCDF and CF
 // readers: frames on (time, y, x), time in seconds (dt's unit), x and y in metres (dx's and
 // dy's); u's unit is `field_units` ("" where the start file's dataset names none).
-void describe_frames(io::OutputFile& file, const deck::DiffusionSettings& s, const std::string& field_units) {
+void describe_frames(io::OutputFile& file, const DiffusionSettings& s, const std::string& field_units) {
   file.write_array<double>("/diffusion/x", cell_centres(s.nx, s.origin[0], s.dx));
   file.write_array<double>("/diffusion/y", cell_centres(s.ny, s.origin[1], s.dy));
   file.describe("/diffusion/x", {"x"}, "x of the cell centres (origin[0] + i dx)", s.length_unit);
@@ -82,7 +82,7 @@ std::vector<std::uint64_t> frame_chunk(std::uint64_t ny, std::uint64_t nx, std::
 }
 
 template <class T>
-FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings& s, const Decomposition& d,
+FrameWriter<T>::FrameWriter(io::OutputFile& file, const DiffusionSettings& s, const Decomposition& d,
                             RunContext& context, core::DeviceComm* device_comm, bool force_device_gather)
     : file_(file), settings_(s), d_(d), timers_(context.timers), fields_(s.laplacian ? 2 : 1),
       device_comm_(device_comm), force_device_gather_(force_device_gather) {
@@ -113,8 +113,8 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   file_.attribute("/diffusion", "dy", s.dy);
   file_.attribute("/diffusion", "origin", std::vector<double>{s.origin[0], s.origin[1]});
   file_.attribute("/diffusion", "precision", std::string(core::precision_name(s.precision)));
-  file_.attribute("/diffusion", "start", s.start.kind);
-  file_.attribute("/diffusion", "boundary", deck::describe(s.boundary));
+  file_.attribute("/diffusion", "start", std::string(start_kind_name(s.start.kind)));
+  file_.attribute("/diffusion", "boundary", describe(s.boundary));
   file_.attribute("/diffusion", "source", s.source.describe());
   file_.attribute("/diffusion", "ranks_x", static_cast<std::int64_t>(d.dims()[0]));
   file_.attribute("/diffusion", "ranks_y", static_cast<std::int64_t>(d.dims()[1]));
@@ -122,7 +122,7 @@ FrameWriter<T>::FrameWriter(io::OutputFile& file, const deck::DiffusionSettings&
   // A start file's unit is u's, and L(u)'s (4u - the neighbours' sum has u's unit); the
   // generated starts are dimensionless.
   std::string units = "1";
-  if (s.start.kind == "file") {
+  if (s.start.kind == StartField::Kind::file) {
     const MPI_Comm comm = file_.comm();
     units = mpi::broadcast(comm, mpi::rank(comm) == 0 ? start_file_units(s.start) : "", 0);
   }

@@ -60,7 +60,7 @@ class FrameWriter {
   // leaves it off): gather on the device whenever there are several ranks and a whole-frame
   // path, also where the communicator goes through host memory (the CPU build), so that CI
   // runs that path. Collective.
-  FrameWriter(io::OutputFile& file, const deck::DiffusionSettings& settings, const Decomposition& d,
+  FrameWriter(io::OutputFile& file, const DiffusionSettings& settings, const Decomposition& d,
               RunContext& context, core::DeviceComm* device_comm = nullptr, bool force_device_gather = false);
   // Waits for a write in flight; its failure is not reported (call finish() for that).
   ~FrameWriter() = default;
@@ -95,7 +95,7 @@ class FrameWriter {
   void append_by_block(std::int64_t step, const DeviceBlock& field, const DeviceBlock& laplacian);
 
   io::OutputFile& file_;
-  const deck::DiffusionSettings& settings_;
+  const DiffusionSettings& settings_;
   const Decomposition& d_;
   Timers& timers_;
   int fields_;  // 1, or 2 with the Laplacian

@@ -27,7 +27,7 @@ View slab(const char* label, const LineFft& fft, std::int64_t lines, std::int64_
 }
 
 // The field before the disc, on this rank's rows: the filtered noise.
-RealLines filtered_noise(core::DeviceComm& comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny) {
+RealLines filtered_noise(core::DeviceComm& comm, const StartField& start, std::int64_t nx, std::int64_t ny) {
   const int parts = comm.size(), me = comm.rank();
   const Extent rows = split(ny, parts, me);
   const std::int64_t half = nx / 2 + 1;  // wavenumbers 0..nx/2 along x: the rest mirror them
@@ -79,7 +79,7 @@ struct Disc {
 
 // Cuts the slab (this rank's rows of the filtered noise) to the disc, scales the disc to
 // [0, 1] and zeroes it under the percentile, in place. Statistics over all ranks, exact.
-void cut_and_threshold(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny,
+void cut_and_threshold(MPI_Comm comm, const StartField& start, std::int64_t nx, std::int64_t ny,
                        const RealLines& field) {
   const Extent rows = split(ny, mpi::size(comm), mpi::rank(comm));
   const double radius = start.radius * static_cast<double>(std::min(nx, ny));
@@ -126,7 +126,7 @@ void cut_and_threshold(MPI_Comm comm, const deck::StartField& start, std::int64_
 }  // namespace
 
 template <class T>
-void fill_jagged_block(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
+void fill_jagged_block(MPI_Comm comm, const StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
                        Extent y, const Kokkos::View<T**, Kokkos::LayoutRight>& block) {
   // The transposes go by MPI (through page-locked host buffers where the MPI takes no
   // device pointers), whatever the run chose for its halos: NCCL would connect every pair
@@ -148,9 +148,9 @@ std::int64_t jagged_scratch_bytes(std::int64_t nx, std::int64_t ny, int ranks) {
   return std::max(fft, cut);
 }
 
-template void fill_jagged_block<float>(MPI_Comm, const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
+template void fill_jagged_block<float>(MPI_Comm, const StartField&, std::int64_t, std::int64_t, Extent, Extent,
                                        const Kokkos::View<float**, Kokkos::LayoutRight>&);
-template void fill_jagged_block<double>(MPI_Comm, const deck::StartField&, std::int64_t, std::int64_t, Extent,
+template void fill_jagged_block<double>(MPI_Comm, const StartField&, std::int64_t, std::int64_t, Extent,
                                         Extent, const Kokkos::View<double**, Kokkos::LayoutRight>&);
 
 }  // namespace trident::diffusion

@@ -25,7 +25,7 @@ namespace trident::diffusion {
 // Fills this rank's `block` (y.size x x.size cells at x.offset, y.offset) of the nx x ny
 // jagged field. Collective over `comm`: every rank calls it with its own block.
 template <class T>
-void fill_jagged_block(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
+void fill_jagged_block(MPI_Comm comm, const StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
                        Extent y, const Kokkos::View<T**, Kokkos::LayoutRight>& block);
 
 // Device memory the jagged field takes for a while on each of `ranks` ranks (its slabs and

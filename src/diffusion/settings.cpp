@@ -8,7 +8,15 @@
 
 #include "core/error.hpp"
 
-namespace trident::deck {
+namespace trident::diffusion {
+
+using deck::any;
+using deck::at_least;
+using deck::between;
+using deck::exact_number;
+using deck::greater_than;
+using deck::printable;
+using deck::Section;
 
 using core::Precision;
 
@@ -23,13 +31,15 @@ StartField parse_start(const Section& diffusion) {
   if (kind == "gaussian") allowed.insert(allowed.end(), {"centre", "width", "amplitude"});
   if (kind == "file") allowed.insert(allowed.end(), {"file", "dataset"});
   const Section s = diffusion.section("start", allowed);
-  start.kind = s.choice("kind", {"jagged", "gaussian", "file"}, "jagged");
-  if (start.kind == "jagged") {
+  start.kind = s.enum_choice<StartField::Kind>(
+      "kind", {{"jagged", StartField::Kind::jagged}, {"gaussian", StartField::Kind::gaussian}, {"file", StartField::Kind::file}},
+      StartField::Kind::jagged);
+  if (start.kind == StartField::Kind::jagged) {
     start.seed = static_cast<std::uint64_t>(s.integer("seed", at_least(0), 1));
     start.exponent = s.real("exponent", any(), 1.7);
     start.radius = s.real("radius", greater_than(0), 0.45);
     start.percentile = s.real("percentile", between(0, 100), 70.0);
-  } else if (start.kind == "gaussian") {
+  } else if (start.kind == StartField::Kind::gaussian) {
     if (s.has("centre")) {
       const auto c = s.reals("centre", between(0, 1), 2, 2);
       start.centre = {c[0], c[1]};
@@ -133,6 +143,10 @@ void check_stability(const Section& s, const DiffusionSettings& d) {
 }
 
 }  // namespace
+
+const char* start_kind_name(StartField::Kind kind) {
+  return kind == StartField::Kind::file ? "file" : kind == StartField::Kind::gaussian ? "gaussian" : "jagged";
+}
 
 std::string describe(const Boundary& b) {
   switch (b.kind) {
@@ -243,4 +257,4 @@ DiffusionSettings parse_diffusion(const Section& top) {
   return d;
 }
 
-}  // namespace trident::deck
+}  // namespace trident::diffusion

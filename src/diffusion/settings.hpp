@@ -7,11 +7,14 @@
 #include "core/precision.hpp"
 
 namespace trident::deck {
-
 class Section;  // deck/reader.hpp: settings.cpp reads the section through it
+}
+
+namespace trident::diffusion {
 
 struct StartField {
-  std::string kind = "jagged";  // jagged | gaussian | file
+  enum class Kind { jagged, gaussian, file };
+  Kind kind = Kind::jagged;
   // jagged: seeded white noise, filtered by radius^-exponent, cut to a disc of
   // `radius` * n, values under the `percentile`-th percentile set to zero.
   std::uint64_t seed = 1;
@@ -26,6 +29,8 @@ struct StartField {
   std::string file;
   std::string dataset;
 };
+// The deck's word for a start field's kind: jagged, gaussian or file.
+const char* start_kind_name(StartField::Kind kind);
 
 // What the ghost cell beyond one side of the domain holds (docs/diffusion.md#boundaries).
 enum class BoundaryKind {
@@ -59,7 +64,7 @@ struct SourceSettings {
   // The file as a start field's, read the same way.
   StartField as_file() const {
     StartField f;
-    f.kind = "file";
+    f.kind = StartField::Kind::file;
     f.file = file;
     f.dataset = dataset;
     return f;
@@ -116,6 +121,6 @@ struct DiffusionSettings {
 };
 
 // Reads `diffusion:` from the top-level section (the caller checked that it is there).
-DiffusionSettings parse_diffusion(const Section& top);
+DiffusionSettings parse_diffusion(const deck::Section& top);
 
-}  // namespace trident::deck
+}  // namespace trident::diffusion

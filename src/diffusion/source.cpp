@@ -23,7 +23,7 @@ void Source<T>::add(const ExecutionSpace& space, const Grid<T>& next, const Box&
 }
 
 template <class T>
-Source<T> read_source(const deck::SourceSettings& s, const Decomposition& d, int width) {
+Source<T> read_source(const SourceSettings& s, const Decomposition& d, int width) {
   Source<T> source;
   if (!s.present()) return source;
   if (!s.from_file) {
@@ -35,7 +35,7 @@ Source<T> read_source(const deck::SourceSettings& s, const Decomposition& d, int
   const std::int64_t ny = d.y().size, nx = d.x().size;
   source.field = Grid<T>("trident::diffusion::source", ny + 2 * width, nx + 2 * width);
   Kokkos::View<T**, Kokkos::LayoutRight> block("trident::diffusion::source_block", ny, nx);
-  const deck::StartField file = s.as_file();
+  const StartField file = s.as_file();
   mpi::collective(d.cart(), [&] {
     fill_block_from_file<T>(file, d.nx(), d.ny(), d.x(), d.y(), block, kStartSlabBytes, kSourceFileRole);
   });
@@ -46,7 +46,7 @@ Source<T> read_source(const deck::SourceSettings& s, const Decomposition& d, int
 
 template struct Source<float>;
 template struct Source<double>;
-template Source<float> read_source<float>(const deck::SourceSettings&, const Decomposition&, int);
-template Source<double> read_source<double>(const deck::SourceSettings&, const Decomposition&, int);
+template Source<float> read_source<float>(const SourceSettings&, const Decomposition&, int);
+template Source<double> read_source<double>(const SourceSettings&, const Decomposition&, int);
 
 }  // namespace trident::diffusion

@@ -32,6 +32,6 @@ struct Source {
 // block of the file's dataset (read, checked for non-finite values naming the cell as (y, x),
 // converted; InputError on every rank alike for a bad file) with its halo still to fill.
 template <class T>
-Source<T> read_source(const deck::SourceSettings& s, const Decomposition& d, int width);
+Source<T> read_source(const SourceSettings& s, const Decomposition& d, int width);
 
 }  // namespace trident::diffusion

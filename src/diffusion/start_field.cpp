@@ -14,7 +14,7 @@ namespace {
 // amplitude * exp(-r^2 / (2 w^2)), r from the centre (fractions of nx - 1 and ny - 1),
 // w = width * min(nx, ny).
 template <class T>
-void fill_gaussian(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
+void fill_gaussian(const StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
                    const Kokkos::View<T**, Kokkos::LayoutRight>& block) {
   const double cx = start.centre[0] * static_cast<double>(nx - 1);
   const double cy = start.centre[1] * static_cast<double>(ny - 1);
@@ -32,11 +32,11 @@ void fill_gaussian(const deck::StartField& start, std::int64_t nx, std::int64_t 
 }  // namespace
 
 template <class T>
-void fill_start_block(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
+void fill_start_block(MPI_Comm comm, const StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
                       Extent y, const Kokkos::View<T**, Kokkos::LayoutRight>& block) {
-  if (start.kind == "file") {
+  if (start.kind == StartField::Kind::file) {
     fill_block_from_file<T>(start, nx, ny, x, y, block);
-  } else if (start.kind == "gaussian") {
+  } else if (start.kind == StartField::Kind::gaussian) {
     fill_gaussian<T>(start, nx, ny, x, y, block);
   } else {
     fill_jagged_block<T>(comm, start, nx, ny, x, y, block);
@@ -58,13 +58,13 @@ bool any_not_finite(const Kokkos::View<T**, Kokkos::LayoutRight>& block) {
   return bad > 0;
 }
 
-std::int64_t start_scratch_bytes(const deck::StartField& start, std::int64_t nx, std::int64_t ny, int ranks) {
-  if (start.kind == "jagged") return jagged_scratch_bytes(nx, ny, ranks);
-  if (start.kind == "file") return 8 * (nx * ny / ranks + nx);  // the block as stored, before conversion
+std::int64_t start_scratch_bytes(const StartField& start, std::int64_t nx, std::int64_t ny, int ranks) {
+  if (start.kind == StartField::Kind::jagged) return jagged_scratch_bytes(nx, ny, ranks);
+  if (start.kind == StartField::Kind::file) return 8 * (nx * ny / ranks + nx);  // the block as stored, before conversion
   return 0;
 }
 
-std::vector<double> start_block(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny,
+std::vector<double> start_block(MPI_Comm comm, const StartField& start, std::int64_t nx, std::int64_t ny,
                                 Extent x, Extent y) {
   Kokkos::View<double**, Kokkos::LayoutRight> block("trident::diffusion::start::block", y.size, x.size);
   fill_start_block<double>(comm, start, nx, ny, x, y, block);
@@ -72,9 +72,9 @@ std::vector<double> start_block(MPI_Comm comm, const deck::StartField& start, st
   return std::vector<double>(host.data(), host.data() + host.size());
 }
 
-template void fill_start_block<float>(MPI_Comm, const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
+template void fill_start_block<float>(MPI_Comm, const StartField&, std::int64_t, std::int64_t, Extent, Extent,
                                       const Kokkos::View<float**, Kokkos::LayoutRight>&);
-template void fill_start_block<double>(MPI_Comm, const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
+template void fill_start_block<double>(MPI_Comm, const StartField&, std::int64_t, std::int64_t, Extent, Extent,
                                        const Kokkos::View<double**, Kokkos::LayoutRight>&);
 template bool any_not_finite<float>(const Kokkos::View<float**, Kokkos::LayoutRight>&);
 template bool any_not_finite<double>(const Kokkos::View<double**, Kokkos::LayoutRight>&);

@@ -18,7 +18,7 @@ namespace trident::diffusion {
 // grid, with the start field the settings describe. Collective over `comm` (every rank
 // calls it with its own block). Throws InputError for an unusable start file.
 template <class T>
-void fill_start_block(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
+void fill_start_block(MPI_Comm comm, const StartField& start, std::int64_t nx, std::int64_t ny, Extent x,
                       Extent y, const Kokkos::View<T**, Kokkos::LayoutRight>& block);
 
 // Whether any value of `block` is NaN or infinite (a start file in float64 can overflow
@@ -28,11 +28,11 @@ bool any_not_finite(const Kokkos::View<T**, Kokkos::LayoutRight>& block);
 
 // Device memory that building the start field takes for a while, on each of `ranks`
 // ranks, besides the block itself.
-std::int64_t start_scratch_bytes(const deck::StartField& start, std::int64_t nx, std::int64_t ny, int ranks);
+std::int64_t start_scratch_bytes(const StartField& start, std::int64_t nx, std::int64_t ny, int ranks);
 
 // This rank's block of the start field as float64 on the host, row-major: for tests and
 // benchmarks. Collective over `comm` as fill_start_block.
-std::vector<double> start_block(MPI_Comm comm, const deck::StartField& start, std::int64_t nx, std::int64_t ny,
+std::vector<double> start_block(MPI_Comm comm, const StartField& start, std::int64_t nx, std::int64_t ny,
                                 Extent x, Extent y);
 
 }  // namespace trident::diffusion

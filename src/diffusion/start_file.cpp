@@ -26,7 +26,7 @@ hid_t native_type() {
 // read from the file into one, slab s - 1 is copied from the other to the device. That
 // keeps the host memory small and touched once, and hides the copies behind the reads.
 template <class S, class Stored>
-void read_rows_into(const io::InputFile& file, const deck::StartField& start, Extent x, Extent y,
+void read_rows_into(const io::InputFile& file, const StartField& start, Extent x, Extent y,
                     const Stored& stored, std::size_t slab_bytes) {
   using Device = typename Stored::memory_space;
   constexpr bool device_is_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Device>::accessible;
@@ -62,7 +62,7 @@ void read_rows_into(const io::InputFile& file, const deck::StartField& start, Ex
 // The block read as S (the stored type, or double for any other), checked and converted to
 // T on the device.
 template <class S, class T>
-void read_block_as(const io::InputFile& file, const deck::StartField& start, Extent x, Extent y,
+void read_block_as(const io::InputFile& file, const StartField& start, Extent x, Extent y,
                    const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes) {
   using Device = Kokkos::DefaultExecutionSpace::memory_space;
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
@@ -107,7 +107,7 @@ void read_block_as(const io::InputFile& file, const deck::StartField& start, Ext
 }  // namespace
 
 namespace {
-void check_shape(const io::InputFile& file, const deck::StartField& start, std::int64_t nx, std::int64_t ny) {
+void check_shape(const io::InputFile& file, const StartField& start, std::int64_t nx, std::int64_t ny) {
   const auto dims = file.dims(start.dataset);
   if (dims.size() != 2 || dims[0] != static_cast<std::uint64_t>(ny) || dims[1] != static_cast<std::uint64_t>(nx)) {
     std::string shape;
@@ -119,11 +119,11 @@ void check_shape(const io::InputFile& file, const deck::StartField& start, std::
 }
 }  // namespace
 
-void check_start_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, const char* role) {
+void check_start_file(const StartField& start, std::int64_t nx, std::int64_t ny, const char* role) {
   check_shape(io::InputFile(start.file, role), start, nx, ny);
 }
 
-std::string start_file_units(const deck::StartField& start) {
+std::string start_file_units(const StartField& start) {
   try {
     return io::InputFile(start.file, kStartFileRole).string_attribute(start.dataset, "units");
   } catch (const InputError&) {
@@ -132,7 +132,7 @@ std::string start_file_units(const deck::StartField& start) {
 }
 
 template <class T>
-void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
+void fill_block_from_file(const StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
                           const Kokkos::View<T**, Kokkos::LayoutRight>& block, std::size_t slab_bytes,
                           const char* role) {
   const io::InputFile file(start.file, role);
@@ -145,10 +145,10 @@ void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::i
   }
 }
 
-template void fill_block_from_file<float>(const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
+template void fill_block_from_file<float>(const StartField&, std::int64_t, std::int64_t, Extent, Extent,
                                           const Kokkos::View<float**, Kokkos::LayoutRight>&, std::size_t,
                                           const char*);
-template void fill_block_from_file<double>(const deck::StartField&, std::int64_t, std::int64_t, Extent, Extent,
+template void fill_block_from_file<double>(const StartField&, std::int64_t, std::int64_t, Extent, Extent,
                                            const Kokkos::View<double**, Kokkos::LayoutRight>&, std::size_t,
                                            const char*);
 

@@ -24,17 +24,17 @@ constexpr const char* kSourceFileRole = "source file (diffusion.source.file)";
 
 // Opens the file and checks that the dataset exists with shape (ny, nx), reading no cell:
 // InputError naming the file and the dataset otherwise, the words fill_block_from_file uses.
-void check_start_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny,
+void check_start_file(const StartField& start, std::int64_t nx, std::int64_t ny,
                       const char* role = kStartFileRole);
 
 // The `units` attribute (text) of the start file's dataset, "" when it has none: the unit
 // of the field, which the output's /diffusion/field (and laplacian) carry.
-std::string start_file_units(const deck::StartField& start);
+std::string start_file_units(const StartField& start);
 
 // Throws InputError for a missing file or dataset, a wrong shape, or a non-finite value
 // (naming the file, the dataset and the first such cell of the block, as (y, x)).
 template <class T>
-void fill_block_from_file(const deck::StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
+void fill_block_from_file(const StartField& start, std::int64_t nx, std::int64_t ny, Extent x, Extent y,
                           const Kokkos::View<T**, Kokkos::LayoutRight>& block,
                           std::size_t slab_bytes = kStartSlabBytes, const char* role = kStartFileRole);
 

@@ -49,7 +49,7 @@ CheckResult agree(MPI_Comm comm, std::int64_t local_first_bad, std::int64_t inte
 
 // Stops before the fields are allocated when this rank's block cannot fit its device.
 template <class T>
-bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, int halo, const RunContext& ctx) {
+bool check_block_fits(const DiffusionSettings& s, const Decomposition& d, int halo, const RunContext& ctx) {
   mpi::collective(ctx.comm, [&] {
     const std::int64_t ny = d.y().size, nx = d.x().size;
     // u and u_next with their halos; the interior copy and, if kept, L(u) (block-shaped)
@@ -72,7 +72,7 @@ bool check_block_fits(const deck::DiffusionSettings& s, const Decomposition& d, 
 
 // The run's scheme: the edges' rules, the source (a field read here), c_x and c_y.
 template <class T>
-Scheme<T> scheme_for(const deck::DiffusionSettings& s, const Decomposition& d, int width) {
+Scheme<T> scheme_for(const DiffusionSettings& s, const Decomposition& d, int width) {
   Scheme<T> scheme;
   scheme.edges = Edges<T>(s.boundary, s.c_x(), s.c_y(), d, width);
   scheme.source = read_source<T>(s.source, d, width);
@@ -91,7 +91,7 @@ class Solver : public PreparedStudy {
  public:
   // Settles the layout, checks the memory, allocates and loads the start field (or the
   // checkpoint): every mistake in the deck or the data shows here, before any output.
-  Solver(const deck::DiffusionSettings& s, RunContext& ctx, const std::string& checkpoint_path,
+  Solver(const DiffusionSettings& s, RunContext& ctx, const std::string& checkpoint_path,
          const StudyTestHooks& hooks)
       : s_(s),
         ctx_(ctx),
@@ -126,7 +126,7 @@ class Solver : public PreparedStudy {
     line
          << ", " << d_.dims()[0] << " x " << d_.dims()[1] << " blocks (ranks along x by y), halos "
          << stepper_.describe() << ", " << describe_trips(stepper_.steps_per_trip());
-    if (s.boundary != std::array<deck::Boundary, 4>{}) line << "; boundary: " << deck::describe(s.boundary);
+    if (s.boundary != std::array<Boundary, 4>{}) line << "; boundary: " << describe(s.boundary);
     if (s.source.present()) line << "; source: " << s.source.describe();
     log::info(ctx.comm, line.str());
     // a checkpoint can be asked for at any step (a stop signal): its place must be usable
@@ -300,7 +300,7 @@ class Solver : public PreparedStudy {
                        kExitStopped);
   }
 
-  const deck::DiffusionSettings& s_;
+  const DiffusionSettings& s_;
   RunContext& ctx_;
   std::string checkpoint_path_;
   std::string output_path_;     // the run's output, which the checkpoints name
@@ -320,7 +320,7 @@ class Solver : public PreparedStudy {
   double stepping_since_ = 0;  // wall_seconds() when the steps not yet charged to a timer began
 };
 
-std::unique_ptr<PreparedStudy> prepare_with(const deck::DiffusionSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_with(const DiffusionSettings& settings, RunContext& context,
                                             const std::string& checkpoint_path, const StudyTestHooks& hooks) {
   if (settings.precision == core::Precision::float64)
     return std::make_unique<Solver<double>>(settings, context, checkpoint_path, hooks);
@@ -329,17 +329,17 @@ std::unique_ptr<PreparedStudy> prepare_with(const deck::DiffusionSettings& setti
 
 }  // namespace
 
-std::unique_ptr<PreparedStudy> prepare_study(const deck::DiffusionSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const DiffusionSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path) {
   return prepare_with(settings, context, checkpoint_path, StudyTestHooks{});
 }
 
-void run_study(const deck::DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
+void run_study(const DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
                const std::string& checkpoint_path) {
   prepare_study(settings, context, checkpoint_path)->run(output);
 }
 
-void run_study(const deck::DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
+void run_study(const DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
                const std::string& checkpoint_path, const StudyTestHooks& hooks) {
   prepare_with(settings, context, checkpoint_path, hooks)->run(output);
 }

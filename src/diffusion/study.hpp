@@ -14,11 +14,11 @@ namespace trident::diffusion {
 // checkpoints are written (settings.checkpoint_file or the default beside the output).
 // Its run() throws StudyStopped (after writing the frames so far) when the field turns
 // non-finite (exit 1) or a stop signal arrives (exit 75).
-std::unique_ptr<PreparedStudy> prepare_study(const deck::DiffusionSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const DiffusionSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path);
 
 // prepare_study(...)->run(output): for tests and callers with one study.
-void run_study(const deck::DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
+void run_study(const DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
                const std::string& checkpoint_path);
 
 }  // namespace trident::diffusion

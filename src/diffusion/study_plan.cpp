@@ -18,7 +18,7 @@ namespace {
 class DiffusionPlan : public StudyPlan {
  public:
   explicit DiffusionPlan(const deck::Section& top)
-      : settings_(deck::parse_diffusion(top)),
+      : settings_(parse_diffusion(top)),
         ranks_at_(top.source().at(settings_.ranks[0] > 0 ? "diffusion.ranks" : "diffusion.nx")),
         halo_width_at_(top.source().at("diffusion.halo_width")) {}
 
@@ -47,12 +47,12 @@ class DiffusionPlan : public StudyPlan {
       throw InputError(halo_width_at_ + e.what());
     }
     io::check_output_destination(MPI_COMM_SELF, checks.checkpoint_path, /*overwrite=*/true);
-    if (settings_.start.kind == "file" && !checks.restarting)
+    if (settings_.start.kind == StartField::Kind::file && !checks.restarting)
       check_start_file(settings_.start, settings_.nx, settings_.ny);
     if (settings_.source.from_file) check_start_file(settings_.source.as_file(), settings_.nx, settings_.ny, kSourceFileRole);
     if (settings_.c_field()) {
-      deck::StartField c;
-      c.kind = "file";
+      StartField c;
+      c.kind = StartField::Kind::file;
       c.file = settings_.c_file;
       c.dataset = settings_.c_dataset;
       check_start_file(c, settings_.nx, settings_.ny, "diffusivity file (diffusion.c.file)");
@@ -69,7 +69,7 @@ class DiffusionPlan : public StudyPlan {
   void after_output(const std::string& output_path) const override { write_xdmf(output_path); }
 
  private:
-  deck::DiffusionSettings settings_;
+  DiffusionSettings settings_;
   std::string ranks_at_, halo_width_at_;  // "FILE:LINE:COL: " of the keys the checks name
 };
 

@@ -18,7 +18,7 @@ struct StudyTestHooks {
 };
 
 // study.hpp's run_study() with `hooks`.
-void run_study(const deck::DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
+void run_study(const DiffusionSettings& settings, RunContext& context, io::OutputFile& output,
                const std::string& checkpoint_path, const StudyTestHooks& hooks);
 
 }  // namespace trident::diffusion

@@ -42,7 +42,7 @@ void OutputFile::attribute(const std::string& object, const std::string& name,
 }
 
 void OutputFile::attribute(const std::string& object, const std::string& name, double value) {
-  MPI_Bcast(&value, 1, MPI_DOUBLE, 0, comm_);
+  mpi::broadcast(comm_, &value, 1);
   agreed([&] {
     if (holds_file()) write_number_attribute(file_, path_, object, name, &value, 1, true);
   });
@@ -50,7 +50,7 @@ void OutputFile::attribute(const std::string& object, const std::string& name, d
 
 void OutputFile::attribute(const std::string& object, const std::string& name,
                            std::int64_t value) {
-  MPI_Bcast(&value, 1, MPI_INT64_T, 0, comm_);
+  mpi::broadcast(comm_, &value, 1);
   agreed([&] {
     if (holds_file()) write_number_attribute(file_, path_, object, name, &value, 1, true);
   });
@@ -59,10 +59,10 @@ void OutputFile::attribute(const std::string& object, const std::string& name,
 void OutputFile::attribute(const std::string& object, const std::string& name,
                            const std::vector<double>& values) {
   std::uint64_t n = values.size();
-  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm_);
+  mpi::broadcast(comm_, &n, 1);
   std::vector<double> v(values);
   v.resize(n);
-  MPI_Bcast(v.data(), static_cast<int>(n), MPI_DOUBLE, 0, comm_);
+  mpi::broadcast(comm_, v.data(), static_cast<int>(n));
   agreed([&] {
     if (holds_file()) write_number_attribute(file_, path_, object, name, v.data(), n, false);
   });

@@ -198,14 +198,14 @@ std::int64_t OutputFile::direct_address(const std::string& dataset, const std::v
   });
   // rank 0's answer to every rank: the address, the rank of the dataset, its dims
   std::vector<std::int64_t> shared{target.address, static_cast<std::int64_t>(target.dims.size())};
-  MPI_Bcast(shared.data(), 2, MPI_INT64_T, 0, comm_);
+  mpi::broadcast(comm_, shared.data(), 2);
   target.address = shared[0];
   target.dims.resize(static_cast<std::size_t>(shared[1]));
-  if (!target.dims.empty()) MPI_Bcast(target.dims.data(), shared[1], MPI_UINT64_T, 0, comm_);
+  if (!target.dims.empty()) mpi::broadcast(comm_, target.dims.data(), static_cast<int>(shared[1]));
   // every rank's block must be whole rows; otherwise all go the gathered way, which also
   // reports a block outside the dataset as before
   int usable = target.address >= 0 && whole_rows(target.dims, offset, count) ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm_);
+  mpi::min_over_ranks(comm_, &usable, 1);
   if (!usable || product(target.dims) * H5Tget_size(memory_type) < sizeof(std::uint64_t)) return -1;
   // every rank must see rank 0's file: a mark that rank 0 writes where the dataset starts,
   // looked for by every rank, then the bytes it covered put back (rows that an earlier
@@ -221,9 +221,9 @@ std::int64_t OutputFile::direct_address(const std::string& dataset, const std::v
     covered = word_at(partial_path(), path_, dataset, at);
     write_bytes_at(partial_path(), path_, dataset, at, &mark, sizeof mark);
   });
-  MPI_Bcast(&mark, 1, MPI_UINT64_T, 0, comm_);
+  mpi::broadcast(comm_, &mark, 1);
   usable = holds_mark(partial_path(), at, mark) ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm_);
+  mpi::min_over_ranks(comm_, &usable, 1);
   agreed([&] {
     if (holds_file()) write_bytes_at(partial_path(), path_, dataset, at, &covered, sizeof covered);
   });
@@ -261,7 +261,7 @@ void OutputFile::gather_slabs(const std::vector<std::uint64_t>& offset,
   if (me != 0) {
     std::vector<std::uint64_t> header(offset);
     header.insert(header.end(), count.begin(), count.end());
-    MPI_Send(header.data(), 2 * rank_dims, MPI_UINT64_T, 0, kSlabTag, comm_);
+    mpi::send(comm_, header.data(), 2 * rank_dims, 0, kSlabTag);
     mpi::send_bytes(comm_, data, product(count) * sizeof(T), 0, kSlabTag);
     return;
   }
@@ -279,7 +279,7 @@ void OutputFile::gather_slabs(const std::vector<std::uint64_t>& offset,
   std::vector<T> buffer;
   for (int r = 1; r < n; ++r) {
     std::vector<std::uint64_t> header(2 * rank_dims);
-    MPI_Recv(header.data(), 2 * rank_dims, MPI_UINT64_T, r, kSlabTag, comm_, MPI_STATUS_IGNORE);
+    mpi::receive(comm_, header.data(), 2 * rank_dims, r, kSlabTag);
     std::vector<std::uint64_t> off(header.begin(), header.begin() + rank_dims);
     std::vector<std::uint64_t> cnt(header.begin() + rank_dims, header.end());
     buffer.resize(product(cnt));
@@ -295,7 +295,7 @@ void OutputFile::write_array(const std::string& dataset, const std::vector<T>& v
   std::vector<std::uint64_t> shape = dims;
   if (shape.empty()) shape = {static_cast<std::uint64_t>(values.size())};
   // The shape must agree on every rank: take rank 0's.
-  MPI_Bcast(shape.data(), static_cast<int>(shape.size()), MPI_UINT64_T, 0, comm_);
+  mpi::broadcast(comm_, shape.data(), static_cast<int>(shape.size()));
   create_dataset<T>(dataset, shape);
   if (product(shape) == 0) return;  // an empty dataset has nothing to write (every rank knows)
   const bool root = mpi::rank(comm_) == 0;

@@ -174,7 +174,7 @@ void OutputFile::empty_for_discard() {
 void OutputFile::commit() {
   close();
   forget_unfinished(partial_path());  // finished: kept whatever happens next
-  if (parallel_) MPI_Barrier(comm_);  // every rank's MPI-IO closed before rank 0 opens the file again
+  if (parallel_) mpi::barrier(comm_);  // every rank's MPI-IO closed before rank 0 opens the file again
   mpi::collective(comm_, [&] {
     if (mpi::rank(comm_) != 0) return;
     if (!description_.empty()) {
@@ -198,7 +198,7 @@ void OutputFile::commit() {
 void OutputFile::discard() {
   empty_for_discard();
   close();
-  MPI_Barrier(comm_);
+  mpi::barrier(comm_);
   if (mpi::rank(comm_) == 0) std::remove(partial_path().c_str());
   forget_unfinished(partial_path());
   committed_ = true;  // nothing left for the destructor

@@ -15,17 +15,17 @@ const char* const kDigestNames[2] = {"observations_sha256", "references_sha256"}
 const char* const kDigestKeys[2] = {"knn.observations (its file's sha256)", "knn.references (its file's sha256)"};
 }  // namespace
 
-std::vector<std::string> point_file_digests(MPI_Comm comm, const deck::KnnSettings& s) {
-  const auto file = [](const deck::PointSource& p) { return p.kind == "generate" ? std::string() : p.file; };
+std::vector<std::string> point_file_digests(MPI_Comm comm, const KnnSettings& s) {
+  const auto file = [](const PointSource& p) { return p.kind == PointSource::Kind::generate ? std::string() : p.file; };
   return io::sha256_on_root(comm, {file(s.observations), file(s.references)});
 }
 
-void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
+void write_checkpoint(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
                       std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows) {
   write_checkpoint(comm, path, settings, n_observations, n_references, rows, rows.neighbours);
 }
 
-void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
+void write_checkpoint(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
                       std::int64_t n_observations, std::int64_t n_references, const ChunkRows& rows,
                       const Neighbours& neighbours) {
   const auto n = static_cast<std::uint64_t>(n_observations), k = static_cast<std::uint64_t>(settings.k);
@@ -42,7 +42,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const deck::KnnSet
   file.commit();
 }
 
-void write_checkpoint_settings(io::OutputFile& file, MPI_Comm comm, const deck::KnnSettings& settings,
+void write_checkpoint_settings(io::OutputFile& file, MPI_Comm comm, const KnnSettings& settings,
                                std::int64_t n_observations, std::int64_t n_references) {
   file.attribute("/", "study", std::string("knn"));
   file.attribute("/", "trident_version", BuildInfo::trident_version());
@@ -50,8 +50,8 @@ void write_checkpoint_settings(io::OutputFile& file, MPI_Comm comm, const deck::
   file.attribute("/knn", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/knn", "radius", settings.radius);
   if (settings.has_max_distance()) file.attribute("/knn", "max_distance", settings.max_distance);
-  if (settings.rows != deck::KnnRows::nearest)
-    file.attribute("/knn", "rows", std::string(settings.rows == deck::KnnRows::all ? "all" : "count"));
+  if (settings.rows != KnnRows::nearest)
+    file.attribute("/knn", "rows", std::string(settings.rows == KnnRows::all ? "all" : "count"));
   file.attribute("/knn", "observations", settings.observations.describe());
   file.attribute("/knn", "references", settings.references.describe());
   file.attribute("/knn", "observation_count", n_observations);
@@ -61,7 +61,7 @@ void write_checkpoint_settings(io::OutputFile& file, MPI_Comm comm, const deck::
     if (!digests[i].empty()) file.attribute("/knn", kDigestNames[i], digests[i]);
 }
 
-void check_checkpoint_settings(const io::InputFile& file, const std::string& path, const deck::KnnSettings& s,
+void check_checkpoint_settings(const io::InputFile& file, const std::string& path, const KnnSettings& s,
                                std::int64_t n_observations, std::int64_t n_references,
                                const std::vector<std::string>& digests) {
   if (!file.has("/knn/done") || ((!file.has("/knn/indices") || !file.has("/knn/distances")) && !file.has("/knn/counts")))
@@ -71,7 +71,7 @@ void check_checkpoint_settings(const io::InputFile& file, const std::string& pat
                      in_deck + "; restart with the deck that wrote it");
   };
   const std::string rows = file.has_attribute("/knn", "rows") ? file.string_attribute("/knn", "rows") : "nearest";
-  const std::string wanted_rows = s.rows == deck::KnnRows::all ? "all" : s.rows == deck::KnnRows::count ? "count" : "nearest";
+  const std::string wanted_rows = s.rows == KnnRows::all ? "all" : s.rows == KnnRows::count ? "count" : "nearest";
   const std::int64_t k = file.integer_attribute("/knn", "k");
   if (rows != wanted_rows || k != s.k)
     mismatch("knn.k", rows == "nearest" ? std::to_string(k) : rows, wanted_rows == "nearest" ? std::to_string(s.k) : wanted_rows);
@@ -107,7 +107,7 @@ void check_checkpoint_settings(const io::InputFile& file, const std::string& pat
   }
 }
 
-ChunkRows read_checkpoint(const std::string& path, const deck::KnnSettings& s, std::int64_t n_observations,
+ChunkRows read_checkpoint(const std::string& path, const KnnSettings& s, std::int64_t n_observations,
                           std::int64_t n_references, std::int64_t first, std::int64_t count,
                           const std::vector<std::string>& digests) {
   const io::InputFile file(path, "checkpoint (--restart)");

@@ -42,7 +42,7 @@ struct Field {
 // An open CSV file, positioned after its header, with the positions of the two columns.
 class CsvFile {
  public:
-  explicit CsvFile(const deck::PointSource& source) : source_(source) {
+  explicit CsvFile(const PointSource& source) : source_(source) {
     std::optional<io::TextLines> lines = io::TextLines::open_file(source.file);
     if (!lines) throw InputError(source.file + ": cannot open the CSV file of " + source.key);
     lines_.emplace(std::move(*lines));
@@ -216,7 +216,7 @@ class CsvFile {
     return out;
   }
 
-  const deck::PointSource& source_;
+  const PointSource& source_;
   std::optional<io::TextLines> lines_;
   std::vector<Field> fields_;
   std::vector<std::string> header_names_;
@@ -226,7 +226,7 @@ class CsvFile {
 
 }  // namespace
 
-std::int64_t count_csv_points(const deck::PointSource& source) {
+std::int64_t count_csv_points(const PointSource& source) {
   CsvFile file(source);
   std::int64_t rows = 0;
   std::string_view line;
@@ -237,7 +237,7 @@ std::int64_t count_csv_points(const deck::PointSource& source) {
   return rows;
 }
 
-std::vector<double> read_csv_points(const deck::PointSource& source, std::int64_t first,
+std::vector<double> read_csv_points(const PointSource& source, std::int64_t first,
                                     std::int64_t count, PointIds* ids) {
   CsvFile file(source);
   std::vector<double> points;

@@ -14,7 +14,7 @@ namespace trident::knn {
 
 namespace {
 
-std::string where(const deck::PointSource& source) {
+std::string where(const PointSource& source) {
   return source.file + ": dataset " + source.ids + " (" + source.ids_key() + ")";
 }
 
@@ -25,7 +25,7 @@ struct IdsDataset {
   H5T_class_t type_class = H5T_NO_CLASS;
 };
 
-IdsDataset open_ids(const deck::PointSource& source) {
+IdsDataset open_ids(const PointSource& source) {
   const io::InputFile input(source.file, "point file of " + source.key);
   if (!input.has(source.ids))
     throw InputError(source.file + ": the point file of " + source.key + " has no dataset '" + source.ids + "' (" +
@@ -47,7 +47,7 @@ void select(const IdsDataset& d, std::int64_t first, std::int64_t count, io::Han
   memory_space = io::Handle(H5Screate_simple(1, &n, nullptr));
 }
 
-PointIds read_integers(const deck::PointSource& source, const IdsDataset& d, std::int64_t first, std::int64_t count) {
+PointIds read_integers(const PointSource& source, const IdsDataset& d, std::int64_t first, std::int64_t count) {
   std::vector<std::int64_t> ids(static_cast<std::size_t>(count));
   io::Handle file_space, memory_space;
   select(d, first, count, file_space, memory_space);
@@ -67,7 +67,7 @@ PointIds read_integers(const deck::PointSource& source, const IdsDataset& d, std
   return PointIds::from_integers(std::move(ids));
 }
 
-PointIds read_texts(const deck::PointSource& source, const IdsDataset& d, std::int64_t first, std::int64_t count) {
+PointIds read_texts(const PointSource& source, const IdsDataset& d, std::int64_t first, std::int64_t count) {
   io::Handle file_space, memory_space;
   select(d, first, count, file_space, memory_space);
   io::Handle memory_type(H5Tcopy(d.type.get()));  // same length, padding and character set
@@ -103,7 +103,7 @@ PointIds read_texts(const deck::PointSource& source, const IdsDataset& d, std::i
 
 }  // namespace
 
-void check_hdf5_ids(const deck::PointSource& source, std::int64_t points) {
+void check_hdf5_ids(const PointSource& source, std::int64_t points) {
   const IdsDataset d = open_ids(source);
   io::Handle space(H5Dget_space(d.dataset.get()));
   const int rank = H5Sget_simple_extent_ndims(space.get());
@@ -120,7 +120,7 @@ void check_hdf5_ids(const deck::PointSource& source, std::int64_t points) {
                      (d.type_class == H5T_FLOAT ? std::string("floating-point numbers") : std::string("another type")));
 }
 
-PointIds read_hdf5_ids(const deck::PointSource& source, std::int64_t first, std::int64_t count) {
+PointIds read_hdf5_ids(const PointSource& source, std::int64_t first, std::int64_t count) {
   const IdsDataset d = open_ids(source);
   if (count <= 0)
     return PointIds::empty(d.type_class == H5T_STRING ? PointIds::Kind::text : PointIds::Kind::integer);

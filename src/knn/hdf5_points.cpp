@@ -9,7 +9,7 @@
 
 namespace trident::knn {
 
-std::int64_t count_hdf5_points(const deck::PointSource& source) {
+std::int64_t count_hdf5_points(const PointSource& source) {
   const io::InputFile file(source.file, "point file of " + source.key);
   const std::vector<std::uint64_t> dims = file.dims(source.dataset);
   if (dims.size() != 2 || dims[1] != 2) {
@@ -24,7 +24,7 @@ std::int64_t count_hdf5_points(const deck::PointSource& source) {
   return points;
 }
 
-std::vector<double> read_hdf5_points(const deck::PointSource& source, std::int64_t first,
+std::vector<double> read_hdf5_points(const PointSource& source, std::int64_t first,
                                      std::int64_t count) {
   const io::InputFile file(source.file, "point file of " + source.key);
   std::vector<double> points = file.read<double>(

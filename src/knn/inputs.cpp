@@ -22,13 +22,13 @@ PointIds slice(const PointIds& ids, std::int64_t first, std::int64_t count) {
 
 }  // namespace
 
-KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name) {
+KnnInputs read_inputs(const KnnSettings& settings, MPI_Comm comm, const std::string& host_name) {
   KnnInputs in;
   // Every rank reads every reference and its own observations; a bad value found by any
   // rank stops all of them with the same message, before the search starts.
   mpi::collective(comm, [&] {
     in.n_references = count_points(settings.references);
-    deck::check_k(settings, in.n_references);
+    check_k(settings, in.n_references);
     in.n_observations = count_points(settings.observations);
     chunk_of(in.n_observations, mpi::size(comm), mpi::rank(comm), in.first, in.count);
     // host memory held for the whole search: the points as read and as unit vectors, and

@@ -27,6 +27,6 @@ struct KnnInputs {
 // Counts the point sets, checks k and the host memory the search holds (naming
 // `host_name`), then reads and validates the points and their ids. Collective: every rank
 // fails together with the lowest failing rank's message.
-KnnInputs read_inputs(const deck::KnnSettings& settings, MPI_Comm comm, const std::string& host_name);
+KnnInputs read_inputs(const KnnSettings& settings, MPI_Comm comm, const std::string& host_name);
 
 }  // namespace trident::knn

@@ -75,7 +75,7 @@ PointIds PointIds::from_text_bytes(std::string bytes) {
   return p;
 }
 
-void settle_ids(PointIds& ids, const deck::PointSource& source, std::int64_t first, MPI_Comm comm) {
+void settle_ids(PointIds& ids, const PointSource& source, std::int64_t first, MPI_Comm comm) {
   if (!source.has_ids()) return;
   using Kind = PointIds::Kind;
   // [0]: some rank holds integers, [1]: some rank holds texts, [2]: some rank's texts are
@@ -83,7 +83,7 @@ void settle_ids(PointIds& ids, const deck::PointSource& source, std::int64_t fir
   std::vector<int> seen{ids.kind() == Kind::integer ? 1 : 0, ids.kind() == Kind::text && ids.size() > 0 ? 1 : 0,
                         ids.kind() == Kind::text && !ids.texts_are_integers() ? 1 : 0};
   mpi::max_over_ranks(comm, seen.data(), 3);
-  const bool integers = seen[0] != 0 || (source.kind == "csv" && seen[2] == 0);
+  const bool integers = seen[0] != 0 || (source.kind == PointSource::Kind::csv && seen[2] == 0);
   if (integers && ids.kind() == Kind::text) ids.texts_to_integers();
   if (ids.size() == 0) ids = PointIds::empty(integers ? Kind::integer : Kind::text);
   mpi::collective(comm, [&] {
@@ -92,7 +92,7 @@ void settle_ids(PointIds& ids, const deck::PointSource& source, std::int64_t fir
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (values[i] != kIntegerIdFill) continue;
       const std::int64_t point = first + static_cast<std::int64_t>(i);
-      const std::string at = source.kind == "csv" ? "row " + std::to_string(point + 1) : "entry " + std::to_string(point);
+      const std::string at = source.kind == PointSource::Kind::csv ? "row " + std::to_string(point + 1) : "entry " + std::to_string(point);
       throw InputError(source.file + ": " + at + " of " + source.ids_key() + ": the id " + std::to_string(kIntegerIdFill) +
                        " is the value the output keeps for unfinished rows; give the point another id");
     }

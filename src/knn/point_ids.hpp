@@ -57,6 +57,6 @@ bool plain_integer(std::string_view text, std::int64_t& value);
 // every rank, a rank that holds none included: a CSV column becomes integers when every
 // rank's texts are plain integers. Then refuses an integer id equal to kIntegerIdFill
 // (InputError naming the file, the point and the deck key, on every rank). Collective.
-void settle_ids(PointIds& ids, const deck::PointSource& source, std::int64_t first, MPI_Comm comm);
+void settle_ids(PointIds& ids, const PointSource& source, std::int64_t first, MPI_Comm comm);
 
 }  // namespace trident::knn

@@ -32,28 +32,28 @@ void generated_point(std::uint64_t seed, std::int64_t index, double& latitude, d
   longitude = 360.0 * unit_interval(b) - 180.0;
 }
 
-std::int64_t count_points(const deck::PointSource& source) {
+std::int64_t count_points(const PointSource& source) {
   std::int64_t n = 0;
-  if (source.kind == "generate") n = source.count;
-  else if (source.kind == "csv") n = count_csv_points(source);
+  if (source.kind == PointSource::Kind::generate) n = source.count;
+  else if (source.kind == PointSource::Kind::csv) n = count_csv_points(source);
   else n = count_hdf5_points(source);
   if (n < 1) {
-    const std::string what = source.kind == "hdf5" ? source.file + ": dataset " + source.dataset
+    const std::string what = source.kind == PointSource::Kind::hdf5 ? source.file + ": dataset " + source.dataset
                                                    : source.file;
     throw InputError(what + ": holds no points; " + source.key + " needs at least one");
   }
   return n;
 }
 
-std::vector<double> read_points(const deck::PointSource& source, std::int64_t first,
+std::vector<double> read_points(const PointSource& source, std::int64_t first,
                                 std::int64_t count, PointIds* ids) {
   if (ids != nullptr && source.has_ids()) {
     // a rank without points still learns an HDF5 set's kind of ids
-    *ids = source.kind == "hdf5" ? read_hdf5_ids(source, first, count) : PointIds::empty(PointIds::Kind::text);
+    *ids = source.kind == PointSource::Kind::hdf5 ? read_hdf5_ids(source, first, count) : PointIds::empty(PointIds::Kind::text);
   }
   if (count <= 0) return {};
-  if (source.kind == "csv") return read_csv_points(source, first, count, source.has_ids() ? ids : nullptr);
-  if (source.kind == "hdf5") return read_hdf5_points(source, first, count);
+  if (source.kind == PointSource::Kind::csv) return read_csv_points(source, first, count, source.has_ids() ? ids : nullptr);
+  if (source.kind == PointSource::Kind::hdf5) return read_hdf5_points(source, first, count);
   std::vector<double> points(static_cast<std::size_t>(2 * count));
   // Each point comes from its own index (counter-based), so threads may take any share.
   core::host_parallel_ranges(count, kPointsPerHostThread, [&](std::int64_t begin, std::int64_t end) {

@@ -17,7 +17,7 @@ bool tied(double a, double b) { return std::fabs(a - b) <= kTieRelative * std::m
 
 }  // namespace
 
-RowFinish::RowFinish(const deck::KnnSettings& settings, std::int64_t count)
+RowFinish::RowFinish(const KnnSettings& settings, std::int64_t count)
     : max_distance_(settings.max_distance),
       radius_(settings.radius),
       k_(static_cast<int>(settings.k)),

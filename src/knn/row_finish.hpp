@@ -18,7 +18,7 @@ class RowFinish {
  public:
   // `count` rows of this rank's chunk. Where neither applies, the output's rows are the
   // search's (no copy, finish() does nothing).
-  RowFinish(const deck::KnnSettings& settings, std::int64_t count);
+  RowFinish(const KnnSettings& settings, std::int64_t count);
 
   // Whether the output's rows are an array of their own (knn.exclude_self: k wide, the
   // search's k + 1); else they are the search's rows.

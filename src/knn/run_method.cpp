@@ -32,7 +32,7 @@ std::string figure(double v, const char* format) {
 
 }  // namespace
 
-RunMethod choose_run_method(const deck::KnnSettings& settings, std::int64_t n_obs, std::int64_t rows,
+RunMethod choose_run_method(const KnnSettings& settings, std::int64_t n_obs, std::int64_t rows,
                             std::int64_t n_refs, MPI_Comm comm, const std::string& device) {
   const int k = static_cast<int>(settings.k);
   const MethodChoice choice = choose_method(settings.method, n_obs, n_refs, k, kOnDevice);
@@ -45,7 +45,7 @@ RunMethod choose_run_method(const deck::KnnSettings& settings, std::int64_t n_ob
   const std::string what = "the spatial index of " + std::to_string(n_refs) + " references and a batch of " +
                            std::to_string(std::min(std::max<std::int64_t>(rows, 1), kFewestBatchRows)) +
                            " observations with k = " + std::to_string(k);
-  if (settings.method == "index") {
+  if (settings.method == KnnMethod::index) {
     mpi::collective(comm, [&] { check_device_memory(need, have, "knn.method: index", what, device); });
     return run;
   }

@@ -26,7 +26,7 @@ struct RunMethod {
 // index's build and a batch of the rank's rows take checked on every rank. Where it does not
 // fit on some rank, knn.method: index is refused (InputError naming knn.method, on every
 // rank) and auto takes the brute force. Collective.
-RunMethod choose_run_method(const deck::KnnSettings& settings, std::int64_t n_obs, std::int64_t rows,
+RunMethod choose_run_method(const KnnSettings& settings, std::int64_t n_obs, std::int64_t rows,
                             std::int64_t n_refs, MPI_Comm comm, const std::string& device);
 
 // Builds the index of the first few references and drops it: CUDA loads each of the

@@ -6,7 +6,12 @@
 
 #include "core/error.hpp"
 
-namespace trident::deck {
+namespace trident::knn {
+
+using deck::at_least;
+using deck::greater_than;
+using deck::printable;
+using deck::Section;
 
 using core::Precision;
 
@@ -19,19 +24,19 @@ PointSource parse_points(const Section& knn, const std::string& key) {
   s.require_one_key();
   if (s.has("generate")) {
     const Section g = s.section("generate", {"count", "seed"});
-    p.kind = "generate";
+    p.kind = PointSource::Kind::generate;
     p.count = g.integer("count", at_least(1));
     p.seed = static_cast<std::uint64_t>(g.integer("seed", at_least(0), 1));
   } else if (s.has("csv")) {
     const Section c = s.section("csv", {"file", "latitude", "longitude", "id"});
-    p.kind = "csv";
+    p.kind = PointSource::Kind::csv;
     p.file = c.file("file");
     p.latitude = c.text("latitude", "latitude");
     p.longitude = c.text("longitude", "longitude");
     if (c.has("id")) p.ids = c.text("id");
   } else {
     const Section h = s.section("hdf5", {"file", "dataset", "ids"});
-    p.kind = "hdf5";
+    p.kind = PointSource::Kind::hdf5;
     p.file = h.file("file");
     p.dataset = h.text("dataset");
     if (h.has("ids")) p.ids = h.text("ids");
@@ -41,14 +46,18 @@ PointSource parse_points(const Section& knn, const std::string& key) {
 
 }  // namespace
 
-std::string PointSource::ids_key() const { return key + (kind == "csv" ? ".csv.id" : ".hdf5.ids"); }
+const char* method_name(KnnMethod method) {
+  return method == KnnMethod::brute ? "brute" : method == KnnMethod::index ? "index" : "auto";
+}
+
+std::string PointSource::ids_key() const { return key + (kind == Kind::csv ? ".csv.id" : ".hdf5.ids"); }
 
 // Without ids the text is what it was before ids existed, so older checkpoints still match.
 std::string PointSource::describe() const {
-  if (kind == "generate") {
+  if (kind == Kind::generate) {
     return "generate(count=" + std::to_string(count) + ", seed=" + std::to_string(seed) + ")";
   }
-  if (kind == "csv")
+  if (kind == Kind::csv)
     return "csv(" + file + ", latitude=" + latitude + ", longitude=" + longitude + (has_ids() ? ", id=" + ids : "") + ")";
   return "hdf5(" + file + ", dataset=" + dataset + (has_ids() ? ", ids=" + ids : "") + ")";
 }
@@ -84,7 +93,9 @@ KnnSettings parse_knn(const Section& top) {
   }
   d.batch_size = s.integer("batch_size", at_least(0), 0);
   d.tile_size = s.integer("tile_size", at_least(0), 0);
-  d.method = s.choice("method", {"auto", "brute", "index"}, "auto");
+  d.method = s.enum_choice<KnnMethod>(
+      "method", {{"auto", KnnMethod::automatic}, {"brute", KnnMethod::brute}, {"index", KnnMethod::index}},
+      KnnMethod::automatic);
   // absent: no limit, and nothing in the resolved deck (the reader refuses .inf and .nan)
   if (s.has("max_distance")) d.max_distance = s.real("max_distance", at_least(0));
   const std::string form = d.rows == KnnRows::all ? "all" : "count";
@@ -93,7 +104,7 @@ KnnSettings parse_knn(const Section& top) {
   for (const PointSource* p : {&d.observations, &d.references})
     if (d.rows != KnnRows::nearest && p->has_ids())  // the ragged rows carry indices only, for now
       s.fail("k", "k: " + form + " writes no point names yet; leave out " + p->ids_key() + " or give k a number");
-  if (d.references.kind == "generate") check_k(d, d.references.count);
+  if (d.references.kind == PointSource::Kind::generate) check_k(d, d.references.count);
   return d;
 }
 
@@ -108,4 +119,4 @@ void check_k(const KnnSettings& settings, std::int64_t references) {
   }
 }
 
-}  // namespace trident::deck
+}  // namespace trident::knn

@@ -7,13 +7,16 @@
 #include "core/precision.hpp"
 
 namespace trident::deck {
-
 class Section;  // deck/reader.hpp: settings.cpp reads the section through it
+}
+
+namespace trident::knn {
 
 // Where a set of points (observations or references) comes from. Latitude and
 // longitude are in degrees.
 struct PointSource {
-  std::string kind;  // generate | csv | hdf5
+  enum class Kind { generate, csv, hdf5 };
+  Kind kind = Kind::generate;
   std::string key;   // deck path for messages, e.g. "knn.observations"
   // generate: `count` points uniform on the sphere, from `seed` (point i depends only on
   // seed and i, so every rank can make its own part).
@@ -37,6 +40,13 @@ struct PointSource {
 // knn.max_distance (`k: all`, ragged rows), or only how many lie within it (`k: count`).
 enum class KnnRows { nearest, all, count };
 
+// How references are searched: brute (every pair screened), index (knn/index/: a spatial
+// index on the sphere) or automatic (`auto` in a deck: chosen from the counts and k). The
+// answer is the same bit for bit.
+enum class KnnMethod { automatic, brute, index };
+// The deck's word for it: auto, brute or index.
+const char* method_name(KnnMethod method);
+
 struct KnnSettings {
   std::int64_t k = 1;  // 1 with k: all and count (checked against the references like any k)
   KnnRows rows = KnnRows::nearest;
@@ -47,10 +57,7 @@ struct KnnSettings {
   PointSource references;
   std::int64_t batch_size = 0;  // observations per device batch; 0: from free device memory
   std::int64_t tile_size = 0;   // references per device tile; 0: all when they fit
-  // how references are searched: brute (every pair screened), index (knn/index/: a
-  // spatial index on the sphere) or auto (chosen from the counts and k); the answer is
-  // the same bit for bit
-  std::string method = "auto";
+  KnnMethod method = KnnMethod::automatic;
   // knn.max_distance, in the unit of `radius`: the k nearest within it, rows padded with
   // index -1 and distance NaN where fewer lie within; infinity when the deck gives none
   double max_distance = std::numeric_limits<double>::infinity();
@@ -71,10 +78,10 @@ struct KnnSettings {
 };
 
 // Reads `knn:` from the top-level section (the caller checked that it is there).
-KnnSettings parse_knn(const Section& top);
+KnnSettings parse_knn(const deck::Section& top);
 
 // k against the number of references, once a file has told it: InputError naming knn.k
 // (run and validate both check it before any point is read).
 void check_k(const KnnSettings& settings, std::int64_t references);
 
-}  // namespace trident::deck
+}  // namespace trident::knn

@@ -44,7 +44,7 @@ struct ChunkResult {
   std::int64_t first = 0, count = 0;  // this rank's observations
   std::vector<double> lat_lon;        // count x 2, degrees
   SearchProfile stats;
-  std::string method = "brute";  // the search knn.method took: brute or index
+  KnnMethod method = KnnMethod::brute;  // the search knn.method took: brute or index
   double index_build_seconds = 0.0;  // this rank's build of the index (part of stats.search_seconds)
   std::int64_t rows_done_before = 0;  // every rank's rows done before this run's search (a restart)
 };
@@ -56,7 +56,7 @@ std::string figure(double v, const char* format) {
 }
 
 // The deck's settings, and the TRIDENT_KNN_* overrides.
-SearchOptions search_options(const deck::KnnSettings& settings, const core::Overrides& overrides) {
+SearchOptions search_options(const KnnSettings& settings, const core::Overrides& overrides) {
   SearchOptions options;
   options.k = static_cast<int>(settings.search_k());
   options.radius = settings.radius;
@@ -113,7 +113,7 @@ namespace {
 // The rows not yet written (`rows`), the attributes and the log's lines. `done`: this rank's
 // rows finished (1) or not (0), written as /knn/done when the search stopped early; empty
 // when it completed.
-void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
+void write_result(const KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
                   OutputRows& rows, const std::vector<std::uint8_t>& done, const RowFinish& finish);
 
 // The points read and checked (and, on restart, the finished rows loaded) before the
@@ -121,7 +121,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
 // signal, writes a checkpoint and the rows so far.
 class KnnStudy : public PreparedStudy {
  public:
-  KnnStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path,
+  KnnStudy(const KnnSettings& settings, RunContext& context, std::string checkpoint_path,
            const StudyTestHooks& hooks)
       : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)), hooks_(hooks) {
     std::optional<Timers::Scope> timer(std::in_place, context.timers, "knn.read");
@@ -188,7 +188,7 @@ class KnnStudy : public PreparedStudy {
           mpi::collective(context_.comm, [&] { warm_up_index_build(references); });
         }
         auto build = context_.timers.scope("knn.index_build");
-        r.method = "index";
+        r.method = KnnMethod::index;
         r.index_build_seconds = build_run_index(references, options, context_.comm);
       }
       std::optional<ObservationVectors> observations;
@@ -261,7 +261,7 @@ class KnnStudy : public PreparedStudy {
   }
 
  private:
-  const deck::KnnSettings& settings_;
+  const KnnSettings& settings_;
   RunContext& context_;
   std::string checkpoint_path_;
   KnnInputs inputs_;
@@ -273,24 +273,24 @@ class KnnStudy : public PreparedStudy {
 
 }  // namespace
 
-std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const KnnSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path, const StudyTestHooks& hooks) {
-  if (settings.rows != deck::KnnRows::nearest) return prepare_within_study(settings, context, checkpoint_path);
+  if (settings.rows != KnnRows::nearest) return prepare_within_study(settings, context, checkpoint_path);
   return std::make_unique<KnnStudy>(settings, context, checkpoint_path, hooks);
 }
 
-std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const KnnSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path) {
   return prepare_study(settings, context, checkpoint_path, StudyTestHooks{});
 }
 
-void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output) {
+void run_study(const KnnSettings& settings, RunContext& context, io::OutputFile& output) {
   prepare_study(settings, context, io::default_checkpoint_path(output.path()))->run(output);
 }
 
 namespace {
 
-void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
+void write_result(const KnnSettings& settings, const ChunkResult& r, MPI_Comm comm, io::OutputFile& out,
                   OutputRows& rows, const std::vector<std::uint8_t>& done, const RowFinish& finish) {
   const double slowest = mpi::max_over_ranks(comm, r.stats.search_seconds);
   // the pairs this run searched: a stopped run's rows done, less those a restart began with
@@ -309,7 +309,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
   log::info(comm, "knn: search " + figure(slowest, "%.4f") + " s (slowest rank), " +
                       figure(pairs / slowest, "%.4g") + " pairs/s, " + figure(widened, "%.0f") +
                       " observations needed a longer list, " +
-                      (r.method == "index"
+                      (r.method == KnnMethod::index
                            ? "through the spatial index (built in " + figure(build, "%.4f") + " s, slowest rank; " +
                                  figure(leaves_a_row, "%.1f") + " leaves screened a row on rank 0), "
                            : std::to_string(r.stats.tiles) + " reference tile(s), ") +
@@ -366,7 +366,7 @@ void write_result(const deck::KnnSettings& settings, const ChunkResult& r, MPI_C
     log::detail(comm, "knn: " + figure(early, "%.0f") + " of " + std::to_string(r.n_observations) +
                           " rows written into the file as their rounds ended (and every observation from the "
                           "search's start), on a thread of their own");
-  out.attribute("/knn", "method", r.method);
+  out.attribute("/knn", "method", std::string(method_name(r.method)));
   if (mpi::max_over_ranks(comm, done.empty() ? 0.0 : 1.0) > 0) {  // stopped early: which rows hold results
     out.create_dataset<std::uint8_t>("/knn/done", {n});
     out.describe("/knn/done", {"observation"}, "whether the search finished the observation's row", "");

@@ -12,11 +12,11 @@ namespace trident::knn {
 // rows) before the output exists; run() searches and writes /knn. A stop signal ends the
 // search after the round under way with a checkpoint at `checkpoint_path`, the rows so
 // far in the output and StudyStopped (exit 75).
-std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const KnnSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path);
 
 // prepare_study(...)->run(output) with the checkpoint beside the output: for tests and
 // callers with one study.
-void run_study(const deck::KnnSettings& settings, RunContext& context, io::OutputFile& output);
+void run_study(const KnnSettings& settings, RunContext& context, io::OutputFile& output);
 
 }  // namespace trident::knn

@@ -11,7 +11,7 @@ namespace {
 
 class KnnPlan : public StudyPlan {
  public:
-  explicit KnnPlan(const deck::Section& top) : settings_(deck::parse_knn(top)) {}
+  explicit KnnPlan(const deck::Section& top) : settings_(parse_knn(top)) {}
 
   std::string summary() const override {
     return "knn (k = " + settings_.k_text() + ", observations " + settings_.observations.describe() +
@@ -22,11 +22,11 @@ class KnnPlan : public StudyPlan {
   // observations counted, the checkpoint's place. A CSV's rows are counted by reading it
   // through: left to the study unless checks.read_counts.
   bool check_before_work(const WorkChecks& checks) const override {
-    for (const deck::PointSource* points : {&settings_.references, &settings_.observations}) {
-      if (points->kind == "csv" && !checks.read_counts) return false;
-      if (points->kind == "generate") continue;
+    for (const PointSource* points : {&settings_.references, &settings_.observations}) {
+      if (points->kind == PointSource::Kind::csv && !checks.read_counts) return false;
+      if (points->kind == PointSource::Kind::generate) continue;
       const std::int64_t count = count_points(*points);
-      if (points == &settings_.references) deck::check_k(settings_, count);
+      if (points == &settings_.references) check_k(settings_, count);
     }
     io::check_output_destination(MPI_COMM_SELF, checks.checkpoint_path, /*overwrite=*/true);
     return true;
@@ -37,7 +37,7 @@ class KnnPlan : public StudyPlan {
   }
 
  private:
-  deck::KnnSettings settings_;
+  KnnSettings settings_;
 };
 
 std::unique_ptr<StudyPlan> read(const deck::Section& top) { return std::make_unique<KnnPlan>(top); }

@@ -17,7 +17,7 @@ struct StudyTestHooks {
 };
 
 // study.hpp's prepare_study() with `hooks`.
-std::unique_ptr<PreparedStudy> prepare_study(const deck::KnnSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_study(const KnnSettings& settings, RunContext& context,
                                              const std::string& checkpoint_path, const StudyTestHooks& hooks);
 
 }  // namespace trident::knn

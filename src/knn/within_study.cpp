@@ -28,9 +28,9 @@ std::string figure(double v, const char* format) {
 
 // Rows a round: the deck's batch, else about a second of host work on 2^15 references (a
 // stop waits for the round under way).
-std::int64_t round_rows(const deck::KnnSettings& settings) { return settings.batch_size > 0 ? settings.batch_size : 16384; }
+std::int64_t round_rows(const KnnSettings& settings) { return settings.batch_size > 0 ? settings.batch_size : 16384; }
 
-void write_checkpoint_file(MPI_Comm comm, const std::string& path, const deck::KnnSettings& settings,
+void write_checkpoint_file(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
                            std::int64_t n_observations, std::int64_t n_references, const WithinRows& rows) {
   io::OutputFile file(comm, path, /*overwrite=*/true);
   file.create_group("/knn");
@@ -55,12 +55,12 @@ void describe_ragged(io::OutputFile& out) {
 
 class WithinStudy : public PreparedStudy {
  public:
-  WithinStudy(const deck::KnnSettings& settings, RunContext& context, std::string checkpoint_path)
+  WithinStudy(const KnnSettings& settings, RunContext& context, std::string checkpoint_path)
       : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
     std::optional<Timers::Scope> timer(std::in_place, context.timers, "knn.read");
     inputs_ = read_inputs(settings, context.comm, context.binding.host.empty() ? "the host" : context.binding.host);
     io::check_output_destination(context.comm, checkpoint_path_, /*overwrite=*/true);
-    rows_ = std::make_unique<WithinRows>(inputs_.first, inputs_.count, settings.rows == deck::KnnRows::count);
+    rows_ = std::make_unique<WithinRows>(inputs_.first, inputs_.count, settings.rows == KnnRows::count);
     if (!context.restart_path.empty()) {
       const std::vector<std::string> digests = point_file_digests(context.comm, settings);
       mpi::collective(context.comm, [&] {
@@ -120,7 +120,7 @@ class WithinStudy : public PreparedStudy {
           batch.push_back(vectors[static_cast<std::size_t>(r)]);
           self.push_back(inputs_.first + r);  // its index among the references, when the set is searched against itself
         }
-        if (settings_.rows == deck::KnnRows::count) {
+        if (settings_.rows == KnnRows::count) {
           std::vector<std::int64_t> counts;
           mpi::collective(comm, [&] {
             search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts, settings_.exclude_self);
@@ -186,7 +186,7 @@ class WithinStudy : public PreparedStudy {
     describe_observations(out);
     out.describe_text("/knn/observations", "coordinates", "latitude longitude");
     rows_->write(out, inputs_.n_observations);
-    if (settings_.rows == deck::KnnRows::count) {
+    if (settings_.rows == KnnRows::count) {
       out.describe("/knn/counts", {"observation"}, "number of references within max_distance", "1");
       out.describe_text("/knn/counts", "coordinates", "latitude longitude");
     } else {
@@ -204,12 +204,12 @@ class WithinStudy : public PreparedStudy {
     log::info(comm, "knn: " + std::to_string(inputs_.n_observations) + " observations x " +
                         std::to_string(inputs_.n_references) + " references, every reference within knn.max_distance " +
                         figure(settings_.max_distance, "%.17g") +
-                        (settings_.rows == deck::KnnRows::count ? " (k: count)" : " (k: all)"));
+                        (settings_.rows == KnnRows::count ? " (k: count)" : " (k: all)"));
     log::info(comm, "knn: search " + figure(slowest, "%.4f") + " s (slowest rank), " + figure(pairs, "%.0f") +
                         " neighbours within, " + figure(rows > 0 ? pairs / rows : 0.0, "%.2f") + " a row" +
                         (method_.use_index ? ", through the spatial index" : ", by brute force"));
     out.attribute("/knn", "method", std::string(method_.use_index ? "index" : "brute"));
-    out.attribute("/knn", "k", std::string(settings_.rows == deck::KnnRows::count ? "count" : "all"));
+    out.attribute("/knn", "k", std::string(settings_.rows == KnnRows::count ? "count" : "all"));
     out.attribute("/knn", "max_distance", settings_.max_distance);
     out.attribute("/knn", "neighbours_within", static_cast<std::int64_t>(pairs));
     out.attribute("/knn", "radius", settings_.radius);
@@ -224,7 +224,7 @@ class WithinStudy : public PreparedStudy {
     out.attribute("/knn", "index_build_seconds", mpi::max_over_ranks(comm, build));
   }
 
-  const deck::KnnSettings& settings_;
+  const KnnSettings& settings_;
   RunContext& context_;
   std::string checkpoint_path_;
   KnnInputs inputs_;
@@ -234,7 +234,7 @@ class WithinStudy : public PreparedStudy {
 
 }  // namespace
 
-std::unique_ptr<PreparedStudy> prepare_within_study(const deck::KnnSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_within_study(const KnnSettings& settings, RunContext& context,
                                                     const std::string& checkpoint_path) {
   return std::make_unique<WithinStudy>(settings, context, checkpoint_path);
 }

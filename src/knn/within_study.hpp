@@ -11,7 +11,7 @@
 
 namespace trident::knn {
 
-std::unique_ptr<PreparedStudy> prepare_within_study(const deck::KnnSettings& settings, RunContext& context,
+std::unique_ptr<PreparedStudy> prepare_within_study(const KnnSettings& settings, RunContext& context,
                                                     const std::string& checkpoint_path);
 
 }  // namespace trident::knn

@@ -39,7 +39,7 @@ double file_bytes(const std::string& path) {
 
 double ceil_div(double a, double b) { return b > 0 ? std::ceil(a / b) : 1.0; }
 
-Estimate diffusion(const trident::deck::DiffusionSettings& d) {
+Estimate diffusion(const trident::diffusion::DiffusionSettings& d) {
   const double cells = double(d.nx) * double(d.ny);
   const double fields = d.laplacian ? 2 : 1;
   const double value_bytes = d.precision == trident::core::Precision::float64 ? 8 : 4;
@@ -48,16 +48,16 @@ Estimate diffusion(const trident::deck::DiffusionSettings& d) {
   Estimate e;
   e.work = cells * (double(d.steps) + 1) * 2 * fields + (frames + checkpoints) * (kFileWrite + cells);
   e.bytes = cells * value_bytes * (3 + fields) + frames * cells * value_bytes * fields;
-  if (d.start.kind == "jagged") {  // the FFT of the field (unpadded; an upper bound for one rank)
+  if (d.start.kind == trident::diffusion::StartField::Kind::jagged) {  // the FFT of the field (unpadded; an upper bound for one rank)
     e.work += cells * std::log2(cells + 1) * 20;
     e.bytes += cells * 40;  // the slabs and transposes, about 40 bytes a cell
   }
   return e;
 }
 
-Estimate knn(const trident::deck::KnnSettings& d) {
-  const auto count = [](const trident::deck::PointSource& p) {
-    return p.kind == "generate" ? double(p.count) : file_bytes(p.file);
+Estimate knn(const trident::knn::KnnSettings& d) {
+  const auto count = [](const trident::knn::PointSource& p) {
+    return p.kind == trident::knn::PointSource::Kind::generate ? double(p.count) : file_bytes(p.file);
   };
   const double observations = count(d.observations), references = count(d.references);
   const double k = double(d.k);

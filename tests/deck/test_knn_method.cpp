@@ -14,10 +14,10 @@ const std::string kPoints =
     "observations: {generate: {count: 8}}, references: {generate: {count: 8}}";
 
 TEST(DeckKnnMethod, DefaultsToAutoAndTakesBruteOrIndex) {
-  EXPECT_EQ(trident::test::read_deck_text("knn: {" + kPoints + "}\n", "t.yaml", "/decks").knn->method, "auto");
+  EXPECT_EQ(trident::test::read_deck_text("knn: {" + kPoints + "}\n", "t.yaml", "/decks").knn->method, knn::KnnMethod::automatic);
   for (const std::string method : {"auto", "brute", "index"}) {
     const trident::test::StudyDeck d = trident::test::read_deck_text("knn: {method: " + method + ", " + kPoints + "}\n", "t.yaml", "/decks");
-    EXPECT_EQ(d.knn->method, method);
+    EXPECT_EQ(knn::method_name(d.knn->method), method);
   }
 }
 

@@ -23,7 +23,7 @@ TEST(DeckReader, DefaultsAndResolvedPaths) {
   EXPECT_EQ(d.diffusion->ny, 3);
   EXPECT_DOUBLE_EQ(d.diffusion->c, 0.25);
   EXPECT_EQ(d.diffusion->precision, core::Precision::float32);
-  EXPECT_EQ(d.diffusion->start.kind, "jagged");
+  EXPECT_EQ(d.diffusion->start.kind, diffusion::StartField::Kind::jagged);
   EXPECT_DOUBLE_EQ(d.diffusion->start.exponent, 1.7);
   EXPECT_DOUBLE_EQ(d.diffusion->start.percentile, 70.0);
 }

@@ -20,9 +20,9 @@
 
 namespace trident::test {
 
-inline deck::DiffusionSettings grid(long nx, long ny, long steps,
+inline diffusion::DiffusionSettings grid(long nx, long ny, long steps,
                                     core::Precision precision = core::Precision::float32) {
-  deck::DiffusionSettings s;
+  diffusion::DiffusionSettings s;
   s.nx = nx;
   s.ny = ny;
   s.steps = steps;
@@ -31,9 +31,9 @@ inline deck::DiffusionSettings grid(long nx, long ny, long steps,
 }
 
 // Settings whose start field is `path`:/u0.
-inline deck::DiffusionSettings from_file(long nx, long ny, long steps, const std::string& path) {
-  deck::DiffusionSettings s = grid(nx, ny, steps);
-  s.start.kind = "file";
+inline diffusion::DiffusionSettings from_file(long nx, long ny, long steps, const std::string& path) {
+  diffusion::DiffusionSettings s = grid(nx, ny, steps);
+  s.start.kind = diffusion::StartField::Kind::file;
   s.start.file = path;
   s.start.dataset = "/u0";
   return s;
@@ -62,7 +62,7 @@ inline DiffusionOutput read_diffusion(const std::string& path) {
 
 // Runs the study on `comm` into `path` (replacing it) and returns the output, read on
 // every rank of `comm`. Exceptions from the study propagate after the file is committed.
-inline DiffusionOutput run_diffusion(MPI_Comm comm, const deck::DiffusionSettings& settings,
+inline DiffusionOutput run_diffusion(MPI_Comm comm, const diffusion::DiffusionSettings& settings,
                                      const std::string& path, const std::string& restart = "",
                                      io::Mode mode = io::Mode::automatic,
                                      const diffusion::StudyTestHooks& hooks = {}) {
@@ -87,7 +87,7 @@ inline bool bitwise_equal(const std::vector<double>& a, const std::vector<double
 struct LayoutRuns {
   DiffusionOutput many, resumed, one;
 };
-inline void check_layout_runs(MPI_Comm comm, const deck::DiffusionSettings& s, const std::string& folder,
+inline void check_layout_runs(MPI_Comm comm, const diffusion::DiffusionSettings& s, const std::string& folder,
                               const diffusion::StudyTestHooks& hooks, bool resumed_laplacian, LayoutRuns& runs) {
   runs.many = run_diffusion(comm, s, folder + "/many.h5", "", io::Mode::automatic, hooks);
   runs.resumed = run_diffusion(comm, s, folder + "/resumed.h5", folder + "/many.h5.checkpoint.h5", io::Mode::automatic, hooks);
@@ -96,7 +96,7 @@ inline void check_layout_runs(MPI_Comm comm, const deck::DiffusionSettings& s, c
   EXPECT_TRUE(bitwise_equal(last(runs.resumed.field), last(runs.many.field)));
   if (resumed_laplacian) EXPECT_TRUE(bitwise_equal(last(runs.resumed.laplacian), last(runs.many.laplacian)));
   if (mpi::rank(comm) != 0) return;
-  deck::DiffusionSettings alone = s;
+  diffusion::DiffusionSettings alone = s;
   alone.ranks = {0, 0};
   alone.halo_width = 0;
   runs.one = run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5");

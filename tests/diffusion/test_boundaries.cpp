@@ -15,8 +15,8 @@ namespace trident {
 namespace {
 
 using core::Precision;
-using deck::Boundary;
-using deck::BoundaryKind;
+using diffusion::Boundary;
+using diffusion::BoundaryKind;
 
 Boundary dirichlet(double v) { return {BoundaryKind::dirichlet, v, 0.0}; }
 Boundary convective(double h, double ambient) { return {BoundaryKind::convective, ambient, h}; }
@@ -58,7 +58,7 @@ TEST_P(MpiDiffusionBoundaries, EveryLayoutHaloAndTripGivesTheOneRankBits) {
   const std::string folder = test::scratch_folder(
       comm, "boundaries_" + name + "_" + std::to_string(width) + "_" + shape + "_" + std::to_string(trip) + "_" +
                 core::precision_name(precision));
-  deck::DiffusionSettings s = test::grid(37, 29, 90, precision);
+  diffusion::DiffusionSettings s = test::grid(37, 29, 90, precision);
   s.c = 0.2;
   s.laplacian = true;
   s.output_every = 7;
@@ -74,7 +74,7 @@ TEST_P(MpiDiffusionBoundaries, EveryLayoutHaloAndTripGivesTheOneRankBits) {
   EXPECT_EQ(runs.resumed.steps, (std::vector<std::int64_t>{80, 84, 90}));
   if (mpi::rank(comm) == 0 && !HasFatalFailure()) {
     // the rules changed the field: not the default's run
-    deck::DiffusionSettings plain = s;
+    diffusion::DiffusionSettings plain = s;
     plain.ranks = {0, 0};
     plain.halo_width = 0;
     plain.boundary = {};
@@ -103,10 +103,10 @@ INSTANTIATE_TEST_SUITE_P(
     kName);
 
 // Settings for the exact answers: float64, the start field from `path`:/u0.
-deck::DiffusionSettings exact(MPI_Comm comm, const std::string& path, const std::vector<double>& u0, long nx, long ny,
+diffusion::DiffusionSettings exact(MPI_Comm comm, const std::string& path, const std::vector<double>& u0, long nx, long ny,
                               long steps) {
   test::write_start_file(comm, path, u0, nx, ny);
-  deck::DiffusionSettings s = test::from_file(nx, ny, steps, path);
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, steps, path);
   s.precision = Precision::float64;
   return s;
 }
@@ -116,7 +116,7 @@ TEST(MpiDiffusionBoundaryAnswers, NeumannKeepsTheTotal) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "boundary_neumann_total");
   const long nx = 24, ny = 20;
-  deck::DiffusionSettings s = exact(comm, folder + "/u0.h5", random_field(nx, ny, 11), nx, ny, 10000);
+  diffusion::DiffusionSettings s = exact(comm, folder + "/u0.h5", random_field(nx, ny, 11), nx, ny, 10000);
   s.c = 0.24;
   s.boundary = sides_named("neumann");
   const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
@@ -134,7 +134,7 @@ TEST(MpiDiffusionBoundaryAnswers, ConvectiveSidesChangeTheTotalByTheEdgeFluxes) 
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "boundary_convective_flux");
   const long nx = 17, ny = 13;
-  deck::DiffusionSettings s = exact(comm, folder + "/u0.h5", random_field(nx, ny, 12), nx, ny, 30);
+  diffusion::DiffusionSettings s = exact(comm, folder + "/u0.h5", random_field(nx, ny, 12), nx, ny, 30);
   s.c = 0.2;
   s.output_every = 1;
   s.boundary = {convective(0.1, 2.0), kNeumann, convective(0.3, -1.0), convective(0.05, 0.5)};
@@ -163,7 +163,7 @@ TEST(MpiDiffusionBoundaryAnswers, PeriodicDecaysAFourierModeByTheSchemesFactor) 
     for (long j = 0; j < ny; ++j)
       for (long i = 0; i < nx; ++i)
         u0[std::size_t(j * nx + i)] = std::cos(2 * M_PI * m * double(i) / nx) * std::cos(2 * M_PI * n * double(j) / ny);
-    deck::DiffusionSettings s = exact(comm, folder + "/u0.h5", u0, nx, ny, steps);
+    diffusion::DiffusionSettings s = exact(comm, folder + "/u0.h5", u0, nx, ny, steps);
     s.c = 0.2;
     s.boundary = sides_named("periodic");
     const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
@@ -183,7 +183,7 @@ TEST(MpiDiffusionBoundaryAnswers, DirichletAndNeumannReachTheLinearSteadyProfile
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "boundary_linear");
   const long nx = 12, ny = 8;
-  deck::DiffusionSettings s = exact(comm, folder + "/u0.h5", random_field(nx, ny, 13), nx, ny, 4000);
+  diffusion::DiffusionSettings s = exact(comm, folder + "/u0.h5", random_field(nx, ny, 13), nx, ny, 4000);
   s.c = 0.25;
   s.boundary = {dirichlet(1), dirichlet(0), kNeumann, kNeumann};
   const auto last = test::run_diffusion(comm, s, folder + "/out.h5").last_field();
@@ -195,12 +195,12 @@ TEST(MpiDiffusionBoundaryAnswers, DirichletAndNeumannReachTheLinearSteadyProfile
 TEST(MpiDiffusionBoundaryAnswers, ARestartRefusesAnotherBoundary) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "boundary_restart");
-  deck::DiffusionSettings s = test::grid(16, 12, 20);
+  diffusion::DiffusionSettings s = test::grid(16, 12, 20);
   s.checkpoint_every = 10;
   s.boundary = sides_named("neumann");
   test::run_diffusion(comm, s, folder + "/out.h5");
-  deck::DiffusionSettings changed = s;
-  changed.boundary[deck::kNorth] = dirichlet(1);
+  diffusion::DiffusionSettings changed = s;
+  changed.boundary[diffusion::kNorth] = dirichlet(1);
   try {
     test::run_diffusion(comm, changed, folder + "/resumed.h5", folder + "/out.h5.checkpoint.h5");
     FAIL() << "a restart with another boundary went on";

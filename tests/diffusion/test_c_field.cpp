@@ -14,8 +14,8 @@ namespace trident {
 namespace {
 
 using core::Precision;
-using deck::Boundary;
-using deck::BoundaryKind;
+using diffusion::Boundary;
+using diffusion::BoundaryKind;
 
 // Two materials: c = 0.2 outside a disc, `inside` in it (centre (13, 9), radius 6).
 std::vector<double> two_materials(long nx, long ny, double inside) {
@@ -32,7 +32,7 @@ void write_c(MPI_Comm comm, const std::string& path, const std::vector<double>& 
   file.commit();
 }
 
-deck::DiffusionSettings with_field(deck::DiffusionSettings s, const std::string& path) {
+diffusion::DiffusionSettings with_field(diffusion::DiffusionSettings s, const std::string& path) {
   s.c_file = path;
   s.c_dataset = "/c";
   s.c = 0.0;
@@ -53,7 +53,7 @@ TEST(MpiDiffusionCField, TwoMaterialsMatchASerialLoopOfTheFormula) {
   std::vector<double> u(std::size_t(nx * ny)), next(u.size());
   for (double& v : u) v = value(random);
   test::write_start_file(comm, folder + "/u0.h5", u, nx, ny);
-  deck::DiffusionSettings s = with_field(test::from_file(nx, ny, steps, folder + "/u0.h5"), folder + "/c.h5");
+  diffusion::DiffusionSettings s = with_field(test::from_file(nx, ny, steps, folder + "/u0.h5"), folder + "/c.h5");
   s.precision = Precision::float64;
   s.laplacian = true;
   const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
@@ -90,7 +90,7 @@ TEST_P(MpiDiffusionCFieldLayouts, EveryLayoutHaloAndTripGivesTheOneRankBits) {
   const std::string folder =
       test::scratch_folder(comm, "c_field_" + rules + "_" + std::to_string(width) + "_" + shape + "_" + std::to_string(trip));
   write_c(comm, folder + "/c.h5", two_materials(37, 29, 0.0), 37, 29);
-  deck::DiffusionSettings s = with_field(test::grid(37, 29, 90), folder + "/c.h5");
+  diffusion::DiffusionSettings s = with_field(test::grid(37, 29, 90), folder + "/c.h5");
   s.laplacian = true;
   s.output_every = 7;
   s.checkpoint_every = 40;
@@ -124,7 +124,7 @@ TEST(MpiDiffusionCField, BadFieldsAreRefusedNamingTheCell) {
   const long nx = 16, ny = 12;
   const auto refused = [&](std::vector<double> c, const std::array<Boundary, 4>& sides, const std::string& words) {
     write_c(comm, folder + "/c.h5", c, nx, ny);
-    deck::DiffusionSettings s = with_field(test::grid(nx, ny, 5), folder + "/c.h5");
+    diffusion::DiffusionSettings s = with_field(test::grid(nx, ny, 5), folder + "/c.h5");
     s.boundary = sides;
     try {
       test::run_diffusion(comm, s, folder + "/out.h5");

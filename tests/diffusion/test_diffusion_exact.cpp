@@ -29,7 +29,7 @@ TEST_P(MpiDiffusionEigenvector, DecaysExactlyByItsEigenvalue) {
     for (long i = 0; i < nx; ++i)
       u0[j * nx + i] = std::sin(p * pi * (i + 1) / (nx + 1)) * std::sin(q * pi * (j + 1) / (ny + 1));
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
-  deck::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
   s.precision = GetParam();
   s.c = c;
   s.laplacian = true;
@@ -54,7 +54,7 @@ TEST(MpiDiffusionReference, JaggedFieldMatchesASerialFloat64Loop) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "jagged_reference");
   const long nx = 41, ny = 33, steps = 120;
-  deck::DiffusionSettings s = test::grid(nx, ny, steps, Precision::float64);
+  diffusion::DiffusionSettings s = test::grid(nx, ny, steps, Precision::float64);
   s.start.seed = 11;
   s.output_every = 40;
   s.laplacian = true;

@@ -18,8 +18,8 @@ using test::bitwise_equal;
 using test::run_diffusion;
 using core::Precision;
 
-deck::DiffusionSettings uneven(Precision precision) {
-  deck::DiffusionSettings s;
+diffusion::DiffusionSettings uneven(Precision precision) {
+  diffusion::DiffusionSettings s;
   s.nx = 37;  // odd sizes: uneven blocks on 2, 3 and 4 ranks
   s.ny = 29;
   s.steps = 90;
@@ -37,7 +37,7 @@ TEST_P(MpiDiffusionRanks, EveryFrameIsBitwiseIdenticalToOneRank) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const auto [precision, mode] = GetParam();
   const std::string folder = test::scratch_folder(comm, std::string("ranks_") + core::precision_name(precision));
-  const deck::DiffusionSettings s = uneven(precision);
+  const diffusion::DiffusionSettings s = uneven(precision);
   const auto many = run_diffusion(comm, s, folder + "/many.h5", "", mode);
   if (mpi::rank(comm) == 0) {
     const auto one = run_diffusion(MPI_COMM_SELF, s, folder + "/one.h5");
@@ -61,7 +61,7 @@ TEST(MpiDiffusionRanks, ExplicitBlockLayoutsAgree) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int n = mpi::size(comm);
   const std::string folder = test::scratch_folder(comm, "layouts");
-  deck::DiffusionSettings rows = uneven(Precision::float32), columns = uneven(Precision::float32);
+  diffusion::DiffusionSettings rows = uneven(Precision::float32), columns = uneven(Precision::float32);
   rows.ranks = {1, n};
   columns.ranks = {n, 1};
   const auto a = run_diffusion(comm, rows, folder + "/rows.h5");
@@ -72,7 +72,7 @@ TEST(MpiDiffusionRanks, ExplicitBlockLayoutsAgree) {
 TEST(MpiDiffusionRestart, ContinuesBitForBit) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "restart");
-  deck::DiffusionSettings s = uneven(Precision::float32);
+  diffusion::DiffusionSettings s = uneven(Precision::float32);
   s.checkpoint_every = 35;  // checkpoints at 35 and 70; the newest stays
   const auto full = run_diffusion(comm, s, folder + "/full.h5");
   const std::string checkpoint = folder + "/full.h5.checkpoint.h5";
@@ -90,10 +90,10 @@ TEST(MpiDiffusionRestart, ContinuesBitForBit) {
 TEST(MpiDiffusionRestart, MismatchedDeckIsRefused) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "restart_mismatch");
-  deck::DiffusionSettings s = uneven(Precision::float32);
+  diffusion::DiffusionSettings s = uneven(Precision::float32);
   s.checkpoint_every = 45;
   run_diffusion(comm, s, folder + "/a.h5");
-  deck::DiffusionSettings other = s;
+  diffusion::DiffusionSettings other = s;
   other.nx = 36;
   try {
     run_diffusion(comm, other, folder + "/b.h5", folder + "/a.h5.checkpoint.h5");
@@ -112,7 +112,7 @@ TEST(MpiDiffusionNonFinite, OverflowStopsNamingTheStepAndKeepsEarlierFrames) {
   std::vector<double> u0(static_cast<std::size_t>(nx * ny), 0.0);
   u0[3 * nx + 4] = 3e38;  // finite in float32, but 4u overflows in the first step
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
-  const deck::DiffusionSettings s = test::from_file(nx, ny, 10, folder + "/u0.h5");
+  const diffusion::DiffusionSettings s = test::from_file(nx, ny, 10, folder + "/u0.h5");
   test::expect_overflow_at_first_step([&] { run_diffusion(comm, s, folder + "/out.h5"); });
 }
 
@@ -124,7 +124,7 @@ TEST(MpiDiffusionNonFinite, NaNInTheStartFileIsBadInput) {
   std::vector<double> u0(20, 1.0);
   u0[19] = std::nan("");
   test::write_start_file(comm, folder + "/u0.h5", u0, 5, 4);
-  deck::DiffusionSettings s = test::from_file(5, 4, 3, folder + "/u0.h5");
+  diffusion::DiffusionSettings s = test::from_file(5, 4, 3, folder + "/u0.h5");
   s.precision = Precision::float64;
   try {
     run_diffusion(comm, s, folder + "/out.h5");
@@ -139,7 +139,7 @@ TEST(MpiDiffusionStartFile, WrongShapeNamesFileDatasetAndKeys) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "bad_shape");
   test::write_start_file(comm, folder + "/u0.h5", std::vector<double>(12, 0.0), 4, 3);
-  const deck::DiffusionSettings s = test::from_file(3, 4, 1, folder + "/u0.h5");
+  const diffusion::DiffusionSettings s = test::from_file(3, 4, 1, folder + "/u0.h5");
   try {
     run_diffusion(comm, s, folder + "/out.h5");
     FAIL();
@@ -211,10 +211,10 @@ TEST(DiffusionXdmf, TheTextParsesAndNamesTheFileWhateverItsCharacters) {
 TEST(MpiDiffusionXdmf, ARunsXdmfParsesWithItsFramesAttributesAndFile) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "xdmf");
-  deck::DiffusionSettings s = uneven(Precision::float64);
+  diffusion::DiffusionSettings s = uneven(Precision::float64);
   s.dt = 0.5;
   run_diffusion(comm, s, folder + "/series.h5");
-  deck::DiffusionSettings single = uneven(Precision::float32);
+  diffusion::DiffusionSettings single = uneven(Precision::float32);
   single.laplacian = false;
   single.output_every = 45;
   run_diffusion(comm, single, folder + "/" + kAwkwardName);

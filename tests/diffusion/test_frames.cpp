@@ -72,7 +72,7 @@ TEST_P(MpiFramePaths, EveryFrameHoldsTheDevicesBits) {
   const Case c = GetParam();
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, std::string("frames_") + c.name);
-  deck::DiffusionSettings s;
+  diffusion::DiffusionSettings s;
   s.nx = 37;  // uneven blocks on 2, 3 and 4 ranks
   s.ny = 29;
   s.laplacian = true;

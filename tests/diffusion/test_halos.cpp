@@ -25,7 +25,7 @@ using core::Precision;
 
 // test::run_diffusion with a chosen transport (host staging runs on the CPU too: its
 // copies go to plain host memory there).
-test::DiffusionOutput run_through(MPI_Comm comm, const deck::DiffusionSettings& s, const std::string& path,
+test::DiffusionOutput run_through(MPI_Comm comm, const diffusion::DiffusionSettings& s, const std::string& path,
                                   const core::TransportChoice& transport, const std::string& restart = "") {
   static const DeviceBinding binding{};
   Timers timers;
@@ -47,8 +47,8 @@ core::TransportChoice transport_named(const std::string& name) {
   return core::mpi_transport();
 }
 
-deck::DiffusionSettings uneven(long halo_width) {
-  deck::DiffusionSettings s;
+diffusion::DiffusionSettings uneven(long halo_width) {
+  diffusion::DiffusionSettings s;
   s.nx = 37;  // uneven blocks on 2, 3 and 4 ranks; the smallest side is at least 7
   s.ny = 29;
   s.steps = 90;
@@ -68,12 +68,12 @@ TEST_P(MpiDiffusionHalos, EveryFrameIsBitwiseIdenticalToOneRank) {
   const auto [width, shape, precision, transport] = GetParam();
   const std::string folder = test::scratch_folder(
       comm, "halos_" + std::to_string(width) + "_" + shape + "_" + core::precision_name(precision) + "_" + transport);
-  deck::DiffusionSettings s = uneven(width);
+  diffusion::DiffusionSettings s = uneven(width);
   s.precision = precision;
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto many = run_through(comm, s, folder + "/many.h5", transport_named(transport));
   if (mpi::rank(comm) == 0) {
-    deck::DiffusionSettings alone = s;
+    diffusion::DiffusionSettings alone = s;
     alone.ranks = {0, 0};
     const auto one = run_through(MPI_COMM_SELF, alone, folder + "/one.h5", core::mpi_transport());
     ASSERT_EQ(many.steps, one.steps);
@@ -110,7 +110,7 @@ TEST(MpiDiffusionHalosReference, DeepHaloMatchesASerialFloat64Loop) {
   std::vector<double> u0(static_cast<std::size_t>(nx * ny));
   for (double& v : u0) v = value(random);
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
-  deck::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
   s.precision = Precision::float64;
   s.c = 0.21;
   s.halo_width = 5;
@@ -124,7 +124,7 @@ TEST(MpiDiffusionHalosReference, DeepHaloMatchesASerialFloat64Loop) {
 TEST(MpiDiffusionHalosRestart, ResumesInTheMiddleOfABlockBitForBit) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "halos_restart");
-  deck::DiffusionSettings s = uneven(5);
+  diffusion::DiffusionSettings s = uneven(5);
   s.checkpoint_every = 12;  // the newest is at 84
   const auto full = run_through(comm, s, folder + "/full.h5", transport_named("chosen"));
   const std::string checkpoint = folder + "/full.h5.checkpoint.h5";
@@ -150,7 +150,7 @@ TEST(MpiDiffusionHalosNonFinite, OverflowOnABlockEdgeStopsAtTheSameStep) {
   std::vector<double> u0(static_cast<std::size_t>(nx * ny), 0.5);
   u0[6 * nx + 8] = 3e38;  // x = 8, y = 6: the first cell of the second half along each axis
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
-  deck::DiffusionSettings s = test::from_file(nx, ny, 10, folder + "/u0.h5");
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, 10, folder + "/u0.h5");
   s.halo_width = 3;
   s.output_every = 1;
   test::expect_overflow_at_first_step([&] { run_through(comm, s, folder + "/out.h5", transport_named("chosen")); });
@@ -162,7 +162,7 @@ TEST(MpiDiffusionHalosInput, TooDeepAHaloIsRefusedNamingTheKey) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int n = mpi::size(comm);
   const std::string folder = test::scratch_folder(comm, "halos_too_deep");
-  deck::DiffusionSettings s = uneven(0);
+  diffusion::DiffusionSettings s = uneven(0);
   s.ranks = {n, 1};
   s.halo_width = 37 / n + 1;
   if (n == 1) {

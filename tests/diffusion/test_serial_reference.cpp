@@ -101,7 +101,7 @@ void compare_with_serial_loop(const std::string& folder, int m, int rows, long s
   const std::string name = folder + "/m" + std::to_string(m) + "_rows" + std::to_string(rows) + "_steps" +
                            std::to_string(steps);
   test::write_start_file(comm, name + "_u0.h5", u0, nx, ny);
-  deck::DiffusionSettings s = test::from_file(nx, ny, steps, name + "_u0.h5");
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, steps, name + "_u0.h5");
   s.precision = sizeof(T) == 4 ? Precision::float32 : Precision::float64;
   s.c = c;
   s.laplacian = true;
@@ -163,7 +163,7 @@ TEST(MpiDiffusionSerialReference, TheLoopTellsADifferentCApart) {
   const long nx = 45, ny = 38, steps = 3;
   const std::vector<double> u0 = random_field<float>(nx, ny, 3);
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
-  deck::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
   s.c = 0.2;
   const test::DiffusionOutput out = test::run_diffusion(comm, s, folder + "/out.h5");
   if (mpi::rank(comm) == 0) {

@@ -14,8 +14,8 @@ namespace trident {
 namespace {
 
 using core::Precision;
-using deck::Boundary;
-using deck::BoundaryKind;
+using diffusion::Boundary;
+using diffusion::BoundaryKind;
 
 std::vector<double> random_field(long nx, long ny, unsigned seed, double low, double high) {
   std::mt19937_64 random(seed);
@@ -39,7 +39,7 @@ TEST_P(MpiDiffusionSource, EveryLayoutHaloAndTripGivesTheOneRankBits) {
   const auto [kind, width, shape, trip] = GetParam();
   const std::string folder = test::scratch_folder(
       comm, "source_" + kind + "_" + std::to_string(width) + "_" + shape + "_" + std::to_string(trip));
-  deck::DiffusionSettings s = test::grid(37, 29, 90);
+  diffusion::DiffusionSettings s = test::grid(37, 29, 90);
   s.c = 0.2;
   s.laplacian = true;
   s.output_every = 7;
@@ -82,7 +82,7 @@ TEST(MpiDiffusionSourceAnswers, AFieldSourceMatchesASerialLoopAndAddsItsSumEachS
   const std::vector<double> u0 = random_field(nx, ny, 21, 0.0, 1.0), src = random_field(nx, ny, 22, -0.01, 0.02);
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
   write_source(comm, folder + "/s.h5", src, nx, ny);
-  deck::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
   s.precision = Precision::float64;
   s.c = 0.22;
   s.source.from_file = true;
@@ -132,7 +132,7 @@ TEST(MpiDiffusionSourceAnswers, ANonFiniteSourceIsRefusedNamingTheCell) {
   std::vector<double> src(12 * 10, 0.0);
   src[7 * 12 + 3] = NAN;
   write_source(comm, folder + "/s.h5", src, 12, 10);
-  deck::DiffusionSettings s = test::grid(12, 10, 5);
+  diffusion::DiffusionSettings s = test::grid(12, 10, 5);
   s.source.from_file = true;
   s.source.file = folder + "/s.h5";
   s.source.dataset = "/s";

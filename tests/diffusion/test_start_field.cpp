@@ -19,7 +19,7 @@
 namespace trident::diffusion {
 namespace {
 
-std::vector<double> whole_field(const deck::StartField& start, std::int64_t nx, std::int64_t ny) {
+std::vector<double> whole_field(const diffusion::StartField& start, std::int64_t nx, std::int64_t ny) {
   return start_block(MPI_COMM_SELF, start, nx, ny, {0, nx}, {0, ny});
 }
 
@@ -55,7 +55,7 @@ std::vector<std::complex<double>> naive_dft(const std::vector<std::complex<doubl
   return out;
 }
 
-std::vector<double> reference_jagged(const deck::StartField& s, long nx, long ny) {
+std::vector<double> reference_jagged(const diffusion::StartField& s, long nx, long ny) {
   std::vector<std::complex<double>> a(nx * ny);
   for (long c = 0; c < nx * ny; ++c) a[c] = reference_noise(s.seed, c);
   a = naive_dft(a, nx, ny, -1);
@@ -92,7 +92,7 @@ TEST(JaggedField, MatchesANaiveDftReference) {
     double exponent, radius, percentile;
   };
   for (const Case& c : {Case{24, 20, 42, 1.7, 0.45, 70}, Case{15, 9, 7, 1.2, 0.6, 35}, Case{8, 13, 3, 2.5, 10, 0}}) {
-    deck::StartField s;
+    diffusion::StartField s;
     s.seed = c.seed;
     s.exponent = c.exponent;
     s.radius = c.radius;
@@ -105,7 +105,7 @@ TEST(JaggedField, MatchesANaiveDftReference) {
 }
 
 TEST(JaggedField, ZeroesExactlyThePercentileOfTheDisc) {
-  deck::StartField s;
+  diffusion::StartField s;
   s.seed = 5;
   const long nx = 70, ny = 50;
   const double cx = 34.5, cy = 24.5, r = 0.45 * 50;
@@ -133,7 +133,7 @@ TEST(JaggedField, ZeroesExactlyThePercentileOfTheDisc) {
 }
 
 TEST(JaggedField, DependsOnlyOnTheSeed) {
-  deck::StartField a, b;
+  diffusion::StartField a, b;
   a.seed = b.seed = 9;
   EXPECT_EQ(whole_field(a, 33, 17), whole_field(b, 33, 17));
   b.seed = 10;
@@ -144,7 +144,7 @@ TEST(JaggedField, SpectrumFollowsThePowerLaw) {
   // A steeper exponent moves power to low wavenumbers: the roughness (mean squared
   // neighbour difference over variance) falls.
   const auto roughness = [](double exponent) {
-    deck::StartField s;
+    diffusion::StartField s;
     s.seed = 4;
     s.exponent = exponent;
     s.percentile = 0;
@@ -160,8 +160,8 @@ TEST(JaggedField, SpectrumFollowsThePowerLaw) {
 }
 
 TEST(GaussianField, MatchesItsFormulaOnEveryBlock) {
-  deck::StartField s;
-  s.kind = "gaussian";
+  diffusion::StartField s;
+  s.kind = diffusion::StartField::Kind::gaussian;
   s.centre = {0.25, 0.7};
   s.width = 0.1;
   s.amplitude = 2.0;
@@ -186,8 +186,8 @@ TEST(GaussianField, MatchesItsFormulaOnEveryBlock) {
 }
 
 TEST(GaussianField, OverflowingFloat32IsNotFinite) {
-  deck::StartField s;
-  s.kind = "gaussian";
+  diffusion::StartField s;
+  s.kind = diffusion::StartField::Kind::gaussian;
   s.amplitude = 1e300;
   Kokkos::View<float**, Kokkos::LayoutRight> single("single", 5, 6);
   fill_start_block<float>(MPI_COMM_SELF, s, 6, 5, {0, 6}, {0, 5}, single);
@@ -217,7 +217,7 @@ void on_each_rank_count(const Check& check) {
 }
 
 TEST(MpiJaggedField, BitwiseTheSameOnAnyRankCountAndLayout) {
-  deck::StartField s;
+  diffusion::StartField s;
   s.seed = 23;
   for (const auto& [nx, ny] : {std::pair<long, long>{37, 29}, {16, 41}, {7, 5}}) {
     const std::vector<double> whole = whole_field(s, nx, ny);

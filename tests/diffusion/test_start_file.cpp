@@ -18,9 +18,9 @@ namespace {
 
 constexpr std::int64_t kNx = 7, kNy = 5;
 
-deck::StartField file_start(const std::string& path) {
-  deck::StartField s;
-  s.kind = "file";
+diffusion::StartField file_start(const std::string& path) {
+  diffusion::StartField s;
+  s.kind = diffusion::StartField::Kind::file;
   s.file = path;
   s.dataset = "/u";
   return s;
@@ -37,7 +37,7 @@ TEST(StartFile, EachBlockIsItsPartOfTheDataset) {
   const std::string path = test::scratch_folder(MPI_COMM_SELF, "start_file") + "/u.h5";
   const std::vector<double> u = field_values();
   test::write_h5_doubles(path, "/u", {kNy, kNx}, u);
-  const deck::StartField s = file_start(path);
+  const diffusion::StartField s = file_start(path);
   for (const auto& [x, y] : {std::pair<Extent, Extent>{{0, kNx}, {0, kNy}}, {{2, 3}, {1, 4}}, {{6, 1}, {4, 1}}}) {
     const std::vector<double> block = start_block(MPI_COMM_SELF, s, kNx, kNy, x, y);
     ASSERT_EQ(block.size(), static_cast<std::size_t>(x.size * y.size));
@@ -53,7 +53,7 @@ TEST(StartFile, NonFiniteCellIsBadInputNamingTheCell) {
   u[3 * kNx + 5] = std::numeric_limits<double>::quiet_NaN();  // cell (y 3, x 5)
   u[4 * kNx + 0] = -HUGE_VAL;
   test::write_h5_doubles(path, "/u", {kNy, kNx}, u);
-  const deck::StartField s = file_start(path);
+  const diffusion::StartField s = file_start(path);
   EXPECT_EQ(test::input_error_message([&] { start_block(MPI_COMM_SELF, s, kNx, kNy, {0, kNx}, {0, kNy}); }),
             path + ": dataset '/u': cell (3, 5) is not finite (nan)");
   EXPECT_EQ(test::input_error_message([&] { start_block(MPI_COMM_SELF, s, kNx, kNy, {4, 3}, {2, 2}); }),
@@ -72,7 +72,7 @@ TEST(StartFile, NonFiniteCellIsBadInputNamingTheCell) {
 TEST(StartFile, UnitsAreTheDatasetsUnitsAttribute) {
   const std::string path = test::scratch_folder(MPI_COMM_SELF, "start_file_units") + "/u.h5";
   test::write_h5_doubles(path, "/u", {kNy, kNx}, field_values());
-  const deck::StartField s = file_start(path);
+  const diffusion::StartField s = file_start(path);
   EXPECT_EQ(start_file_units(s), "");
   const std::string units = "K above the ambient temperature";
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
@@ -93,7 +93,7 @@ TEST(StartFile, UnitsAreTheDatasetsUnitsAttribute) {
 // The block read slab by slab (one row, two rows, more rows than the block has), as
 // stored or converted, equals the dataset's part; a bad cell in a later slab is named.
 template <class T>
-std::vector<double> block_by_slabs(const deck::StartField& s, Extent x, Extent y, std::size_t slab_bytes) {
+std::vector<double> block_by_slabs(const diffusion::StartField& s, Extent x, Extent y, std::size_t slab_bytes) {
   Kokkos::View<T**, Kokkos::LayoutRight> block("block", y.size, x.size);
   fill_block_from_file<T>(s, kNx, kNy, x, y, block, slab_bytes);
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block);
@@ -103,7 +103,7 @@ std::vector<double> block_by_slabs(const deck::StartField& s, Extent x, Extent y
 TEST(StartFile, SlabsOfRowsReadTheSameBlock) {
   const std::string path = test::scratch_folder(MPI_COMM_SELF, "start_file_slabs") + "/u.h5";
   std::vector<double> u = field_values();
-  const deck::StartField s = file_start(path);
+  const diffusion::StartField s = file_start(path);
   for (const bool float32_file : {false, true}) {
     std::vector<float> u32(u.begin(), u.end());
     if (float32_file) {
@@ -148,7 +148,7 @@ TEST(MpiStartFile, EveryRankCountAndLayoutReadsTheFile) {
   }
   MPI_Barrier(comm);
   for (const bool single : {false, true}) {
-    deck::StartField s = file_start(folder + (single ? "/f32.h5" : "/f64.h5"));
+    diffusion::StartField s = file_start(folder + (single ? "/f32.h5" : "/f64.h5"));
     for (const std::array<std::int64_t, 2> layout : {std::array<std::int64_t, 2>{0, 0}, {size, 1}, {1, size}}) {
       const Decomposition d(comm, nx, ny, layout);
       const Extent x = d.x(), y = d.y();

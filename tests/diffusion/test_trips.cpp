@@ -318,8 +318,8 @@ TEST(DiffusionTrips, StepsPerTripFollowTheRuleAndTheForcedShape) {
   EXPECT_EQ(diffusion::describe_trips(1), "1 step per trip through memory (the one-step kernel)");
 }
 
-deck::DiffusionSettings uneven(long halo_width, Precision precision) {
-  deck::DiffusionSettings s;
+diffusion::DiffusionSettings uneven(long halo_width, Precision precision) {
+  diffusion::DiffusionSettings s;
   s.nx = 37;  // uneven blocks on 2, 3 and 4 ranks; the smallest side is at least 7
   s.ny = 29;
   s.steps = 90;
@@ -348,7 +348,7 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   const std::string folder =
       test::scratch_folder(comm, "trips_" + std::to_string(steps) + "_" + std::to_string(width) + "_" + shape + "_" +
                                      core::precision_name(precision) + "_" + std::to_string(int(tiles)));
-  deck::DiffusionSettings s = uneven(width, precision);
+  diffusion::DiffusionSettings s = uneven(width, precision);
   s.ranks = test::layout(shape, mpi::size(comm));
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5");
   diffusion::StudyTestHooks forced;
@@ -371,7 +371,7 @@ TEST_P(MpiDiffusionTrips, WholeRunsGiveTheOneStepBits) {
   EXPECT_TRUE(test::bitwise_equal(last_two(resumed.field), last_two(one_step.field)));
   EXPECT_TRUE(test::bitwise_equal(last_two(resumed.laplacian), last_two(one_step.laplacian)));
   if (mpi::rank(comm) == 0) {
-    deck::DiffusionSettings alone = s;
+    diffusion::DiffusionSettings alone = s;
     alone.ranks = {0, 0};
     const auto one = test::run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5");
     EXPECT_TRUE(test::bitwise_equal(trips.field, one.field));
@@ -417,7 +417,7 @@ TEST(MpiDiffusionTripsNonFinite, OverflowInTheFirstTripStopsAtStepOne) {
   std::vector<double> u0(static_cast<std::size_t>(nx * ny), 0.5);
   u0[6 * nx + 8] = 3e38;
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
-  deck::DiffusionSettings s = test::from_file(nx, ny, 40, folder + "/u0.h5");
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, 40, folder + "/u0.h5");
   s.halo_width = 4;
   const diffusion::StudyTestHooks forced{TripShape{4, 2, 3}};
   test::expect_overflow_at_first_step(

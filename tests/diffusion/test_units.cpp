@@ -14,11 +14,11 @@ namespace trident {
 namespace {
 
 using core::Precision;
-using deck::Boundary;
-using deck::BoundaryKind;
+using diffusion::Boundary;
+using diffusion::BoundaryKind;
 
 // D = 2e-5 m^2/s on cells of 1 cm by 2 cm, 1.5 s a step: c_x = 0.3, c_y = 0.075.
-deck::DiffusionSettings physical(deck::DiffusionSettings s) {
+diffusion::DiffusionSettings physical(diffusion::DiffusionSettings s) {
   s.D = 2e-5;
   s.dx = 0.01;
   s.dy = 0.02;
@@ -33,7 +33,7 @@ TEST_P(MpiDiffusionUnits, EveryLayoutHaloAndTripGivesTheOneRankBits) {
   const auto [width, shape, trip, rules] = GetParam();
   const std::string folder = test::scratch_folder(comm, "units_" + std::to_string(width) + "_" + shape + "_" +
                                                             std::to_string(trip) + (rules ? "_rules" : ""));
-  deck::DiffusionSettings s = physical(test::grid(37, 29, 90));
+  diffusion::DiffusionSettings s = physical(test::grid(37, 29, 90));
   s.laplacian = true;
   s.output_every = 7;
   s.checkpoint_every = 40;
@@ -64,11 +64,11 @@ INSTANTIATE_TEST_SUITE_P(Layouts, MpiDiffusionUnits,
 TEST(MpiDiffusionUnitsAnswers, SquareCellsGiveTheRunOfTheirC) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const std::string folder = test::scratch_folder(comm, "units_square");
-  deck::DiffusionSettings s = test::grid(37, 29, 60);
+  diffusion::DiffusionSettings s = test::grid(37, 29, 60);
   s.c = 0.2;
   s.laplacian = true;
   s.output_every = 9;
-  deck::DiffusionSettings d = s;
+  diffusion::DiffusionSettings d = s;
   d.D = 0.05;  // 0.05 * 4 / 1^2 = 0.2 exactly
   d.dt = 4;
   diffusion::StudyTestHooks hooks;
@@ -90,7 +90,7 @@ TEST(MpiDiffusionUnitsAnswers, TheAnisotropicStepMatchesASerialLoop) {
   std::vector<double> u(std::size_t(nx * ny)), next(u.size()), applied(u.size());
   for (double& v : u) v = value(random);
   test::write_start_file(comm, folder + "/u0.h5", u, nx, ny);
-  deck::DiffusionSettings s = physical(test::from_file(nx, ny, steps, folder + "/u0.h5"));
+  diffusion::DiffusionSettings s = physical(test::from_file(nx, ny, steps, folder + "/u0.h5"));
   s.precision = Precision::float64;
   s.laplacian = true;
   const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
@@ -133,7 +133,7 @@ TEST(MpiDiffusionUnitsAnswers, APeriodicFourierModeDecaysByTheAnisotropicFactor)
     for (long i = 0; i < nx; ++i)
       u0[std::size_t(j * nx + i)] = std::cos(2 * M_PI * m * double(i) / nx) * std::cos(2 * M_PI * n * double(j) / ny);
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
-  deck::DiffusionSettings s = physical(test::from_file(nx, ny, steps, folder + "/u0.h5"));
+  diffusion::DiffusionSettings s = physical(test::from_file(nx, ny, steps, folder + "/u0.h5"));
   s.precision = Precision::float64;
   s.boundary.fill(Boundary{BoundaryKind::periodic, 0.0, 0.0});
   const auto last = test::run_diffusion(comm, s, folder + "/out.h5").last_field();
@@ -158,7 +158,7 @@ TEST(MpiDiffusionUnitsAnswers, ConvectiveSidesPassTheirFluxWithEitherC) {
   std::vector<double> u0(std::size_t(nx * ny));
   for (double& v : u0) v = value(random);
   test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
-  deck::DiffusionSettings s = physical(test::from_file(nx, ny, 25, folder + "/u0.h5"));
+  diffusion::DiffusionSettings s = physical(test::from_file(nx, ny, 25, folder + "/u0.h5"));
   s.precision = Precision::float64;
   s.output_every = 1;
   const Boundary neumann{BoundaryKind::neumann, 0.0, 0.0};

@@ -20,7 +20,7 @@ inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b
 }
 
 // Every point of `source`, as the study reads it.
-inline std::vector<Point> points(const deck::PointSource& source) {
+inline std::vector<Point> points(const knn::PointSource& source) {
   const auto ll = read_points(source, 0, count_points(source));
   std::vector<Point> p;
   for (std::size_t i = 0; i < ll.size(); i += 2) p.push_back({ll[i], ll[i + 1]});

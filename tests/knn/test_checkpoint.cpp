@@ -18,7 +18,7 @@ namespace {
 
 constexpr std::int64_t kRowsPerRank = 7, kK = 3, kReferences = 40;
 
-const deck::KnnSettings& settings() {
+const knn::KnnSettings& settings() {
   static const trident::test::StudyDeck d = trident::test::read_deck_text(
       "knn:\n  k: 3\n  observations: {generate: {count: 7, seed: 1}}\n"
       "  references: {generate: {count: 40, seed: 2}}\n",

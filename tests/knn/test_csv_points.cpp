@@ -16,9 +16,9 @@ namespace {
 class KnnCsvRows : public testing::Test {
  protected:
   void SetUp() override { folder_ = test::scratch_folder(MPI_COMM_SELF, "knn_csv_rows"); }
-  deck::PointSource csv(const std::string& name, const std::string& text) {
-    deck::PointSource p;
-    p.kind = "csv";
+  knn::PointSource csv(const std::string& name, const std::string& text) {
+    knn::PointSource p;
+    p.kind = knn::PointSource::Kind::csv;
     p.key = "knn.observations";
     p.file = folder_ + "/" + name;
     p.latitude = "lat";

@@ -17,9 +17,9 @@ namespace {
 class KnnHdf5 : public testing::Test {
  protected:
   void SetUp() override { folder_ = test::scratch_folder(MPI_COMM_SELF, "knn_hdf5"); }
-  deck::PointSource points(const std::string& name, const std::vector<double>& lat_lon) {
-    deck::PointSource p;
-    p.kind = "hdf5";
+  knn::PointSource points(const std::string& name, const std::vector<double>& lat_lon) {
+    knn::PointSource p;
+    p.kind = knn::PointSource::Kind::hdf5;
     p.key = "knn.references";
     p.file = folder_ + "/" + name;
     p.dataset = "/points";
@@ -47,7 +47,7 @@ TEST_F(KnnHdf5, ReadsTheRowsAskedForExactly) {
 
 TEST_F(KnnHdf5, Float32IsConvertedByHdf5) {
   const std::vector<float> stored = {10.1f, -20.2f, 89.9f, 179.9f};
-  deck::PointSource p = points("f32.h5", {0, 0});
+  knn::PointSource p = points("f32.h5", {0, 0});
   test::write_h5_dataset(p.file, "/points", {2, 2}, stored, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
   EXPECT_EQ(read_points(p, 0, 2), (std::vector<double>{10.1f, -20.2f, 89.9f, 179.9f}));
 }
@@ -85,7 +85,7 @@ TEST_F(KnnHdf5, BadValuesNameDatasetRowAndColumn) {
 }
 
 TEST_F(KnnHdf5, ShapeOtherThanNBy2IsRefused) {
-  deck::PointSource p = points("shape.h5", {0, 0});
+  knn::PointSource p = points("shape.h5", {0, 0});
   test::write_h5_doubles(p.file, "/points", {2, 3}, {1, 2, 3, 4, 5, 6});
   EXPECT_EQ(test::input_error_message([&] { count_points(p); }),
             p.file + ": dataset /points of knn.references: expected an N x 2 array of (latitude, "

@@ -13,19 +13,19 @@ namespace {
 
 TEST(KnnIndexMethod, AskedMethodsAreKept) {
   for (const bool device : {false, true}) {
-    EXPECT_FALSE(choose_method("brute", 1 << 24, 1 << 24, 16, device).use_index);
-    EXPECT_TRUE(choose_method("index", 16, 16, 1, device).use_index);
-    EXPECT_EQ(choose_method("brute", 1 << 24, 1 << 24, 16, device).reason, "brute (knn.method: brute)");
+    EXPECT_FALSE(choose_method(KnnMethod::brute, 1 << 24, 1 << 24, 16, device).use_index);
+    EXPECT_TRUE(choose_method(KnnMethod::index, 16, 16, 1, device).use_index);
+    EXPECT_EQ(choose_method(KnnMethod::brute, 1 << 24, 1 << 24, 16, device).reason, "brute (knn.method: brute)");
   }
 }
 
 TEST(KnnIndexMethod, AutoFollowsTheReferenceCount) {
   for (const bool device : {false, true}) {
     SCOPED_TRACE(device ? "device" : "host");
-    const MethodChoice few = choose_method("auto", 1 << 20, 256, 16, device);
+    const MethodChoice few = choose_method(KnnMethod::automatic, 1 << 20, 256, 16, device);
     EXPECT_FALSE(few.use_index);
     EXPECT_LT(few.brute_seconds, few.index_seconds);
-    const MethodChoice catalogue = choose_method("auto", 1 << 20, 1 << 22, 16, device);
+    const MethodChoice catalogue = choose_method(KnnMethod::automatic, 1 << 20, 1 << 22, 16, device);
     EXPECT_TRUE(catalogue.use_index);
     EXPECT_LT(catalogue.index_seconds, catalogue.brute_seconds);
     EXPECT_EQ(catalogue.reason.rfind("index (knn.method: auto; estimated ", 0), 0u) << catalogue.reason;
@@ -37,9 +37,9 @@ TEST(KnnIndexMethod, ARunChecksTheIndexFitsTheDevice) {
   // 2^40 references: no machine's free memory holds their index (the counts alone are
   // weighed; nothing is allocated)
   const std::int64_t huge = std::int64_t(1) << 40;
-  deck::KnnSettings settings;
+  knn::KnnSettings settings;
   settings.k = 4;
-  settings.method = "index";
+  settings.method = knn::KnnMethod::index;
   try {
     choose_run_method(settings, 1 << 20, 1 << 20, huge, MPI_COMM_WORLD, "the test device");
     ADD_FAILURE() << "no error";
@@ -50,7 +50,7 @@ TEST(KnnIndexMethod, ARunChecksTheIndexFitsTheDevice) {
     EXPECT_NE(message.find(" of device memory but the test device has "), std::string::npos) << message;
     EXPECT_EQ(e.exit_code(), kExitBadInput);
   }
-  settings.method = "auto";
+  settings.method = knn::KnnMethod::automatic;
   const RunMethod fallback = choose_run_method(settings, 1 << 20, 1 << 20, huge, MPI_COMM_WORLD, "the test device");
   EXPECT_FALSE(fallback.use_index);
   EXPECT_EQ(fallback.reason.rfind("brute (knn.method: auto; the spatial index of 1099511627776 references", 0), 0u)

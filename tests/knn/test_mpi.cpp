@@ -21,7 +21,7 @@ namespace {
 
 constexpr double kEarth = 6371008.8;
 
-std::vector<test::Point> points(const deck::PointSource& source) {
+std::vector<test::Point> points(const knn::PointSource& source) {
   const auto ll = read_points(source, 0, count_points(source));
   std::vector<test::Point> p;
   for (std::size_t i = 0; i < ll.size(); i += 2) p.push_back({ll[i], ll[i + 1]});

@@ -32,7 +32,7 @@ namespace {
 using test::Output;
 using test::run_deck;
 
-std::vector<test::Point> points(const deck::PointSource& source) {
+std::vector<test::Point> points(const knn::PointSource& source) {
   const auto ll = read_points(source, 0, count_points(source));
   std::vector<test::Point> p;
   for (std::size_t i = 0; i < ll.size(); i += 2) p.push_back({ll[i], ll[i + 1]});
@@ -52,7 +52,7 @@ void check(const std::string& name, const std::string& knn, const std::string& b
   EXPECT_EQ(index.indices, brute.indices);
   EXPECT_EQ(index.distances, brute.distances);
   const trident::test::StudyDeck d = trident::test::read_deck_text("knn:\n" + knn, "deck.yaml", ".");
-  const deck::KnnSettings& s = *d.knn;
+  const knn::KnnSettings& s = *d.knn;
   const auto obs = points(s.observations), refs = points(s.references);
   SearchOptions whole;
   whole.k = static_cast<int>(s.k);

@@ -177,8 +177,8 @@ TEST(MpiKnnOutput, Hdf5BadDataMessages) {
     out.create_dataset<double>("/empty", {0, 2});
     out.commit();
   }
-  deck::PointSource p;
-  p.kind = "hdf5";
+  knn::PointSource p;
+  p.kind = knn::PointSource::Kind::hdf5;
   p.key = "knn.observations";
   p.dataset = "/points";
   auto read_all = [&](const std::string& file) {

@@ -22,7 +22,7 @@ std::vector<std::string> texts(const PointIds& ids) {
 }
 
 // The ids of points first .. first+count-1, settled as a one-rank run settles them.
-PointIds read_ids(const deck::PointSource& p, std::int64_t first, std::int64_t count) {
+PointIds read_ids(const knn::PointSource& p, std::int64_t first, std::int64_t count) {
   PointIds ids;
   read_points(p, first, count, &ids);
   settle_ids(ids, p, first, MPI_COMM_SELF);
@@ -42,9 +42,9 @@ TEST(KnnPointIds, PlainIntegersAreThoseThatPrintBackTheSame) {
 class KnnIdFiles : public testing::Test {
  protected:
   void SetUp() override { folder_ = test::scratch_folder(MPI_COMM_SELF, "knn_point_ids"); }
-  deck::PointSource csv(const std::string& name, const std::string& text, const std::string& id) {
-    deck::PointSource p;
-    p.kind = "csv";
+  knn::PointSource csv(const std::string& name, const std::string& text, const std::string& id) {
+    knn::PointSource p;
+    p.kind = knn::PointSource::Kind::csv;
     p.key = "knn.references";
     p.file = folder_ + "/" + name;
     p.latitude = "lat";
@@ -55,9 +55,9 @@ class KnnIdFiles : public testing::Test {
   }
   // An HDF5 point file of `n` points at (i, i) with the ids dataset "/ids" written by `write`.
   template <class Write>
-  deck::PointSource hdf5(const std::string& name, std::size_t n, Write write) {
-    deck::PointSource p;
-    p.kind = "hdf5";
+  knn::PointSource hdf5(const std::string& name, std::size_t n, Write write) {
+    knn::PointSource p;
+    p.kind = knn::PointSource::Kind::hdf5;
     p.key = "knn.observations";
     p.file = folder_ + "/" + name;
     p.dataset = "/points";

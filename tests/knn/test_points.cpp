@@ -30,12 +30,12 @@ TEST(KnnDeck, ReadsEveryKey) {
   EXPECT_EQ(s.k, 16);
   EXPECT_EQ(s.radius, 1.5);
   EXPECT_EQ(s.precision, core::Precision::float64);
-  EXPECT_EQ(s.observations.kind, "csv");
+  EXPECT_EQ(s.observations.kind, PointSource::Kind::csv);
   EXPECT_EQ(s.observations.file, "/decks/obs.csv");
   EXPECT_EQ(s.observations.latitude, "lat");
   EXPECT_EQ(s.observations.longitude, "lon");
   EXPECT_EQ(s.observations.key, "knn.observations");
-  EXPECT_EQ(s.references.kind, "hdf5");
+  EXPECT_EQ(s.references.kind, PointSource::Kind::hdf5);
   EXPECT_EQ(s.references.file, "/data/refs.h5");
   EXPECT_EQ(s.references.dataset, "/points");
   EXPECT_EQ(s.batch_size, 1000);
@@ -84,9 +84,9 @@ TEST(KnnDeck, BadKeysNameTheKey) {
 class KnnCsv : public testing::Test {
  protected:
   void SetUp() override { folder_ = test::scratch_folder(MPI_COMM_SELF, "knn_csv"); }
-  deck::PointSource csv(const std::string& name, const std::string& text) {
-    deck::PointSource p;
-    p.kind = "csv";
+  knn::PointSource csv(const std::string& name, const std::string& text) {
+    knn::PointSource p;
+    p.kind = knn::PointSource::Kind::csv;
     p.key = "knn.references";
     p.file = folder_ + "/" + name;
     p.latitude = "lat";
@@ -106,7 +106,7 @@ TEST_F(KnnCsv, ReadsColumnsInAnyOrderAndSkipsBlankLines) {
 
 TEST_F(KnnCsv, BadDataMessagesNameFileRowAndColumn) {
   const std::string f = folder_ + "/";
-  auto read_all = [&](const deck::PointSource& p) { read_points(p, 0, count_points(p)); };
+  auto read_all = [&](const knn::PointSource& p) { read_points(p, 0, count_points(p)); };
   EXPECT_EQ(trident::test::input_error_message([&] { read_all(csv("lat.csv", "lat,lon\n1,2\n90.5,3\n")); }),
             f + "lat.csv: row 2, column 'lat': expected a latitude in [-90, 90] degrees, got 90.5");
   EXPECT_EQ(trident::test::input_error_message([&] { read_all(csv("lon.csv", "lat,lon\n1,2\n3,-180.25\n")); }),
@@ -125,15 +125,15 @@ TEST_F(KnnCsv, BadDataMessagesNameFileRowAndColumn) {
   EXPECT_EQ(trident::test::input_error_message([&] { read_all(csv("nothing.csv", "")); }),
             f + "nothing.csv: the CSV file of knn.references is empty; expected a header row "
                 "naming the columns 'lat' and 'lon'");
-  deck::PointSource missing = csv("x.csv", "");
+  knn::PointSource missing = csv("x.csv", "");
   missing.file = f + "missing.csv";
   EXPECT_EQ(trident::test::input_error_message([&] { read_all(missing); }),
             f + "missing.csv: cannot open the CSV file of knn.references");
 }
 
 TEST(KnnGenerate, UniformOnTheSphereAndIndexedBySeed) {
-  deck::PointSource g;
-  g.kind = "generate";
+  knn::PointSource g;
+  g.kind = knn::PointSource::Kind::generate;
   g.count = 20000;
   g.seed = 7;
   const auto all = read_points(g, 0, g.count);

@@ -27,10 +27,10 @@ struct StudyDeck {
   deck::Source source;
   deck::OutputSettings output;
 #ifdef TRIDENT_TEST_DIFFUSION
-  std::optional<deck::DiffusionSettings> diffusion;
+  std::optional<diffusion::DiffusionSettings> diffusion;
 #endif
 #ifdef TRIDENT_TEST_KNN
-  std::optional<deck::KnnSettings> knn;
+  std::optional<knn::KnnSettings> knn;
 #endif
 #ifdef TRIDENT_TEST_RIDGE
   std::optional<ridge::RidgeSettings> ridge;
@@ -41,10 +41,10 @@ namespace detail {
 inline std::vector<deck::SectionReader> readers(StudyDeck& d) {
   std::vector<deck::SectionReader> r;
 #ifdef TRIDENT_TEST_DIFFUSION
-  r.push_back({"diffusion", [&d](const deck::Section& top) { d.diffusion = deck::parse_diffusion(top); }});
+  r.push_back({"diffusion", [&d](const deck::Section& top) { d.diffusion = diffusion::parse_diffusion(top); }});
 #endif
 #ifdef TRIDENT_TEST_KNN
-  r.push_back({"knn", [&d](const deck::Section& top) { d.knn = deck::parse_knn(top); }});
+  r.push_back({"knn", [&d](const deck::Section& top) { d.knn = knn::parse_knn(top); }});
 #endif
 #ifdef TRIDENT_TEST_RIDGE
   r.push_back({"ridge", [&d](const deck::Section& top) { d.ridge = ridge::parse_ridge(top); }});

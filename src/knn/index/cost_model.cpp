@@ -33,12 +33,12 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-MethodChoice choose_method(const std::string& method, std::int64_t n_obs, std::int64_t n_refs, int k,
-                           bool on_device) {
+MethodChoice choose_method(KnnMethod method, std::int64_t n_obs, std::int64_t n_refs, int k, bool on_device) {
   MethodChoice choice;
-  if (method == "brute" || method == "index") {
-    choice.use_index = method == "index";
-    choice.reason = method + " (knn.method: " + method + ")";
+  if (method != KnnMethod::automatic) {
+    choice.use_index = method == KnnMethod::index;
+    const std::string name = method_name(method);
+    choice.reason = name + " (knn.method: " + name + ")";
     return choice;
   }
   const Rates& r = on_device ? kDeviceRates : kHostRates;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "knn/settings.hpp"
+
 namespace trident::knn {
 
 struct MethodChoice {
@@ -14,9 +16,8 @@ struct MethodChoice {
   std::string reason;  // for the run log: the method and why
 };
 
-// `method` is the deck's knn.method (auto, brute or index); `on_device` whether the search
-// runs on a GPU.
-MethodChoice choose_method(const std::string& method, std::int64_t n_obs, std::int64_t n_refs, int k,
+// `method` is the deck's knn.method; `on_device` whether the search runs on a GPU.
+MethodChoice choose_method(KnnMethod method, std::int64_t n_obs, std::int64_t n_refs, int k,
                            bool on_device);
 
 }  // namespace trident::knn

@@ -12,9 +12,9 @@
 
 int main() {
   // the deck reader with one section reader: the diffusion study's
-  trident::deck::DiffusionSettings diffusion;
+  trident::diffusion::DiffusionSettings diffusion;
   const std::vector<trident::deck::SectionReader> readers = {
-      {"diffusion", [&](const trident::deck::Section& top) { diffusion = trident::deck::parse_diffusion(top); }}};
+      {"diffusion", [&](const trident::deck::Section& top) { diffusion = trident::diffusion::parse_diffusion(top); }}};
   trident::deck::read_deck_text("diffusion: {nx: 48, ny: 40, steps: 20, output_every: 10}\n", "consumer.yaml", ".",
                                 readers);
   std::printf("trident %s\n", TRIDENT_VERSION);
