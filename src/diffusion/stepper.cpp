@@ -54,10 +54,10 @@ TripRule<T> Stepper<T>::trip_rule() const {
   rule.sf = source.field;
   for (int k = 0; k < scheme_.edges.lines(); ++k) {
     const auto& line = scheme_.edges.line(k);
-    if (line.kind != deck::BoundaryKind::neumann && line.kind != deck::BoundaryKind::convective) continue;
+    if (line.kind != BoundaryKind::neumann && line.kind != BoundaryKind::convective) continue;
     const bool low = line.ghost < line.edge;
     TripSide<T>& side = line.vertical ? (low ? rule.west : rule.east) : (low ? rule.south : rule.north);
-    side.kind = line.kind == deck::BoundaryKind::neumann ? 1 : 2;
+    side.kind = line.kind == BoundaryKind::neumann ? 1 : 2;
     side.edge = line.edge;
     side.ambient = line.value;
     side.ratio = line.ratio;

@@ -17,8 +17,8 @@ namespace trident {
 namespace {
 
 using core::Precision;
-using deck::Boundary;
-using deck::BoundaryKind;
+using diffusion::Boundary;
+using diffusion::BoundaryKind;
 using diffusion::TripShape;
 
 constexpr long kNx = 37, kNy = 29;  // uneven blocks on 2, 3 and 4 ranks
@@ -43,9 +43,9 @@ std::vector<double> random_values(unsigned seed, double low, double high) {
 }
 
 // The deck of rule `name` (its files written into `folder`).
-deck::DiffusionSettings rule_deck(MPI_Comm comm, const std::string& name, long width, Precision precision,
+diffusion::DiffusionSettings rule_deck(MPI_Comm comm, const std::string& name, long width, Precision precision,
                                   const std::string& folder) {
-  deck::DiffusionSettings s;
+  diffusion::DiffusionSettings s;
   s.nx = kNx;
   s.ny = kNy;
   s.steps = 90;
@@ -117,7 +117,7 @@ TEST_P(MpiDiffusionTripRules, WholeRunsGiveTheOneStepBits) {
   const std::string folder = test::scratch_folder(
       comm, "trip_rules_" + name + "_" + std::to_string(steps) + "_" + std::to_string(width) + "_" + shape + "_" +
                 core::precision_name(precision) + "_" + std::to_string(int(tiles)));
-  deck::DiffusionSettings s = rule_deck(comm, name, width, precision, folder);
+  diffusion::DiffusionSettings s = rule_deck(comm, name, width, precision, folder);
   s.ranks = test::layout(shape, mpi::size(comm));
   // one step a trip on any back end (a device's rule takes 8)
   diffusion::StudyTestHooks single;
@@ -139,13 +139,13 @@ TEST_P(MpiDiffusionTripRules, WholeRunsGiveTheOneStepBits) {
   EXPECT_TRUE(test::bitwise_equal(last_two(resumed.field), last_two(one_step.field)));
   EXPECT_TRUE(test::bitwise_equal(last_two(resumed.laplacian), last_two(one_step.laplacian)));
   if (mpi::rank(comm) == 0) {
-    deck::DiffusionSettings alone = s;
+    diffusion::DiffusionSettings alone = s;
     alone.ranks = {0, 0};
     const auto one = test::run_diffusion(MPI_COMM_SELF, alone, folder + "/one.h5", "", io::Mode::automatic, single);
     EXPECT_TRUE(test::bitwise_equal(trips.field, one.field));
     EXPECT_TRUE(test::bitwise_equal(trips.laplacian, one.laplacian));
     // the rule changed the run: not the default deck's
-    deck::DiffusionSettings plain;
+    diffusion::DiffusionSettings plain;
     plain.nx = kNx;
     plain.ny = kNy;
     plain.steps = s.steps;
