@@ -443,8 +443,13 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         const T* const sides = base - 1 + kSideFaces + ((s - k) & (kSteps - 1)) * 2 * kTripColumns + col;
         f_west = sides[0];
         f_east = sides[kTripColumns];
-        f_north = base[-1 + kNorthFaces + ((s - k) % (kSteps + 1)) * kTripColumns + col];
-        f_south = base[-1 + kNorthFaces + ((s - k - 1) % (kSteps + 1)) * kTripColumns + col];
+        // rows s - k and s - k - 1 in the ring of kSteps + 1 (s's place found once a row)
+        constexpr int kRing = kSteps + 1;
+        int north_slot = s % kRing - k, south_slot = north_slot - 1;
+        north_slot += north_slot < 0 ? kRing : 0;
+        south_slot += south_slot < 0 ? kRing : 0;
+        f_north = base[-1 + kNorthFaces + north_slot * kTripColumns + col];
+        f_south = base[-1 + kNorthFaces + south_slot * kTripColumns + col];
       }
       if constexpr (kEdge && (kForm & kFollow) != 0) {
         if (this->west.kind != 0 && i == this->west.edge) west = ghost(this->west, centre, f_west);
