@@ -45,90 +45,90 @@ set(TRIDENT_SOURCES_deck
   deck/yaml_structure.cpp
 )
 set(TRIDENT_SOURCES_diffusion
-  diffusion/boundary.cpp
-  diffusion/c_field.cpp
-  diffusion/checkpoint.cpp
-  diffusion/decomposition.cpp
-  diffusion/exact_select.cpp
-  diffusion/fft.cpp
-  diffusion/frames.cpp
-  diffusion/halo.cpp
-  diffusion/jagged_field.cpp
+  diffusion/detail/boundary.cpp
+  diffusion/detail/c_field.cpp
+  diffusion/detail/checkpoint.cpp
+  diffusion/detail/decomposition.cpp
+  diffusion/detail/exact_select.cpp
+  diffusion/detail/fft.cpp
+  diffusion/detail/frames.cpp
+  diffusion/detail/halo.cpp
+  diffusion/detail/jagged_field.cpp
+  diffusion/detail/slab_exchange.cpp
+  diffusion/detail/source.cpp
+  diffusion/detail/start_field.cpp
+  diffusion/detail/start_file.cpp
+  diffusion/detail/stencil.cpp
+  diffusion/detail/stencil_anisotropic.cpp
+  diffusion/detail/stencil_field.cpp
+  diffusion/detail/stepper.cpp
+  diffusion/detail/study.cpp
+  diffusion/detail/trip.cpp
+  diffusion/detail/trip_tiles.cpp
+  diffusion/detail/trip_tuner.cpp
+  diffusion/detail/xdmf.cpp
   diffusion/settings.cpp
-  diffusion/slab_exchange.cpp
-  diffusion/source.cpp
-  diffusion/start_field.cpp
-  diffusion/start_file.cpp
-  diffusion/stencil.cpp
-  diffusion/stencil_anisotropic.cpp
-  diffusion/stencil_field.cpp
-  diffusion/stepper.cpp
-  diffusion/study.cpp
   diffusion/study_plan.cpp
-  diffusion/trip.cpp
-  diffusion/trip_tiles.cpp
-  diffusion/trip_tuner.cpp
-  diffusion/xdmf.cpp
 )
 set(TRIDENT_SOURCES_knn
-  knn/checkpoint.cpp
-  knn/chunk_pipeline.cpp
-  knn/coordinates_check.cpp
-  knn/csv_points.cpp
-  knn/geometry.cpp
-  knn/hdf5_ids.cpp
-  knn/hdf5_points.cpp
-  knn/id_output.cpp
-  knn/index/cost_model.cpp
-  knn/index/index_screen.cpp
-  knn/index/index_search.cpp
-  knn/index/radix_sort.cpp
-  knn/index/sphere_index.cpp
-  knn/inputs.cpp
-  knn/list_bound.cpp
-  knn/list_choice.cpp
-  knn/output_rows.cpp
-  knn/point_ids.cpp
-  knn/points.cpp
-  knn/result_rows.cpp
-  knn/rounds.cpp
-  knn/row_finish.cpp
-  knn/run_method.cpp
-  knn/search.cpp
-  knn/search_options.cpp
-  knn/search_profile.cpp
-  knn/searcher.cpp
+  knn/detail/checkpoint.cpp
+  knn/detail/chunk_pipeline.cpp
+  knn/detail/coordinates_check.cpp
+  knn/detail/csv_points.cpp
+  knn/detail/geometry.cpp
+  knn/detail/hdf5_ids.cpp
+  knn/detail/hdf5_points.cpp
+  knn/detail/id_output.cpp
+  knn/detail/index/cost_model.cpp
+  knn/detail/index/index_screen.cpp
+  knn/detail/index/index_search.cpp
+  knn/detail/index/radix_sort.cpp
+  knn/detail/index/sphere_index.cpp
+  knn/detail/inputs.cpp
+  knn/detail/list_bound.cpp
+  knn/detail/list_choice.cpp
+  knn/detail/output_rows.cpp
+  knn/detail/point_ids.cpp
+  knn/detail/points.cpp
+  knn/detail/result_rows.cpp
+  knn/detail/rounds.cpp
+  knn/detail/row_finish.cpp
+  knn/detail/run_method.cpp
+  knn/detail/search.cpp
+  knn/detail/search_options.cpp
+  knn/detail/search_profile.cpp
+  knn/detail/searcher.cpp
+  knn/detail/study.cpp
+  knn/detail/within_rows.cpp
+  knn/detail/within_search.cpp
+  knn/detail/within_study.cpp
   knn/settings.cpp
-  knn/study.cpp
   knn/study_plan.cpp
-  knn/within_rows.cpp
-  knn/within_search.cpp
-  knn/within_study.cpp
 )
 set(TRIDENT_SOURCES_ridge
-  ridge/checkpoint.cpp
-  ridge/csr.cpp
-  ridge/device_csr_build.cpp
-  ridge/device_entries.cpp
-  ridge/device_tuning.cpp
-  ridge/fused_engine.cpp
-  ridge/fused_solve.cpp
-  ridge/gcv.cpp
-  ridge/generator.cpp
-  ridge/hdf5_csr.cpp
-  ridge/kokkos_kernels_engine.cpp
-  ridge/lcurve.cpp
-  ridge/lsmr_sweep.cpp
-  ridge/matrix_market.cpp
-  ridge/matrix_rows.cpp
-  ridge/problem.cpp
-  ridge/row_schedule.cpp
-  ridge/rules.cpp
-  ridge/selection.cpp
+  ridge/detail/checkpoint.cpp
+  ridge/detail/csr.cpp
+  ridge/detail/device_csr_build.cpp
+  ridge/detail/device_entries.cpp
+  ridge/detail/device_tuning.cpp
+  ridge/detail/fused_engine.cpp
+  ridge/detail/fused_solve.cpp
+  ridge/detail/gcv.cpp
+  ridge/detail/generator.cpp
+  ridge/detail/hdf5_csr.cpp
+  ridge/detail/kokkos_kernels_engine.cpp
+  ridge/detail/lcurve.cpp
+  ridge/detail/lsmr_sweep.cpp
+  ridge/detail/matrix_market.cpp
+  ridge/detail/matrix_rows.cpp
+  ridge/detail/problem.cpp
+  ridge/detail/row_schedule.cpp
+  ridge/detail/rules.cpp
+  ridge/detail/selection.cpp
+  ridge/detail/study.cpp
+  ridge/detail/sweep.cpp
   ridge/settings.cpp
-  ridge/study.cpp
   ridge/study_plan.cpp
-  ridge/sweep.cpp
 )
 set(TRIDENT_SOURCES_app
   app/application.cpp

@@ -2,9 +2,11 @@
 # Writes cmake/TridentSources.cmake, the explicit source lists of the libraries (src/NAME/**.cpp)
 # and test folders (tests/NAME/**.cpp); run it after adding, moving or removing a .cpp file.
 # With --check it writes nothing and exits 1 when the committed lists are stale or a .cpp under
-# src/ or tests/ belongs to no list (ctest build.source_lists).
+# src/ or tests/ belongs to no list, or where app, another library or bench/ includes a study's
+# detail/ folder (ctest build.source_lists).
 import argparse
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -50,7 +52,30 @@ def generate():
             folder = folder.parent
         if path.relative_to(folder).as_posix() not in (folder / "CMakeLists.txt").read_text():
             problems.append(f"{path.relative_to(ROOT).as_posix()} is built by no CMakeLists.txt")
+    problems += detail_includes()
     return "\n".join(lines) + "\n", problems
+
+
+STUDIES = ["diffusion", "knn", "ridge"]
+
+
+def detail_includes():
+    """A study's detail/ is its own: app, the other libraries and bench/ include its public
+    headers (STUDY/STUDY.hpp, STUDY/settings.hpp, STUDY/bench.hpp for bench/) only."""
+    problems = []
+    include = re.compile(r'#include "(' + "|".join(STUDIES) + r')/detail/')
+    for path in sorted(list((ROOT / "src").rglob("*.[ch]pp")) + list((ROOT / "bench").rglob("*.[ch]pp"))):
+        rel = path.relative_to(ROOT)
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            m = include.match(line)
+            if not m:
+                continue
+            study = m.group(1)
+            if rel.parts[0] == "src" and rel.parts[1] == study:
+                continue  # the study's own files
+            problems.append(f"{rel.as_posix()}:{number} includes {study}/detail/ (outside {study}/: include "
+                            f"{study}/{study}.hpp" + (f" or {study}/bench.hpp)" if rel.parts[0] == "bench" else ")"))
+    return problems
 
 
 def main():

@@ -18,8 +18,7 @@
 #include <sys/stat.h>
 #include <vector>
 
-#include "diffusion/decomposition.hpp"
-#include "diffusion/start_field.hpp"
+#include "diffusion/bench.hpp"
 
 namespace {
 

@@ -1,12 +1,12 @@
 // The diffusion step on one device with several steps per trip through memory
-// (src/diffusion/trip.hpp) beside one step a trip, in one run: for each grid size and
+// (src/diffusion/detail/trip.hpp) beside one step a trip, in one run: for each grid size and
 // precision, today's one-step kernel keeping L(u) every step, then trips of 1, 2, 3, 4, 6
 // and 8 steps (the rule's choice marked), each timed over the same steps from the same
 // start field. Prints the bytes a step moves (one read and one write of u a trip, plus L(u)
 // for the first line), the floor those bytes set at the given copy bandwidth, the measured
 // microseconds a step, its ratio to the first line's floor (12 bytes a cell in float32: the
 // one-pass floor) and to its own floor, and whether the final field has the one-step bits.
-// The tiles' heights are timed as a run times them (diffusion/trip_tuner.hpp), on the first
+// The tiles' heights are timed as a run times them (diffusion/detail/trip_tuner.hpp), on the first
 // of the two runs a line keeps the better of.
 //
 //   trident_diffusion_trips BANDWIDTH_BPS [N:STEPS ...]      (default 2000:4000 8192:800)
@@ -29,9 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "diffusion/stencil.hpp"
-#include "diffusion/trip.hpp"
-#include "diffusion/trip_tuner.hpp"
+#include "diffusion/bench.hpp"
 
 namespace {
 

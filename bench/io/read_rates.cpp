@@ -22,11 +22,10 @@
 
 #include "bench_clock.hpp"
 #include "core/error.hpp"
-#include "diffusion/start_field.hpp"
+#include "diffusion/bench.hpp"
 #include "io/input_file.hpp"
-#include "knn/points.hpp"
-#include "ridge/matrix_market.hpp"
-#include "ridge/problem.hpp"
+#include "knn/bench.hpp"
+#include "ridge/bench.hpp"
 
 namespace {
 

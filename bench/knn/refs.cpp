@@ -38,9 +38,7 @@
 #include "core/host_threads.hpp"
 #include "transport/page_lock.hpp"
 #include "core/splitmix64.hpp"
-#include "knn/index/index_search.hpp"
-#include "knn/index/cost_model.hpp"
-#include "knn/search.hpp"
+#include "knn/bench.hpp"
 #include "tangent_square.hpp"
 
 namespace {

@@ -20,8 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "ridge/device_tuning.hpp"
-#include "ridge/row_products.hpp"
+#include "ridge/bench.hpp"
 
 #if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40200
 #define TRIDENT_BENCH_SPMV_HANDLE 1

@@ -60,7 +60,7 @@ NVLINK = dict(latency=12e-6, bandwidth=150e9)    # NCCL send/recv between GPUs o
 IB = dict(latency=20e-6, bandwidth=40e9)         # NCCL over one 400 Gb/s NIC per GPU
 OLD_STAGED_LATENCY = 55e-6   # old code: pack, fence, copy out, MPI, copy in, unpack; not hidden
 GPUS_PER_NODE = 4
-DEFAULT_W = 64  # src/diffusion/halo.hpp's kDefaultHaloWidth
+DEFAULT_W = 64  # src/diffusion/detail/halo.hpp's kDefaultHaloWidth
 
 
 def layout(n, nx, ny):

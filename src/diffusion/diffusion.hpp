@@ -3,7 +3,7 @@
 // its deck section's settings (diffusion/settings.hpp) and its driver (study.hpp).
 #include "core/study.hpp"
 #include "diffusion/settings.hpp"
-#include "diffusion/study.hpp"
+#include "diffusion/detail/study.hpp"
 
 namespace trident::diffusion {
 

@@ -4,11 +4,11 @@
 
 #include "core/error.hpp"
 #include "deck/reader.hpp"
-#include "diffusion/decomposition.hpp"
+#include "diffusion/detail/decomposition.hpp"
 #include "diffusion/diffusion.hpp"
-#include "diffusion/halo.hpp"
-#include "diffusion/start_file.hpp"
-#include "diffusion/xdmf.hpp"
+#include "diffusion/detail/halo.hpp"
+#include "diffusion/detail/start_file.hpp"
+#include "diffusion/detail/xdmf.hpp"
 #include "io/output_file.hpp"
 
 namespace trident::diffusion {

@@ -109,7 +109,7 @@ OutputFile::OutputFile(MPI_Comm comm, std::string path, bool overwrite, Mode mod
   silence_hdf5_errors();
 #if defined(H5_HAVE_PARALLEL)
   // One rank gains nothing from MPI-IO, and a plain file lets the diffusion frames be
-  // written by a thread that calls no MPI (diffusion/frames.hpp).
+  // written by a thread that calls no MPI (diffusion/detail/frames.hpp).
   parallel_ = mode == Mode::automatic && mpi::size(comm) > 1;
 #else
   parallel_ = false;

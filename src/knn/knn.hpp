@@ -3,7 +3,7 @@
 // section's settings (knn/settings.hpp) and its driver (study.hpp).
 #include "core/study.hpp"
 #include "knn/settings.hpp"
-#include "knn/study.hpp"
+#include "knn/detail/study.hpp"
 
 namespace trident::knn {
 

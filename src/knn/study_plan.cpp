@@ -3,7 +3,7 @@
 #include "deck/reader.hpp"
 #include "io/output_file.hpp"
 #include "knn/knn.hpp"
-#include "knn/points.hpp"
+#include "knn/detail/points.hpp"
 
 namespace trident::knn {
 

@@ -3,7 +3,7 @@
 // deck section's settings (ridge/settings.hpp) and its driver (study.hpp).
 #include "core/study.hpp"
 #include "ridge/settings.hpp"
-#include "ridge/study.hpp"
+#include "ridge/detail/study.hpp"
 
 namespace trident::ridge {
 

@@ -2,9 +2,9 @@
 // before work in the order of prepare_study, and its summary.
 #include "deck/reader.hpp"
 #include "io/output_file.hpp"
-#include "ridge/matrix_market.hpp"
-#include "ridge/matrix_rows.hpp"
-#include "ridge/problem.hpp"
+#include "ridge/detail/matrix_market.hpp"
+#include "ridge/detail/matrix_rows.hpp"
+#include "ridge/detail/problem.hpp"
 #include "ridge/ridge.hpp"
 
 namespace trident::ridge {

@@ -3,7 +3,7 @@
 a temporal collection of one uniform grid a frame, each with its time, a mesh of 1 x NY x NX
 nodes (the X-Y plane) with the origin and spacing, and the named attributes, each one item
 that is both a hyperslab (frame f, all NY x NX nodes) of a dataset and the same selection as
-Xdmf3's "FILE:DATASET|start:stride:count:dims" text (src/diffusion/xdmf.cpp says why), in
+Xdmf3's "FILE:DATASET|start:stride:count:dims" text (src/diffusion/detail/xdmf.cpp says why), in
 the HDF5 file whose name, read back from the XML, is the output's own (the file beside the
 XDMF). Used by test_diffusion (C++, through std::system) and cli.xdmf_names; that ParaView's
 readers show the fields is tests/paraview's part.

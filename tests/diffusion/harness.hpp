@@ -13,8 +13,8 @@
 #include "core/error.hpp"
 #include "core/run_context.hpp"
 #include "diffusion/settings.hpp"
-#include "diffusion/study.hpp"
-#include "diffusion/study_test_hooks.hpp"
+#include "diffusion/detail/study.hpp"
+#include "diffusion/detail/study_test_hooks.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 

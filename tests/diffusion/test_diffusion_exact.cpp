@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "diffusion/start_field.hpp"
-#include "diffusion/xdmf.hpp"
+#include "diffusion/detail/start_field.hpp"
+#include "diffusion/detail/xdmf.hpp"
 #include "harness.hpp"
 #include "support/test_support.hpp"
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "diffusion/xdmf.hpp"
+#include "diffusion/detail/xdmf.hpp"
 #include "harness.hpp"
 #include "support/test_support.hpp"
 

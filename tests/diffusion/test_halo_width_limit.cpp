@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "diffusion/halo.hpp"
+#include "diffusion/detail/halo.hpp"
 
 namespace trident {
 namespace {

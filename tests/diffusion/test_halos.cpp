@@ -11,9 +11,9 @@
 
 #include "transport/device_comm.hpp"
 #include "core/error.hpp"
-#include "diffusion/decomposition.hpp"
-#include "diffusion/halo.hpp"
-#include "diffusion/stencil.hpp"
+#include "diffusion/detail/decomposition.hpp"
+#include "diffusion/detail/halo.hpp"
+#include "diffusion/detail/stencil.hpp"
 #include "harness.hpp"
 #include "support/test_support.hpp"
 

@@ -14,7 +14,7 @@
 #include <random>
 #include <sstream>
 
-#include "diffusion/trip.hpp"
+#include "diffusion/detail/trip.hpp"
 #include "harness.hpp"
 #include "support/test_support.hpp"
 

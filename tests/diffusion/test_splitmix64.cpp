@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/splitmix64.hpp"
-#include "diffusion/counter_noise.hpp"
+#include "diffusion/detail/counter_noise.hpp"
 
 namespace trident::core {
 namespace {

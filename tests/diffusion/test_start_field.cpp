@@ -12,9 +12,9 @@
 #include <random>
 #include <vector>
 
-#include "diffusion/decomposition.hpp"
-#include "diffusion/exact_select.hpp"
-#include "diffusion/start_field.hpp"
+#include "diffusion/detail/decomposition.hpp"
+#include "diffusion/detail/exact_select.hpp"
+#include "diffusion/detail/start_field.hpp"
 
 namespace trident::diffusion {
 namespace {

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "diffusion/decomposition.hpp"
-#include "diffusion/start_field.hpp"
-#include "diffusion/start_file.hpp"
+#include "diffusion/detail/decomposition.hpp"
+#include "diffusion/detail/start_field.hpp"
+#include "diffusion/detail/start_file.hpp"
 #include "support/h5_write.hpp"
 #include "support/test_support.hpp"
 

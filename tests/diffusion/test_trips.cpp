@@ -1,4 +1,4 @@
-// Several steps per trip through memory (diffusion/trip.hpp) against one step at a time, bit
+// Several steps per trip through memory (diffusion/detail/trip.hpp) against one step at a time, bit
 // for bit: the kernel alone on random fields (every trip length, tile shapes that cross many
 // tile edges, halos on some sides, fields that turn non-finite in the middle of a trip), and
 // whole runs on 1-4 ranks with frames, checkpoints and restarts inside.
@@ -10,9 +10,9 @@
 #include <random>
 
 #include "core/error.hpp"
-#include "diffusion/stencil.hpp"
-#include "diffusion/trip.hpp"
-#include "diffusion/trip_tuner.hpp"
+#include "diffusion/detail/stencil.hpp"
+#include "diffusion/detail/trip.hpp"
+#include "diffusion/detail/trip_tuner.hpp"
 #include "harness.hpp"
 #include "support/test_support.hpp"
 

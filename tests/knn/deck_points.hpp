@@ -10,7 +10,7 @@
 
 #include "clusters.hpp"
 #include "core/comm.hpp"
-#include "knn/points.hpp"
+#include "knn/detail/points.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn::test {

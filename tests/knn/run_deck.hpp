@@ -18,9 +18,9 @@
 #include "support/study_decks.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
-#include "knn/result_rows.hpp"
-#include "knn/study.hpp"
-#include "knn/study_test_hooks.hpp"
+#include "knn/detail/result_rows.hpp"
+#include "knn/detail/study.hpp"
+#include "knn/detail/study_test_hooks.hpp"
 
 namespace trident::knn::test {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "brute_force.hpp"
-#include "knn/checkpoint.hpp"
-#include "knn/search.hpp"
-#include "knn/search_test_hooks.hpp"
+#include "knn/detail/checkpoint.hpp"
+#include "knn/detail/search.hpp"
+#include "knn/detail/search_test_hooks.hpp"
 
 namespace trident::knn::test {
 

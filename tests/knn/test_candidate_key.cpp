@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "knn/candidate_order.hpp"
+#include "knn/detail/candidate_order.hpp"
 
 namespace trident::knn {
 namespace {

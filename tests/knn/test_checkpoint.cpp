@@ -10,7 +10,7 @@
 #include "core/comm.hpp"
 #include "deck/deck.hpp"
 #include "support/study_decks.hpp"
-#include "knn/checkpoint.hpp"
+#include "knn/detail/checkpoint.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn {

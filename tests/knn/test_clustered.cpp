@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "clusters.hpp"
-#include "knn/rounds.hpp"
+#include "knn/detail/rounds.hpp"
 #include "search_cases.hpp"
 
 namespace trident::knn {

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "core/error.hpp"
-#include "knn/points.hpp"
+#include "knn/detail/points.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn {

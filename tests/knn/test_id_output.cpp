@@ -10,7 +10,7 @@
 
 #include "core/comm.hpp"
 #include "io/output_file.hpp"
-#include "knn/id_output.hpp"
+#include "knn/detail/id_output.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "clusters.hpp"
-#include "knn/index/index_search.hpp"
+#include "knn/detail/index/index_search.hpp"
 #include "search_cases.hpp"
 
 namespace trident::knn {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "clusters.hpp"
-#include "knn/index/cube_key.hpp"
-#include "knn/index/radix_sort.hpp"
-#include "knn/index/sphere_index.hpp"
+#include "knn/detail/index/cube_key.hpp"
+#include "knn/detail/index/radix_sort.hpp"
+#include "knn/detail/index/sphere_index.hpp"
 #include "search_cases.hpp"
 
 namespace trident::knn {

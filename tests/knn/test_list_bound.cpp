@@ -15,8 +15,8 @@
 
 #include "clusters.hpp"
 #include "core/device_buffers.hpp"
-#include "knn/list_bound.hpp"
-#include "knn/rounds.hpp"
+#include "knn/detail/list_bound.hpp"
+#include "knn/detail/rounds.hpp"
 #include "search_cases.hpp"
 
 namespace trident::knn {

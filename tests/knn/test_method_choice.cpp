@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "knn/index/cost_model.hpp"
-#include "knn/run_method.hpp"
+#include "knn/detail/index/cost_model.hpp"
+#include "knn/detail/run_method.hpp"
 
 namespace trident::knn {
 namespace {

@@ -10,9 +10,9 @@
 #include "core/error.hpp"
 #include "deck/deck.hpp"
 #include "support/study_decks.hpp"
-#include "knn/points.hpp"
-#include "knn/search.hpp"
-#include "knn/study.hpp"
+#include "knn/detail/points.hpp"
+#include "knn/detail/search.hpp"
+#include "knn/detail/study.hpp"
 #include "run_deck.hpp"
 #include "support/test_support.hpp"
 

@@ -16,7 +16,7 @@
 #include "core/comm.hpp"
 #include "deck/deck.hpp"
 #include "io/output_file.hpp"
-#include "knn/points.hpp"
+#include "knn/detail/points.hpp"
 #include "run_deck.hpp"
 #include "search_cases.hpp"
 #include "support/test_support.hpp"

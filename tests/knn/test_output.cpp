@@ -10,10 +10,10 @@
 #include "support/study_decks.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
-#include "knn/output_rows.hpp"
-#include "knn/points.hpp"
-#include "knn/search.hpp"
-#include "knn/study.hpp"
+#include "knn/detail/output_rows.hpp"
+#include "knn/detail/points.hpp"
+#include "knn/detail/search.hpp"
+#include "knn/detail/study.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
-#include "knn/points.hpp"
+#include "knn/detail/points.hpp"
 #include "support/h5_write.hpp"
 #include "support/test_support.hpp"
 

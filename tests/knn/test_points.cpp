@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "deck/deck.hpp"
 #include "support/study_decks.hpp"
-#include "knn/points.hpp"
+#include "knn/detail/points.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::knn {

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "knn/rounds.hpp"
+#include "knn/detail/rounds.hpp"
 
 namespace trident::knn {
 namespace {

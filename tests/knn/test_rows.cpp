@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "knn/row_list.hpp"
-#include "knn/search.hpp"
+#include "knn/detail/row_list.hpp"
+#include "knn/detail/search.hpp"
 
 namespace trident::knn {
 namespace {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "ridge/csr.hpp"
+#include "ridge/detail/csr.hpp"
 
 namespace trident::ridge::test {
 

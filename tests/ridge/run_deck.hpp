@@ -10,7 +10,7 @@
 #include "deck/deck.hpp"
 #include "support/study_decks.hpp"
 #include "io/output_file.hpp"
-#include "ridge/study.hpp"
+#include "ridge/detail/study.hpp"
 
 namespace trident::ridge::test {
 

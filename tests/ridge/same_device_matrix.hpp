@@ -7,7 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "ridge/device_csr.hpp"
+#include "ridge/detail/device_csr.hpp"
 
 namespace trident::ridge::test {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "ridge/lcurve.hpp"
+#include "ridge/detail/lcurve.hpp"
 
 namespace trident::ridge {
 namespace {

@@ -14,10 +14,10 @@
 
 #include "core/error.hpp"
 #include "core/overrides.hpp"
-#include "ridge/csr.hpp"
-#include "ridge/device_csr.hpp"
-#include "ridge/row_products.hpp"
-#include "ridge/row_schedule.hpp"
+#include "ridge/detail/csr.hpp"
+#include "ridge/detail/device_csr.hpp"
+#include "ridge/detail/row_products.hpp"
+#include "ridge/detail/row_schedule.hpp"
 #include "same_device_matrix.hpp"
 
 namespace trident::ridge {

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "core/overrides.hpp"
-#include "ridge/csr.hpp"
-#include "ridge/device_csr.hpp"
-#include "ridge/device_entries.hpp"
-#include "ridge/generator.hpp"
-#include "ridge/lsmr_sweep.hpp"
-#include "ridge/problem.hpp"
+#include "ridge/detail/csr.hpp"
+#include "ridge/detail/device_csr.hpp"
+#include "ridge/detail/device_entries.hpp"
+#include "ridge/detail/generator.hpp"
+#include "ridge/detail/lsmr_sweep.hpp"
+#include "ridge/detail/problem.hpp"
 #include "same_device_matrix.hpp"
 
 namespace trident::ridge {

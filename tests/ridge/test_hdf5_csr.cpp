@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "reference.hpp"
-#include "ridge/problem.hpp"
+#include "ridge/detail/problem.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::ridge {

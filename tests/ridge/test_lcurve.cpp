@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "ridge/lcurve.hpp"
+#include "ridge/detail/lcurve.hpp"
 
 namespace trident::ridge {
 namespace {

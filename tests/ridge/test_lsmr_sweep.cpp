@@ -12,9 +12,9 @@
 #include "core/error.hpp"
 #include "core/overrides.hpp"
 #include "reference.hpp"
-#include "ridge/lsmr_sweep.hpp"
-#include "ridge/problem.hpp"
-#include "ridge/sweep_engine.hpp"
+#include "ridge/detail/lsmr_sweep.hpp"
+#include "ridge/detail/problem.hpp"
+#include "ridge/detail/sweep_engine.hpp"
 
 namespace trident::ridge {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "reference.hpp"
-#include "ridge/matrix_market.hpp"
+#include "ridge/detail/matrix_market.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::ridge {

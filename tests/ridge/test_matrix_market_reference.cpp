@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "ridge/matrix_market.hpp"
+#include "ridge/detail/matrix_market.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::ridge {

@@ -16,8 +16,8 @@
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
 #include "reference.hpp"
-#include "ridge/matrix_market.hpp"
-#include "ridge/study.hpp"
+#include "ridge/detail/matrix_market.hpp"
+#include "ridge/detail/study.hpp"
 #include "run_deck.hpp"
 #include "support/test_support.hpp"
 

@@ -14,10 +14,10 @@
 
 #include "core/comm.hpp"
 #include "reference.hpp"
-#include "ridge/lsmr_sweep.hpp"
-#include "ridge/problem.hpp"
-#include "ridge/engine_options.hpp"
-#include "ridge/sweep.hpp"
+#include "ridge/detail/lsmr_sweep.hpp"
+#include "ridge/detail/problem.hpp"
+#include "ridge/detail/engine_options.hpp"
+#include "ridge/detail/sweep.hpp"
 
 namespace trident::ridge {
 namespace {

@@ -5,8 +5,8 @@
 #include <mpi.h>
 
 #include "core/comm.hpp"
-#include "ridge/problem.hpp"
-#include "ridge/sweep.hpp"
+#include "ridge/detail/problem.hpp"
+#include "ridge/detail/sweep.hpp"
 
 namespace trident::ridge {
 namespace {

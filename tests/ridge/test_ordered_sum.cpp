@@ -1,4 +1,4 @@
-// The ordered sum of the ridge finishing passes (ridge/ordered_sum.hpp): one warp ends it,
+// The ordered sum of the ridge finishing passes (ridge/detail/ordered_sum.hpp): one warp ends it,
 // the total matches a float64 loop, and it is the same bits launch after launch.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "ridge/ordered_sum.hpp"
+#include "ridge/detail/ordered_sum.hpp"
 
 namespace trident::ridge {
 namespace {

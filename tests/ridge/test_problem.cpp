@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
 #include "reference.hpp"
-#include "ridge/problem.hpp"
+#include "ridge/detail/problem.hpp"
 #include "support/test_support.hpp"
 
 namespace trident::ridge {

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "reference.hpp"
-#include "ridge/gcv.hpp"
-#include "ridge/lcurve.hpp"
-#include "ridge/selection.hpp"
+#include "ridge/detail/gcv.hpp"
+#include "ridge/detail/lcurve.hpp"
+#include "ridge/detail/selection.hpp"
 
 namespace trident::ridge {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "ridge/lsmr_sweep.hpp"
-#include "ridge/problem.hpp"
+#include "ridge/detail/lsmr_sweep.hpp"
+#include "ridge/detail/problem.hpp"
 
 namespace trident::ridge {
 namespace {

@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "deck/deck.hpp"
 #include "diffusion/settings.hpp"
-#include "knn/geometry.hpp"
+#include "knn/detail/geometry.hpp"
 #include "trident/version.hpp"
 
 int main() {

@@ -1,0 +1,41 @@
+#include "diffusion/detail/stencil_field.hpp"
+
+namespace trident::diffusion {
+
+template <class T>
+void step_field(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian,
+                const Grid<T>& cf, std::int64_t step, const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
+  if (box.empty()) return;
+  const int w = laplacian.extent(0) > 0
+                    ? static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(laplacian.extent(0))) / 2)
+                    : 0;
+  const unsigned ny = static_cast<unsigned>(laplacian.extent(0)), nx = static_cast<unsigned>(laplacian.extent(1));
+  Kokkos::parallel_for(
+      "trident::diffusion::step_field",
+      Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {box.y0, box.x0}, {box.y1, box.x1}),
+      KOKKOS_LAMBDA(const int j, const int i) {
+        const T change = field_change(u, cf, j, i);
+        const T v = u(j, i) + change;
+        next(j, i) = v;
+        if (static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx) laplacian(j - w, i - w) = -change;
+        if (!(v - v == T(0))) (void)Kokkos::atomic_fetch_min(&first_bad(), step + 1);
+      });
+}
+
+template <class T>
+void applied_field_only(const Grid<T>& u, const Grid<T>& laplacian, const Grid<T>& cf, const Box& box) {
+  const int w = static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(laplacian.extent(0))) / 2);
+  Kokkos::parallel_for(
+      "trident::diffusion::applied_field", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({box.y0, box.x0}, {box.y1, box.x1}),
+      KOKKOS_LAMBDA(const int j, const int i) { laplacian(j - w, i - w) = -field_change(u, cf, j, i); });
+}
+
+#define TRIDENT_FIELD(T)                                                                                        \
+  template void step_field<T>(const ExecutionSpace&, const Grid<T>&, const Grid<T>&, const Grid<T>&, const Grid<T>&, \
+                              std::int64_t, const Kokkos::View<std::int64_t>&, const Box&);                    \
+  template void applied_field_only<T>(const Grid<T>&, const Grid<T>&, const Grid<T>&, const Box&);
+TRIDENT_FIELD(float)
+TRIDENT_FIELD(double)
+#undef TRIDENT_FIELD
+
+}  // namespace trident::diffusion

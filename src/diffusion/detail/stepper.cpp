@@ -1,0 +1,283 @@
+#include "diffusion/detail/stepper.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+
+#include "diffusion/detail/stencil_anisotropic.hpp"
+#include "diffusion/detail/stencil_field.hpp"
+
+namespace trident::diffusion {
+
+namespace {
+// The kinds of trip whose tiles are timed apart: the block's cells (without an exchange, or
+// its inside while the halos travel: nearly the same boxes), and the rest after an exchange.
+constexpr int kPlainTrip = 0, kInnerTrip = 0, kRestTrip = 1;
+}  // namespace
+
+template <class T>
+Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Scheme<T>& scheme,
+                    const TripShape& trips, TripTuner::When tiles, core::Switch peer_memory)
+    : d_(d),
+      width_(width),
+      scheme_(scheme),
+      rule_(trip_rule()),
+      trip_steps_(diffusion::steps_per_trip(d.alone(), width, trips.steps)),
+      shape_(trips),
+      tuner_(tiles, trip_steps_),
+      alone_(d.alone()) {
+  const int nx = static_cast<int>(d.x().size), ny = static_cast<int>(d.y().size);
+  interior_ = {width_, width_ + ny, width_, width_ + nx};
+  toward_[0] = d.west() != MPI_PROC_NULL;
+  toward_[1] = d.east() != MPI_PROC_NULL;
+  toward_[2] = d.south() != MPI_PROC_NULL;
+  toward_[3] = d.north() != MPI_PROC_NULL;
+  if (alone_) return;
+  // NCCL only if peer memory does not carry the halos (core::DeviceComm).
+  comm_ = std::make_unique<core::DeviceComm>(d.cart(), transport, core::DeviceComm::NcclStart::when_needed);
+  halo_ = std::make_unique<HaloExchange<T>>(d, *comm_, width_, peer_memory);
+  wait_clock_ = std::make_unique<core::QueueWaitClock>();
+}
+
+template <class T>
+TripRule<T> Stepper<T>::trip_rule() const {
+  TripRule<T> rule;
+  rule.op = scheme_.field() ? TripRule<T>::field
+            : scheme_.anisotropic ? TripRule<T>::anisotropic
+                                  : TripRule<T>::isotropic;
+  rule.cx = scheme_.cx;
+  rule.cy = scheme_.cy;
+  rule.cf = scheme_.cf;
+  const Source<T>& source = scheme_.source;
+  rule.source = source.kind == Source<T>::Kind::constant ? 1 : source.kind == Source<T>::Kind::field ? 2 : 0;
+  rule.s = source.value;
+  rule.sf = source.field;
+  for (int k = 0; k < scheme_.edges.lines(); ++k) {
+    const auto& line = scheme_.edges.line(k);
+    if (line.kind != BoundaryKind::neumann && line.kind != BoundaryKind::convective) continue;
+    const bool low = line.ghost < line.edge;
+    TripSide<T>& side = line.vertical ? (low ? rule.west : rule.east) : (low ? rule.south : rule.north);
+    side.kind = line.kind == BoundaryKind::neumann ? 1 : 2;
+    side.edge = line.edge;
+    side.ambient = line.value;
+    side.ratio = line.ratio;
+    side.h = line.h;
+  }
+  return rule;
+}
+
+template <class T>
+std::string Stepper<T>::describe() const {
+  if (alone_) return "not needed (one block)";
+  return std::to_string(width_) + (width_ == 1 ? " cell deep every step" : " cells deep every " +
+                                                       std::to_string(width_) + " steps") +
+         ", overlapped with the inside of the block, through " +
+         (comm_->transport() == core::Transport::nccl ? comm_->exchanges_route() : comm_->choice().describe());
+}
+
+template <class T>
+std::string Stepper<T>::describe_tiles() const {
+  const int block = tuner_.rows_of(kPlainTrip), rest = tuner_.rows_of(kRestTrip);
+  std::string text = block > 0 ? std::to_string(block) + " rows" + (alone_ ? "" : " for the block") : "";
+  if (rest > 0) text += (text.empty() ? "" : ", ") + std::to_string(rest) + " rows for its edges after an exchange";
+  if (!text.empty()) text += " (the fastest of the heights timed)";
+  if (chain_rows_ > 0)
+    text += (text.empty() ? "" : "; ") + std::to_string(chain_rows_) + " rows in chains of trips (the rule)";
+  return text;
+}
+
+template <class T>
+Box Stepper<T>::extended(int depth) const {
+  return {interior_.y0 - (toward_[2] ? depth : 0), interior_.y1 + (toward_[3] ? depth : 0),
+          interior_.x0 - (toward_[0] ? depth : 0), interior_.x1 + (toward_[1] ? depth : 0)};
+}
+
+template <class T>
+Box Stepper<T>::inside(int depth) const {
+  return {interior_.y0 + (toward_[2] ? depth : 0), interior_.y1 - (toward_[3] ? depth : 0),
+          interior_.x0 + (toward_[0] ? depth : 0), interior_.x1 - (toward_[1] ? depth : 0)};
+}
+
+template <class T>
+int Stepper<T>::trip_limit() const {
+  if (alone_) return trip_steps_;
+  return std::min(trip_steps_, valid_ >= 1 ? valid_ : width_);
+}
+
+template <class T>
+Trip Stepper<T>::trip_from(int valid) const {
+  Trip trip;
+  trip.first = extended(valid - 1);
+  const int shrink[4] = {toward_[2], toward_[3], toward_[0], toward_[1]};  // y0, y1, x0, x1
+  std::copy(shrink, shrink + 4, trip.shrink);
+  return trip;
+}
+
+template <class T>
+Trip Stepper<T>::plain_trip(int steps) const {
+  Trip trip = trip_from(alone_ ? 1 : valid_);
+  trip.add_keep(extended(alone_ ? 0 : valid_ - steps));
+  return trip;
+}
+
+template <class T>
+void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                         const Kokkos::View<std::int64_t>& first_bad, int steps) {
+  steps = std::min(steps, trip_limit());
+  if (steps <= 1) {
+    step_once(u, next, laplacian, c, step, first_bad);
+    return;
+  }
+  const ExecutionSpace compute;
+  if (alone_ || valid_ >= steps) {
+    Trip trip = plain_trip(steps);
+    const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, trip, shape_, rule_);
+    step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape, rule_);
+    if (!alone_) valid_ -= steps;
+    return;
+  }
+  // An exchange first (valid_ is 0): the cells whose cone of `steps` steps stays in the block
+  // while the halos travel, then the rest of what the halo's width - `steps` cells allow.
+  const Box in = inside(steps), all = extended(width_ - steps);
+  Trip trip = trip_from(width_), inner = trip;
+  inner.add_keep(in);
+  halo_->start(compute, u);
+  const TripShape inner_shape = tuner_.shape_for(kInnerTrip, compute, u, next, c, steps, inner, shape_, rule_);
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, inner, inner_shape, rule_);
+  wait_clock_->begin(compute);
+  halo_->finish(compute, u);
+  wait_clock_->end(compute);
+  if (in.empty()) {
+    trip.add_keep(all);
+  } else {
+    trip.add_keep({all.y0, in.y0, all.x0, all.x1});  // the rows before the inside, whole width
+    trip.add_keep({in.y1, all.y1, all.x0, all.x1});  // the rows after it
+    trip.add_keep({in.y0, in.y1, all.x0, in.x0});    // beside it
+    trip.add_keep({in.y0, in.y1, in.x1, all.x1});
+  }
+  const TripShape rest_shape = tuner_.shape_for(kRestTrip, compute, u, next, c, steps, trip, shape_, rule_);
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, rest_shape, rule_);
+  valid_ = width_ - steps;
+}
+
+template <class T>
+std::int64_t Stepper<T>::advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64_t step,
+                                      const Kokkos::View<std::int64_t>& first_bad, std::int64_t span) {
+  const int m = trip_limit();
+  // trips of m steps that the span and the valid halo hold (alone: any number); a chain's
+  // tickets, trips times tiles, stay well within an int
+  const std::int64_t room = alone_ ? span : std::min<std::int64_t>(span, valid_);
+  const int count = static_cast<int>(std::min<std::int64_t>(room / m, 4096));
+  Trip trip = plain_trip(m);
+  const ExecutionSpace compute;
+  if (m > 1 && count >= 2 && trips_on_device() && (shape_.rows > 0 || chain_tile_rows<T>(compute, trip, m) > 0)) {
+    const int rows = step_trips<T>(compute, u, next, c, step, m, count, first_bad, trip, shape_, chain_board_, rule_);
+    if (rows > 0) chain_rows_ = rows;
+    if (count % 2 == 1) std::swap(u, next);
+    if (!alone_) valid_ -= count * m;
+    return std::int64_t(count) * m;
+  }
+  const int steps = static_cast<int>(std::min<std::int64_t>(m, span));
+  advance(u, next, Grid<T>(), c, step, first_bad, steps);
+  std::swap(u, next);
+  return steps;
+}
+
+template <class T>
+void Stepper<T>::step_box(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                          const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
+  const ExecutionSpace compute;
+  if (scheme_.field())
+    step_field<T>(compute, u, next, laplacian, scheme_.cf, step, first_bad, box);
+  else if (scheme_.anisotropic)
+    step_anisotropic<T>(compute, u, next, laplacian, scheme_.cx, scheme_.cy, step, first_bad, box);
+  else
+    diffusion::step<T>(compute, u, next, laplacian, c, step, first_bad, box);
+}
+
+template <class T>
+void Stepper<T>::step_ring(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                           const Kokkos::View<std::int64_t>& first_bad, const Box& outer, const Box& inner) {
+  if (scheme_.plain_c()) {
+    diffusion::step_ring<T>(ExecutionSpace(), u, next, laplacian, c, step, first_bad, outer, inner);
+    return;
+  }
+  if (inner.empty()) {
+    step_box(u, next, laplacian, c, step, first_bad, outer);
+    return;
+  }
+  step_box(u, next, laplacian, c, step, first_bad, {outer.y0, inner.y0, outer.x0, outer.x1});  // rows before
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y1, outer.y1, outer.x0, outer.x1});  // rows after
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y0, inner.y1, outer.x0, inner.x0});  // beside
+  step_box(u, next, laplacian, c, step, first_bad, {inner.y0, inner.y1, inner.x1, outer.x1});
+}
+
+template <class T>
+void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c, std::int64_t step,
+                           const Kokkos::View<std::int64_t>& first_bad) {
+  const ExecutionSpace compute;
+  const Edges<T>& edges = scheme_.edges;
+  const Source<T>& source = scheme_.source;
+  if (edges.follows()) edges.follow(compute, u);
+  if (alone_) {
+    step_box(u, next, laplacian, c, step, first_bad, interior_);
+    source.add(compute, next, interior_, step, first_bad);
+    return;
+  }
+  if (valid_ >= 1) {
+    step_box(u, next, laplacian, c, step, first_bad, extended(valid_ - 1));
+    source.add(compute, next, extended(valid_ - 1), step, first_bad);
+    --valid_;
+    return;
+  }
+  // The inside: the block less one cell along each edge that has a neighbour.
+  const Box inside = this->inside(1);
+  halo_->start(compute, u);
+  step_box(u, next, laplacian, c, step, first_bad, inside);
+  wait_clock_->begin(compute);
+  halo_->finish(compute, u);
+  wait_clock_->end(compute);
+  if (edges.follows()) edges.follow(compute, u);  // now the ghosts beside the halo too
+  step_ring(u, next, laplacian, c, step, first_bad, extended(width_ - 1), inside);
+  source.add(compute, next, extended(width_ - 1), step, first_bad);
+  valid_ = width_ - 1;
+}
+
+template <class T>
+void Stepper<T>::refresh(const Grid<T>& u) {
+  const ExecutionSpace compute;
+  if (!alone_ && valid_ < 1) {
+    halo_->exchange(compute, u);
+    valid_ = width_;
+  }
+  if (scheme_.edges.follows()) scheme_.edges.follow(compute, u);
+}
+
+template <class T>
+void Stepper<T>::laplacian_of(const Grid<T>& u, const Grid<T>& laplacian) {
+  refresh(u);
+  if (scheme_.field())
+    applied_field_only<T>(u, laplacian, scheme_.cf, interior_);
+  else if (scheme_.anisotropic)
+    applied_only<T>(u, laplacian, scheme_.cx, scheme_.cy, interior_);
+  else
+    laplacian_only<T>(u, laplacian, interior_);
+}
+
+template <class T>
+void Stepper<T>::fill_halo(const Grid<T>& field) {
+  if (alone_) return;
+  const ExecutionSpace compute;
+  halo_->exchange(compute, field);
+  compute.fence();
+}
+
+template <class T>
+double Stepper<T>::take_halo_wait_seconds() {
+  return wait_clock_ ? wait_clock_->take_seconds() : 0.0;
+}
+
+template class Stepper<float>;
+template class Stepper<double>;
+
+}  // namespace trident::diffusion

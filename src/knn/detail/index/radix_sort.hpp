@@ -1,0 +1,20 @@
+#pragma once
+// A stable sort of (64-bit key, int value) pairs by key on the device, in portable Kokkos:
+// the index sorts its references, and a search its observations, by their cube keys.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "knn/detail/screen_kernels.hpp"
+
+namespace trident::knn::index {
+
+using Keys = Kokkos::View<std::uint64_t*, DeviceMemory>;
+using Values = Kokkos::View<int*, DeviceMemory>;
+
+// Sorts keys(0..n) ascending, moving values(i) with keys(i); pairs of equal keys keep their
+// order. The views may be replaced by others of the same size that hold the result (the
+// sort ping-pongs between them and a second pair). Needs n < 2^31.
+void sort_by_key(Keys& keys, Values& values);
+
+}  // namespace trident::knn::index

@@ -1,0 +1,25 @@
+#pragma once
+// Test hooks of the search: layouts that the automatic choices take on GPUs only, forced
+// on host back ends so that the CPU tests run the GPUs' code paths, and a fixed segment
+// count. Production code leaves them unset (the study and the rounds never include this
+// header); tests pass them to the nearest() below.
+#include <vector>
+
+#include "knn/detail/geometry.hpp"
+#include "knn/detail/result_rows.hpp"
+#include "knn/detail/search_options.hpp"
+#include "knn/detail/search_profile.hpp"
+
+namespace trident::knn {
+
+struct SearchTestHooks {
+  bool centre_per_team = false;      // per-team screening centres (ScreenFrame) on host back ends too
+  bool long_register_lists = false;  // register lists longer than 32 on host back ends too
+  int segments = 0;                  // reference segments per tile (0: enough to fill the device)
+};
+
+// search.hpp's nearest() with `hooks`.
+Neighbours nearest(const std::vector<Vec4<double>>& observations, const std::vector<Vec4<double>>& references,
+                   const SearchOptions& options, const SearchTestHooks& hooks, SearchProfile* profile = nullptr);
+
+}  // namespace trident::knn

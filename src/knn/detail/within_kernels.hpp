@@ -1,0 +1,120 @@
+#pragma once
+// Every reference within a distance of each observation (k: all), exactly: a thread an
+// observation, a squared chord in float64 with a margin as the screen (no trigonometry for
+// the pairs surely beyond), then the great-circle angle the settling computes decides. Two
+// passes with the same functor: the first counts a row's references, the second writes them
+// at the row's offset, so no pair takes an atomic. The brute force visits every reference;
+// the index walks its tree and skips every ball whose chord lower bound lies beyond the
+// limit, so a small distance touches few cells. The entries of a row come in either
+// method's own order; the host sorts them (within_search.cpp), which makes the rows the
+// same bits either way.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+
+#include "knn/detail/geometry.hpp"
+#include "knn/detail/index/sphere_index.hpp"
+#include "knn/detail/screen_kernels.hpp"
+
+namespace trident::knn {
+
+using RowOffsets = Kokkos::View<std::int64_t*, DeviceMemory>;
+using EntryIndices = Kokkos::View<int*, DeviceMemory>;
+using EntryAngles = Kokkos::View<double*, DeviceMemory>;
+
+// The limit as the kernels test it: a pair is within when radius * angle <= max_distance
+// (the distance the output gets, to the bit); the chord bound only skips pairs surely beyond.
+struct WithinTest {
+  double radius = 1.0, max_distance = 0.0;
+  double chord = 0.0;  // an upper bound of the chord of any pair within, with a margin
+
+  WithinTest() = default;
+  WithinTest(double r, double d) : radius(r), max_distance(d) {
+    const double angle = std::fmin(d / r * (1 + 1e-12), kPi);
+    chord = 2 * std::sin(0.5 * angle) + 1e-12;  // unit vectors' rounding is ~1e-16
+  }
+  KOKKOS_INLINE_FUNCTION bool within(const Vec4<double>& p, const Vec4<double>& q, double& angle) const {
+    const double dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+    if (dx * dx + dy * dy + dz * dz > chord * chord) return false;
+    angle = great_circle_angle(p, q);
+    return radius * angle <= max_distance;
+  }
+};
+
+// Row o's entries: counted (fill false: offsets(o) = the count) or written from offsets(o).
+struct WithinSink {
+  RowOffsets offsets;
+  EntryIndices index;
+  EntryAngles angle;
+  bool fill = false;
+};
+
+struct WithinBrute {
+  PointsView<double> observations, references;
+  WithinTest test;
+  WithinSink sink;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
+    const Vec4<double> p = observations(o);
+    const int n = static_cast<int>(references.extent(0));
+    std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
+    for (int r = 0; r < n; ++r) {
+      double a = 0;
+      if (!test.within(p, references(r), a)) continue;
+      if (sink.fill) {
+        sink.index(at + count) = r;
+        sink.angle(at + count) = a;
+      }
+      ++count;
+    }
+    if (!sink.fill) sink.offsets(o) = count;
+  }
+};
+
+struct WithinIndex {
+  PointsView<double> observations;
+  SphereIndexView index;
+  WithinTest test;
+  WithinSink sink;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
+    const Vec4<double> p = observations(o);
+    std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
+    // depth first from the root; a node's children go on the stack together, so it holds at
+    // most kFanout a level
+    int stack_level[kMaxLevels * kFanout], stack_node[kMaxLevels * kFanout];
+    int top = 0;
+    stack_level[top] = index.levels - 1;
+    stack_node[top++] = 0;
+    const double reach = test.chord + 1e-12;  // the balls' own rounding
+    while (top > 0) {
+      --top;
+      const int level = stack_level[top], node = stack_node[top];
+      const Vec4<double> ball = index.nodes(index.level_start[level] + node);
+      const double dx = p.x - ball.x, dy = p.y - ball.y, dz = p.z - ball.z;
+      if (kmath::sqrt(dx * dx + dy * dy + dz * dz) - ball.w > reach) continue;
+      if (level == 0) {
+        const int end = (node + 1) * kLeafSize < index.references ? (node + 1) * kLeafSize : index.references;
+        for (int j = node * kLeafSize; j < end; ++j) {
+          double a = 0;
+          if (!test.within(p, index.sorted(j), a)) continue;
+          if (sink.fill) {
+            sink.index(at + count) = index.reference(j);
+            sink.angle(at + count) = a;
+          }
+          ++count;
+        }
+        continue;
+      }
+      const int first = node * kFanout, last = first + kFanout < index.level_count[level - 1] ? first + kFanout : index.level_count[level - 1];
+      for (int c = last - 1; c >= first; --c) {
+        stack_level[top] = level - 1;
+        stack_node[top++] = c;
+      }
+    }
+    if (!sink.fill) sink.offsets(o) = count;
+  }
+};
+
+}  // namespace trident::knn

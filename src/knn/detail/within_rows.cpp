@@ -1,0 +1,124 @@
+#include "knn/detail/within_rows.hpp"
+
+#include <algorithm>
+
+#include "core/comm.hpp"
+#include "core/error.hpp"
+
+namespace trident::knn {
+
+WithinRows::WithinRows(std::int64_t first, std::int64_t count, bool counts_only)
+    : first_(first),
+      count_(count),
+      counts_only_(counts_only),
+      done_(static_cast<std::size_t>(count), 0),
+      start_(static_cast<std::size_t>(count), 0),
+      size_(static_cast<std::size_t>(count), 0) {}
+
+std::int64_t WithinRows::done_rows() const { return std::count(done_.begin(), done_.end(), std::uint8_t(1)); }
+
+void WithinRows::add(const std::vector<std::int64_t>& rows, const RaggedRows& found) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto row = static_cast<std::size_t>(rows[i]);
+    const std::int64_t from = found.offsets[i], to = found.offsets[i + 1];
+    start_[row] = static_cast<std::int64_t>(indices_.size());
+    size_[row] = to - from;
+    done_[row] = 1;
+    indices_.insert(indices_.end(), found.indices.begin() + from, found.indices.begin() + to);
+    distances_.insert(distances_.end(), found.distances.begin() + from, found.distances.begin() + to);
+  }
+}
+
+void WithinRows::add_counts(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& counts) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    size_[static_cast<std::size_t>(rows[i])] = counts[i];
+    done_[static_cast<std::size_t>(rows[i])] = 1;
+  }
+}
+
+std::int64_t WithinRows::pairs() const {
+  if (!counts_only_) return entries();
+  std::int64_t sum = 0;
+  for (std::size_t row = 0; row < done_.size(); ++row) sum += done_[row] != 0 ? size_[row] : 0;
+  return sum;
+}
+
+void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
+  const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  if (counts_only_) {  // a rank's counts, rows not done 0
+    std::vector<std::int64_t> counts(size_.size());
+    for (std::size_t row = 0; row < done_.size(); ++row) counts[row] = done_[row] != 0 ? size_[row] : 0;
+    out.create_dataset<std::int64_t>("/knn/counts", {u(n_observations)});
+    out.write_slab("/knn/counts", {u(first_)}, {counts.size()}, counts.data());
+    return;
+  }
+  // this rank's rows in observation order, after every lower rank's entries
+  std::vector<std::int64_t> offsets;
+  offsets.reserve(static_cast<std::size_t>(count_) + 1);
+  std::vector<NeighbourIndex> indices;
+  std::vector<double> distances;
+  indices.reserve(indices_.size());
+  distances.reserve(distances_.size());
+  const MPI_Comm comm = out.comm();
+  const int ranks = mpi::size(comm), rank = mpi::rank(comm);
+  std::vector<std::int64_t> totals(static_cast<std::size_t>(ranks));
+  const std::int64_t mine = entries();
+  mpi::all_gather(comm, &mine, 1, totals.data());
+  std::int64_t before = 0, total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    if (r < rank) before += totals[static_cast<std::size_t>(r)];
+    total += totals[static_cast<std::size_t>(r)];
+  }
+  for (std::size_t row = 0; row < done_.size(); ++row) {
+    offsets.push_back(before + static_cast<std::int64_t>(indices.size()));
+    if (done_[row] == 0) continue;
+    const auto from = static_cast<std::ptrdiff_t>(start_[row]), to = from + static_cast<std::ptrdiff_t>(size_[row]);
+    indices.insert(indices.end(), indices_.begin() + from, indices_.begin() + to);
+    distances.insert(distances.end(), distances_.begin() + from, distances_.begin() + to);
+  }
+  if (rank == ranks - 1) offsets.push_back(total);  // the end of the last row
+  out.create_dataset<std::int64_t>("/knn/offsets", {u(n_observations) + 1});
+  out.create_dataset<NeighbourIndex>("/knn/indices", {u(total)});
+  out.create_dataset<double>("/knn/distances", {u(total)});
+  out.write_slab("/knn/offsets", {u(first_)}, {offsets.size()}, offsets.data());
+  if (total == 0) return;  // (no row holds a neighbour: empty datasets, nothing to write)
+  out.write_slab("/knn/indices", {u(before)}, {indices.size()}, indices.data());
+  out.write_slab("/knn/distances", {u(before)}, {distances.size()}, distances.data());
+}
+
+void WithinRows::read(const io::InputFile& in, const std::string& path, std::int64_t n_observations,
+                      const std::vector<std::uint8_t>& done) {
+  const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  if (counts_only_) {
+    if (!in.has("/knn/counts") || in.dims("/knn/counts") != std::vector<std::uint64_t>{u(n_observations)})
+      throw InputError(path + ": the checkpoint has no /knn/counts of " + std::to_string(n_observations) +
+                       " entries (is it damaged?)");
+    const std::vector<std::int64_t> counts = in.read<std::int64_t>("/knn/counts", {u(first_)}, {u(count_)});
+    for (std::size_t row = 0; row < done_.size(); ++row) {
+      done_[row] = done[row];
+      size_[row] = counts[row];
+    }
+    return;
+  }
+  if (!in.has("/knn/offsets") || in.dims("/knn/offsets") != std::vector<std::uint64_t>{u(n_observations) + 1})
+    throw InputError(path + ": the checkpoint has no /knn/offsets of " + std::to_string(n_observations + 1) +
+                     " entries (is it damaged?)");
+  const std::vector<std::int64_t> offsets = in.read<std::int64_t>("/knn/offsets", {u(first_)}, {u(count_) + 1});
+  const std::uint64_t entries = in.dims("/knn/indices").empty() ? 0 : in.dims("/knn/indices")[0];
+  if (offsets.front() < 0 || offsets.back() < offsets.front() || u(offsets.back()) > entries)
+    throw InputError(path + ": the checkpoint's /knn/offsets do not fit its /knn/indices (is it damaged?)");
+  const std::uint64_t from = u(offsets.front()), span = u(offsets.back() - offsets.front());
+  indices_.resize(span);
+  distances_.resize(span);
+  if (span > 0) {
+    in.read_into("/knn/indices", {from}, {span}, io::h5_type<NeighbourIndex>(), indices_.data());
+    in.read_into("/knn/distances", {from}, {span}, io::h5_type<double>(), distances_.data());
+  }
+  for (std::size_t row = 0; row < done_.size(); ++row) {
+    done_[row] = done[row];
+    start_[row] = offsets[row] - offsets.front();
+    size_[row] = offsets[row + 1] - offsets[row];
+  }
+}
+
+}  // namespace trident::knn

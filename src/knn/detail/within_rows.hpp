@@ -1,0 +1,55 @@
+#pragma once
+// One rank's ragged rows of k: all (every reference within knn.max_distance): its chunk's
+// rows in any order of finishing (a restart on another rank count finishes them out of
+// order), written in observation order as /knn/offsets (observations + 1), /knn/indices
+// and /knn/distances, with one collective write per dataset; the same layout in the output
+// and in the checkpoint. With k: count only the rows' sizes, as /knn/counts.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/input_file.hpp"
+#include "io/output_file.hpp"
+#include "knn/detail/within_search.hpp"
+
+namespace trident::knn {
+
+class WithinRows {
+ public:
+  // `counts_only`: k: count (rows without entries).
+  WithinRows(std::int64_t first, std::int64_t count, bool counts_only = false);
+
+  std::int64_t first() const { return first_; }
+  std::int64_t count() const { return count_; }
+  const std::vector<std::uint8_t>& done() const { return done_; }
+  std::int64_t done_rows() const;
+  std::int64_t entries() const { return static_cast<std::int64_t>(indices_.size()); }
+
+  // Row `rows[i]` (0-based in the chunk) gets row i of `found`, and is done.
+  void add(const std::vector<std::int64_t>& rows, const RaggedRows& found);
+  // k: count: row `rows[i]` holds counts[i] references, and is done.
+  void add_counts(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& counts);
+  // The references within counted over the rows done (k: count), else the entries.
+  std::int64_t pairs() const;
+
+  // Creates /knn/offsets, /knn/indices, /knn/distances in `out` (the group exists) and
+  // writes every rank's rows in observation order (rows not done: none). Collective.
+  void write(io::OutputFile& out, std::int64_t n_observations) const;
+
+  // This rank's rows of a file that write() made, with `done` (count) marking the finished
+  // ones. Throws InputError naming `path` when the datasets do not fit.
+  void read(const io::InputFile& in, const std::string& path, std::int64_t n_observations,
+            const std::vector<std::uint8_t>& done);
+
+ private:
+  std::int64_t first_, count_;
+  bool counts_only_;
+  std::vector<std::uint8_t> done_;
+  std::vector<std::int64_t> start_, size_;  // a row's entries in the arrays
+  std::vector<NeighbourIndex> indices_;
+  std::vector<double> distances_;
+};
+
+}  // namespace trident::knn

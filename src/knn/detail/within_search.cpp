@@ -1,0 +1,121 @@
+#include "knn/detail/within_search.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "knn/detail/index/sphere_index.hpp"
+#include "knn/detail/within_kernels.hpp"
+
+namespace trident::knn {
+
+namespace {
+
+using HostPoints = Kokkos::View<const Vec4<double>*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+PointsView<double> on_device(const Vec4<double>* points, std::size_t count, const char* label) {
+  PointsView<double> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), count);
+  Kokkos::deep_copy(view, HostPoints(points, count));
+  return view;
+}
+
+bool tied(double a, double b) { return std::fabs(a - b) <= kTieRelative * std::max(a, b); }
+
+// Sorts entries [first, last) by (angle, index), then each run of ties by index: the order
+// of Order in settle_kernels.hpp.
+void order_row(std::vector<std::pair<double, int>>& entries) {
+  std::sort(entries.begin(), entries.end());
+  for (std::size_t start = 0; start < entries.size();) {
+    std::size_t end = start + 1;
+    while (end < entries.size() && tied(entries[end - 1].first, entries[end].first)) ++end;
+    std::sort(entries.begin() + static_cast<std::ptrdiff_t>(start), entries.begin() + static_cast<std::ptrdiff_t>(end),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    start = end;
+  }
+}
+
+}  // namespace
+
+struct WithinSearch::Device {
+  PointsView<double> references;  // brute force
+  std::shared_ptr<const SphereIndex> index;
+};
+
+WithinSearch::WithinSearch(const std::vector<Vec4<double>>& references, std::shared_ptr<const SphereIndex> index,
+                           double max_distance, double radius)
+    : device_(std::make_unique<Device>()), max_distance_(max_distance), radius_(radius) {
+  device_->index = std::move(index);
+  if (!device_->index)
+    device_->references = on_device(references.data(), references.size(), "trident::knn::within::references");
+}
+
+WithinSearch::~WithinSearch() = default;
+
+void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
+                         bool self) const {
+  if (count == 0) return;
+  const int n = static_cast<int>(count);
+  WithinSink sink;
+  sink.offsets = RowOffsets("trident::knn::within::counts", n);
+  const PointsView<double> obs = on_device(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
+  const WithinTest test(radius_, max_distance_);
+  if (device_->index) {
+    Kokkos::parallel_for("trident::knn::within_count", Kokkos::RangePolicy<ExecSpace>(0, n),
+                         WithinIndex{obs, device_->index->view, test, sink});
+  } else {
+    Kokkos::parallel_for("trident::knn::within_count", Kokkos::RangePolicy<ExecSpace>(0, n),
+                         WithinBrute{obs, device_->references, test, sink});
+  }
+  const auto found = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.offsets);
+  for (int o = 0; o < n; ++o) counts.push_back(found(o) - (self ? 1 : 0));
+}
+
+void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
+                          const std::int64_t* self) const {
+  if (count == 0) return;
+  const int n = static_cast<int>(count);
+  WithinSink sink;
+  sink.offsets = RowOffsets("trident::knn::within::offsets", n + 1);
+  const PointsView<double> obs = on_device(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
+  const WithinTest test(radius_, max_distance_);
+  // the same functor twice: counts, then (offsets known) the entries
+  const auto pass = [&](const char* label) {
+    if (device_->index) {
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinIndex{obs, device_->index->view, test, sink});
+    } else {
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinBrute{obs, device_->references, test, sink});
+    }
+  };
+  pass("trident::knn::within_count");
+  Kokkos::parallel_scan(
+      "trident::knn::within_offsets", Kokkos::RangePolicy<ExecSpace>(0, n + 1),
+      KOKKOS_LAMBDA(int i, std::int64_t& sum, bool final) {
+        const std::int64_t c = i < n ? sink.offsets(i) : 0;
+        if (final) sink.offsets(i) = sum;
+        sum += c;
+      });
+  const auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.offsets);
+  const std::int64_t total = offsets(n);
+  sink.index = EntryIndices(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::indices"), total);
+  sink.angle = EntryAngles(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::angles"), total);
+  sink.fill = true;
+  pass("trident::knn::within_fill");
+  const auto index = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.index);
+  const auto angle = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.angle);
+  const std::int64_t base = rows.offsets.back();
+  rows.indices.reserve(static_cast<std::size_t>(base + total));
+  rows.distances.reserve(static_cast<std::size_t>(base + total));
+  std::vector<std::pair<double, int>> entries;
+  for (int o = 0; o < n; ++o) {
+    entries.clear();
+    for (std::int64_t e = offsets(o); e < offsets(o + 1); ++e)
+      if (self == nullptr || index(e) != self[o]) entries.push_back({angle(e), index(e)});
+    order_row(entries);
+    for (const auto& entry : entries) {
+      rows.indices.push_back(entry.second);
+      rows.distances.push_back(radius_ * entry.first);
+    }
+    rows.offsets.push_back(static_cast<std::int64_t>(rows.indices.size()));
+  }
+}
+
+}  // namespace trident::knn

@@ -1,0 +1,48 @@
+#pragma once
+// The search for every reference within a distance (k: all): ragged rows, nearest first,
+// ties (1e-12 relative, chained) by index as in the k-nearest rows. The references stay on
+// the device for every round, as a plain copy (brute force) or through the spatial index.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "knn/detail/geometry.hpp"
+#include "knn/detail/result_rows.hpp"
+
+namespace trident::knn {
+
+struct SphereIndex;
+
+// Rows one after another: row i's entries at [offsets[i], offsets[i + 1]) of the arrays
+// (offsets has rows + 1 entries, from 0).
+struct RaggedRows {
+  std::vector<std::int64_t> offsets{0};
+  std::vector<NeighbourIndex> indices;
+  std::vector<double> distances;
+  std::int64_t rows() const { return static_cast<std::int64_t>(offsets.size()) - 1; }
+};
+
+class WithinSearch {
+ public:
+  // The references (unit vectors) on the device, or `index` built over them (then used).
+  WithinSearch(const std::vector<Vec4<double>>& references, std::shared_ptr<const SphereIndex> index,
+               double max_distance, double radius);
+  ~WithinSearch();
+
+  // Appends the rows of `count` observations (unit vectors) to `rows`; `self`, when given,
+  // holds each observation's own index among the references, left out of its row.
+  void append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
+              const std::int64_t* self = nullptr) const;
+  // Appends how many references lie within the distance of each observation to `counts`
+  // (the count pass alone: k: count), less the point itself where `self` is given (it
+  // always lies within, at distance 0).
+  void count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
+             bool self) const;
+
+ private:
+  struct Device;
+  std::unique_ptr<Device> device_;
+  double max_distance_, radius_;
+};
+
+}  // namespace trident::knn

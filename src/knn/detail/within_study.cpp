@@ -1,0 +1,242 @@
+#include "knn/detail/within_study.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/progress.hpp"
+#include "core/signals.hpp"
+#include "io/paths.hpp"
+#include "knn/detail/checkpoint.hpp"
+#include "knn/detail/inputs.hpp"
+#include "knn/detail/output_rows.hpp"
+#include "knn/detail/points.hpp"
+#include "knn/detail/run_method.hpp"
+#include "knn/detail/within_rows.hpp"
+
+namespace trident::knn {
+
+namespace {
+
+std::string figure(double v, const char* format) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, v);
+  return buffer;
+}
+
+// Rows a round: the deck's batch, else about a second of host work on 2^15 references (a
+// stop waits for the round under way).
+std::int64_t round_rows(const KnnSettings& settings) { return settings.batch_size > 0 ? settings.batch_size : 16384; }
+
+void write_checkpoint_file(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
+                           std::int64_t n_observations, std::int64_t n_references, const WithinRows& rows) {
+  io::OutputFile file(comm, path, /*overwrite=*/true);
+  file.create_group("/knn");
+  file.create_dataset<std::uint8_t>("/knn/done", {static_cast<std::uint64_t>(n_observations)});
+  file.write_slab("/knn/done", {static_cast<std::uint64_t>(rows.first())}, {static_cast<std::uint64_t>(rows.count())},
+                  rows.done().data());
+  rows.write(file, n_observations);
+  write_checkpoint_settings(file, comm, settings, n_observations, n_references);
+  file.commit();
+}
+
+// The ragged rows of k: all for netCDF readers: the entries on a dimension of their own.
+void describe_ragged(io::OutputFile& out) {
+  out.describe("/knn/offsets", {"observation_bound"},
+               "start of each observation's neighbours in /knn/indices and /knn/distances (observation i's "
+               "at offsets[i] to offsets[i + 1] - 1), and their end last",
+               "1");
+  out.describe("/knn/indices", {"pair"},
+               "index of the neighbour in the reference set (0-based), each observation's nearest first", "1");
+  out.describe("/knn/distances", {"pair"}, "great-circle distance to the neighbour", "m");
+}
+
+class WithinStudy : public PreparedStudy {
+ public:
+  WithinStudy(const KnnSettings& settings, RunContext& context, std::string checkpoint_path)
+      : settings_(settings), context_(context), checkpoint_path_(std::move(checkpoint_path)) {
+    std::optional<Timers::Scope> timer(std::in_place, context.timers, "knn.read");
+    inputs_ = read_inputs(settings, context.comm, context.binding.host.empty() ? "the host" : context.binding.host);
+    io::check_output_destination(context.comm, checkpoint_path_, /*overwrite=*/true);
+    rows_ = std::make_unique<WithinRows>(inputs_.first, inputs_.count, settings.rows == KnnRows::count);
+    if (!context.restart_path.empty()) {
+      const std::vector<std::string> digests = point_file_digests(context.comm, settings);
+      mpi::collective(context.comm, [&] {
+        const io::InputFile file(context.restart_path, "checkpoint (--restart)");
+        check_checkpoint_settings(file, context.restart_path, settings, inputs_.n_observations,
+                                  inputs_.n_references, digests);
+        const auto f = static_cast<std::uint64_t>(inputs_.first), c = static_cast<std::uint64_t>(inputs_.count);
+        const std::vector<std::int32_t> done = file.read<std::int32_t>("/knn/done", {f}, {c});
+        std::vector<std::uint8_t> flags(done.size());
+        for (std::size_t i = 0; i < done.size(); ++i) flags[i] = done[i] != 0 ? 1 : 0;
+        rows_->read(file, context.restart_path, inputs_.n_observations, flags);
+      });
+      const double done = mpi::sum_over_ranks(context.comm, static_cast<double>(rows_->done_rows()));
+      log::info(context.comm, "knn: restarting from " + context.restart_path + ": " + figure(done, "%.0f") + " of " +
+                                  std::to_string(inputs_.n_observations) + " observations already searched");
+    }
+    context.device_ready(timer, "knn.read");
+    method_ = choose_run_method(settings, inputs_.n_observations, inputs_.count, inputs_.n_references, context.comm,
+                                context.binding.device_name.empty() ? "the device" : context.binding.device_name);
+    log::info(context.comm, "knn: method " + method_.reason);
+  }
+
+  void run(io::OutputFile& output) override {
+    const MPI_Comm comm = context_.comm;
+    SearchOptions options;
+    options.k = 1;
+    options.radius = settings_.radius;
+    options.precision = settings_.precision;
+    double build = 0.0, search_seconds = 0.0;
+    int signal = 0;
+    {
+      auto total = context_.timers.scope("knn.total");
+      if (method_.use_index) {
+        auto timer = context_.timers.scope("knn.index_build");
+        build = build_run_index(inputs_.references, options, comm);
+      }
+      const double start = wall_seconds();
+      const WithinSearch search(inputs_.references, options.index, settings_.max_distance, settings_.radius);
+      std::vector<Vec4<double>> vectors(static_cast<std::size_t>(inputs_.count));
+      unit_vectors_into(inputs_.lat_lon.data(), inputs_.count, vectors.data());
+      std::vector<std::int64_t> todo;
+      for (std::int64_t i = 0; i < inputs_.count; ++i)
+        if (rows_->done()[static_cast<std::size_t>(i)] == 0) todo.push_back(i);
+      const double done_before = mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()));
+      Progress progress(comm, "knn: search,", static_cast<std::int64_t>(done_before), inputs_.n_observations,
+                        context_.progress_seconds, "row");
+      std::size_t next = 0;
+      std::vector<Vec4<double>> batch;
+      std::vector<std::int64_t> self;
+      for (;;) {
+        const std::size_t end = std::min(todo.size(), next + static_cast<std::size_t>(round_rows(settings_)));
+        const std::vector<std::int64_t> rows(todo.begin() + static_cast<std::ptrdiff_t>(next),
+                                             todo.begin() + static_cast<std::ptrdiff_t>(end));
+        batch.clear();
+        self.clear();
+        for (std::int64_t r : rows) {
+          batch.push_back(vectors[static_cast<std::size_t>(r)]);
+          self.push_back(inputs_.first + r);  // its index among the references, when the set is searched against itself
+        }
+        if (settings_.rows == KnnRows::count) {
+          std::vector<std::int64_t> counts;
+          mpi::collective(comm, [&] {
+            search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts, settings_.exclude_self);
+          });
+          rows_->add_counts(rows, counts);
+        } else {
+          RaggedRows found;
+          mpi::collective(comm, [&] {
+            search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
+                          settings_.exclude_self ? self.data() : nullptr);
+          });
+          rows_->add(rows, found);
+        }
+        next = end;
+        if (context_.progress_seconds > 0)
+          progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()))));
+        // one agreement a round on every rank: a pending signal anywhere, and work left anywhere
+        std::int64_t agreed[2] = {signals::pending(), next < todo.size() ? 1 : 0};
+        mpi::max_over_ranks(comm, agreed, 2);
+        if (agreed[1] == 0) break;
+        if (agreed[0] != 0) {
+          signal = static_cast<int>(agreed[0]);
+          break;
+        }
+      }
+      search_seconds = wall_seconds() - start + build;  // the index's build is part of the search, once
+    }
+    context_.timers.add("knn.search", search_seconds);
+    const double done = mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()));
+    if (signal != 0) {
+      auto timer = context_.timers.scope("knn.checkpoint");
+      write_checkpoint_file(comm, checkpoint_path_, settings_, inputs_.n_observations, inputs_.n_references, *rows_);
+      log::info(comm, "knn: checkpoint written to " + checkpoint_path_);
+    }
+    {
+      auto timer = context_.timers.scope("knn.output");
+      write_output(output, signal != 0, search_seconds, build);
+    }
+    if (signal != 0)
+      throw StudyStopped(std::string("knn: stopped by ") + signals::name(signal) + " after " + figure(done, "%.0f") +
+                             " of " + std::to_string(inputs_.n_observations) + " observations; checkpoint " +
+                             checkpoint_path_ + " written; resume with --restart " + checkpoint_path_,
+                         kExitStopped);
+  }
+
+ private:
+  void write_output(io::OutputFile& out, bool stopped, double search_seconds, double build) const {
+    const MPI_Comm comm = context_.comm;
+    const auto n = static_cast<std::uint64_t>(inputs_.n_observations);
+    const auto first = static_cast<std::uint64_t>(inputs_.first), count = static_cast<std::uint64_t>(inputs_.count);
+    out.create_group("/knn");
+    out.create_dataset<double>("/knn/observations", {n, 2});
+    out.create_dataset<double>("/knn/latitude", {n});
+    out.create_dataset<double>("/knn/longitude", {n});
+    std::vector<double> latitude(count), longitude(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      latitude[i] = inputs_.lat_lon[2 * i];
+      longitude[i] = inputs_.lat_lon[2 * i + 1];
+    }
+    out.write_slab("/knn/observations", {first, 0}, {count, 2}, inputs_.lat_lon.data());
+    out.write_slab("/knn/latitude", {first}, {count}, latitude.data());
+    out.write_slab("/knn/longitude", {first}, {count}, longitude.data());
+    describe_observations(out);
+    out.describe_text("/knn/observations", "coordinates", "latitude longitude");
+    rows_->write(out, inputs_.n_observations);
+    if (settings_.rows == KnnRows::count) {
+      out.describe("/knn/counts", {"observation"}, "number of references within max_distance", "1");
+      out.describe_text("/knn/counts", "coordinates", "latitude longitude");
+    } else {
+      describe_ragged(out);
+    }
+    if (stopped) {
+      out.create_dataset<std::uint8_t>("/knn/done", {n});
+      out.describe("/knn/done", {"observation"}, "whether the search finished the observation's row", "");
+      out.describe_flags("/knn/done", {0, 1}, "unfinished finished");
+      out.write_slab("/knn/done", {first}, {count}, rows_->done().data());
+    }
+    const double slowest = mpi::max_over_ranks(comm, search_seconds);
+    const double pairs = mpi::sum_over_ranks(comm, static_cast<double>(rows_->pairs()));
+    const double rows = mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()));
+    log::info(comm, "knn: " + std::to_string(inputs_.n_observations) + " observations x " +
+                        std::to_string(inputs_.n_references) + " references, every reference within knn.max_distance " +
+                        figure(settings_.max_distance, "%.17g") +
+                        (settings_.rows == KnnRows::count ? " (k: count)" : " (k: all)"));
+    log::info(comm, "knn: search " + figure(slowest, "%.4f") + " s (slowest rank), " + figure(pairs, "%.0f") +
+                        " neighbours within, " + figure(rows > 0 ? pairs / rows : 0.0, "%.2f") + " a row" +
+                        (method_.use_index ? ", through the spatial index" : ", by brute force"));
+    out.attribute("/knn", "method", std::string(method_.use_index ? "index" : "brute"));
+    out.attribute("/knn", "k", std::string(settings_.rows == KnnRows::count ? "count" : "all"));
+    out.attribute("/knn", "max_distance", settings_.max_distance);
+    out.attribute("/knn", "neighbours_within", static_cast<std::int64_t>(pairs));
+    out.attribute("/knn", "radius", settings_.radius);
+    out.attribute("/knn", "precision", std::string(core::precision_name(settings_.precision)));
+    out.attribute("/knn", "observations", settings_.observations.describe());
+    out.attribute("/knn", "references", settings_.references.describe());
+    out.attribute("/knn", "observation_count", inputs_.n_observations);
+    out.attribute("/knn", "reference_count", inputs_.n_references);
+    out.attribute("/knn", "batch_size", settings_.batch_size);
+    out.attribute("/knn", "distance", std::string("radius * atan2(|p x q|, p . q) in float64 on unit vectors"));
+    out.attribute("/knn", "search_seconds", slowest);
+    out.attribute("/knn", "index_build_seconds", mpi::max_over_ranks(comm, build));
+  }
+
+  const KnnSettings& settings_;
+  RunContext& context_;
+  std::string checkpoint_path_;
+  KnnInputs inputs_;
+  std::unique_ptr<WithinRows> rows_;
+  RunMethod method_;
+};
+
+}  // namespace
+
+std::unique_ptr<PreparedStudy> prepare_within_study(const KnnSettings& settings, RunContext& context,
+                                                    const std::string& checkpoint_path) {
+  return std::make_unique<WithinStudy>(settings, context, checkpoint_path);
+}
+
+}  // namespace trident::knn
