@@ -184,6 +184,7 @@ set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_splitmix64.cpp
   diffusion/test_start_field.cpp
   diffusion/test_start_file.cpp
+  diffusion/test_trip_rules.cpp
   diffusion/test_trips.cpp
   diffusion/test_units.cpp
 )

@@ -75,9 +75,9 @@ void Edges<T>::follow(const ExecutionSpace& space, const Grid<T>& u) const {
           T ratio = line.ratio;
           if (field) {  // h over the face's c, the edge cell's (its ghost holds the same)
             const T c = line.vertical ? cf(a, line.edge) : cf(line.edge, a);
-            ratio = line.h / face_c(c, c);
+            ratio = field_ratio(line.h, face_c(c, c));
           }
-          const T ghost = line.kind == BoundaryKind::neumann ? edge : edge + ratio * (line.value - edge);
+          const T ghost = line.kind == BoundaryKind::neumann ? edge : convective_ghost(edge, ratio, line.value);
           if (line.vertical)
             u(a, line.ghost) = ghost;
           else

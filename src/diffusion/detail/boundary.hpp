@@ -3,7 +3,8 @@
 // read ghosts like any halo cell, so the rules cost them nothing: a dirichlet ghost is set
 // once in both fields and never written again; a periodic side is a halo that the exchange
 // fills from the opposite edge (Decomposition wraps the neighbours); a neumann or convective
-// ghost follows its edge cell, so follow() sets it before every step (one step a trip then).
+// ghost follows its edge cell, so follow() sets it before every single step (the trips set it
+// at each of their steps themselves).
 //   neumann      ghost = edge
 //   convective   ghost = edge + (h / c) (ambient - edge): the face then passes
 //                c (ghost - edge) = h (ambient - edge) of the edge cell's value a step
@@ -35,6 +36,11 @@ class Edges {
   // Sets the neumann and convective ghosts of `u` from its edge cells (rows or columns of a
   // halo toward a neighbour included, where they are current), queued on `space`.
   void follow(const ExecutionSpace& space, const Grid<T>& u) const;
+
+  // The sides with a rule to keep (the trips set the following ones themselves, trip.hpp).
+  struct Line;
+  int lines() const { return count_; }
+  const Line& line(int k) const { return lines_[k]; }
 
   // One side's ghosts (public: CUDA's device lambdas cannot capture a private type).
   struct Line {

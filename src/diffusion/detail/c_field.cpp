@@ -82,7 +82,9 @@ void finish_c_field(const Grid<T>& cf, const DiffusionSettings& s, const Decompo
                                           c == T(0);
         // A negative c is named before the unstable cells it makes: its key comes first.
         const std::int64_t at = (gy + j - w) * gnx + (gx + i - w);
-        const std::int64_t key = c < T(0) ? at : sum > 1.0 || convective_without_c ? at + cells : kNone;
+        // A sum that is not finite (a c of half the largest value or more: its faces overflow) is
+        // unstable too, so every c the steps meet doubles exactly (stencil_field.hpp's face_c).
+        const std::int64_t key = c < T(0) ? at : !(sum <= 1.0) || convective_without_c ? at + cells : kNone;
         if (key < found) found = key;
       },
       Kokkos::Min<std::int64_t>(first));
@@ -105,7 +107,7 @@ void finish_c_field(const Grid<T>& cf, const DiffusionSettings& s, const Decompo
     const std::string cell = "cell (" + std::to_string(at / gnx) + ", " + std::to_string(at % gnx) + ")";
     if (c < 0)
       what = cell + " has c = " + io::exact_text(c) + "; expected c at least 0";
-    else if (sum > 1.0)
+    else if (!(sum <= 1.0))
       what = "the faces of " + cell + " pass " + io::exact_text(sum) +
              " of its value a step (the sum of its four faces' c, harmonic means of neighbouring cells, or h on a "
              "convective edge), more than 1: the scheme is unstable there; lower c";

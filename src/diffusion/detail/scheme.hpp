@@ -15,11 +15,9 @@ struct Scheme {
   T cx = T(0), cy = T(0);
   Grid<T> cf;  // a diffusivity field (stencil_field.hpp), or empty: c's kernels
   bool field() const { return cf.extent(0) > 0; }
-  // Whether the step is c's isotropic one, which the trips' kernels (trip.hpp) compute.
+  // Whether the step is c's isotropic one (its own kernels for the ring of a step that
+  // exchanges: stencil.hpp's step_ring).
   bool plain_c() const { return !anisotropic && !field(); }
-  // Whether every trip takes one step: the trips' kernels compute c's update alone, with
-  // ghosts that hold still.
-  bool one_step() const { return edges.follows() || source.present() || !plain_c(); }
 };
 
 }  // namespace trident::diffusion

@@ -3,7 +3,8 @@
 // kernel on the cells the step computed (u_new = (u - c L(u)) + s, the same bits as adding it
 // in the step's kernel), so the kernels without a source are untouched. A field source is
 // held with the fields' halo: cells of the neighbours' blocks that deep halos recompute get
-// their own s. A step with a source is one step a trip.
+// their own s. Trips of several steps add it in their own kernel, in the same order
+// (trip_kernel.hpp).
 #include <cstdint>
 #include <string>
 

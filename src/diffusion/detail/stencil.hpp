@@ -43,6 +43,12 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T stepped(T centre, T laplacian, T c) {
   return centre - c * laplacian;
 }
+// A convective ghost (boundary.hpp) from its edge cell's value, by Edges::follow before a
+// single step and by the trips at each of their steps alike.
+template <class T>
+KOKKOS_INLINE_FUNCTION T convective_ghost(T edge, T ratio, T ambient) {
+  return edge + ratio * (ambient - edge);
+}
 
 // The step on the cells of `box`, from `u` into `next`, queued on `space`. The box and
 // one cell around it must hold valid values. When `laplacian` has extent > 0 (the runs pass

@@ -2,7 +2,7 @@
 // The step with cells longer along one axis than the other (diffusion.D with dx != dy):
 //   u_new = (u + c_x ((west + east) - 2u)) + c_y ((south + north) - 2u)
 // a kernel of its own, so that the isotropic kernels (stencil.hpp, trip.hpp) keep their
-// arithmetic. One step a trip. Its "Laplacian", kept for frames, is what the step subtracts:
+// arithmetic; the trips compute each cell with the same formula (trip_kernel.hpp). Its "Laplacian", kept for frames, is what the step subtracts:
 //   A(u) = -(c_x ((west + east) - 2u) + c_y ((south + north) - 2u)), so u_new = u - A(u)
 // to rounding. Every cell is computed alike wherever it is computed (owner or deep halo).
 #include <cstdint>

@@ -2,9 +2,11 @@
 // The step with a diffusivity that varies from cell to cell (diffusion.c: {file, dataset}):
 //   u_new = u + (((c_W (W - u) + c_E (E - u)) + c_S (S - u)) + c_N (N - u))
 // where the face between cells i and j passes c_ij = 2 c_i c_j / (c_i + c_j) (the harmonic
-// mean, 0 when both are 0). `cf` holds c on the block, its halo and its ghosts (a ghost has
-// its edge cell's c). A kernel of its own, one step a trip; the frames keep the operator
-// applied, A(u) = -(the sum above), so u_new = u - A(u) to rounding.
+// mean, 0 when both are 0; the same bits either way round, as 2 a is exact while c_field.cpp's
+// check holds every c under half the largest value). `cf` holds c on the block, its halo and
+// its ghosts (a ghost has its edge cell's c). The trips (trip_kernel.hpp) compute each cell
+// with the same formula; the frames keep the operator applied, A(u) = -(the sum above), so
+// u_new = u - A(u) to rounding.
 #include <cstdint>
 
 #include "diffusion/detail/stencil.hpp"
@@ -17,12 +19,25 @@ KOKKOS_INLINE_FUNCTION T face_c(T a, T b) {
   return sum == T(0) ? T(0) : T(2) * a * b / sum;
 }
 
+// The change of a cell from its neighbours' values and its faces' c (the one formula of the
+// one-step kernel and the trips, trip_kernel.hpp).
+template <class T>
+KOKKOS_INLINE_FUNCTION T field_change_of(T centre, T west, T east, T south, T north, T c_west, T c_east, T c_south,
+                                         T c_north) {
+  return ((c_west * (west - centre) + c_east * (east - centre)) + c_south * (south - centre)) +
+         c_north * (north - centre);
+}
 template <class T>
 KOKKOS_INLINE_FUNCTION T field_change(const Grid<T>& u, const Grid<T>& cf, int j, int i) {
   const T centre = u(j, i), c = cf(j, i);
-  return ((face_c(c, cf(j, i - 1)) * (u(j, i - 1) - centre) + face_c(c, cf(j, i + 1)) * (u(j, i + 1) - centre)) +
-          face_c(c, cf(j - 1, i)) * (u(j - 1, i) - centre)) +
-         face_c(c, cf(j + 1, i)) * (u(j + 1, i) - centre);
+  return field_change_of(centre, u(j, i - 1), u(j, i + 1), u(j - 1, i), u(j + 1, i), face_c(c, cf(j, i - 1)),
+                         face_c(c, cf(j, i + 1)), face_c(c, cf(j - 1, i)), face_c(c, cf(j + 1, i)));
+}
+// A convective ghost's h / c with a field: c the face's between the edge cell and its ghost
+// (which holds the edge cell's c), face_c(c, c).
+template <class T>
+KOKKOS_INLINE_FUNCTION T field_ratio(T h, T face) {
+  return h / face;
 }
 
 // The step on the cells of `box` from `u` into `next`, queued on `space`; `laplacian` as in

@@ -21,7 +21,8 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
     : d_(d),
       width_(width),
       scheme_(scheme),
-      trip_steps_(scheme.one_step() ? 1 : diffusion::steps_per_trip(d.alone(), width, trips.steps)),
+      rule_(trip_rule()),
+      trip_steps_(diffusion::steps_per_trip(d.alone(), width, trips.steps)),
       shape_(trips),
       tuner_(tiles, trip_steps_),
       alone_(d.alone()) {
@@ -36,6 +37,33 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
   comm_ = std::make_unique<core::DeviceComm>(d.cart(), transport, core::DeviceComm::NcclStart::when_needed);
   halo_ = std::make_unique<HaloExchange<T>>(d, *comm_, width_, peer_memory);
   wait_clock_ = std::make_unique<core::QueueWaitClock>();
+}
+
+template <class T>
+TripRule<T> Stepper<T>::trip_rule() const {
+  TripRule<T> rule;
+  rule.op = scheme_.field() ? TripRule<T>::field
+            : scheme_.anisotropic ? TripRule<T>::anisotropic
+                                  : TripRule<T>::isotropic;
+  rule.cx = scheme_.cx;
+  rule.cy = scheme_.cy;
+  rule.cf = scheme_.cf;
+  const Source<T>& source = scheme_.source;
+  rule.source = source.kind == Source<T>::Kind::constant ? 1 : source.kind == Source<T>::Kind::field ? 2 : 0;
+  rule.s = source.value;
+  rule.sf = source.field;
+  for (int k = 0; k < scheme_.edges.lines(); ++k) {
+    const auto& line = scheme_.edges.line(k);
+    if (line.kind != BoundaryKind::neumann && line.kind != BoundaryKind::convective) continue;
+    const bool low = line.ghost < line.edge;
+    TripSide<T>& side = line.vertical ? (low ? rule.west : rule.east) : (low ? rule.south : rule.north);
+    side.kind = line.kind == BoundaryKind::neumann ? 1 : 2;
+    side.edge = line.edge;
+    side.ambient = line.value;
+    side.ratio = line.ratio;
+    side.h = line.h;
+  }
+  return rule;
 }
 
 template <class T>
@@ -103,8 +131,8 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   const ExecutionSpace compute;
   if (alone_ || valid_ >= steps) {
     Trip trip = plain_trip(steps);
-    const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, trip, shape_);
-    step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape);
+    const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, trip, shape_, rule_);
+    step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape, rule_);
     if (!alone_) valid_ -= steps;
     return;
   }
@@ -114,8 +142,8 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   Trip trip = trip_from(width_), inner = trip;
   inner.add_keep(in);
   halo_->start(compute, u);
-  const TripShape inner_shape = tuner_.shape_for(kInnerTrip, compute, u, next, c, steps, inner, shape_);
-  step_trip<T>(compute, u, next, c, step, steps, first_bad, inner, inner_shape);
+  const TripShape inner_shape = tuner_.shape_for(kInnerTrip, compute, u, next, c, steps, inner, shape_, rule_);
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, inner, inner_shape, rule_);
   wait_clock_->begin(compute);
   halo_->finish(compute, u);
   wait_clock_->end(compute);
@@ -127,8 +155,8 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
     trip.add_keep({in.y0, in.y1, all.x0, in.x0});    // beside it
     trip.add_keep({in.y0, in.y1, in.x1, all.x1});
   }
-  const TripShape rest_shape = tuner_.shape_for(kRestTrip, compute, u, next, c, steps, trip, shape_);
-  step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, rest_shape);
+  const TripShape rest_shape = tuner_.shape_for(kRestTrip, compute, u, next, c, steps, trip, shape_, rule_);
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, rest_shape, rule_);
   valid_ = width_ - steps;
 }
 
@@ -143,7 +171,7 @@ std::int64_t Stepper<T>::advance_span(Grid<T>& u, Grid<T>& next, T c, std::int64
   Trip trip = plain_trip(m);
   const ExecutionSpace compute;
   if (m > 1 && count >= 2 && trips_on_device() && (shape_.rows > 0 || chain_tile_rows<T>(compute, trip, m) > 0)) {
-    const int rows = step_trips<T>(compute, u, next, c, step, m, count, first_bad, trip, shape_, chain_board_);
+    const int rows = step_trips<T>(compute, u, next, c, step, m, count, first_bad, trip, shape_, chain_board_, rule_);
     if (rows > 0) chain_rows_ = rows;
     if (count % 2 == 1) std::swap(u, next);
     if (!alone_) valid_ -= count * m;

@@ -36,8 +36,8 @@ class Stepper {
   // heights are timed (trip_tuner.hpp); `peer_memory` (TRIDENT_PEER_MEMORY) whether halos
   // may go through peer memory. `scheme`'s edges set the ghosts beyond the domain's edges,
   // its source is added after each step (its field's halo filled by fill_halo before the
-  // first step), its anisotropic step replaces the c one; where Scheme::one_step, a trip
-  // takes one step.
+  // first step), its anisotropic step or its field's replaces the c one, in the trips too
+  // (trip_rule()).
   Stepper(const Decomposition& d, const core::TransportChoice& transport, int width, const Scheme<T>& scheme = {},
           const TripShape& trips = {}, TripTuner::When tiles = TripTuner::When::automatic,
           core::Switch peer_memory = core::Switch::automatic);
@@ -97,9 +97,12 @@ class Stepper {
   // A trip of `steps` steps with no exchange: from the halo's valid depth, keeping the block
   // and the halo cells that stay valid after it.
   Trip plain_trip(int steps) const;
+  // The scheme in the trips' terms (ghosts that follow, source, operator).
+  TripRule<T> trip_rule() const;
   const Decomposition& d_;
   int width_;
   Scheme<T> scheme_;
+  TripRule<T> rule_;
   int trip_steps_;
   TripShape shape_;
   TripTuner tuner_;

@@ -12,7 +12,9 @@
 // neighbouring columns' values go through a small buffer in team scratch (shared) memory,
 // one barrier a row. Only the last step's rows are written.
 //
-// The same bits as m single steps: every cell is computed with stencil.hpp's formula, from
+// The same bits as m single steps: every cell is computed with its one-step kernel's formula
+// (stencil.hpp's, or TripRule's: ghosts that follow their edge cells, a source, the
+// anisotropic step, a diffusivity field; trip_kernel.hpp), from
 // the same neighbours, and a step updates exactly the cells the one-step kernels update
 // there (Trip::first and Trip::shrink; the cells outside keep their values, which matters at
 // the domain's edge, where they are zero); the cells of a strip's overlap are recomputed
@@ -61,14 +63,42 @@ struct TripShape {
   int tail_bands = 0;  // tail tiles a strip, with tail_rows
 };
 
+// A side of the domain whose ghosts follow their edge cells (boundary.hpp's neumann and
+// convective rules): a trip sets the ghost beside each edge cell from that cell's value at
+// every step, as Edges::follow does before each single step.
+template <class T>
+struct TripSide {
+  int kind = 0;  // 0: the ghosts hold still (dirichlet, periodic, a neighbour); 1 neumann; 2 convective
+  int edge = 0;  // the edge cells' column (west, east) or row (south, north), in the grid's indices
+  T ambient = T(0), ratio = T(0), h = T(0);  // convective: ghost = edge + ratio (ambient - edge)
+};
+
+// What a trip's steps compute besides c's isotropic update (the stepper's Scheme), each cell
+// with the one-step kernels' formulas (stencil_anisotropic.hpp, stencil_field.hpp, the
+// source added after the step, boundary.hpp's ghosts). The default: c's update alone.
+template <class T>
+struct TripRule {
+  enum Operator { isotropic, anisotropic, field };
+  Operator op = isotropic;
+  T cx = T(0), cy = T(0);  // anisotropic
+  Grid<T> cf;              // field: c on u's grid (halo and ghosts included)
+  int source = 0;          // 0 none; 1 the number s; 2 the field sf (on u's grid)
+  T s = T(0);
+  Grid<T> sf;
+  TripSide<T> west, east, south, north;
+  bool follows() const { return west.kind != 0 || east.kind != 0 || south.kind != 0 || north.kind != 0; }
+};
+
 // `m` steps (2 <= m <= kMaxTripSteps) from `u` into `next`: next <- the cells of trip.keep
 // after m steps, queued on `space`. u must hold valid values on step_box(0) and one cell
 // around it; cells outside the grid count as zero. A cell that turns non-finite at step
 // `step` + k lowers `first_bad` to `step` + k + 1. L(u) is not kept (trips never hold a
-// frame's step).
+// frame's step). `rule`: what the steps compute besides c's update (c is unused where its
+// operator is not the isotropic one).
 template <class T>
 void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int m,
-               const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape = {});
+               const Kokkos::View<std::int64_t>& first_bad, const Trip& trip, const TripShape& shape = {},
+               const TripRule<T>& rule = TripRule<T>());
 
 // `count` trips of m steps from u, each from the last one's result: into next, back into u,
 // and so on (the result in u when count is even). Trip n is `trip` moved on by n m steps:
@@ -81,7 +111,7 @@ void step_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& nex
 template <class T>
 int step_trips(const ExecutionSpace& space, Grid<T> u, Grid<T> next, T c, std::int64_t step, int m, int count,
                const Kokkos::View<std::int64_t>& first_bad, Trip trip, const TripShape& shape,
-               Kokkos::View<int*>& board);
+               Kokkos::View<int*>& board, const TripRule<T>& rule = TripRule<T>());
 // A chain's tiles by the rule: the tallest (to 256 rows) whose tiles number twice the teams
 // resident at once, so that teams find tiles of the next trip whose neighbours are done
 // while the last of a trip run. 0 where a chain does not pay: host back ends, and tiles

@@ -34,7 +34,7 @@ TripTuner::TripTuner(When when, int full_steps)
 
 template <class T>
 TripShape TripTuner::shape_for(int kind, const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c,
-                               int m, const Trip& trip, const TripShape& base) {
+                               int m, const Trip& trip, const TripShape& base, const TripRule<T>& rule) {
   if (!on_ || base.rows > 0 || base.tail_rows > 0 || trip.keeps == 0) return base;
   TripShape shape = base;
   shape.rows = rows_of(kind);
@@ -47,7 +47,7 @@ TripShape TripTuner::shape_for(int kind, const ExecutionSpace& space, const Grid
   const Kokkos::View<std::int64_t> scratch_bad("trident::diffusion::tuner_first_bad");
   auto trial = [&](int rows) {
     shape.rows = rows;
-    step_trip<T>(space, u, next, c, 0, m, scratch_bad, trip, shape);
+    step_trip<T>(space, u, next, c, 0, m, scratch_bad, trip, shape, rule);
     ++trials_;
   };
   // Seconds a trip of `rows`: at least one, and more while they take under kLeast seconds
@@ -98,8 +98,10 @@ int TripTuner::rows_of(int kind) const {
 }
 
 template TripShape TripTuner::shape_for<float>(int, const ExecutionSpace&, const Grid<float>&, const Grid<float>&,
-                                               float, int, const Trip&, const TripShape&);
+                                               float, int, const Trip&, const TripShape&,
+                                               const TripRule<float>&);
 template TripShape TripTuner::shape_for<double>(int, const ExecutionSpace&, const Grid<double>&,
-                                                const Grid<double>&, double, int, const Trip&, const TripShape&);
+                                                const Grid<double>&, double, int, const Trip&, const TripShape&,
+                                                const TripRule<double>&);
 
 }  // namespace trident::diffusion

@@ -25,10 +25,11 @@ class TripTuner {
   // The shape for trips of kind `kind` (the caller's numbering: trips of one kind have
   // about the same kept boxes, whatever their steps): `base` when that forces the rows or
   // timing is off; else, on the first call of this kind, trial trips of m steps from u into
-  // next queued on `space` (fenced), then the fastest rows, kept for the kind.
+  // next queued on `space` (fenced; the trials compute `rule`'s steps), then the fastest rows,
+  // kept for the kind.
   template <class T>
   TripShape shape_for(int kind, const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, T c, int m,
-                      const Trip& trip, const TripShape& base);
+                      const Trip& trip, const TripShape& base, const TripRule<T>& rule = TripRule<T>());
 
   // The height chosen for `kind`, 0 if none (not timed, or no trip of it yet).
   int rows_of(int kind) const;

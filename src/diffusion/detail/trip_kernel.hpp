@@ -1,0 +1,481 @@
+#pragma once
+// The kernel of the trips (trip.hpp), included by trip.cpp alone: a team streams a strip's
+// rows, each row through the trip's steps (see TripKernel::stream), and its form (TripRule's
+// in bits) adds what the deck's scheme computes besides c's update, each cell by the
+// one-step kernels' own formulas (stencil.hpp, stencil_anisotropic.hpp, stencil_field.hpp,
+// the source after the step, boundary.hpp's ghosts), so that the bits are theirs.
+#include <cstddef>
+#include <type_traits>
+
+#include "core/unroll.hpp"
+#include "diffusion/detail/stencil_anisotropic.hpp"
+#include "diffusion/detail/stencil_field.hpp"
+#include "diffusion/detail/trip.hpp"
+#include "diffusion/detail/trip_tiles.hpp"
+
+namespace trident::diffusion::trips {
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+// A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
+// is needed, so that memory's latency hides behind the steps of the rows in between. The
+// rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
+// the launch bounds hold the registers to. Double adds up each step's sides before the
+// chain of steps (kHoistSides), which its fewer teams can spend the registers on; float's
+// edge tiles test their rows apart (kEdgeRowsApart), which made double's slower
+// (docs/history/diffusion.md).
+constexpr int kColumnsPerThread = 1;
+constexpr int kPrefetch = 4;
+constexpr bool kOnDevice = true;
+template <class T, int kSteps>
+constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? 8 : (kSteps <= 4 ? 6 : 4);
+template <class T>
+constexpr bool kHoistSides = sizeof(T) == 8;
+template <class T>
+constexpr bool kEdgeRowsApart = sizeof(T) == 4;
+template <class T, int kSteps, class... Tag>
+using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace,
+                                      Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>, Tag...>;
+#else
+// A host: a team is one thread, which takes the strip's columns in turn on each row.
+constexpr int kColumnsPerThread = kTripColumns;
+constexpr int kPrefetch = 1;
+constexpr bool kOnDevice = false;
+template <class T, int kSteps>
+constexpr int kTeamsPerMultiprocessor = 1;
+template <class T>
+constexpr bool kHoistSides = true;
+template <class T>
+constexpr bool kEdgeRowsApart = true;
+template <class T, int kSteps, class... Tag>
+using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace, Tag...>;
+#endif
+
+// Where a tile reads and writes: one trip (u into next), or a chain's trip of even or odd
+// index (u into next, next into u), which reads around L1 (other multiprocessors wrote
+// those values during the same launch).
+enum TripMode { kOneTrip, kChainEven, kChainOdd };
+struct ChainTag {};
+#if defined(__CUDA_ARCH__)
+// The (trip, tile) pair a chain's team holds, trip-major: in shared memory rather than in
+// registers across the tile, which the float trip of 8 steps has none left for.
+__shared__ int chain_ticket;
+#endif
+
+// What an instance computes besides c's isotropic update (its form, TripRule's in bits).
+// kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
+// edge; kSource: a source added after each step (a number or a field: TripRule::source);
+// kAnisotropic, kField: the operator. Runs take the fewest bits their rule needs (form_of).
+constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8;
+template <class T>
+int form_of(const TripRule<T>& rule) {
+  if (rule.op == TripRule<T>::field) return kFollow | kSource | kField;
+  if (rule.op == TripRule<T>::anisotropic) return kFollow | kSource | kAnisotropic;
+  if (rule.source != 0) return kFollow | kSource;
+  return rule.follows() ? kFollow : 0;
+}
+
+// The rule's data the kernels hold (none for c's plain update: its kernel's arguments stay
+// as small as they were). Fields as pointers into grids shaped like u.
+template <class T>
+struct TripExtras {
+  T cx = T(0), cy = T(0), s = T(0);
+  const T* cf = nullptr;
+  const T* sf = nullptr;
+  int source = 0;
+  TripSide<T> west, east, south, north;
+};
+struct TripNoExtras {};
+template <class T, int kForm>
+using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras, TripExtras<T>>;
+
+// A field's c in a thread's registers: of the row loaded ahead and of the row before it
+// (kField only).
+template <class T, bool kWith>
+struct FieldRows {
+  T ahead[kColumnsPerThread], mid[kColumnsPerThread];
+};
+template <class T>
+struct FieldRows<T, false> {};
+
+// kSteps: the most steps this instance takes (its registers); m may be fewer.
+template <class T, int kSteps, int kForm = 0>
+struct TripKernel : TripExtrasOf<T, kForm> {
+  using Member = typename TripPolicy<T, kSteps>::member_type;
+  using Scratch =
+      Kokkos::View<T*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr bool kWithField = (kForm & kField) != 0;
+  // Two rows (this row's values and the last row's) of each step but the last, with a zero
+  // column on either side of the strip so that its edge columns read no neighbour's memory.
+  static constexpr int kStride = kTripColumns + 2;
+  static constexpr int kFlag = 2 * kSteps * kStride;  // a flag: a value was not finite
+  // kField: two rows of c (this row's and the last, a zero column on either side), then each
+  // thread's faces of the last kSteps rows (west and east) and kSteps + 1 rows (north; a
+  // row's south face is the north face of the row below it, face_c being symmetric).
+  static constexpr int kCRows = kFlag + 1;
+  static constexpr int kSideFaces = kCRows + 2 * kStride;
+  static constexpr int kNorthFaces = kSideFaces + 2 * kSteps * kTripColumns;
+  static constexpr int kScratchValues = kWithField ? kNorthFaces + (kSteps + 1) * kTripColumns : kFlag + 1;
+
+  Grid<T> u, next;
+  Kokkos::View<std::int64_t> first_bad;
+  T c;
+  std::int64_t step;
+  int m, ny, nx;
+  Trip trip;
+  TilePlan plan;
+  // A chain (step_trips): `chain` trips; board(t) counts the trips done on tile t, and
+  // board(plan.tiles) hands out (trip, tile) pairs in that order.
+  int chain = 0;
+  Kokkos::View<int*> board;
+
+  // c at (j, i) of a field shaped like u, or zero outside the grid.
+  KOKKOS_INLINE_FUNCTION T load_c(int j, int i, bool wanted) const {
+    if constexpr (kWithField) {
+      if (wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
+          static_cast<unsigned>(i) < static_cast<unsigned>(nx))
+        return this->cf[std::size_t(j) * std::size_t(nx) + std::size_t(i)];
+    }
+    return T(0);
+  }
+
+  // The source's value, or zero outside the grid (a domain's edge beyond the allocated halo).
+  template <int kMode>
+  KOKKOS_INLINE_FUNCTION T load(int j, int i, bool wanted) const {
+    if (!(wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
+          static_cast<unsigned>(i) < static_cast<unsigned>(nx)))
+      return T(0);
+#if defined(__CUDA_ARCH__)
+    if constexpr (kMode != kOneTrip) return __ldcg(&(kMode == kChainOdd ? next : u)(j, i));
+#endif
+    return (kMode == kChainOdd ? next : u)(j, i);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const Scratch shared(team.team_scratch(0), kScratchValues);
+    run_at<kOneTrip>(team, shared, plan.tile(trip, team.league_rank()));
+  }
+
+  // Steps taken before the tile's trip: 0, or in a chain its trip's index times m.
+  template <int kMode>
+  KOKKOS_INLINE_FUNCTION int steps_before() const {
+#if defined(__CUDA_ARCH__)
+    if constexpr (kMode != kOneTrip) return chain_ticket / plan.tiles * m;
+#endif
+    return 0;
+  }
+  // What step k of the tile's trip updates: a chain's trip n is the first trip moved on by
+  // n m steps (its boxes shrink by m cells a trip on the sides that shrink).
+  template <int kMode>
+  KOKKOS_INLINE_FUNCTION Box step_box(int k) const {
+    return trip.step_box(k + steps_before<kMode>());
+  }
+
+  // A chain: each team takes the next (trip, tile) and waits until the tiles of the trip
+  // before whose cells it reads or overwrites (its neighbours; a tile is at least m cells
+  // each way) are done. Only teams that hold a pair wait, for pairs handed out before
+  // theirs, so the chain never waits for a team that has not started.
+  KOKKOS_INLINE_FUNCTION void operator()(ChainTag, const Member& team) const {
+#if defined(__CUDA_ARCH__)
+    const Scratch shared(team.team_scratch(0), kScratchValues);
+    const int rank = team.team_rank();
+    for (;;) {
+      if (rank == 0) chain_ticket = atomicAdd(&board(plan.tiles), 1);
+      team.team_barrier();
+      const int ticket = chain_ticket;
+      if (ticket >= chain * plan.tiles) return;
+      const int n = ticket / plan.tiles, t = ticket - n * plan.tiles;
+      if (n > 0) {
+        if (rank < 9) {
+          const int strips = plan.strips(trip.keep[0]);
+          const int a = t % strips + rank % 3 - 1, b = t / strips + rank / 3 - 1;
+          if (a >= 0 && a < strips && b >= 0 && b * strips + a < plan.tiles) {
+            const volatile int* flag = &board(b * strips + a);
+            while (*flag < n) {
+            }
+          }
+          __threadfence();
+        }
+        team.team_barrier();
+      }
+      // the first trip's tile, less what trip n no longer keeps
+      Box kept = plan.tile(trip, t);
+      const Box keep = trip.shrunk(trip.keep[0], n * m);
+      kept.y0 = Kokkos::max(kept.y0, keep.y0);
+      kept.y1 = Kokkos::min(kept.y1, keep.y1);
+      kept.x0 = Kokkos::max(kept.x0, keep.x0);
+      kept.x1 = Kokkos::min(kept.x1, keep.x1);
+      if (kept.y1 > kept.y0 && kept.x1 > kept.x0) {
+        if (n & 1)
+          run_at<kChainOdd>(team, shared, kept);
+        else
+          run_at<kChainEven>(team, shared, kept);
+      }
+      __threadfence();  // this thread's values, before the tile is marked done
+      team.team_barrier();
+      if (rank == 0) atomicExch(&board(chain_ticket % plan.tiles), chain_ticket / plan.tiles + 1);
+    }
+#else
+    (void)team;
+#endif
+  }
+
+  template <int kMode>
+  KOKKOS_INLINE_FUNCTION void run_at(const Member& team, const Scratch& shared, const Box& kept) const {
+    // Most tiles read only cells that every step updates: they skip the test of each cell.
+    const Box last = step_box<kMode>(m - 1);
+    const bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
+                        kept.x1 + m <= last.x1);
+    // Trips of kSteps steps (most of them) know their length when compiled.
+    if (m == kSteps)
+      edge ? run_tile<true, kSteps, kMode>(team, shared, kept) : run_tile<false, kSteps, kMode>(team, shared, kept);
+    else
+      edge ? run_tile<true, 0, kMode>(team, shared, kept) : run_tile<false, 0, kMode>(team, shared, kept);
+  }
+
+  // The tile streamed once noting only whether any value it computed was not finite (no
+  // branch a cell); only then once more, finding the first non-finite step as the one-step
+  // kernels do (every value it checks is one the first pass computed, bit for bit alike).
+  template <bool kEdge, int kFixed, int kMode>
+  KOKKOS_INLINE_FUNCTION void run_tile(const Member& team, const Scratch& shared, const Box& kept) const {
+    clear(team, shared);
+    if (!stream<kEdge, kFixed, false, kMode>(team, shared, kept)) return;
+    clear(team, shared);
+    stream<kEdge, kFixed, true, kMode>(team, shared, kept);
+  }
+
+  KOKKOS_INLINE_FUNCTION void clear(const Member& team, const Scratch& shared) const {
+    for (int k = team.team_rank(); k < kScratchValues; k += team.team_size()) shared(k) = T(0);
+    team.team_barrier();
+  }
+
+  // The strip's rows, from m rows before `kept` to m rows after it. Row s of the stream is
+  // read from memory (step 0), and step k computes row s - k from the step k - 1 values of
+  // rows s - k - 1 (held since two rows), s - k (since one row) and s - k + 1 (computed just
+  // now) of this column, and of row s - k in the neighbouring columns (published in `shared`
+  // on the last row). A value is right where its cone of inputs lies inside the strip's
+  // loaded columns and rows: at step k, the columns [k, columns - k) and the rows from s = 2k.
+  // Those are the only values written to `next` (step m) or, with kExact, checked for
+  // non-finite values as the one-step kernels check them (first_bad lowered); without it,
+  // returns on every thread of the team whether any value computed was not finite.
+  template <bool kEdge, int kFixed, bool kExact, int kMode>  // kFixed: m when known, else 0
+  KOKKOS_INLINE_FUNCTION bool stream(const Member& team, const Scratch& shared, const Box& kept) const {
+    const int m = kFixed > 0 ? kFixed : this->m;
+    const int x0 = kept.x0 - m, y0 = kept.y0 - m;  // the strip's first column and row, read from u
+    const int columns = kept.x1 - kept.x0 + 2 * m, rows = kept.y1 - kept.y0 + 2 * m;
+    const int rank = team.team_rank(), size = team.team_size();
+    T centre_of[kColumnsPerThread][kSteps], south_of[kColumnsPerThread][kSteps];
+    T ahead[kColumnsPerThread][kPrefetch];
+    unsigned updates[kColumnsPerThread], checks[kColumnsPerThread];  // bit k: this column at step k
+    FieldRows<T, kWithField> cs;
+    for (int q = 0; q < kColumnsPerThread; ++q) {
+      const int col = rank + q * size, i = x0 + col;
+      updates[q] = checks[q] = 0;
+      if constexpr (kWithField) {
+        cs.ahead[q] = load_c(y0, i, col < columns);
+        cs.mid[q] = T(0);
+      }
+      TRIDENT_UNROLL
+      for (int k = 1; k <= kSteps; ++k) {
+        const Box b = step_box<kMode>(k - 1);
+        if (k <= m && (!kEdge || (i >= b.x0 && i < b.x1))) {
+          updates[q] |= 1u << k;
+          if (col >= k && col < columns - k) checks[q] |= 1u << k;
+        }
+        centre_of[q][k - 1] = south_of[q][k - 1] = T(0);
+      }
+      TRIDENT_UNROLL
+      for (int r = 0; r < kPrefetch; ++r) ahead[q][r] = load<kMode>(y0 + r, i, col < columns && r < rows);
+    }
+    T* const base = shared.data() + 1;  // column 0 of the strip (after the zero column)
+    // Step k's values are right from row s = 2k on: the first 2m rows skip the steps whose
+    // values would be wrong (and never read), a loop of their own so the rest test nothing.
+    const int prologue = rows < 2 * m ? rows : 2 * m;
+    bool not_finite = false;
+    for (int s = 0; s < prologue; ++s)
+      row<kEdge, kFixed, kExact, true, kEdge, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+                                              ahead, updates, checks, not_finite, cs);
+    // kEdgeRowsApart: an edge tile's rows before `inside_to` reach only rows that every step
+    // updates (a row that some step does not update lies below them or among the prologue's),
+    // so they test the columns alone, one bit a step.
+    int inside_to = kEdge ? prologue : rows;
+    if constexpr (kEdge && kEdgeRowsApart<T>) {
+      inside_to = rows;
+      for (int k = 1; k <= m; ++k) {
+        const Box b = step_box<kMode>(k - 1);
+        inside_to = inside_to < b.y1 - y0 + k ? inside_to : b.y1 - y0 + k;
+      }
+      if (inside_to < prologue) inside_to = prologue;
+      for (int s = prologue; s < inside_to; ++s)
+        row<kEdge, kFixed, kExact, false, false, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+                                                 ahead, updates, checks, not_finite, cs);
+    } else if constexpr (!kEdge) {
+      for (int s = prologue; s < rows; ++s)
+        row<kEdge, kFixed, kExact, false, false, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+                                                 ahead, updates, checks, not_finite, cs);
+    }
+    if constexpr (kEdge)
+      for (int s = inside_to; s < rows; ++s)
+        row<kEdge, kFixed, kExact, false, true, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+                                                ahead, updates, checks, not_finite, cs);
+    if (kExact) return false;
+    if (not_finite) shared(kFlag) = T(1);
+    team.team_barrier();
+    return shared(kFlag) != T(0);
+  }
+
+  // Row s of the stream (see stream). kPrologue: s < 2 m, where step k runs only from s = 2k
+  // and otherwise only passes its registers on. kRowTest: some step reaches a row it does not
+  // update (an edge tile's first or last rows).
+  template <bool kEdge, int kFixed, bool kExact, bool kPrologue, bool kRowTest, int kMode>
+  KOKKOS_FORCEINLINE_FUNCTION void row(const Member& team, T* const base, const Box& kept, const int s, const int m,
+                                       const int x0, const int y0, const int columns, const int rows,
+                                       T (&centre_of)[kColumnsPerThread][kSteps],
+                                       T (&south_of)[kColumnsPerThread][kSteps],
+                                       T (&ahead)[kColumnsPerThread][kPrefetch],
+                                       const unsigned (&updates)[kColumnsPerThread],
+                                       const unsigned (&checks)[kColumnsPerThread], bool& not_finite,
+                                       FieldRows<T, kWithField>& cs) const {
+    // Cells with c's plain update: every form's but at the domain's edge (ghosts) with kFollow.
+    constexpr bool kPlainCells = kForm == 0 || (kForm == kFollow && !kEdge);
+    const int rank = team.team_rank(), size = team.team_size();
+    const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
+    T* now = base + (s & 1) * kSteps * kStride;
+    for (int q = 0; q < kColumnsPerThread; ++q) {
+      const int col = rank + q * size, i = x0 + col;
+      if (col >= columns) continue;
+      T north = ahead[q][0];  // step 0 of row s
+      TRIDENT_UNROLL
+      for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
+      ahead[q][kPrefetch - 1] = load<kMode>(y0 + s + kPrefetch, i, s + kPrefetch < rows);
+      now[col] = north;
+      if constexpr (kWithField) field_row(base, s, col, i, y0, rows, q, cs);
+      // kHoistSides: what each step takes from the last row (west, east, south) first, all
+      // at once, so that only the north values wait for the step below.
+      T sides[kSteps] = {};
+      TRIDENT_UNROLL
+      for (int k = 1; k <= kSteps; ++k) {
+        if (!kHoistSides<T> || !kPlainCells || k > m) break;
+        if (kPrologue && s < 2 * k) continue;
+        sides[k - 1] = sides_of(before[(k - 1) * kStride + col - 1], before[(k - 1) * kStride + col + 1],
+                                south_of[q][k - 1]);
+      }
+      TRIDENT_UNROLL
+      for (int k = 1; k <= kSteps; ++k) {
+        if (k > m) break;
+        if (kPrologue && s < 2 * k) {  // step k is not right yet here: keep its last two rows
+          south_of[q][k - 1] = centre_of[q][k - 1];
+          centre_of[q][k - 1] = north;
+          continue;
+        }
+        const int j = y0 + s - k;  // the row step k reaches
+        const T centre = centre_of[q][k - 1];
+        T v;
+        if constexpr (kPlainCells) {
+          const T side_sum = kHoistSides<T> ? sides[k - 1]
+                                            : sides_of(before[(k - 1) * kStride + col - 1],
+                                                       before[(k - 1) * kStride + col + 1], south_of[q][k - 1]);
+          v = stepped(centre, laplacian_with_north(centre, side_sum, north), c);
+        } else {
+          v = cell<kEdge>(base, s, k, col, j, i, centre, before[(k - 1) * kStride + col - 1],
+                          before[(k - 1) * kStride + col + 1], south_of[q][k - 1], north);
+        }
+        south_of[q][k - 1] = centre;
+        centre_of[q][k - 1] = north;
+        bool updated = true;
+        if (kEdge) {  // a cell the one-step kernels leave alone at this step keeps its value
+          updated = (updates[q] >> k) & 1u;
+          if (kRowTest) {
+            const Box b = step_box<kMode>(k - 1);
+            updated = updated && j >= b.y0 && j < b.y1;
+          }
+          if (!updated) v = centre;
+        }
+        if constexpr ((kForm & kSource) != 0)  // after the step, as Source::add does
+          if (updated && this->source != 0)
+            v = v + (this->source == 1 ? this->s : this->sf[std::size_t(j) * std::size_t(nx) + std::size_t(i)]);
+        if (!kExact)
+          not_finite |= !(v - v == T(0));
+        else if (!(v - v == T(0)) && updated && ((checks[q] >> k) & 1u))
+          (void)Kokkos::atomic_fetch_min(&first_bad(), step + steps_before<kMode>() + k);
+        if (k < m)
+          now[k * kStride + col] = v;
+        else if (j >= kept.y0 && col >= m && col < columns - m)
+          (kMode == kChainOdd ? u : next)(j, i) = v;
+        north = v;
+      }
+    }
+    team.team_barrier();
+  }
+
+  // kField, at row s of the stream: the faces of row s - 1 (its c now known around it: the
+  // row above loaded ahead, the neighbouring columns' published on the last row), into this
+  // thread's rings; and this row's c published for the next.
+  KOKKOS_FORCEINLINE_FUNCTION void field_row(T* const base, const int s, const int col, const int i, const int y0,
+                                             const int rows, const int q, FieldRows<T, kWithField>& cs) const {
+    if constexpr (kWithField) {
+      T* const c_rows = base - 1 + kCRows + 1;  // column 0 of the first row of c
+      const T c_north = cs.ahead[q];            // c of row s
+      cs.ahead[q] = load_c(y0 + s + 1, i, s + 1 < rows);
+      const T* c_before = c_rows + ((s + 1) & 1) * kStride;  // row s - 1's, published then
+      const T c = cs.mid[q];
+      if (s > 0) {
+        T* const sides = base - 1 + kSideFaces + ((s - 1) & (kSteps - 1)) * 2 * kTripColumns + col;
+        sides[0] = face_c(c, c_before[col - 1]);
+        sides[kTripColumns] = face_c(c, c_before[col + 1]);
+        base[-1 + kNorthFaces + ((s - 1) % (kSteps + 1)) * kTripColumns + col] = face_c(c, c_north);
+      }
+      c_rows[(s & 1) * kStride + col] = c_north;
+      cs.mid[q] = c_north;
+    }
+  }
+
+  // The step's value of cell (j, i) (row s - k of the stream, step k) from its neighbours' of
+  // the step before, by the one-step kernels' formulas: ghosts that follow their edge cell
+  // set from it first (kFollow, at the domain's edge), then the operator.
+  template <bool kEdge>
+  KOKKOS_FORCEINLINE_FUNCTION T cell(T* const base, const int s, const int k, const int col, const int j,
+                                     const int i, const T centre, T west, T east, T south, T north) const {
+    if constexpr (kForm == 0) {
+      return T(0);
+    } else {
+      T f_west = T(0), f_east = T(0), f_south = T(0), f_north = T(0);
+      if constexpr (kWithField) {
+        const T* const sides = base - 1 + kSideFaces + ((s - k) & (kSteps - 1)) * 2 * kTripColumns + col;
+        f_west = sides[0];
+        f_east = sides[kTripColumns];
+        // rows s - k and s - k - 1 in the ring of kSteps + 1 (s's place found once a row)
+        constexpr int kRing = kSteps + 1;
+        int north_slot = s % kRing - k, south_slot = north_slot - 1;
+        north_slot += north_slot < 0 ? kRing : 0;
+        south_slot += south_slot < 0 ? kRing : 0;
+        f_north = base[-1 + kNorthFaces + north_slot * kTripColumns + col];
+        f_south = base[-1 + kNorthFaces + south_slot * kTripColumns + col];
+      }
+      if constexpr (kEdge && (kForm & kFollow) != 0) {
+        if (this->west.kind != 0 && i == this->west.edge) west = ghost(this->west, centre, f_west);
+        if (this->east.kind != 0 && i == this->east.edge) east = ghost(this->east, centre, f_east);
+        if (this->south.kind != 0 && j == this->south.edge) south = ghost(this->south, centre, f_south);
+        if (this->north.kind != 0 && j == this->north.edge) north = ghost(this->north, centre, f_north);
+      }
+      if constexpr (kWithField)
+        return centre + field_change_of(centre, west, east, south, north, f_west, f_east, f_south, f_north);
+      else if constexpr ((kForm & kAnisotropic) != 0)
+        return stepped_anisotropic(centre, west, east, south, north, this->cx, this->cy);
+      else
+        return stepped(centre, laplacian_of(centre, west, east, south, north), c);
+    }
+  }
+
+  // A following ghost from its edge cell's value (Edges::follow's formula); with a field,
+  // h over the face's c (`face`, the edge cell's with its ghost).
+  KOKKOS_FORCEINLINE_FUNCTION T ghost(const TripSide<T>& side, const T edge, const T face) const {
+    if (side.kind == 1) return edge;
+    if constexpr (kWithField) return convective_ghost(edge, field_ratio(side.h, face), side.ambient);
+    (void)face;
+    return convective_ghost(edge, side.ratio, side.ambient);
+  }
+};
+
+#undef TRIDENT_UNROLL
+
+}  // namespace trident::diffusion::trips
