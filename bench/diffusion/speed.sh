@@ -24,7 +24,7 @@
 #    2 x 4 in float32; a field c or s read, 4 more each) over T steps a trip. VARIANTS
 #    (names below, space-separated) picks the variants; VARIANTS= runs the default alone.
 #    REPEAT=R runs each case R times and keeps the fastest (default 1). KERNELS=0 skips
-#    part 2. The field files (c, s) are written with PYTHON (h5py, numpy).
+#    part 2. The field files (c, s) are written by BUILD/bench/trident_disc_field.
 #    On a CPU build, e.g.: KERNELS=0 SIZES=96:40 BANDWIDTH_BPS=1e10 bench/diffusion/speed.sh build/cpu
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,22 +47,13 @@ if [ "${KERNELS:-1}" != 0 ]; then
     "$trips" "$BANDWIDTH_BPS" ${TRIPS_CASES:-}
 fi
 echo "== whole runs through trident (the rule's steps per trip)"
-python=${PYTHON:-/usr/bin/python3}
+disc_field=$(bench_tool trident_disc_field)
 # fields N NAME: writes $work/NAME_N.h5 (dataset /NAME, N x N float32) once: c, 0.25 with a
-# disc of 0.05 (a harmonic mean at most 0.25 on every face: stable); s, small values.
+# disc of 0.05 (a harmonic mean at most 0.25 on every face: stable); s, small values
+# (bench/diffusion/disc_field.cpp).
 fields() {
   local file=$work/$2_$1.h5
-  [ -e "$file" ] || "$python" - "$1" "$2" "$file" <<'PY' || { echo "speed.sh: writing $file needs h5py and numpy ($python)" >&2; exit 1; }
-import sys
-import h5py
-import numpy as np
-n, name, path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-y, x = np.ogrid[:n, :n]
-disc = (x - n / 3) ** 2 + (y - n / 2) ** 2 < (n / 5) ** 2
-values = np.where(disc, 0.05, 0.25) if name == "c" else np.where(disc, 1e-6, -1e-7)
-with h5py.File(path, "w") as f:
-    f.create_dataset("/" + name, data=values.astype(np.float32))
-PY
+  [ -e "$file" ] || "$disc_field" "$1" "$2" "$file" || { echo "speed.sh: writing $file failed" >&2; exit 1; }
   echo "$file"
 }
 # variant_keys NAME N: the keys the variant adds under diffusion: (c: 0.25 is the deck's;
