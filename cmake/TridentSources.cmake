@@ -87,8 +87,10 @@ set(TRIDENT_SOURCES_knn
   knn/inputs.cpp
   knn/list_bound.cpp
   knn/list_choice.cpp
+  knn/match.cpp
   knn/output_rows.cpp
   knn/point_ids.cpp
+  knn/point_radii.cpp
   knn/points.cpp
   knn/result_rows.cpp
   knn/rounds.cpp
@@ -201,6 +203,8 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_method_choice.cpp
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
+  knn/test_mpi_match.cpp
+  knn/test_mpi_radii.cpp
   knn/test_mpi_self.cpp
   knn/test_mpi_within.cpp
   knn/test_mpi_within_all.cpp

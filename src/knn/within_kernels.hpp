@@ -22,6 +22,7 @@ namespace trident::knn {
 using RowOffsets = Kokkos::View<std::int64_t*, DeviceMemory>;
 using EntryIndices = Kokkos::View<int*, DeviceMemory>;
 using EntryAngles = Kokkos::View<double*, DeviceMemory>;
+using ObservationLimits = Kokkos::View<double*, DeviceMemory>;  // one an observation, or empty
 
 // The limit as the kernels test it: a pair is within when radius * angle <= max_distance
 // (the distance the output gets, to the bit); the chord bound only skips pairs surely beyond.
@@ -30,9 +31,21 @@ struct WithinTest {
   double chord = 0.0;  // an upper bound of the chord of any pair within, with a margin
 
   WithinTest() = default;
-  WithinTest(double r, double d) : radius(r), max_distance(d) {
+  WithinTest(double r, double d) : radius(r), max_distance(d), chord(chord_bound(r, d)) {}
+  static double chord_bound(double r, double d) {
     const double angle = std::fmin(d / r * (1 + 1e-12), kPi);
-    chord = 2 * std::sin(0.5 * angle) + 1e-12;  // unit vectors' rounding is ~1e-16
+    return 2 * std::sin(0.5 * angle) + 1e-12;  // unit vectors' rounding is ~1e-16
+  }
+  // The test for one observation: its own limit and chord bound where the observations have
+  // their own radii (`limits` not empty), else this one.
+  template <class Limits>
+  KOKKOS_INLINE_FUNCTION WithinTest of(const Limits& limits, const Limits& chords, int o) const {
+    WithinTest t = *this;
+    if (limits.extent(0) > 0) {
+      t.max_distance = limits(o);
+      t.chord = chords(o);
+    }
+    return t;
   }
   KOKKOS_INLINE_FUNCTION bool within(const Vec4<double>& p, const Vec4<double>& q, double& angle) const {
     const double dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
@@ -52,11 +65,13 @@ struct WithinSink {
 
 struct WithinBrute {
   PointsView<double> observations, references;
-  WithinTest test;
+  WithinTest shared;
   WithinSink sink;
+  ObservationLimits limits, chords;
 
   KOKKOS_INLINE_FUNCTION void operator()(int o) const {
     const Vec4<double> p = observations(o);
+    const WithinTest test = shared.of(limits, chords, o);
     const int n = static_cast<int>(references.extent(0));
     std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
     for (int r = 0; r < n; ++r) {
@@ -75,11 +90,13 @@ struct WithinBrute {
 struct WithinIndex {
   PointsView<double> observations;
   SphereIndexView index;
-  WithinTest test;
+  WithinTest shared;
   WithinSink sink;
+  ObservationLimits limits, chords;
 
   KOKKOS_INLINE_FUNCTION void operator()(int o) const {
     const Vec4<double> p = observations(o);
+    const WithinTest test = shared.of(limits, chords, o);
     std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
     // depth first from the root; a node's children go on the stack together, so it holds at
     // most kFanout a level
