@@ -114,11 +114,9 @@ KnnSettings parse_knn(const Section& top) {
   const std::string form = d.rows == KnnRows::all ? "all" : "count";
   if (d.rows != KnnRows::nearest && !d.has_max_distance())
     s.fail("k", "k: " + form + " (the references within a distance) needs knn.max_distance");
-  for (const PointSource* p : {&d.observations, &d.references})
-    if (d.rows != KnnRows::nearest && p->has_ids())  // the ragged rows carry indices only, for now
-      d.match != KnnMatch::none
-          ? s.fail("match", "knn.match writes no point names yet; leave out " + p->ids_key())
-          : s.fail("k", "k: " + form + " writes no point names yet; leave out " + p->ids_key() + " or give k a number");
+  for (const PointSource* p : {&d.observations, &d.references})  // (a match is a row of one: named as k: 1's)
+    if (d.rows != KnnRows::nearest && d.match == KnnMatch::none && p->has_ids())  // ragged rows carry indices only
+      s.fail("k", "k: " + form + " writes no point names yet; leave out " + p->ids_key() + " or give k a number");
   if (d.references.kind == "generate") check_k(d, d.references.count);
   return d;
 }

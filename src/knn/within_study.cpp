@@ -10,6 +10,7 @@
 #include "core/signals.hpp"
 #include "io/paths.hpp"
 #include "knn/checkpoint.hpp"
+#include "knn/id_output.hpp"
 #include "knn/inputs.hpp"
 #include "knn/match.hpp"
 #include "knn/output_rows.hpp"
@@ -82,6 +83,12 @@ class WithinStudy : public PreparedStudy {
     method_ = choose_run_method(settings, inputs_.n_observations, inputs_.count, inputs_.n_references, context.comm,
                                 context.binding.device_name.empty() ? "the device" : context.binding.device_name);
     log::info(context.comm, "knn: method " + method_.reason);
+  }
+
+  // Text ids (knn.match) are variable-length strings, which parallel HDF5 cannot write.
+  bool writes_texts() const override {
+    return inputs_.reference_ids.kind() == PointIds::Kind::text ||
+           inputs_.observation_ids.kind() == PointIds::Kind::text;
   }
 
   void run(io::OutputFile& output) override {
@@ -195,6 +202,10 @@ class WithinStudy : public PreparedStudy {
     if (match) {
       const MatchRows m = match_rows(*rows_, inputs_.n_references, settings_.match, !stopped, comm);
       write_match(out, m, *rows_, inputs_.n_observations, settings_.match, "m");
+      // the matches' names, as k: 1 writes them (a row without a match gets the fill)
+      write_point_ids(out, inputs_.reference_ids, inputs_.observation_ids,
+                      {inputs_.n_observations, inputs_.first, inputs_.count, 1, m.index.data(),
+                       stopped ? &rows_->done() : nullptr});
       log_match(m, stopped);
     } else if (settings_.rows == deck::KnnRows::count) {
       rows_->write(out, inputs_.n_observations);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "brute_force.hpp"
@@ -19,6 +20,7 @@
 #include "core/comm.hpp"
 #include "deck_points.hpp"
 #include "io/input_file.hpp"
+#include "knn/point_ids.hpp"
 #include "run_deck.hpp"
 #include "search_cases.hpp"
 #include "support/test_support.hpp"
@@ -185,6 +187,46 @@ TEST(MpiKnnMatch, MutualInASetAgainstItselfWithItsOwnRadii) {
                                           "  references: observations\n");
   expect_answer(set, set, radii, true, true, m);
   EXPECT_GT(m.mutual_matches, 0);
+}
+
+TEST(MpiKnnMatch, NamesTheMatchesAsKOneDoes) {
+  // integer ids from a CSV column: /knn/reference_ids the id of each match (the fill for
+  // none), /knn/observation_ids each observation's, stopped and resumed alike
+  std::vector<test::Point> obs = test::random_points(60, 95), refs = test::random_points(80, 96);
+  const std::string folder = trident::test::scratch_folder(MPI_COMM_WORLD, "knn_match_ids");
+  const auto id = [](std::size_t i, std::int64_t base) { return base + 7 * static_cast<std::int64_t>(i); };
+  if (mpi::rank(MPI_COMM_WORLD) == 0) {
+    for (const auto& [name, set, base] : {std::tuple{"obs", &obs, 5000}, std::tuple{"refs", &refs, 1000}}) {
+      std::string text = "id,lat,lon\n";
+      char row[96];
+      for (std::size_t i = 0; i < set->size(); ++i) {
+        std::snprintf(row, sizeof row, "%lld,%.17g,%.17g\n", static_cast<long long>(id(i, base)), (*set)[i].lat, (*set)[i].lon);
+        text += row;
+      }
+      trident::test::write_text(folder + "/" + name + ".csv", text);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string deck = "  match: best\n  max_distance: 1500e3\n  batch_size: 7\n"
+                           "  observations: {csv: {file: " + folder + "/obs.csv, latitude: lat, longitude: lon, id: id}}\n"
+                           "  references: {csv: {file: " + folder + "/refs.csv, latitude: lat, longitude: lon, id: id}}\n";
+  test::run_deck(deck, folder + "/run.h5");
+  test::stopped_and_resumed(deck, folder + "/resumed.h5");
+  for (const char* file : {"/run.h5", "/resumed.h5"}) {
+    const io::InputFile in(folder + file, "knn output");
+    const auto index = in.read<NeighbourIndex>("/knn/indices");
+    const auto reference_ids = in.read<std::int64_t>("/knn/reference_ids");
+    const auto observation_ids = in.read<std::int64_t>("/knn/observation_ids");
+    ASSERT_EQ(reference_ids.size(), obs.size());
+    int none = 0;
+    for (std::size_t o = 0; o < obs.size(); ++o) {
+      EXPECT_EQ(observation_ids[o], id(o, 5000));
+      none += index[o] < 0 ? 1 : 0;
+      EXPECT_EQ(reference_ids[o], index[o] < 0 ? kIntegerIdFill : id(static_cast<std::size_t>(index[o]), 1000)) << file << " " << o;
+    }
+    EXPECT_GT(none, 0);
+    EXPECT_LT(none, 60);
+  }
 }
 
 }  // namespace
