@@ -6,8 +6,9 @@
 // at the row's offset, so no pair takes an atomic. The brute force visits every reference;
 // the index walks its tree and skips every ball whose chord lower bound lies beyond the
 // limit, so a small distance touches few cells. The entries of a row come in either
-// method's own order; the host sorts them (within_search.cpp), which makes the rows the
-// same bits either way.
+// method's own order; WithinOrder sorts rows of up to kDeviceOrderedRow entries on the device
+// and the host the longer ones (within_search.cpp), the same order either way, which makes
+// the rows the same bits through either method.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -131,6 +132,59 @@ struct WithinIndex {
       }
     }
     if (!sink.fill) sink.offsets(o) = count;
+  }
+};
+
+// Rows of at most kDeviceOrderedRow entries are put in the output's order on the device, a
+// thread a row (an insertion sort: short rows are the common case of a cross-match); longer
+// rows are left to the host (within_search.cpp), which orders them the same way.
+constexpr std::int64_t kDeviceOrderedRow = 64;
+
+// The order of within_search.cpp's order_row: by (angle, index), then each run of ties
+// (1e-12 relative, chained) by index. Both keys are compared exactly, so the order is the
+// same bits wherever it is made.
+struct WithinOrder {
+  RowOffsets offsets;  // row o at [offsets(o), offsets(o + 1))
+  EntryIndices index;
+  EntryAngles angle;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
+    const std::int64_t from = offsets(o), to = offsets(o + 1);
+    if (to - from > kDeviceOrderedRow) return;
+    for (std::int64_t i = from + 1; i < to; ++i) {
+      const double a = angle(i);
+      const int r = index(i);
+      std::int64_t j = i;
+      while (j > from && (angle(j - 1) > a || (angle(j - 1) == a && index(j - 1) > r))) {
+        angle(j) = angle(j - 1);
+        index(j) = index(j - 1);
+        --j;
+      }
+      angle(j) = a;
+      index(j) = r;
+    }
+    for (std::int64_t start = from; start < to;) {
+      std::int64_t end = start + 1;
+      while (end < to && tied(angle(end - 1), angle(end))) ++end;
+      for (std::int64_t i = start + 1; i < end; ++i) {  // the run by index (angles travel with them)
+        const double a = angle(i);
+        const int r = index(i);
+        std::int64_t j = i;
+        while (j > start && index(j - 1) > r) {
+          angle(j) = angle(j - 1);
+          index(j) = index(j - 1);
+          --j;
+        }
+        angle(j) = a;
+        index(j) = r;
+      }
+      start = end;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION static bool tied(double a, double b) {
+    const double larger = a > b ? a : b;
+    return (a > b ? a - b : b - a) <= kTieRelative * larger;
   }
 };
 

@@ -118,6 +118,8 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   sink.angle = EntryAngles(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::angles"), total);
   sink.fill = true;
   pass("trident::knn::within_fill");
+  Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
+                       WithinOrder{sink.offsets, sink.index, sink.angle});
   const auto index = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.index);
   const auto angle = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.angle);
   const std::int64_t base = rows.offsets.back();
@@ -128,7 +130,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
     entries.clear();
     for (std::int64_t e = offsets(o); e < offsets(o + 1); ++e)
       if (self == nullptr || index(e) != self[o]) entries.push_back({angle(e), index(e)});
-    order_row(entries);
+    if (offsets(o + 1) - offsets(o) > kDeviceOrderedRow) order_row(entries);  // (shorter: ordered on the device)
     for (const auto& entry : entries) {
       rows.indices.push_back(entry.second);
       rows.distances.push_back(radius_ * entry.first);
