@@ -54,7 +54,7 @@ else()
   file(RELATIVE_PATH _package_from_bin "/prefix/${CMAKE_INSTALL_BINDIR}" "/prefix/${TRIDENT_INSTALL_PYTHONDIR}")
 endif()
 set(TRIDENT_POSTPROCESS_COMMANDS
-    summary diffusion_panels diffusion_frames knn_map lcurve)  # trident_postprocess/__init__.py's COMMANDS
+    summary diffusion_panels diffusion_frames knn_map knn_matches lcurve)  # trident_postprocess/__init__.py's COMMANDS
 foreach(module IN LISTS TRIDENT_POSTPROCESS_COMMANDS)
   string(REPLACE "_" "-" command "trident-${module}")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/trident-postprocess-command.in

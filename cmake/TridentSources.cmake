@@ -87,8 +87,10 @@ set(TRIDENT_SOURCES_knn
   knn/detail/inputs.cpp
   knn/detail/list_bound.cpp
   knn/detail/list_choice.cpp
+  knn/detail/match.cpp
   knn/detail/output_rows.cpp
   knn/detail/point_ids.cpp
+  knn/detail/point_radii.cpp
   knn/detail/points.cpp
   knn/detail/result_rows.cpp
   knn/detail/rounds.cpp
@@ -203,6 +205,8 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_method_choice.cpp
   knn/test_mpi.cpp
   knn/test_mpi_index.cpp
+  knn/test_mpi_match.cpp
+  knn/test_mpi_radii.cpp
   knn/test_mpi_self.cpp
   knn/test_mpi_within.cpp
   knn/test_mpi_within_all.cpp

@@ -4,6 +4,9 @@ files users bring (each under 1 MB, the same bytes on every run: fixed seeds, fi
 
   stations.csv       weather stations: id, quoted names (some with commas), lat, lon,
                      elevation; dense city networks, sparse oceans, the poles, the dateline
+  stations_b.csv     a second network's list of the same region: about 80 % of the stations
+                     as it locates them (up to a few km off, an uncertainty err_m a row), and
+                     sites of its own; for the cross-match example (knn_match_stations.yaml)
   survey_points.h5   /survey/sources (N x 2 lat, lon in degrees, float64): clustered survey
                      sources from 1 m to 100 km across; /survey/fields: the reference points
   ridge_matrix.mtx   Matrix Market, coordinate real general, 1200 x 400, power-law row
@@ -118,6 +121,28 @@ def write_stations(path, rows):
             f.write(f"WS{i + 1:05d},{quoted(name)},{country},{la:.6f},{lo:.6f},{el}\n")
 
 
+def stations_b(rng, rows):
+    """The second network: most stations of `rows` again, each displaced by its own
+    positional error (up to a few km, more for some), with that error as err_m, in another
+    order, and 250 sites the first list lacks."""
+    keep = [r for r in rows if rng.random() < 0.8]
+    err = np.round(rng.uniform(500.0, 4000.0, len(keep)))
+    out = []
+    for (name, country, la, lo, el), e in zip(keep, err):
+        a, o = offset(rng, la, lo, float(e), 1)
+        out.append((float(a[0]), float(o[0]), float(e)))
+    la, lo = uniform_sphere(rng, 250)
+    out += [(float(a), float(o), float(e)) for a, o, e in zip(la, lo, np.round(rng.uniform(500.0, 4000.0, 250)))]
+    return [out[i] for i in rng.permutation(len(out))]
+
+
+def write_stations_b(path, rows):
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("id,lat,lon,err_m\n")
+        for i, (la, lo, e) in enumerate(rows):
+            f.write(f"NB{i + 1:05d},{la:.6f},{lo:.6f},{e:.0f}\n")
+
+
 def survey_points(rng):
     """Sources in clusters 1 m to 100 km across (mixed densities, poles, dateline), and the
     catalogue's fields: a coarser set with its own clusters."""
@@ -193,7 +218,9 @@ def plate_diffusivity(ny=64, nx=96):
 
 def write_all(folder):
     os.makedirs(folder, exist_ok=True)
-    write_stations(os.path.join(folder, "stations.csv"), stations(np.random.default_rng(2024)))
+    station_rows = stations(np.random.default_rng(2024))
+    write_stations(os.path.join(folder, "stations.csv"), station_rows)
+    write_stations_b(os.path.join(folder, "stations_b.csv"), stations_b(np.random.default_rng(2025), station_rows))
 
     sources, fields = survey_points(np.random.default_rng(7))
     with h5py.File(os.path.join(folder, "survey_points.h5"), "w") as f:

@@ -2,6 +2,7 @@
 
 #include "deck/reader.hpp"
 
+#include <cstdio>
 #include <vector>
 
 #include "core/error.hpp"
@@ -58,13 +59,22 @@ std::string PointSource::describe() const {
     return "generate(count=" + std::to_string(count) + ", seed=" + std::to_string(seed) + ")";
   }
   if (kind == Kind::csv)
-    return "csv(" + file + ", latitude=" + latitude + ", longitude=" + longitude + (has_ids() ? ", id=" + ids : "") + ")";
-  return "hdf5(" + file + ", dataset=" + dataset + (has_ids() ? ", ids=" + ids : "") + ")";
+    return "csv(" + file + ", latitude=" + latitude + ", longitude=" + longitude + (has_ids() ? ", id=" + ids : "") +
+           (has_radii() ? ", max_distance=" + radii : "") + ")";
+  return "hdf5(" + file + ", dataset=" + dataset + (has_ids() ? ", ids=" + ids : "") +
+         (has_radii() ? ", max_distance=" + radii : "") + ")";
+}
+
+std::string KnnSettings::max_distance_text() const {
+  if (observations.has_radii()) return "column '" + observations.radii + "'";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", max_distance);
+  return buffer;
 }
 
 KnnSettings parse_knn(const Section& top) {
   const Section s = top.section("knn", {"k", "radius", "precision", "observations", "references",
-                                        "batch_size", "tile_size", "method", "max_distance", "exclude_self"});
+                                        "batch_size", "tile_size", "method", "max_distance", "exclude_self", "match"});
   KnnSettings d;
   const std::string k_word = s.shape("k") == Section::Shape::scalar ? s.scalar("k") : "";
   if (k_word == "all" || k_word == "count") {
@@ -97,12 +107,26 @@ KnnSettings parse_knn(const Section& top) {
       "method", {{"auto", KnnMethod::automatic}, {"brute", KnnMethod::brute}, {"index", KnnMethod::index}},
       KnnMethod::automatic);
   // absent: no limit, and nothing in the resolved deck (the reader refuses .inf and .nan)
-  if (s.has("max_distance")) d.max_distance = s.real("max_distance", at_least(0));
+  if (s.has("max_distance") && s.shape("max_distance") == Section::Shape::mapping) {
+    // each observation's own radius, from a column of its file (read and checked with the points)
+    const Section m = s.section("max_distance", {"column"});
+    if (d.observations.kind == PointSource::Kind::generate)
+      s.fail("max_distance", "a column of radii needs observations read from a csv or hdf5 file (knn.observations is generate)");
+    d.observations.radii = m.text("column");
+  } else if (s.has("max_distance")) {
+    d.max_distance = s.real("max_distance", at_least(0));
+  }
+  if (s.has("match")) {
+    d.match = s.choice("match", {"best", "mutual"}) == "best" ? KnnMatch::best : KnnMatch::mutual;
+    if (s.has("k")) s.fail("k", "leave k out with knn.match (a match is one reference an observation)");
+    if (!d.has_max_distance()) s.fail("match", "needs knn.max_distance (how far a match may lie)");
+    d.rows = KnnRows::all;  // every reference within: the best, how many, and the reverse for mutual
+  }
   const std::string form = d.rows == KnnRows::all ? "all" : "count";
   if (d.rows != KnnRows::nearest && !d.has_max_distance())
     s.fail("k", "k: " + form + " (the references within a distance) needs knn.max_distance");
-  for (const PointSource* p : {&d.observations, &d.references})
-    if (d.rows != KnnRows::nearest && p->has_ids())  // the ragged rows carry indices only, for now
+  for (const PointSource* p : {&d.observations, &d.references})  // (a match is a row of one: named as k: 1's)
+    if (d.rows != KnnRows::nearest && d.match == KnnMatch::none && p->has_ids())  // ragged rows carry indices only
       s.fail("k", "k: " + form + " writes no point names yet; leave out " + p->ids_key() + " or give k a number");
   if (d.references.kind == PointSource::Kind::generate) check_k(d, d.references.count);
   return d;

@@ -32,6 +32,11 @@ struct PointSource {
   // dataset of integers or texts); empty when the deck names none.
   std::string ids;
   bool has_ids() const { return !ids.empty(); }
+  // Each point's own search radius (knn.max_distance: {column: NAME}, observations only): a
+  // CSV column or a 1-D HDF5 dataset of the same file, in the unit of `radius`; empty when
+  // the deck gives one distance for all.
+  std::string radii;
+  bool has_radii() const { return !radii.empty(); }
   std::string ids_key() const;   // "knn.references.csv.id" or "knn.references.hdf5.ids"
   std::string describe() const;  // "generate(count=65536, seed=1)", "csv(obs.csv)", ...
 };
@@ -40,12 +45,18 @@ struct PointSource {
 // knn.max_distance (`k: all`, ragged rows), or only how many lie within it (`k: count`).
 enum class KnnRows { nearest, all, count };
 
-// How references are searched: brute (every pair screened), index (knn/index/: a spatial
-// index on the sphere) or automatic (`auto` in a deck: chosen from the counts and k). The
-// answer is the same bit for bit.
+// How references are searched: brute (every pair screened), index (knn/detail/index/: a
+// spatial index on the sphere) or automatic (`auto` in a deck: chosen from the counts and
+// k). The answer is the same bit for bit.
 enum class KnnMethod { automatic, brute, index };
 // The deck's word for it: auto, brute or index.
 const char* method_name(KnnMethod method);
+
+// knn.match: none (the rows k asks for), best (each observation's nearest reference within
+// knn.max_distance, or none) or mutual (best, and whether the observation is that reference's
+// own nearest observation within it: the symmetric best match). A match runs as k: all
+// (rows holds all) and writes one reference a row.
+enum class KnnMatch { none, best, mutual };
 
 struct KnnSettings {
   std::int64_t k = 1;  // 1 with k: all and count (checked against the references like any k)
@@ -60,12 +71,19 @@ struct KnnSettings {
   KnnMethod method = KnnMethod::automatic;
   // knn.max_distance, in the unit of `radius`: the k nearest within it, rows padded with
   // index -1 and distance NaN where fewer lie within; infinity when the deck gives none
+  // (or, with `max_distance: {column: NAME}`, each observation's own: observations.radii)
   double max_distance = std::numeric_limits<double>::infinity();
-  bool has_max_distance() const { return max_distance != std::numeric_limits<double>::infinity(); }
+  bool has_max_distance() const {
+    return max_distance != std::numeric_limits<double>::infinity() || observations.has_radii();
+  }
+  // the limit for the log: "50000" or "column 'err'"
+  std::string max_distance_text() const;
   // `references: observations`: one point set searched against itself (read once;
   // `references` is then a copy of `observations`), and knn.exclude_self (default true
   // then): each point's own index left out of its row (points that merely share its
   // position stay)
+  KnnMatch match = KnnMatch::none;
+  std::string match_text() const { return match == KnnMatch::best ? "best" : match == KnnMatch::mutual ? "mutual" : "none"; }
   bool self = false;
   bool exclude_self = false;
   // neighbours a k-nearest search finds a row: one more than k when the point itself is
@@ -73,6 +91,7 @@ struct KnnSettings {
   std::int64_t search_k() const { return k + (exclude_self ? 1 : 0); }
   // k as the deck gives it: the number, all or count
   std::string k_text() const {
+    if (match != KnnMatch::none) return "1, match " + match_text();
     return rows == KnnRows::all ? "all" : rows == KnnRows::count ? "count" : std::to_string(k);
   }
 };

@@ -6,6 +6,9 @@ against the file itself, computed again here with numpy:
                         at 0 m, the named pairs (across the pole, the dateline) are each
                         other's nearest, and every row is the exact k nearest (brute force)
   knn_points_h5         the points are the HDF5 file's, every row the exact k nearest
+  knn_match_stations    each station of stations_b.csv's match in stations.csv (the nearest
+                        within 5 km), the count within, the mutual flags (the match's own
+                        nearest station of stations_b.csv within 5 km), the counts and names
   ridge_deblur          each λ rule against numpy's SVD of the blur (ridge_deblur() below)
   ridge_matrix_market   the matrix's shape and entry count, and each kept solution against
                         the damped least-squares solution of the Matrix Market matrix
@@ -113,6 +116,49 @@ def knn_stations_csv(out, data):
         fail("/knn/reference_ids are not the names of /knn/indices' stations")
     print(f"  knn: {indices.size} neighbours named as the CSV names them")
     check_exact_neighbours(knn, points, points)
+
+
+def knn_match_stations(out, data):
+    def read(name):
+        with open(os.path.join(data, name), newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+    b, a = read("stations_b.csv"), read("stations.csv")
+    obs = np.array([[float(r["lat"]), float(r["lon"])] for r in b])
+    refs = np.array([[float(r["lat"]), float(r["lon"])] for r in a])
+    knn = out["knn"]
+    check_points(knn, obs, "CSV file")
+    limit, radius = float(knn.attrs["max_distance"]), float(knn.attrs["radius"])
+    d = distances(unit_vectors(obs), unit_vectors(refs), radius)
+    # a pair within 1e-9 of the limit may fall either side of it in another rounding: none here
+    if (np.abs(d - limit) <= 1e-9 * limit).any():
+        fail("a pair lies at the limit; the check cannot decide it")
+    within = d <= limit
+    best = np.where(within.any(axis=1), np.argmin(np.where(within, d, np.inf), axis=1), -1)
+    index, dist = knn["indices"][:, 0].astype(np.int64), knn["distances"][:, 0]
+    counts, mutual = knn["counts"][...], knn["mutual"][...].astype(bool)
+    if not np.array_equal(index, best):
+        fail(f"matches differ from numpy's at {int(np.count_nonzero(index != best))} stations")
+    if not np.array_equal(counts, within.sum(axis=1)):
+        fail("/knn/counts differ from the stations within the limit")
+    matched = best >= 0
+    if not (np.isnan(dist[~matched]).all() and np.allclose(dist[matched], d[matched, best[matched]], rtol=1e-10, atol=1e-8)):
+        fail("match distances differ")
+    nearest = np.where(within.any(axis=0), np.argmin(np.where(within, d, np.inf), axis=0), -1)  # each reference's
+    want = matched & (nearest[np.maximum(best, 0)] == np.arange(len(obs)))
+    if not np.array_equal(mutual, want):
+        fail(f"mutual flags differ at {int(np.count_nonzero(mutual != want))} stations")
+    got = {k: int(knn.attrs[k]) for k in ("matched", "unmatched", "ambiguous", "mutual_matches")}
+    expect = {"matched": int(matched.sum()), "unmatched": int((~matched).sum()),
+              "ambiguous": int((within.sum(axis=1) > 1).sum()), "mutual_matches": int(want.sum())}
+    if got != expect:
+        fail(f"counts {got}, expected {expect}")
+    names = [r["name"] for r in a]
+    ids = knn["reference_ids"].asstr()[()][:, 0].tolist()
+    if ids != [names[j] if j >= 0 else "" for j in best]:
+        fail("/knn/reference_ids are not the names of the matched stations")
+    if not (0 < expect["mutual_matches"] < expect["matched"] and expect["unmatched"] > 0 and expect["ambiguous"] > 0):
+        fail(f"the example should show every case: {expect}")
+    print(f"  knn: {expect}: each the exact nearest within {limit:g} m, mutual flags as numpy finds them")
 
 
 def knn_points_h5(out, data):
@@ -358,7 +404,7 @@ def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     name, output, data = sys.argv[1:]
-    checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, ridge_matrix_market, ridge_deblur,
+    checks = {f.__name__: f for f in (knn_stations_csv, knn_points_h5, knn_match_stations, ridge_matrix_market, ridge_deblur,
                                                diffusion_start_file, diffusion_plate, diffusion_inclusion)}
     checks["diffusion_heated"] = checks["diffusion_units"] = diffusion_plate
     if name not in checks:

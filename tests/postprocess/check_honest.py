@@ -16,6 +16,7 @@ usage: check_honest.py helpers
        check_honest.py panels-plain RUN.h5
        check_honest.py knn-self STATIONS.h5
        check_honest.py knn-log POINTS.h5
+       check_honest.py knn-matches MATCHES.h5
        check_honest.py summary-timers RUN.h5
 Each exits non-zero with a message when a check fails.
 """
@@ -30,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..
 from trident_postprocess import trident_h5  # noqa: E402
 
 trident_h5.use_agg()
-from trident_postprocess import diffusion_panels, knn_map, lcurve, summary  # noqa: E402
+from trident_postprocess import diffusion_panels, knn_map, knn_matches, lcurve, summary  # noqa: E402
 
 failures = []
 
@@ -235,6 +236,37 @@ def knn_log(path):
     check(counts.max() < 0.5 * info["distance"].size, f"one bin holds {counts.max():.0f} of {info['distance'].size}")
 
 
+def knn_matches_drawn(path):
+    """A line for each match from its observation to its reference, in the colour of its
+    mutual flag; the histogram holds every match distance; the counts in the title."""
+    f = h5py.File(path, "r")
+    g = f["knn"]
+    fig, (ax_map, ax_hist), info = knn_matches.draw(f, path)
+    index = g["indices"][:, 0]
+    matched = np.flatnonzero(index >= 0)
+    check(np.array_equal(info["pairs"], matched), "the pairs drawn are not the matched rows")
+    obs, refs = g["observations"][...], info["references"]
+    mutual = g["mutual"][...].astype(bool)
+    drawn = [c for c in ax_map.collections if c.__class__.__name__ == "LineCollection"]
+    check(len(drawn) == 2, f"{len(drawn)} sets of lines, expected mutual and not mutual")
+    for lines, want in zip(drawn, (mutual[matched], ~mutual[matched])):
+        segs = lines.get_segments()
+        rows = matched[want]
+        check(len(segs) >= rows.size, f"{len(segs)} lines for {rows.size} matches")
+        starts = {(round(s[0][0], 9), round(s[0][1], 9)) for s in segs}
+        ends = {(round(s[1][0], 9), round(s[1][1], 9)) for s in segs}
+        check(all((round(obs[r, 1], 9), round(obs[r, 0], 9)) in starts for r in rows), "a line does not start at its observation")
+        check(all((round(refs[index[r], 1], 9), round(refs[index[r], 0], 9)) in ends or abs(refs[index[r], 1] - obs[r, 1]) > 180
+                  for r in rows), "a line does not end at its reference")
+    total = sum(p.get_height() for p in ax_hist.patches)
+    check(total == matched.size, f"the histogram holds {total} distances, expected {matched.size}")
+    title = ax_map.get_title()
+    for name in ("matched", "unmatched", "ambiguous"):
+        check(f"{int(g.attrs[name])} {name}" in title, f"title lacks the {name} count: {title}")
+    check(f"{int(g.attrs['mutual_matches'])} mutual" in title, f"title lacks the mutual count: {title}")
+    check(np.allclose(info["distance"], g["distances"][:, 0][matched] / 1000.0), "distances not in km")
+
+
 def summary_timers(path):
     f = h5py.File(path, "r")
     page = summary.summarize(f, path)
@@ -266,7 +298,7 @@ def summary_timers(path):
 MODES = {"helpers": helpers, "summary-stopped-knn": summary_stopped_knn, "knn-map-stopped": knn_map_stopped,
          "lcurve": lcurve_complete, "lcurve-rules": lcurve_rules, "lcurve-stopped": lcurve_stopped, "lcurve-partial": lcurve_partial,
          "panels-signed": panels_signed, "panels-plain": panels_plain, "knn-self": knn_self,
-         "knn-log": knn_log, "summary-timers": summary_timers}
+         "knn-log": knn_log, "summary-timers": summary_timers, "knn-matches": knn_matches_drawn}
 
 if __name__ == "__main__":
     MODES[sys.argv[1]](*sys.argv[2:])

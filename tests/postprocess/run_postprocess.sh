@@ -35,7 +35,7 @@ for study in diffusion knn ridge; do
   fi
 done
 
-for script in diffusion_panels diffusion_frames lcurve knn_map summary; do
+for script in diffusion_panels diffusion_frames lcurve knn_map knn_matches summary; do
   $py "$pp/$script.py" --help >help.txt 2>&1 && grep -q "^usage: $script.py" help.txt && ok \
     || { bad "$script.py --help"; cat help.txt; }
 done
@@ -130,12 +130,14 @@ lacks_text() {  # FILE TEXT: the SVG does not show TEXT
 run_deck start diffusion_start_file.yaml
 run_deck stations knn_stations_csv.yaml
 run_deck points knn_points_h5.yaml
+run_deck matches knn_match_stations.yaml
 run_deck deblur ridge_deblur.yaml
 stopped knn-stopped knn_small.yaml
 stopped ridge-stopped ridge_small.yaml
 for check in "summary-timers diffusion.h5" "summary-stopped-knn knn-stopped.h5" "knn-map-stopped knn-stopped.h5" \
              "lcurve ridge.h5" "lcurve-rules deblur.h5" "lcurve-stopped ridge-stopped.h5" "lcurve-partial ridge.h5 ridge-partial.h5" \
-             "panels-signed start.h5" "panels-plain diffusion.h5" "knn-self stations.h5" "knn-log points.h5"; do
+             "panels-signed start.h5" "panels-plain diffusion.h5" "knn-self stations.h5" "knn-log points.h5" \
+             "knn-matches matches.h5"; do
   expect "check_honest.py $check" honest $check
 done
 expect "summary.py of a stopped knn run" $py "$pp/summary.py" knn-stopped.h5
@@ -148,6 +150,10 @@ has_text stations.svg "zero distances (self) skipped; --keep-self keeps them"
 expect "knn_map.py --keep-self" $py "$pp/knn_map.py" stations.h5 --keep-self -o stations-self.png
 expect "knn_map.py on wide distances" svg "$pp/knn_map.py" points.h5 -o points.svg
 has_text points.svg "log scale:"
+expect "knn_matches.py" $py "$pp/knn_matches.py" matches.h5 -o matches.png
+expect "matches map and histogram" png matches.png 1300 500
+expect "knn_matches.py --region" svg "$pp/knn_matches.py" matches.h5 --region 48.5 49.2 1.8 2.9 -o matches.svg
+has_text matches.svg "match: mutual within 5 km"
 expect "lcurve.py on a partial sweep" svg "$pp/lcurve.py" ridge-partial.h5 -o partial.svg
 has_text partial.svg "partial: stopped by SIGINT"
 has_text partial.svg "not converged (stop reason 3 or 7)"
@@ -171,6 +177,7 @@ refused "missing.h5: no such file" diffusion_frames.py diffusion.h5 missing.h5
 echo "not hdf5" >text.h5
 refused "text.h5: not an HDF5 file" summary.py text.h5
 refused "knn.h5: no /diffusion group (this file has: knn)" diffusion_panels.py knn.h5
+refused "knn.h5: not a knn.match output (no /knn attribute 'match')" knn_matches.py knn.h5
 
 echo "postprocess: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -49,9 +49,11 @@ void write_checkpoint_settings(io::OutputFile& file, MPI_Comm comm, const KnnSet
   file.attribute("/knn", "k", settings.k);
   file.attribute("/knn", "precision", std::string(core::precision_name(settings.precision)));
   file.attribute("/knn", "radius", settings.radius);
-  if (settings.has_max_distance()) file.attribute("/knn", "max_distance", settings.max_distance);
+  if (settings.observations.has_radii()) file.attribute("/knn", "max_distance_column", settings.observations.radii);
+  else if (settings.has_max_distance()) file.attribute("/knn", "max_distance", settings.max_distance);
   if (settings.rows != KnnRows::nearest)
     file.attribute("/knn", "rows", std::string(settings.rows == KnnRows::all ? "all" : "count"));
+  if (settings.match != KnnMatch::none) file.attribute("/knn", "match", settings.match_text());
   file.attribute("/knn", "observations", settings.observations.describe());
   file.attribute("/knn", "references", settings.references.describe());
   file.attribute("/knn", "observation_count", n_observations);
@@ -75,6 +77,8 @@ void check_checkpoint_settings(const io::InputFile& file, const std::string& pat
   const std::int64_t k = file.integer_attribute("/knn", "k");
   if (rows != wanted_rows || k != s.k)
     mismatch("knn.k", rows == "nearest" ? std::to_string(k) : rows, wanted_rows == "nearest" ? std::to_string(s.k) : wanted_rows);
+  const std::string match = file.has_attribute("/knn", "match") ? file.string_attribute("/knn", "match") : "none";
+  if (match != s.match_text()) mismatch("knn.match", match, s.match_text());
   const std::string precision = file.string_attribute("/knn", "precision"), wanted = core::precision_name(s.precision);
   if (precision != wanted) mismatch("knn.precision", precision, wanted);
   const double radius = file.real_attribute("/knn", "radius");
@@ -82,9 +86,14 @@ void check_checkpoint_settings(const io::InputFile& file, const std::string& pat
   // rows cut at a distance are another answer: absent in a checkpoint means none
   const bool limited = file.has_attribute("/knn", "max_distance");
   const double max_distance = limited ? file.real_attribute("/knn", "max_distance") : s.max_distance;
-  if (limited != s.has_max_distance() || max_distance != s.max_distance)
-    mismatch("knn.max_distance", limited ? io::exact_text(max_distance) : "none",
-             s.has_max_distance() ? io::exact_text(s.max_distance) : "none");
+  const std::string column = file.has_attribute("/knn", "max_distance_column")
+                                 ? "{column: " + file.string_attribute("/knn", "max_distance_column") + "}"
+                                 : "";
+  const std::string in_file = !column.empty() ? column : limited ? io::exact_text(max_distance) : "none";
+  const std::string in_deck = s.observations.has_radii() ? "{column: " + s.observations.radii + "}"
+                              : s.has_max_distance()      ? io::exact_text(s.max_distance)
+                                                          : "none";
+  if (in_file != in_deck) mismatch("knn.max_distance", in_file, in_deck);
   const std::string observations = file.string_attribute("/knn", "observations");
   if (observations != s.observations.describe())
     mismatch("knn.observations", observations, s.observations.describe());

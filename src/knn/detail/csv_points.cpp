@@ -1,6 +1,7 @@
 #include "knn/detail/csv_points.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -70,16 +71,8 @@ class CsvFile {
       throw InputError(source.file + ": the header has no column '" + name + "' (" + source.key +
                        "); its columns are " + columns);
     }
-    if (source.has_ids()) {
-      for (std::size_t i = 0; i < names.size() && id_ < 0; ++i)
-        if (names[i] == source.ids) id_ = static_cast<int>(i);
-      if (id_ < 0) {
-        std::string columns;
-        for (const auto& n : names) columns += (columns.empty() ? "'" : ", '") + n + "'";
-        throw InputError(source.file + ": the header has no column '" + source.ids + "' (" + source.ids_key() +
-                         "); its columns are " + columns);
-      }
-    }
+    if (source.has_ids()) id_ = named_column(source.ids, source.ids_key());
+    if (source.has_radii()) radius_ = named_column(source.radii, "knn.max_distance.column");
   }
 
   // The next non-blank line; false at the end of the file.
@@ -97,9 +90,11 @@ class CsvFile {
     check_id_present();
   }
 
-  // Checks data row `row` (1-based) held in `line` and returns its coordinates, and its id
-  // into `ids` when the source names an id column.
-  void parse_row(std::string_view line, std::int64_t row, double& latitude, double& longitude, PointIds* ids) {
+  // Checks data row `row` (1-based) held in `line` and returns its coordinates, its id into
+  // `ids` when the source names an id column, and its search radius into `radius` when given
+  // (the source names a column of radii: a number at least 0).
+  void parse_row(std::string_view line, std::int64_t row, double& latitude, double& longitude, PointIds* ids,
+                 double* radius = nullptr) {
     split(line);
     check_id_present();
     const std::size_t n = fields_.size();
@@ -130,6 +125,7 @@ class CsvFile {
       throw_bad_coordinate(longitude, false, row_where(row, longitude_),
                            std::string(fields_[longitude_].text));
     if (ids != nullptr && id_ >= 0) ids->add_text(unquoted(fields_[static_cast<std::size_t>(id_)].text));
+    if (radius != nullptr && radius_ >= 0) *radius = radius_value(row);
   }
 
  private:
@@ -171,6 +167,28 @@ class CsvFile {
     }
   }
 
+  // The index of the header's column `name` (`key` names it in the deck).
+  int named_column(const std::string& name, const std::string& key) const {
+    for (std::size_t i = 0; i < header_names_.size(); ++i)
+      if (header_names_[i] == name) return static_cast<int>(i);
+    std::string columns;
+    for (const auto& n : header_names_) columns += (columns.empty() ? "'" : ", '") + n + "'";
+    throw InputError(source_.file + ": the header has no column '" + name + "' (" + key + "); its columns are " +
+                     columns);
+  }
+
+  // The row's search radius (fields_ split): a finite number at least 0.
+  double radius_value(std::int64_t row) const {
+    const auto i = static_cast<std::size_t>(radius_);
+    if (i >= fields_.size() || fields_[i].text.empty())
+      throw InputError(row_where(row, radius_) + ": the row has no radius (knn.max_distance.column)");
+    const double v = number(fields_[i].text, row, radius_);
+    if (!(v >= 0) || !std::isfinite(v))
+      throw InputError(row_where(row, radius_) + ": knn.max_distance.column: expected a distance at least 0 (in the "
+                       "unit of knn.radius), got '" + std::string(fields_[i].text) + "'");
+    return v;
+  }
+
   void check_id_present() const {
     const auto i = static_cast<std::size_t>(id_);
     if (id_ >= 0 && i < fields_.size() && fields_[i].text.empty())
@@ -193,7 +211,7 @@ class CsvFile {
 
   std::string row_where(std::int64_t row, int column) const {
     return source_.file + ": row " + std::to_string(row) + ", column '" +
-           (column == latitude_ ? source_.latitude : source_.longitude) + "'";
+           header_names_[static_cast<std::size_t>(column)] + "'";
   }
 
   [[noreturn]] void fail(std::size_t column, const std::string& what) const {
@@ -221,7 +239,7 @@ class CsvFile {
   std::vector<Field> fields_;
   std::vector<std::string> header_names_;
   std::size_t header_fields_ = 0;
-  int latitude_ = -1, longitude_ = -1, id_ = -1;
+  int latitude_ = -1, longitude_ = -1, id_ = -1, radius_ = -1;
 };
 
 }  // namespace
@@ -238,7 +256,7 @@ std::int64_t count_csv_points(const PointSource& source) {
 }
 
 std::vector<double> read_csv_points(const PointSource& source, std::int64_t first,
-                                    std::int64_t count, PointIds* ids) {
+                                    std::int64_t count, PointIds* ids, std::vector<double>* radii) {
   CsvFile file(source);
   std::vector<double> points;
   io::reserve_huge(points, static_cast<std::size_t>(2 * count));
@@ -246,10 +264,12 @@ std::vector<double> read_csv_points(const PointSource& source, std::int64_t firs
   std::string_view line;
   std::int64_t row = 0;  // data rows seen
   while (row < first && file.next_row(line)) ++row;
+  if (radii != nullptr) radii->assign(static_cast<std::size_t>(count), 0.0);
   for (std::int64_t i = 0; i < count; ++i) {
     if (!file.next_row(line))
       throw InputError(source.file + ": the CSV file of " + source.key + " changed while reading");
-    file.parse_row(line, first + i + 1, points[2 * i], points[2 * i + 1], ids);
+    file.parse_row(line, first + i + 1, points[2 * i], points[2 * i + 1], ids,
+                   radii != nullptr ? radii->data() + i : nullptr);
   }
   return points;
 }

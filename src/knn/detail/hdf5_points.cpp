@@ -6,6 +6,7 @@
 #include "io/input_file.hpp"
 #include "knn/detail/coordinates_check.hpp"
 #include "knn/detail/hdf5_ids.hpp"
+#include "knn/detail/point_radii.hpp"
 
 namespace trident::knn {
 
@@ -21,6 +22,7 @@ std::int64_t count_hdf5_points(const PointSource& source) {
   }
   const auto points = static_cast<std::int64_t>(dims[0]);
   if (source.has_ids()) check_hdf5_ids(source, points);
+  if (source.has_radii()) check_hdf5_radii(source, points);
   return points;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/comm.hpp"
 #include "core/device_memory.hpp"
+#include "knn/detail/point_radii.hpp"
 #include "knn/detail/points.hpp"
 #include "knn/detail/search.hpp"
 
@@ -43,6 +44,8 @@ KnnInputs read_inputs(const KnnSettings& settings, MPI_Comm comm, const std::str
                              std::to_string(settings.k) + " (points and result rows) and " +
                              std::to_string(in.n_references) + " references";
     check_device_memory(need, host_free_bytes(), "knn", what, host_name, "host memory");
+    if (settings.observations.has_radii())
+      in.radii = read_point_radii(settings.observations, in.first, in.count);
     if (!settings.self) {
       in.references = unit_vectors(read_points(settings.references, 0, in.n_references, &in.reference_ids));
       in.lat_lon = read_points(settings.observations, in.first, in.count, &in.observation_ids);

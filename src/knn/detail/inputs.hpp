@@ -19,6 +19,9 @@ struct KnnInputs {
   std::int64_t first = 0, count = 0;  // this rank's observations
   std::vector<double> lat_lon;        // count x 2, degrees
   std::vector<Vec4<double>> references;
+  // this rank's observations' own search radii (knn.max_distance: {column: NAME}; empty
+  // when the deck gives one distance)
+  std::vector<double> radii;
   // the names the deck's point sources give (kind none without): every reference's, and
   // this rank's observations'
   PointIds reference_ids, observation_ids;

@@ -55,15 +55,15 @@ void RowFinish::finish(ChunkRows& rows, const Vec4<double>* observations, const 
       }
     }
     if (!limited_) continue;
+    const double limit = radii_ != nullptr ? radii_[i] : max_distance_;
     bool near_limit = false;
     for (int j = 0; j < k_; ++j)
-      near_limit = near_limit || (index[j] >= 0 && distance[j] > max_distance_ &&
-                                  distance[j] <= max_distance_ * (1 + kNearLimit));
-    if (near_limit) search_row(index, distance, observations[i], references, self);
+      near_limit = near_limit || (index[j] >= 0 && distance[j] > limit && distance[j] <= limit * (1 + kNearLimit));
+    if (near_limit) search_row(index, distance, observations[i], references, self, limit);
     // the entries within keep their order (nearest first, ties by index) at the row's front
     int kept = 0;
     for (int j = 0; j < k_; ++j) {
-      if (index[j] < 0 || !(distance[j] <= max_distance_)) continue;  // NaN: cut before a restart
+      if (index[j] < 0 || !(distance[j] <= limit)) continue;  // NaN: cut before a restart
       index[kept] = index[j];
       distance[kept++] = distance[j];
     }
@@ -77,11 +77,11 @@ void RowFinish::finish(ChunkRows& rows, const Vec4<double>* observations, const 
 // Rare (a reference within 1e-9 relative beyond the limit): a plain float64 pass over every
 // reference with the distance the settling computes, on the host.
 void RowFinish::search_row(NeighbourIndex* index, double* distance, const Vec4<double>& observation,
-                           const std::vector<Vec4<double>>& references, std::int64_t self) const {
+                           const std::vector<Vec4<double>>& references, std::int64_t self, double limit) const {
   std::vector<std::pair<double, NeighbourIndex>> within;
   for (std::size_t r = 0; r < references.size(); ++r) {
     const double angle = great_circle_angle(observation, references[r]);
-    if (static_cast<std::int64_t>(r) != self && radius_ * angle <= max_distance_)
+    if (static_cast<std::int64_t>(r) != self && radius_ * angle <= limit)
       within.push_back({angle, static_cast<NeighbourIndex>(r)});
   }
   std::sort(within.begin(), within.end());

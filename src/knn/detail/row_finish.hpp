@@ -19,6 +19,9 @@ class RowFinish {
   // `count` rows of this rank's chunk. Where neither applies, the output's rows are the
   // search's (no copy, finish() does nothing).
   RowFinish(const KnnSettings& settings, std::int64_t count);
+  // Each row's own limit (knn.max_distance: {column: NAME}): radii[i] for row i, instead of
+  // the deck's one distance; the vector outlives this.
+  void use_radii(const std::vector<double>& radii) { radii_ = radii.empty() ? nullptr : radii.data(); }
 
   // Whether the output's rows are an array of their own (knn.exclude_self: k wide, the
   // search's k + 1); else they are the search's rows.
@@ -42,9 +45,10 @@ class RowFinish {
   // A row again from every reference: those within, in the tie rule's order, the first k
   // (`self`: the index left out, -1 none).
   void search_row(NeighbourIndex* index, double* distance, const Vec4<double>& observation,
-                  const std::vector<Vec4<double>>& references, std::int64_t self) const;
+                  const std::vector<Vec4<double>>& references, std::int64_t self, double limit) const;
 
   double max_distance_, radius_;
+  const double* radii_ = nullptr;
   int k_, search_k_;
   bool exclude_self_, limited_, own_;
   Neighbours rows_;                    // own_: count x k

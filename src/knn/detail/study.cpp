@@ -135,6 +135,7 @@ class KnnStudy : public PreparedStudy {
                                 inputs_.first, inputs_.count, digests);
       });
       finish_ = std::make_unique<RowFinish>(settings, inputs_.count);
+      finish_->use_radii(inputs_.radii);
       if (finish_->own_rows()) {  // the checkpoint holds the output's rows; the search's are wider
         std::swap(finish_->rows(), rows_.neighbours);
         allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.search_k()));
@@ -152,6 +153,7 @@ class KnnStudy : public PreparedStudy {
       // k = 16 on 2^24 observations), too many pages to touch one by one
       allocate_rows(rows_.neighbours, static_cast<std::size_t>(inputs_.count * settings.search_k()));
       finish_ = std::make_unique<RowFinish>(settings, inputs_.count);
+      finish_->use_radii(inputs_.radii);
     }
     // the points are read: the device now, whose context the driver made meanwhile (its
     // wait is startup.device's)
@@ -390,11 +392,12 @@ void write_result(const KnnSettings& settings, const ChunkResult& r, MPI_Comm co
   if (settings.has_max_distance()) {
     const double kept = mpi::sum_over_ranks(comm, static_cast<double>(finish.kept()));
     const double short_rows = mpi::sum_over_ranks(comm, static_cast<double>(finish.short_rows()));
-    log::info(comm, "knn: within knn.max_distance " + figure(settings.max_distance, "%.17g") + ": " +
+    log::info(comm, "knn: within knn.max_distance " + settings.max_distance_text() + ": " +
                         figure(kept, "%.0f") + " neighbours; " + figure(short_rows, "%.0f") +
                         " rows hold fewer than k = " + std::to_string(settings.k) +
                         " (padded with index -1, distance NaN)");
-    out.attribute("/knn", "max_distance", settings.max_distance);
+    if (settings.observations.has_radii()) out.attribute("/knn", "max_distance_column", settings.observations.radii);
+    else out.attribute("/knn", "max_distance", settings.max_distance);
     out.attribute("/knn", "neighbours_within", static_cast<std::int64_t>(kept));
   }
 }

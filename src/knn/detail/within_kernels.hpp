@@ -6,8 +6,9 @@
 // at the row's offset, so no pair takes an atomic. The brute force visits every reference;
 // the index walks its tree and skips every ball whose chord lower bound lies beyond the
 // limit, so a small distance touches few cells. The entries of a row come in either
-// method's own order; the host sorts them (within_search.cpp), which makes the rows the
-// same bits either way.
+// method's own order; WithinOrder sorts rows of up to kDeviceOrderedRow entries on the device
+// and the host the longer ones (within_search.cpp), the same order either way, which makes
+// the rows the same bits through either method.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -22,6 +23,7 @@ namespace trident::knn {
 using RowOffsets = Kokkos::View<std::int64_t*, DeviceMemory>;
 using EntryIndices = Kokkos::View<int*, DeviceMemory>;
 using EntryAngles = Kokkos::View<double*, DeviceMemory>;
+using ObservationLimits = Kokkos::View<double*, DeviceMemory>;  // one an observation, or empty
 
 // The limit as the kernels test it: a pair is within when radius * angle <= max_distance
 // (the distance the output gets, to the bit); the chord bound only skips pairs surely beyond.
@@ -30,9 +32,21 @@ struct WithinTest {
   double chord = 0.0;  // an upper bound of the chord of any pair within, with a margin
 
   WithinTest() = default;
-  WithinTest(double r, double d) : radius(r), max_distance(d) {
+  WithinTest(double r, double d) : radius(r), max_distance(d), chord(chord_bound(r, d)) {}
+  static double chord_bound(double r, double d) {
     const double angle = std::fmin(d / r * (1 + 1e-12), kPi);
-    chord = 2 * std::sin(0.5 * angle) + 1e-12;  // unit vectors' rounding is ~1e-16
+    return 2 * std::sin(0.5 * angle) + 1e-12;  // unit vectors' rounding is ~1e-16
+  }
+  // The test for one observation: its own limit and chord bound where the observations have
+  // their own radii (`limits` not empty), else this one.
+  template <class Limits>
+  KOKKOS_INLINE_FUNCTION WithinTest of(const Limits& limits, const Limits& chords, int o) const {
+    WithinTest t = *this;
+    if (limits.extent(0) > 0) {
+      t.max_distance = limits(o);
+      t.chord = chords(o);
+    }
+    return t;
   }
   KOKKOS_INLINE_FUNCTION bool within(const Vec4<double>& p, const Vec4<double>& q, double& angle) const {
     const double dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
@@ -52,11 +66,13 @@ struct WithinSink {
 
 struct WithinBrute {
   PointsView<double> observations, references;
-  WithinTest test;
+  WithinTest shared;
   WithinSink sink;
+  ObservationLimits limits, chords;
 
   KOKKOS_INLINE_FUNCTION void operator()(int o) const {
     const Vec4<double> p = observations(o);
+    const WithinTest test = shared.of(limits, chords, o);
     const int n = static_cast<int>(references.extent(0));
     std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
     for (int r = 0; r < n; ++r) {
@@ -75,11 +91,13 @@ struct WithinBrute {
 struct WithinIndex {
   PointsView<double> observations;
   SphereIndexView index;
-  WithinTest test;
+  WithinTest shared;
   WithinSink sink;
+  ObservationLimits limits, chords;
 
   KOKKOS_INLINE_FUNCTION void operator()(int o) const {
     const Vec4<double> p = observations(o);
+    const WithinTest test = shared.of(limits, chords, o);
     std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
     // depth first from the root; a node's children go on the stack together, so it holds at
     // most kFanout a level
@@ -114,6 +132,59 @@ struct WithinIndex {
       }
     }
     if (!sink.fill) sink.offsets(o) = count;
+  }
+};
+
+// Rows of at most kDeviceOrderedRow entries are put in the output's order on the device, a
+// thread a row (an insertion sort: short rows are the common case of a cross-match); longer
+// rows are left to the host (within_search.cpp), which orders them the same way.
+constexpr std::int64_t kDeviceOrderedRow = 64;
+
+// The order of within_search.cpp's order_row: by (angle, index), then each run of ties
+// (1e-12 relative, chained) by index. Both keys are compared exactly, so the order is the
+// same bits wherever it is made.
+struct WithinOrder {
+  RowOffsets offsets;  // row o at [offsets(o), offsets(o + 1))
+  EntryIndices index;
+  EntryAngles angle;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
+    const std::int64_t from = offsets(o), to = offsets(o + 1);
+    if (to - from > kDeviceOrderedRow) return;
+    for (std::int64_t i = from + 1; i < to; ++i) {
+      const double a = angle(i);
+      const int r = index(i);
+      std::int64_t j = i;
+      while (j > from && (angle(j - 1) > a || (angle(j - 1) == a && index(j - 1) > r))) {
+        angle(j) = angle(j - 1);
+        index(j) = index(j - 1);
+        --j;
+      }
+      angle(j) = a;
+      index(j) = r;
+    }
+    for (std::int64_t start = from; start < to;) {
+      std::int64_t end = start + 1;
+      while (end < to && tied(angle(end - 1), angle(end))) ++end;
+      for (std::int64_t i = start + 1; i < end; ++i) {  // the run by index (angles travel with them)
+        const double a = angle(i);
+        const int r = index(i);
+        std::int64_t j = i;
+        while (j > start && index(j - 1) > r) {
+          angle(j) = angle(j - 1);
+          index(j) = index(j - 1);
+          --j;
+        }
+        angle(j) = a;
+        index(j) = r;
+      }
+      start = end;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION static bool tied(double a, double b) {
+    const double larger = a > b ? a : b;
+    return (a > b ? a - b : b - a) <= kTieRelative * larger;
   }
 };
 

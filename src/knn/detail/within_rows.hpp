@@ -26,6 +26,11 @@ class WithinRows {
   const std::vector<std::uint8_t>& done() const { return done_; }
   std::int64_t done_rows() const;
   std::int64_t entries() const { return static_cast<std::int64_t>(indices_.size()); }
+  // Row `row` (0-based in the chunk; none when not done): its size, references and distances,
+  // nearest first.
+  std::int64_t row_size(std::int64_t row) const { return size_[static_cast<std::size_t>(row)]; }
+  const NeighbourIndex* row_indices(std::int64_t row) const { return indices_.data() + start_[static_cast<std::size_t>(row)]; }
+  const double* row_distances(std::int64_t row) const { return distances_.data() + start_[static_cast<std::size_t>(row)]; }
 
   // Row `rows[i]` (0-based in the chunk) gets row i of `found`, and is done.
   void add(const std::vector<std::int64_t>& rows, const RaggedRows& found);

@@ -33,6 +33,21 @@ void order_row(std::vector<std::pair<double, int>>& entries) {
   }
 }
 
+// Each observation's limit and chord bound on the device (empty views without `limits`).
+void limits_on_device(const double* limits, int n, double radius, ObservationLimits& limit, ObservationLimits& chord) {
+  if (limits == nullptr) return;
+  limit = ObservationLimits(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::limits"), n);
+  chord = ObservationLimits(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::chords"), n);
+  const auto host_limit = Kokkos::create_mirror_view(limit);
+  const auto host_chord = Kokkos::create_mirror_view(chord);
+  for (int o = 0; o < n; ++o) {
+    host_limit(o) = limits[o];
+    host_chord(o) = WithinTest::chord_bound(radius, limits[o]);
+  }
+  Kokkos::deep_copy(limit, host_limit);
+  Kokkos::deep_copy(chord, host_chord);
+}
+
 }  // namespace
 
 struct WithinSearch::Device {
@@ -51,38 +66,42 @@ WithinSearch::WithinSearch(const std::vector<Vec4<double>>& references, std::sha
 WithinSearch::~WithinSearch() = default;
 
 void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
-                         bool self) const {
+                         bool self, const double* limits) const {
   if (count == 0) return;
   const int n = static_cast<int>(count);
   WithinSink sink;
   sink.offsets = RowOffsets("trident::knn::within::counts", n);
   const PointsView<double> obs = on_device(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
   const WithinTest test(radius_, max_distance_);
+  ObservationLimits limit, chord;
+  limits_on_device(limits, n, radius_, limit, chord);
   if (device_->index) {
     Kokkos::parallel_for("trident::knn::within_count", Kokkos::RangePolicy<ExecSpace>(0, n),
-                         WithinIndex{obs, device_->index->view, test, sink});
+                         WithinIndex{obs, device_->index->view, test, sink, limit, chord});
   } else {
     Kokkos::parallel_for("trident::knn::within_count", Kokkos::RangePolicy<ExecSpace>(0, n),
-                         WithinBrute{obs, device_->references, test, sink});
+                         WithinBrute{obs, device_->references, test, sink, limit, chord});
   }
   const auto found = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.offsets);
   for (int o = 0; o < n; ++o) counts.push_back(found(o) - (self ? 1 : 0));
 }
 
 void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
-                          const std::int64_t* self) const {
+                          const std::int64_t* self, const double* limits) const {
   if (count == 0) return;
   const int n = static_cast<int>(count);
   WithinSink sink;
   sink.offsets = RowOffsets("trident::knn::within::offsets", n + 1);
   const PointsView<double> obs = on_device(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
   const WithinTest test(radius_, max_distance_);
+  ObservationLimits limit, chord;
+  limits_on_device(limits, n, radius_, limit, chord);
   // the same functor twice: counts, then (offsets known) the entries
   const auto pass = [&](const char* label) {
     if (device_->index) {
-      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinIndex{obs, device_->index->view, test, sink});
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinIndex{obs, device_->index->view, test, sink, limit, chord});
     } else {
-      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinBrute{obs, device_->references, test, sink});
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinBrute{obs, device_->references, test, sink, limit, chord});
     }
   };
   pass("trident::knn::within_count");
@@ -99,6 +118,8 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   sink.angle = EntryAngles(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::angles"), total);
   sink.fill = true;
   pass("trident::knn::within_fill");
+  Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
+                       WithinOrder{sink.offsets, sink.index, sink.angle});
   const auto index = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.index);
   const auto angle = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.angle);
   const std::int64_t base = rows.offsets.back();
@@ -109,7 +130,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
     entries.clear();
     for (std::int64_t e = offsets(o); e < offsets(o + 1); ++e)
       if (self == nullptr || index(e) != self[o]) entries.push_back({angle(e), index(e)});
-    order_row(entries);
+    if (offsets(o + 1) - offsets(o) > kDeviceOrderedRow) order_row(entries);  // (shorter: ordered on the device)
     for (const auto& entry : entries) {
       rows.indices.push_back(entry.second);
       rows.distances.push_back(radius_ * entry.first);

@@ -10,7 +10,9 @@
 #include "core/signals.hpp"
 #include "io/paths.hpp"
 #include "knn/detail/checkpoint.hpp"
+#include "knn/detail/id_output.hpp"
 #include "knn/detail/inputs.hpp"
+#include "knn/detail/match.hpp"
 #include "knn/detail/output_rows.hpp"
 #include "knn/detail/points.hpp"
 #include "knn/detail/run_method.hpp"
@@ -83,6 +85,12 @@ class WithinStudy : public PreparedStudy {
     log::info(context.comm, "knn: method " + method_.reason);
   }
 
+  // Text ids (knn.match) are variable-length strings, which parallel HDF5 cannot write.
+  bool writes_texts() const override {
+    return inputs_.reference_ids.kind() == PointIds::Kind::text ||
+           inputs_.observation_ids.kind() == PointIds::Kind::text;
+  }
+
   void run(io::OutputFile& output) override {
     const MPI_Comm comm = context_.comm;
     SearchOptions options;
@@ -110,27 +118,32 @@ class WithinStudy : public PreparedStudy {
       std::size_t next = 0;
       std::vector<Vec4<double>> batch;
       std::vector<std::int64_t> self;
+      std::vector<double> limits;  // each observation's own radius (knn.max_distance: {column: NAME})
+      const bool own_radii = !inputs_.radii.empty();
       for (;;) {
         const std::size_t end = std::min(todo.size(), next + static_cast<std::size_t>(round_rows(settings_)));
         const std::vector<std::int64_t> rows(todo.begin() + static_cast<std::ptrdiff_t>(next),
                                              todo.begin() + static_cast<std::ptrdiff_t>(end));
         batch.clear();
         self.clear();
+        limits.clear();
         for (std::int64_t r : rows) {
           batch.push_back(vectors[static_cast<std::size_t>(r)]);
+          if (own_radii) limits.push_back(inputs_.radii[static_cast<std::size_t>(r)]);
           self.push_back(inputs_.first + r);  // its index among the references, when the set is searched against itself
         }
         if (settings_.rows == KnnRows::count) {
           std::vector<std::int64_t> counts;
           mpi::collective(comm, [&] {
-            search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts, settings_.exclude_self);
+            search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts, settings_.exclude_self,
+                         own_radii ? limits.data() : nullptr);
           });
           rows_->add_counts(rows, counts);
         } else {
           RaggedRows found;
           mpi::collective(comm, [&] {
             search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
-                          settings_.exclude_self ? self.data() : nullptr);
+                          settings_.exclude_self ? self.data() : nullptr, own_radii ? limits.data() : nullptr);
           });
           rows_->add(rows, found);
         }
@@ -185,11 +198,21 @@ class WithinStudy : public PreparedStudy {
     out.write_slab("/knn/longitude", {first}, {count}, longitude.data());
     describe_observations(out);
     out.describe_text("/knn/observations", "coordinates", "latitude longitude");
-    rows_->write(out, inputs_.n_observations);
-    if (settings_.rows == KnnRows::count) {
+    const bool match = settings_.match != KnnMatch::none;
+    if (match) {
+      const MatchRows m = match_rows(*rows_, inputs_.n_references, settings_.match, !stopped, comm);
+      write_match(out, m, *rows_, inputs_.n_observations, settings_.match, "m");
+      // the matches' names, as k: 1 writes them (a row without a match gets the fill)
+      write_point_ids(out, inputs_.reference_ids, inputs_.observation_ids,
+                      {inputs_.n_observations, inputs_.first, inputs_.count, 1, m.index.data(),
+                       stopped ? &rows_->done() : nullptr});
+      log_match(m, stopped);
+    } else if (settings_.rows == KnnRows::count) {
+      rows_->write(out, inputs_.n_observations);
       out.describe("/knn/counts", {"observation"}, "number of references within max_distance", "1");
       out.describe_text("/knn/counts", "coordinates", "latitude longitude");
     } else {
+      rows_->write(out, inputs_.n_observations);
       describe_ragged(out);
     }
     if (stopped) {
@@ -203,14 +226,17 @@ class WithinStudy : public PreparedStudy {
     const double rows = mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()));
     log::info(comm, "knn: " + std::to_string(inputs_.n_observations) + " observations x " +
                         std::to_string(inputs_.n_references) + " references, every reference within knn.max_distance " +
-                        figure(settings_.max_distance, "%.17g") +
-                        (settings_.rows == KnnRows::count ? " (k: count)" : " (k: all)"));
+                        settings_.max_distance_text() +
+                        (match                                   ? " (match: " + settings_.match_text() + ")"
+                         : settings_.rows == KnnRows::count ? std::string(" (k: count)")
+                                                                  : std::string(" (k: all)")));
     log::info(comm, "knn: search " + figure(slowest, "%.4f") + " s (slowest rank), " + figure(pairs, "%.0f") +
                         " neighbours within, " + figure(rows > 0 ? pairs / rows : 0.0, "%.2f") + " a row" +
                         (method_.use_index ? ", through the spatial index" : ", by brute force"));
     out.attribute("/knn", "method", std::string(method_.use_index ? "index" : "brute"));
-    out.attribute("/knn", "k", std::string(settings_.rows == KnnRows::count ? "count" : "all"));
-    out.attribute("/knn", "max_distance", settings_.max_distance);
+    out.attribute("/knn", "k", match ? std::string("1") : std::string(settings_.rows == KnnRows::count ? "count" : "all"));
+    if (settings_.observations.has_radii()) out.attribute("/knn", "max_distance_column", settings_.observations.radii);
+    else out.attribute("/knn", "max_distance", settings_.max_distance);
     out.attribute("/knn", "neighbours_within", static_cast<std::int64_t>(pairs));
     out.attribute("/knn", "radius", settings_.radius);
     out.attribute("/knn", "precision", std::string(core::precision_name(settings_.precision)));
@@ -222,6 +248,18 @@ class WithinStudy : public PreparedStudy {
     out.attribute("/knn", "distance", std::string("radius * atan2(|p x q|, p . q) in float64 on unit vectors"));
     out.attribute("/knn", "search_seconds", slowest);
     out.attribute("/knn", "index_build_seconds", mpi::max_over_ranks(comm, build));
+  }
+
+  void log_match(const MatchRows& m, bool stopped) const {
+    const auto text = [](std::int64_t v) { return std::to_string(v); };
+    std::string line = "knn: match " + settings_.match_text() + " within knn.max_distance " +
+                       settings_.max_distance_text() + ": " + text(m.matched) + " matched, " + text(m.unmatched) +
+                       " unmatched, " + text(m.ambiguous) + " ambiguous (more than one reference within)";
+    if (settings_.match == KnnMatch::mutual)
+      line += stopped ? "; mutual matches are decided once every row is done"
+                      : "; " + text(m.mutual_matches) + " mutual, " + text(m.matched - m.mutual_matches) +
+                            " not (the reference has a nearer observation)";
+    log::info(context_.comm, line);
   }
 
   const KnnSettings& settings_;
