@@ -64,6 +64,10 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/detail/stepper.cpp
   diffusion/detail/study.cpp
   diffusion/detail/trip.cpp
+  diffusion/detail/trip_form_anisotropic.cpp
+  diffusion/detail/trip_form_field.cpp
+  diffusion/detail/trip_form_follow.cpp
+  diffusion/detail/trip_form_source.cpp
   diffusion/detail/trip_tiles.cpp
   diffusion/detail/trip_tuner.cpp
   diffusion/detail/xdmf.cpp
