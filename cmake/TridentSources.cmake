@@ -76,7 +76,6 @@ set(TRIDENT_SOURCES_diffusion
 )
 set(TRIDENT_SOURCES_knn
   knn/detail/checkpoint.cpp
-  knn/detail/chunk_pipeline.cpp
   knn/detail/coordinates_check.cpp
   knn/detail/csv_points.cpp
   knn/detail/geometry.cpp
@@ -104,6 +103,7 @@ set(TRIDENT_SOURCES_knn
   knn/detail/search_options.cpp
   knn/detail/search_profile.cpp
   knn/detail/searcher.cpp
+  knn/detail/slice_pipeline.cpp
   knn/detail/study.cpp
   knn/detail/within_rows.cpp
   knn/detail/within_search.cpp

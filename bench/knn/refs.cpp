@@ -215,13 +215,13 @@ int main(int argc, char** argv) {
   if (!peer.empty()) write_points(peer + ".obs", obs_ll);
   Points obs = trident::knn::unit_vectors(obs_ll);
   // page-locked, as a run's observations are (knn.stage)
-  const trident::core::PageLock lock_obs(obs.data(), obs.size() * sizeof(Vec4<double>));
+  const trident::transport::PageLock lock_obs(obs.data(), obs.size() * sizeof(Vec4<double>));
   int k_max = 1;
   for (const int k : ks) k_max = std::max(k_max, k);
   trident::knn::Neighbours rows;  // the largest k's rows, page-locked once
   trident::knn::allocate_rows(rows, static_cast<std::size_t>(n_obs) * static_cast<std::size_t>(k_max));
-  const trident::core::PageLock lock_indices(rows.indices.data(), rows.indices.size() * sizeof(int));
-  const trident::core::PageLock lock_distances(rows.distances.data(), rows.distances.size() * sizeof(double));
+  const trident::transport::PageLock lock_indices(rows.indices.data(), rows.indices.size() * sizeof(int));
+  const trident::transport::PageLock lock_distances(rows.distances.data(), rows.distances.size() * sizeof(double));
   const trident::knn::ResultRows into{rows.indices.data(), rows.distances.data()};
   for (const int log2 : log2s) {
     const std::int64_t n_refs = std::int64_t(1) << log2;

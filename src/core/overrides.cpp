@@ -66,8 +66,8 @@ const std::vector<Knob>& knobs() {
        [](const std::string& t, Overrides& o) { return read_switch(t, true, o.peer_memory); }},
       {"TRIDENT_KNN_LISTS", "auto, registers, buffers or select",
        [](const std::string& t, Overrides& o) { return read_word(t, {"auto", "registers", "buffers", "select"}, o.knn_lists); }},
-      {"TRIDENT_KNN_CHUNKS", "auto or a count from 1 to 64",
-       [](const std::string& t, Overrides& o) { return t == "auto" ? (o.knn_chunks = 0, true) : whole_count(t, 1, 64, o.knn_chunks); }},
+      {"TRIDENT_KNN_SLICES", "auto or a count from 1 to 64",
+       [](const std::string& t, Overrides& o) { return t == "auto" ? (o.knn_slices = 0, true) : whole_count(t, 1, 64, o.knn_slices); }},
       {"TRIDENT_KNN_LIST_BOUND", "auto, on or off",
        [](const std::string& t, Overrides& o) { return read_switch(t, false, o.knn_list_bound); }},
       {"TRIDENT_RIDGE_GRAPHS", "auto, on or off",
@@ -98,6 +98,13 @@ const std::vector<std::string>& script_names() {
       "TRIDENT_FUZZ_ONLY", "TRIDENT_FUZZ_SEED", "TRIDENT_HOLD_DIR",   "TRIDENT_HOLD_ENTER",   "TRIDENT_IN_NAMESPACE",
       "TRIDENT_LINE",     "TRIDENT_SOURCE_DIR", "TRIDENT_TOOLS_LOG",  "TRIDENT_BENCH_SPMV_HANDLE"};
   return names;
+}
+
+// Settings that were renamed: an old name's warning names the new one.
+std::string renamed(const std::string& name) {
+  // the kNN pipeline's "chunks" became slices, "chunk" keeping its one meaning, a rank's share
+  if (name == "TRIDENT_KNN_CHUNKS") return "TRIDENT_KNN_SLICES";
+  return "";
 }
 
 }  // namespace
@@ -137,7 +144,7 @@ Overrides parse_overrides(const std::vector<std::string>& environment) {
     for (const auto& n : script_names()) known = known || n == name;
     if (known) continue;
     std::string line = name + " is not a trident setting and is ignored";
-    const std::string suggestion = closest(name, names);
+    const std::string suggestion = renamed(name).empty() ? closest(name, names) : renamed(name);
     if (!suggestion.empty()) line += "; did you mean " + suggestion + "?";
     overrides.warnings.push_back(line);
   }

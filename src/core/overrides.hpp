@@ -25,7 +25,7 @@ struct Overrides {
 
   // For comparing kernels and schedules in benchmarks; the automatic choices are best.
   std::string knn_lists = "auto";           // TRIDENT_KNN_LISTS: auto|registers|buffers|select
-  int knn_chunks = 0;                       // TRIDENT_KNN_CHUNKS: auto (0) or 1..64
+  int knn_slices = 0;                       // TRIDENT_KNN_SLICES: auto (0) or 1..64
   Switch knn_list_bound = Switch::automatic;  // TRIDENT_KNN_LIST_BOUND: auto|on|off
   Switch ridge_graphs = Switch::automatic;    // TRIDENT_RIDGE_GRAPHS: auto|on|off
   AutoOffCount ridge_row_segments = 0;      // TRIDENT_RIDGE_ROW_SEGMENTS: auto|off|N (packs)

@@ -15,7 +15,7 @@
 #include <nccl.h>
 #endif
 
-namespace trident::core {
+namespace trident::transport {
 
 namespace {
 
@@ -46,13 +46,13 @@ cudaStream_t stream_of(const Kokkos::DefaultExecutionSpace& space) { return spac
 }  // namespace
 #endif
 
-DeviceComm::DeviceComm(MPI_Comm comm, const TransportChoice& choice, const NcclStart start)
+DeviceComm::DeviceComm(MPI_Comm comm, const core::TransportChoice& choice, const NcclStart start)
     : choice_(choice), staging_(std::make_unique<Staging>()) {
   const double begin = wall_seconds();
   MPI_Comm_dup(comm, &comm_);
   rank_ = mpi::rank(comm_);
   size_ = mpi::size(comm_);
-  if (choice_.transport == Transport::nccl && start == NcclStart::at_once) nccl_.start(comm_);
+  if (choice_.transport == core::Transport::nccl && start == NcclStart::at_once) nccl_.start(comm_);
   setup_seconds_ = wall_seconds() - begin;
 }
 
@@ -68,7 +68,7 @@ void* DeviceComm::nccl() {
 }
 
 bool DeviceComm::device_to_device() const {
-  return choice_.transport == Transport::nccl || (choice_.transport == Transport::mpi && !kDeviceMemoryIsHostMemory);
+  return choice_.transport == core::Transport::nccl || (choice_.transport == core::Transport::mpi && !kDeviceMemoryIsHostMemory);
 }
 
 char* DeviceComm::staging_send(std::size_t bytes) {
@@ -107,7 +107,7 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
     // What peer memory does not carry goes through MPI, not NCCL: the ranks whose pieces
     // all went through peer memory make no call here, and NCCL's set-up is collective.
     if (other_sends.empty() && other_receives.empty()) return;
-    send_by_transport(space, mpi_transport().transport, send, send_size, other_sends, receive, receive_size,
+    send_by_transport(space, core::mpi_transport().transport, send, send_size, other_sends, receive, receive_size,
                       other_receives);
     return;
   }
@@ -115,11 +115,11 @@ void DeviceComm::exchange(const ExecutionSpace& space, const T* send, std::size_
 }
 
 template <class T>
-void DeviceComm::send_by_transport(const ExecutionSpace& space, const Transport transport, const T* send,
+void DeviceComm::send_by_transport(const ExecutionSpace& space, const core::Transport transport, const T* send,
                                    std::size_t send_size, const std::vector<Piece>& sends, T* receive,
                                    std::size_t receive_size, const std::vector<Piece>& receives) {
 #if defined(TRIDENT_HAVE_NCCL)
-  if (transport == Transport::nccl) {
+  if (transport == core::Transport::nccl) {
     const auto comm = static_cast<ncclComm_t>(nccl());
     const double begin = wall_seconds();
     check_nccl(ncclGroupStart(), "ncclGroupStart");
@@ -137,7 +137,7 @@ void DeviceComm::send_by_transport(const ExecutionSpace& space, const Transport 
 #endif
   const T* send_from = send;
   T* receive_into = receive;
-  const bool staged = transport == Transport::host_staging;
+  const bool staged = transport == core::Transport::host_staging;
   if (staged) {
     auto host_send = host_view<T>(staging_send(send_size * sizeof(T)), send_size);
     Kokkos::deep_copy(space, host_send, device_view(const_cast<T*>(send), send_size));
@@ -173,9 +173,9 @@ void DeviceComm::send_by_transport(const ExecutionSpace& space, const Transport 
   }
 }
 
-void DeviceComm::connect_peer_sums(const Switch peer_memory) {
-  if (size_ == 1 || choice_.transport != Transport::nccl || peer_sum_ != nullptr) return;
-  if (peer_memory == Switch::off) {
+void DeviceComm::connect_peer_sums(const core::Switch peer_memory) {
+  if (size_ == 1 || choice_.transport != core::Transport::nccl || peer_sum_ != nullptr) return;
+  if (peer_memory == core::Switch::off) {
     no_peer_sums_ = "TRIDENT_PEER_MEMORY=off";
     return;
   }
@@ -184,9 +184,9 @@ void DeviceComm::connect_peer_sums(const Switch peer_memory) {
   setup_seconds_ += wall_seconds() - start;
 }
 
-void DeviceComm::connect_peer_exchanges(const std::size_t most_bytes, const Switch peer_memory) {
-  if (size_ == 1 || choice_.transport != Transport::nccl || peer_exchange_ != nullptr) return;
-  if (peer_memory == Switch::off) {
+void DeviceComm::connect_peer_exchanges(const std::size_t most_bytes, const core::Switch peer_memory) {
+  if (size_ == 1 || choice_.transport != core::Transport::nccl || peer_exchange_ != nullptr) return;
+  if (peer_memory == core::Switch::off) {
     no_peer_exchanges_ = "TRIDENT_PEER_MEMORY=off";
     return;
   }
@@ -196,7 +196,7 @@ void DeviceComm::connect_peer_exchanges(const std::size_t most_bytes, const Swit
 }
 
 void DeviceComm::expect_sums(const std::size_t frequent, const std::size_t largest) {
-  if (choice_.transport != Transport::nccl || size_ == 1 || peer_sum_ != nullptr) return;
+  if (choice_.transport != core::Transport::nccl || size_ == 1 || peer_sum_ != nullptr) return;
   const double begin = wall_seconds();
   nccl_.start(comm_, std::max(frequent, largest));
   setup_seconds_ += wall_seconds() - begin;
@@ -207,9 +207,9 @@ void DeviceComm::wait_until_ready() {
 }
 
 std::string DeviceComm::exchanges_route() const {
-  if (choice_.transport != Transport::nccl) return transport_name(choice_.transport);
+  if (choice_.transport != core::Transport::nccl) return core::transport_name(choice_.transport);
   if (peer_exchange_ != nullptr)
-    return std::string("peer memory between pairs, ") + transport_name(mpi_transport().transport) + " for the rest";
+    return std::string("peer memory between pairs, ") + core::transport_name(core::mpi_transport().transport) + " for the rest";
   if (!no_peer_exchanges_.empty()) return "NCCL (no peer memory: " + no_peer_exchanges_ + ")";
   return "NCCL";
 }
@@ -217,7 +217,7 @@ std::string DeviceComm::exchanges_route() const {
 bool DeviceComm::sum_recordable() const { return size_ == 1 || peer_sum_ != nullptr; }
 
 std::string DeviceComm::sums_route() const {
-  if (choice_.transport != Transport::nccl) return transport_name(choice_.transport);
+  if (choice_.transport != core::Transport::nccl) return core::transport_name(choice_.transport);
   if (peer_sum_ != nullptr) return "peer memory";
   if (!no_peer_sums_.empty()) return "NCCL (no peer memory: " + no_peer_sums_ + ")";
   return "NCCL";
@@ -236,7 +236,7 @@ void DeviceComm::all_reduce_sum(const ExecutionSpace& space, T* data, std::size_
     }
   }
 #if defined(TRIDENT_HAVE_NCCL)
-  if (choice_.transport == Transport::nccl) {
+  if (choice_.transport == core::Transport::nccl) {
     const auto comm = static_cast<ncclComm_t>(nccl());
     const double begin = wall_seconds();
     check_nccl(ncclAllReduce(data, data, count, nccl_type<T>(), ncclSum, comm, stream_of(space)), "ncclAllReduce");
@@ -246,7 +246,7 @@ void DeviceComm::all_reduce_sum(const ExecutionSpace& space, T* data, std::size_
   }
 #endif
   T* reduce_in = data;
-  const bool staged = choice_.transport == Transport::host_staging;
+  const bool staged = choice_.transport == core::Transport::host_staging;
   if (staged) {
     auto host = host_view<T>(staging_send(count * sizeof(T)), count);
     Kokkos::deep_copy(space, host, device_view(data, count));
@@ -267,4 +267,4 @@ template void DeviceComm::all_reduce_sum<float>(const ExecutionSpace&, float*, s
 template void DeviceComm::all_reduce_sum<double>(const ExecutionSpace&, double*, std::size_t);
 template void DeviceComm::all_reduce_sum<std::int64_t>(const ExecutionSpace&, std::int64_t*, std::size_t);
 
-}  // namespace trident::core
+}  // namespace trident::transport

@@ -23,7 +23,7 @@
 #include "transport/nccl_comm.hpp"
 #include "transport/peer_exchange.hpp"
 
-namespace trident::core {
+namespace trident::transport {
 
 class PeerSum;  // transport/peer_sum.hpp
 
@@ -37,13 +37,13 @@ class DeviceComm {
 
   // Collective over `comm` (which it duplicates); with NCCL chosen, starts its communicator
   // as `start` says (transport/nccl_comm.hpp): the first call that needs it waits for it.
-  DeviceComm(MPI_Comm comm, const TransportChoice& choice, NcclStart start = NcclStart::at_once);
+  DeviceComm(MPI_Comm comm, const core::TransportChoice& choice, NcclStart start = NcclStart::at_once);
   ~DeviceComm();
   DeviceComm(const DeviceComm&) = delete;
   DeviceComm& operator=(const DeviceComm&) = delete;
 
-  Transport transport() const { return choice_.transport; }
-  const TransportChoice& choice() const { return choice_; }
+  core::Transport transport() const { return choice_.transport; }
+  const core::TransportChoice& choice() const { return choice_; }
   MPI_Comm mpi_comm() const { return comm_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -77,13 +77,13 @@ class DeviceComm {
   // through peer memory from now on (one kernel, no NCCL launch: on two H100s the ridge's
   // small per-iteration all-reduce is latency-bound through NCCL). Switch::off
   // (TRIDENT_PEER_MEMORY=off) keeps NCCL; automatic connects where possible.
-  void connect_peer_sums(Switch peer_memory = Switch::automatic);
+  void connect_peer_sums(core::Switch peer_memory = core::Switch::automatic);
   // Collective, the same where it applies: exchanges of up to `most_bytes` each way between a
   // pair of ranks that send to each other in a call go through peer memory from now on
   // (halos); other pieces go through MPI (NCCL's set-up is collective, and a rank whose
   // pieces all went through peer memory makes no call to it). Calls to exchange() after it
   // are queued on one stream, or in order.
-  void connect_peer_exchanges(std::size_t most_bytes, Switch peer_memory = Switch::automatic);
+  void connect_peer_exchanges(std::size_t most_bytes, core::Switch peer_memory = core::Switch::automatic);
   // Collective: sums of `frequent` bytes will be asked for again and again, and none of
   // more than `largest`. Starts NCCL's communicator now (connected for `largest`) unless the
   // peer sums carry them, so that its set-up runs beside the caller's.
@@ -92,7 +92,7 @@ class DeviceComm {
   // its set-up must not run beside a capture).
   void wait_until_ready();
   // Whether all_reduce_sum queues device work alone, which a recording of the stream
-  // (core::QueueRecording) may hold: the sums through peer memory.
+  // (transport::QueueRecording) may hold: the sums through peer memory.
   bool sum_recordable() const;
   // How all_reduce_sum travels, for the run log: "NCCL", "peer memory", "NCCL (no peer
   // memory: <why>)", or the MPI transport's name.
@@ -111,14 +111,14 @@ class DeviceComm {
  private:
   // exchange() by `transport` (NCCL, or MPI with or without host staging).
   template <class T>
-  void send_by_transport(const ExecutionSpace& space, Transport transport, const T* send, std::size_t send_size,
+  void send_by_transport(const ExecutionSpace& space, core::Transport transport, const T* send, std::size_t send_size,
                          const std::vector<Piece>& sends, T* receive, std::size_t receive_size,
                          const std::vector<Piece>& receives);
   // Page-locked host buffers of at least `bytes`, grown when needed and then reused.
   char* staging_send(std::size_t bytes);
   char* staging_receive(std::size_t bytes);
 
-  TransportChoice choice_;
+  core::TransportChoice choice_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   void* nccl();  // the communicator, waited for (timed as set-up)
@@ -133,4 +133,4 @@ class DeviceComm {
   double setup_seconds_ = 0;
 };
 
-}  // namespace trident::core
+}  // namespace trident::transport

@@ -16,7 +16,7 @@
 #include <nccl.h>
 #endif
 
-namespace trident::core {
+namespace trident::transport {
 
 #if defined(TRIDENT_HAVE_NCCL)
 struct NcclComm::State {
@@ -138,4 +138,4 @@ void* NcclComm::get(MPI_Comm) { return nullptr; }
 NcclComm::~NcclComm() = default;
 #endif
 
-}  // namespace trident::core
+}  // namespace trident::transport

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <memory>
 
-namespace trident::core {
+namespace trident::transport {
 
 class NcclComm {
  public:
@@ -34,4 +34,4 @@ class NcclComm {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace trident::core
+}  // namespace trident::transport

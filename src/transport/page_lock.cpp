@@ -8,7 +8,7 @@
 #include <cuda_runtime.h>
 #endif
 
-namespace trident::core {
+namespace trident::transport {
 
 PageLock::PageLock(void* data, std::size_t bytes) {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -31,4 +31,4 @@ PageLock::~PageLock() {
 #endif
 }
 
-}  // namespace trident::core
+}  // namespace trident::transport

@@ -4,7 +4,7 @@
 // threads (huge pages), then locked in place for their copies.
 #include <cstddef>
 
-namespace trident::core {
+namespace trident::transport {
 
 // Page-locks host memory [data, data + bytes) while it lives (CUDA builds, from 1 MiB; a
 // failure leaves it pageable: the copies are only slower). Locking memory already touched
@@ -22,4 +22,4 @@ class PageLock {
   void* data_ = nullptr;
 };
 
-}  // namespace trident::core
+}  // namespace trident::transport

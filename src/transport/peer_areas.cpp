@@ -9,7 +9,7 @@
 
 #include <vector>
 
-namespace trident::core {
+namespace trident::transport {
 
 bool on_all_ranks(MPI_Comm comm, bool mine) {
   int ok = mine ? 1 : 0;
@@ -93,4 +93,4 @@ PeerAreas::~PeerAreas() = default;
 
 #endif
 
-}  // namespace trident::core
+}  // namespace trident::transport

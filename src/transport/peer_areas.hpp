@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-namespace trident::core {
+namespace trident::transport {
 
 class PeerAreas {
  public:
@@ -43,4 +43,4 @@ bool on_all_ranks(MPI_Comm comm, bool mine);
 // this rank's failure, or that another rank failed at `step`, in `why_not`.
 bool failed_on_any_rank(MPI_Comm comm, const std::string& mine, const std::string& step, std::string& why_not);
 
-}  // namespace trident::core
+}  // namespace trident::transport

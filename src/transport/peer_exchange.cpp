@@ -12,7 +12,7 @@
 #include <cuda_runtime.h>
 #endif
 
-namespace trident::core {
+namespace trident::transport {
 
 #if defined(KOKKOS_ENABLE_CUDA)
 namespace {
@@ -281,4 +281,4 @@ template void PeerExchange::exchange<float>(const Kokkos::DefaultExecutionSpace&
 template void PeerExchange::exchange<double>(const Kokkos::DefaultExecutionSpace&, const double*,
                                              std::vector<ExchangePiece>&, double*, std::vector<ExchangePiece>&);
 
-}  // namespace trident::core
+}  // namespace trident::transport

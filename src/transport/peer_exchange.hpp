@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace trident::core {
+namespace trident::transport {
 
 class PeerAreas;
 
@@ -72,4 +72,4 @@ class PeerExchange {
   int* timed_out_ = nullptr;      // device flag of the test exchange
 };
 
-}  // namespace trident::core
+}  // namespace trident::transport

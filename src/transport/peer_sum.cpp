@@ -15,7 +15,7 @@
 #include <cuda_runtime.h>
 #endif
 
-namespace trident::core {
+namespace trident::transport {
 
 #if defined(KOKKOS_ENABLE_CUDA)
 namespace {
@@ -343,4 +343,4 @@ PeerSum::~PeerSum() = default;
 template void PeerSum::sum<float>(const Kokkos::DefaultExecutionSpace&, float*, std::size_t);
 template void PeerSum::sum<double>(const Kokkos::DefaultExecutionSpace&, double*, std::size_t);
 
-}  // namespace trident::core
+}  // namespace trident::transport

@@ -32,7 +32,7 @@
 #include <memory>
 #include <string>
 
-namespace trident::core {
+namespace trident::transport {
 
 class PeerSum {
  public:
@@ -62,4 +62,4 @@ class PeerSum {
   std::unique_ptr<Mapping> mapping_;
 };
 
-}  // namespace trident::core
+}  // namespace trident::transport

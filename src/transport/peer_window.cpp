@@ -8,7 +8,7 @@
 #include <cuda_runtime.h>
 #endif
 
-namespace trident::core {
+namespace trident::transport {
 
 std::unique_ptr<PeerWindow> PeerWindow::open(MPI_Comm comm, int root, std::size_t bytes, std::string& why_not) {
   const bool is_root = mpi::rank(comm) == root;
@@ -47,4 +47,4 @@ void PeerWindow::put_all(const Kokkos::DefaultExecutionSpace& space, const void*
                    (failed.empty() ? " on another rank" : ": " + failed));
 }
 
-}  // namespace trident::core
+}  // namespace trident::transport

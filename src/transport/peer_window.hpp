@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-namespace trident::core {
+namespace trident::transport {
 
 class PeerAreas;
 
@@ -41,4 +41,4 @@ class PeerWindow {
   std::unique_ptr<PeerAreas> areas_;
 };
 
-}  // namespace trident::core
+}  // namespace trident::transport

@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 #endif
 
-namespace trident::core {
+namespace trident::transport {
 
 #if defined(KOKKOS_ENABLE_CUDA)
 struct QueueRecording::Graph {
@@ -72,4 +72,4 @@ QueueRecording::QueueRecording() = default;
 QueueRecording::~QueueRecording() = default;
 bool QueueRecording::recorded() const { return graph_ != nullptr; }
 
-}  // namespace trident::core
+}  // namespace trident::transport

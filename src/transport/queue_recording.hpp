@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-namespace trident::core {
+namespace trident::transport {
 
 class QueueRecording {
  public:
@@ -33,4 +33,4 @@ class QueueRecording {
   std::unique_ptr<Graph> graph_;
 };
 
-}  // namespace trident::core
+}  // namespace trident::transport

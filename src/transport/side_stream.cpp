@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/timers.hpp"
 
-namespace trident::core {
+namespace trident::transport {
 
 #if defined(KOKKOS_ENABLE_CUDA)
 namespace {
@@ -131,4 +131,4 @@ double QueueWaitClock::take_seconds() {
   return s;
 }
 
-}  // namespace trident::core
+}  // namespace trident::transport

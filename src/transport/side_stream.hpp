@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-namespace trident::core {
+namespace trident::transport {
 
 using ExecutionSpace = Kokkos::DefaultExecutionSpace;
 
@@ -70,4 +70,4 @@ class QueueWaitClock {
   double seconds_ = 0;
 };
 
-}  // namespace trident::core
+}  // namespace trident::transport

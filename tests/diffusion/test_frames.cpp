@@ -88,7 +88,7 @@ TEST_P(MpiFramePaths, EveryFrameHoldsTheDevicesBits) {
   const std::vector<std::int64_t> steps{0, 7, 8, 30};
   {
     // NCCL where the ranks drive GPUs of their own (the device gather then needs no forcing)
-    core::DeviceComm device_comm(d.cart(), core::choose_transport(d.cart(), test::this_rank_binding()));
+    transport::DeviceComm device_comm(d.cart(), core::choose_transport(d.cart(), test::this_rank_binding()));
     if (c.peers) device_comm.connect_peer_exchanges(4096);
     io::OutputFile output(comm, path, true, c.mode);
     diffusion::FrameWriter<float> frames(output, s, d, context, &device_comm, /*force_device_gather=*/c.on_device);

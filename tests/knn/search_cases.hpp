@@ -1,6 +1,6 @@
 #pragma once
 // The search run with several option sets (precision, list kind, forced batches, tiles,
-// segments and chunks) and checked against the brute force, for the knn search tests.
+// segments and slices) and checked against the brute force, for the knn search tests.
 #include <string>
 #include <vector>
 
@@ -35,7 +35,7 @@ struct SearchCase {
   bool select_only = false;  // the any-k (select) screen for every k
   std::int64_t batch = 0, tile = 0;
   int segments = 0;  // reference segments per tile (0: automatic)
-  int chunks = 0;    // pipeline chunks per batch (0: automatic, 1 off the GPU)
+  int slices = 0;    // pipeline slices per batch (0: automatic, 1 off the GPU)
   bool centre_per_team = false;  // per-team screening centres (always so on GPUs)
   bool long_register_lists = false;  // register lists up to 80 (always so on GPUs)
   bool buffers_only = false;  // the buffer screen for every k
@@ -61,7 +61,7 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
     SCOPED_TRACE("k " + std::to_string(k) + ", " + core::precision_name(c.precision) +
                  (c.select_only ? ", select only" : "") +
                  ", batch " + std::to_string(c.batch) + ", tile " + std::to_string(c.tile) + ", segments " +
-                 std::to_string(c.segments) + ", chunks " + std::to_string(c.chunks) +
+                 std::to_string(c.segments) + ", slices " + std::to_string(c.slices) +
                  (c.centre_per_team ? ", centre per team" : "") +
                  (c.long_register_lists ? ", long register lists" : "") + (c.buffers_only ? ", buffers" : "") +
                  ", list bound " + switch_name(c.list_bound));
@@ -73,7 +73,7 @@ inline std::int64_t check_cases(const std::vector<Point>& obs, const std::vector
     if (c.select_only) options.forced_lists = ListKind::select;
     options.batch_size = c.batch;
     options.tile_size = c.tile;
-    options.chunks = c.chunks;
+    options.slices = c.slices;
     options.list_bound = c.list_bound;
     SearchTestHooks hooks;
     hooks.segments = c.segments;

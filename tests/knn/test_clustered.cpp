@@ -1,6 +1,6 @@
 // Dense clusters (1 m to 10 km, at a pole, across the dateline, mixed with scattered
 // points) against the brute force, float32 bitwise equal to float64, and float32 screening
-// around each chunk's centre resolving a 100 m cluster without searching again; searches
+// around each slice's centre resolving a 100 m cluster without searching again; searches
 // in rounds that order the rows left by place once a round searched many again.
 #include <gtest/gtest.h>
 
@@ -51,8 +51,8 @@ TEST(KnnClustered, AcrossTheDateline) { check_cluster(-17.0, 180.0, 1000.0, 39);
 
 TEST(KnnClustered, MixedDensities) {
   // observations alternate between a 100 m cluster and the whole sphere, references half
-  // in the cluster, half over the globe: chunks mix both, and the clustered observations
-  // that the chunk's centre cannot resolve are settled by one float64 pass
+  // in the cluster, half over the globe: slices mix both, and the clustered observations
+  // that the slice's centre cannot resolve are settled by one float64 pass
   const auto near_obs = test::cluster(30, 60.0, 25.0, 100.0, 41), far_obs = test::random_points(30, 42);
   std::vector<Point> obs;
   for (std::size_t i = 0; i < near_obs.size(); ++i) obs.insert(obs.end(), {near_obs[i], far_obs[i]});
@@ -96,9 +96,9 @@ std::vector<Point> far_from(double lat, double lon, std::size_t count, std::uint
   return out;
 }
 
-TEST(KnnClustered, TeamCentresResolveAPlaceInAChunkThatHoldsTheGlobeToo) {
-  // one chunk: 384 observations in a 100 m square, then 384 over the far side of the
-  // globe; references half in the square, half over the globe. The chunk's centre lies
+TEST(KnnClustered, TeamCentresResolveAPlaceInASliceThatHoldsTheGlobeToo) {
+  // one slice: 384 observations in a 100 m square, then 384 over the far side of the
+  // globe; references half in the square, half over the globe. The slice's centre lies
   // between the square and the far side, where the float32 screen cannot resolve 100 m
   // (screened around it, as the CPU build does without the test hook, 373, 380 and 340 of
   // the 768 are searched again at k = 1, 16 and 40); each team's centre (its middle

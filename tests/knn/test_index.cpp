@@ -27,7 +27,7 @@ using Lists = IndexOptions::Lists;
 struct IndexCase {
   core::Precision precision = kFloat32;
   std::int64_t batch = 0;
-  int chunks = 0;        // SearchOptions::chunks: the chunk pipeline, forced on the host
+  int slices = 0;        // SearchOptions::slices: the slice pipeline, forced on the host
   int start_leaves = 0;  // IndexOptions::start_leaves (0: the default)
   Lists lists = Lists::registers;
 };
@@ -57,14 +57,14 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
   std::int64_t widened = -1;
   for (const IndexCase& c : kCases) {
     SCOPED_TRACE("k " + std::to_string(k) + ", " + core::precision_name(c.precision) + ", batch " +
-                 std::to_string(c.batch) + ", chunks " + std::to_string(c.chunks) + ", start leaves " +
+                 std::to_string(c.batch) + ", slices " + std::to_string(c.slices) + ", start leaves " +
                  std::to_string(c.start_leaves) + ", lists " + std::to_string(static_cast<int>(c.lists)));
     SearchOptions options;
     options.k = k;
     options.radius = radius;
     options.precision = c.precision;
     options.batch_size = c.batch;
-    options.chunks = c.chunks;
+    options.slices = c.slices;
     IndexOptions index_options;
     index_options.start_leaves = c.start_leaves;
     index_options.lists = c.lists;
@@ -79,7 +79,7 @@ std::int64_t check(const std::vector<Point>& obs, const std::vector<Point>& refs
     const bool device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
     const bool registers = c.lists == Lists::registers || (c.lists == Lists::automatic && device);
     EXPECT_EQ(index_stats.register_lists, registers && k + std::max(1, k / 4) <= (c.precision == kFloat64 ? 64 : 80));
-    if (c.chunks > 1 && obs.size() > 7) EXPECT_GT(stats.pipelined_chunks, 0);
+    if (c.slices > 1 && obs.size() > 7) EXPECT_GT(stats.pipelined_slices, 0);
     if (widened < 0) widened = stats.widened;
   }
   return widened;
@@ -179,8 +179,8 @@ TEST(KnnIndex, ChainsOfNearTiesFormOneGroup) {
   for (int k : {1, 3, 6, 8}) check(obs, refs, k);
 }
 
-TEST(KnnIndex, ALastBatchCutIntoMoreChunksThanAWholeOne) {
-  // 13 rows in batches of 7 in 3 chunks: the last batch's 6 rows go in 4 chunks (a whole
+TEST(KnnIndex, ALastBatchCutIntoMoreSlicesThanAWholeOne) {
+  // 13 rows in batches of 7 in 3 slices: the last batch's 6 rows go in 4 slices (a whole
   // batch's 7 in 3), each counting its leaves in a slot of the batch's arrays (an
   // AddressSanitizer build reads past them when they are sized for a whole batch)
   const auto refs = test::random_points(200, 132), obs = test::random_points(13, 133);

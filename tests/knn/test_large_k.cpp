@@ -1,7 +1,7 @@
 // Long register lists, the buffer screen and k beyond them (the any-k select screen)
 // against the brute force:
 // k = 17 to 1024 and all references, with ties (duplicated references, observations on
-// them), both precisions, forced small batches, tiles and pipeline chunks.
+// them), both precisions, forced small batches, tiles and pipeline slices.
 #include <gtest/gtest.h>
 
 #include "search_cases.hpp"

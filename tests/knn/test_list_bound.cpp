@@ -17,6 +17,7 @@
 #include "core/device_buffers.hpp"
 #include "knn/detail/list_bound.hpp"
 #include "knn/detail/rounds.hpp"
+#include "knn/detail/search_test_hooks.hpp"
 #include "search_cases.hpp"
 
 namespace trident::knn {

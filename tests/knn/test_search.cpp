@@ -147,19 +147,19 @@ TEST(KnnSearch, SearchesSharingDeviceBuffersScreenTheirOwnReferences) {
   }
 }
 
-// SearchOptions::chunks (TRIDENT_KNN_CHUNKS) cuts each batch into that many chunks for
+// SearchOptions::slices (TRIDENT_KNN_SLICES) cuts each batch into that many slices for
 // benchmarks (the pipelined path, on every back end): the same rows bit for bit.
-TEST(KnnSearch, ForcedChunkCount) {
+TEST(KnnSearch, ForcedSliceCount) {
   const auto obs = vectors(test::random_points(500, 31)), refs = vectors(test::random_points(700, 32));
   SearchOptions options;
   options.k = 6;
   const Neighbours plain = nearest(obs, refs, options);
   for (const int count : {1, 3, 64}) {
     SCOPED_TRACE(count);
-    options.chunks = count;
+    options.slices = count;
     SearchProfile stats;
     const Neighbours got = nearest(obs, refs, options, &stats);
-    EXPECT_EQ(stats.pipelined_chunks > 0, count != 1);
+    EXPECT_EQ(stats.pipelined_slices > 0, count != 1);
     EXPECT_EQ(got.indices, plain.indices);
     EXPECT_EQ(got.distances, plain.distances);
   }
@@ -188,14 +188,14 @@ TEST(KnnSearch, OptionsFromTheOverrides) {
   const SearchOptions automatic = with_overrides(options, overrides);
   EXPECT_EQ(automatic.k, 7);
   EXPECT_FALSE(automatic.forced_lists.has_value());
-  EXPECT_EQ(automatic.chunks, 0);
+  EXPECT_EQ(automatic.slices, 0);
   EXPECT_EQ(automatic.list_bound, core::Switch::automatic);
   overrides.knn_lists = "buffers";
-  overrides.knn_chunks = 8;
+  overrides.knn_slices = 8;
   overrides.knn_list_bound = core::Switch::off;
   const SearchOptions set = with_overrides(options, overrides);
   EXPECT_EQ(set.forced_lists, ListKind::buffers);
-  EXPECT_EQ(set.chunks, 8);
+  EXPECT_EQ(set.slices, 8);
   EXPECT_EQ(set.list_bound, core::Switch::off);
   EXPECT_EQ(list_kind_named("registers"), ListKind::registers);
   EXPECT_EQ(list_kind_named("select"), ListKind::select);

@@ -38,7 +38,7 @@ std::vector<T> host_copy(const Kokkos::View<T*>& view) {
 // the peers are MPI_PROC_NULL and the receive buffer keeps its fill.
 TEST(MpiDeviceComm, RingExchangeDeliversEveryPieceToItsPlace) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  transport::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
   const int next = size > 1 ? (rank + 1) % size : MPI_PROC_NULL;
   const int previous = size > 1 ? (rank + size - 1) % size : MPI_PROC_NULL;
   std::vector<double> send(5);
@@ -46,8 +46,8 @@ TEST(MpiDeviceComm, RingExchangeDeliversEveryPieceToItsPlace) {
   auto send_view = device_copy(send);
   auto receive_view = device_copy(std::vector<double>(6, -1.0));
   // To next: send[0..3) into its receive[3..6); to previous: send[3..5) into its receive[0..2).
-  const std::vector<core::DeviceComm::Piece> sends = {{next, 0, 3, 1}, {previous, 3, 2, 0}};
-  const std::vector<core::DeviceComm::Piece> receives = {{previous, 3, 3, 1}, {next, 0, 2, 0}};
+  const std::vector<transport::DeviceComm::Piece> sends = {{next, 0, 3, 1}, {previous, 3, 2, 0}};
+  const std::vector<transport::DeviceComm::Piece> receives = {{previous, 3, 3, 1}, {next, 0, 2, 0}};
   comm.exchange(Kokkos::DefaultExecutionSpace(), send_view.data(), 5, sends, receive_view.data(), 6, receives);
   Kokkos::fence();
   const auto got = host_copy(receive_view);
@@ -63,7 +63,7 @@ TEST(MpiDeviceComm, RingExchangeDeliversEveryPieceToItsPlace) {
 
 TEST(MpiDeviceComm, AllReduceSumsOverRanksAndRepeatsBitwise) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  transport::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
   const std::size_t n = 1000;
   std::vector<std::int64_t> integers(n);
   std::vector<double> reals(n);
@@ -97,7 +97,7 @@ TEST(MpiDeviceComm, AllReduceSumsOverRanksAndRepeatsBitwise) {
 // length included), larger sums in several calls. Other transports keep their route (the
 // CPU build: MPI), and their sums stay right.
 template <class T>
-void expect_rank_ordered_sums(core::DeviceComm& comm, std::size_t n, int calls, bool exact) {
+void expect_rank_ordered_sums(transport::DeviceComm& comm, std::size_t n, int calls, bool exact) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
   const auto value = [](int r, std::size_t i, int call) {
     return static_cast<T>(1.0 / (3.0 + static_cast<double>(i) + 7.0 * r + 0.37 * call));
@@ -120,8 +120,8 @@ void expect_rank_ordered_sums(core::DeviceComm& comm, std::size_t n, int calls, 
 
 TEST(MpiDeviceComm, SumsThroughPeerMemoryAreTheRankOrderedSums) {
   // NCCL unstarted, as the ridge's row ranks make it: every sum through peer memory
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
-                        core::DeviceComm::NcclStart::when_needed);
+  transport::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
+                        transport::DeviceComm::NcclStart::when_needed);
   comm.connect_peer_sums();
   const std::string route = comm.sums_route();
   const auto routes = mpi::gather_strings(MPI_COMM_WORLD, route);
@@ -135,13 +135,13 @@ TEST(MpiDeviceComm, SumsThroughPeerMemoryAreTheRankOrderedSums) {
   else EXPECT_EQ(route, core::transport_name(comm.transport()));
   // Two numbers add the same either way round: any route gives the rank-ordered sum there.
   const bool exact = peers || size <= 2;
-  const std::size_t most = core::PeerSum::kMostBytes / sizeof(double);
+  const std::size_t most = transport::PeerSum::kMostBytes / sizeof(double);
   for (const std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(15011), most}) {
     expect_rank_ordered_sums<double>(comm, n, 20, exact);
     expect_rank_ordered_sums<float>(comm, n, 3, exact);
   }
   // Spread sums, gathered and spread calls in turn, and sums past one call's bytes.
-  const std::size_t spread = core::PeerSum::kMostSpreadBytes / sizeof(double);
+  const std::size_t spread = transport::PeerSum::kMostSpreadBytes / sizeof(double);
   for (const std::size_t n : {most + 1, most + 3, spread - 1, spread}) {
     expect_rank_ordered_sums<double>(comm, n, 3, exact);
     expect_rank_ordered_sums<double>(comm, 700, 1, exact);
@@ -155,9 +155,9 @@ TEST(MpiDeviceComm, SumsThroughPeerMemoryAreTheRankOrderedSums) {
 // unstarted, and every sum stays recordable and rank-ordered.
 TEST(MpiDeviceComm, FrequentLargeSumsStayInPeerMemory) {
   const int size = mpi::size(MPI_COMM_WORLD);
-  const std::size_t most = core::PeerSum::kMostBytes;
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
-                        core::DeviceComm::NcclStart::when_needed);
+  const std::size_t most = transport::PeerSum::kMostBytes;
+  transport::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
+                        transport::DeviceComm::NcclStart::when_needed);
   comm.connect_peer_sums();
   comm.expect_sums(4 * most + 8, 10 * most);
   const bool peers = comm.sums_route() == "peer memory";
@@ -173,14 +173,14 @@ TEST(MpiDeviceComm, FrequentLargeSumsStayInPeerMemory) {
 // keeps giving every rank the rank-ordered sums of the numbers of that replay.
 TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
-                        core::DeviceComm::NcclStart::when_needed);
+  transport::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()),
+                        transport::DeviceComm::NcclStart::when_needed);
   comm.connect_peer_sums();
   const std::string route = comm.sums_route();
   const bool peers = route == "peer memory";
   EXPECT_EQ(comm.sum_recordable(), peers || size == 1);
   if (!peers) GTEST_SKIP() << "no sums through peer memory here: " << route;
-  const std::size_t n[3] = {15011, 700, core::PeerSum::kMostBytes / sizeof(double) + 6001};  // the last spread
+  const std::size_t n[3] = {15011, 700, transport::PeerSum::kMostBytes / sizeof(double) + 6001};  // the last spread
   const auto value = [](int r, std::size_t i, int round, int which) {
     return 1.0 / (3.0 + static_cast<double>(i) + 7.0 * r + 0.53 * round + 0.11 * which);
   };
@@ -204,7 +204,7 @@ TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
     }
   };
   const Kokkos::DefaultExecutionSpace space;
-  core::QueueRecording recording;
+  transport::QueueRecording recording;
   std::string why_not;
   ASSERT_TRUE(recording.record(
       [&] {
@@ -225,7 +225,7 @@ TEST(MpiDeviceComm, PeerSumsRecordedOnceAndReplayedStayTheRankOrderedSums) {
 }
 
 TEST(MpiDeviceComm, PeerSumsOffKeepsTheTransport) {
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  transport::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
   comm.connect_peer_sums(core::Switch::off);
   if (comm.transport() != core::Transport::nccl)
     EXPECT_EQ(comm.sums_route(), core::transport_name(comm.transport()));
@@ -243,7 +243,7 @@ TEST(MpiDeviceComm, PeerSumsOffKeepsTheTransport) {
 // between the GPUs of one host the pairs go through peer memory; elsewhere the transport
 // carries all.
 template <class T>
-void expect_ring_exchanges(core::DeviceComm& comm, int calls) {
+void expect_ring_exchanges(transport::DeviceComm& comm, int calls) {
   const int rank = mpi::rank(MPI_COMM_WORLD), size = mpi::size(MPI_COMM_WORLD);
   const int next = (rank + 1) % size, previous = (rank + size - 1) % size;
   const std::size_t a = 7001, b = 4099, c = 33, g = 1500;  // A and C to next, B to previous
@@ -251,8 +251,8 @@ void expect_ring_exchanges(core::DeviceComm& comm, int calls) {
     return static_cast<T>(from * 100000 + piece * 10000 + static_cast<double>(i) + call * 0.25);
   };
   const bool gathers = rank != 0;
-  std::vector<core::DeviceComm::Piece> sends = {{next, 0, a, 1}, {previous, a, b, 2}, {next, a + b, c, 3}};
-  std::vector<core::DeviceComm::Piece> receives = {{previous, 0, a, 1}, {next, a, b, 2}, {previous, a + b, c, 3}};
+  std::vector<transport::DeviceComm::Piece> sends = {{next, 0, a, 1}, {previous, a, b, 2}, {next, a + b, c, 3}};
+  std::vector<transport::DeviceComm::Piece> receives = {{previous, 0, a, 1}, {next, a, b, 2}, {previous, a + b, c, 3}};
   if (gathers) sends.push_back({0, a + b + c, g, 4});
   if (rank == 0)
     for (int q = 1; q < size; ++q) receives.push_back({q, a + b + c + (q - 1) * g, g, 4});
@@ -282,7 +282,7 @@ void expect_ring_exchanges(core::DeviceComm& comm, int calls) {
 TEST(MpiDeviceComm, PeerExchangesDeliverEveryPieceCallAfterCall) {
   const int size = mpi::size(MPI_COMM_WORLD);
   if (size == 1) GTEST_SKIP() << "one rank exchanges nothing";
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  transport::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
   comm.connect_peer_exchanges((7001 + 4099 + 33) * sizeof(double));
   const std::string route = comm.exchanges_route();
   const auto routes = mpi::gather_strings(MPI_COMM_WORLD, route);
@@ -297,7 +297,7 @@ TEST(MpiDeviceComm, PeerExchangesDeliverEveryPieceCallAfterCall) {
 
 TEST(MpiDeviceComm, PeerMemoryOffKeepsTheTransportForExchanges) {
   if (mpi::size(MPI_COMM_WORLD) == 1) GTEST_SKIP() << "one rank exchanges nothing";
-  core::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
+  transport::DeviceComm comm(MPI_COMM_WORLD, core::choose_transport(MPI_COMM_WORLD, test::this_rank_binding()));
   comm.connect_peer_exchanges(1 << 20, core::Switch::off);
   if (comm.transport() == core::Transport::nccl)
     EXPECT_EQ(comm.exchanges_route(), "NCCL (no peer memory: TRIDENT_PEER_MEMORY=off)");

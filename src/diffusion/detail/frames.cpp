@@ -83,7 +83,7 @@ std::vector<std::uint64_t> frame_chunk(std::uint64_t ny, std::uint64_t nx, std::
 
 template <class T>
 FrameWriter<T>::FrameWriter(io::OutputFile& file, const DiffusionSettings& s, const Decomposition& d,
-                            RunContext& context, core::DeviceComm* device_comm, bool force_device_gather)
+                            RunContext& context, transport::DeviceComm* device_comm, bool force_device_gather)
     : file_(file), settings_(s), d_(d), timers_(context.timers), fields_(s.laplacian ? 2 : 1),
       device_comm_(device_comm), force_device_gather_(force_device_gather) {
   const auto ny = static_cast<std::uint64_t>(s.ny), nx = static_cast<std::uint64_t>(s.nx);
@@ -229,7 +229,7 @@ FramePath FrameWriter<T>::choose_path(RunContext& context) {
 }
 
 // Collective: where the halos go through peer memory, the frame is gathered through it too
-// (core::PeerWindow; NCCL would cost the job its set-up): rank 0's device_frame_ and
+// (transport::PeerWindow; NCCL would cost the job its set-up): rank 0's device_frame_ and
 // incoming_ are one buffer the others map, and each rank learns where its block of the first
 // field lands. Where no window opens, the gather stays with exchange().
 template <class T>
@@ -238,7 +238,7 @@ void FrameWriter<T>::open_window(MPI_Comm comm) {
   const auto frame_values = static_cast<std::size_t>(fields_ * settings_.ny * settings_.nx);
   const std::size_t incoming = incoming_values_;
   std::string why_not;
-  window_ = core::PeerWindow::open(comm, 0, (frame_values + incoming) * sizeof(T), why_not);
+  window_ = transport::PeerWindow::open(comm, 0, (frame_values + incoming) * sizeof(T), why_not);
   if (window_ == nullptr) {
     log::detail(comm, "diffusion: frames: no gather through peer memory (" + why_not + ")");
     return;
@@ -319,7 +319,7 @@ void FrameWriter<T>::collect_frame(T* frame, const DeviceBlock& field, const Dev
 // placed by a kernel), and rank 0 copies the frame to `frame` once.
 template <class T>
 void FrameWriter<T>::collect_frame_on_device(T* frame, const DeviceBlock& field, const DeviceBlock& laplacian) {
-  using Piece = core::DeviceComm::Piece;
+  using Piece = transport::DeviceComm::Piece;
   const Kokkos::DefaultExecutionSpace space;
   const std::int64_t nx = settings_.nx, frame_values = settings_.ny * nx;
   const auto block_values = static_cast<std::size_t>(d_.y().size * d_.x().size);

@@ -61,7 +61,7 @@ class FrameWriter {
   // path, also where the communicator goes through host memory (the CPU build), so that CI
   // runs that path. Collective.
   FrameWriter(io::OutputFile& file, const DiffusionSettings& settings, const Decomposition& d,
-              RunContext& context, core::DeviceComm* device_comm = nullptr, bool force_device_gather = false);
+              RunContext& context, transport::DeviceComm* device_comm = nullptr, bool force_device_gather = false);
   // Waits for a write in flight; its failure is not reported (call finish() for that).
   ~FrameWriter() = default;
   FrameWriter(const FrameWriter&) = delete;
@@ -104,16 +104,16 @@ class FrameWriter {
   HostBuffer block_;                  // this rank's blocks (field, then Laplacian)
   std::vector<HostBuffer> frames_buffers_;  // rank 0, whole-frame paths: 1 or 2 frames
   std::vector<T> receive_;                  // rank 0: a narrower block received before placing
-  core::DeviceComm* device_comm_;
+  transport::DeviceComm* device_comm_;
   bool force_device_gather_;
   bool gather_on_device_ = false;
   DeviceBuffer device_frame_;  // rank 0, gathered on the device: the frame (field, then Laplacian)
   DeviceBuffer incoming_;      // rank 0, blocks narrower than the grid: one field's blocks before placing
   std::size_t incoming_values_ = 0;
-  std::vector<core::DeviceComm::Piece> device_receives_;  // rank 0: each other rank's block of a field
+  std::vector<transport::DeviceComm::Piece> device_receives_;  // rank 0: each other rank's block of a field
   // Where halos go through peer memory (no NCCL): rank 0's device_frame_ and incoming_ in one
   // buffer the other ranks map, and where each rank's block of the first field lands in it.
-  std::unique_ptr<core::PeerWindow> window_;
+  std::unique_ptr<transport::PeerWindow> window_;
   std::size_t window_offset_ = 0;
   std::int64_t frames_ = 0;
   double write_seconds_added_ = 0;

@@ -57,7 +57,7 @@ void axis_part(int d, int n, int w, bool incoming, int& first, int& count) {
 }  // namespace
 
 template <class T>
-HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, int width, core::Switch peer_memory)
+HaloExchange<T>::HaloExchange(const Decomposition& d, transport::DeviceComm& comm, int width, core::Switch peer_memory)
     : comm_(comm),
       width_(width),
       queued_transfer_(comm.transport() == core::Transport::nccl),
@@ -100,7 +100,7 @@ HaloExchange<T>::HaloExchange(const Decomposition& d, core::DeviceComm& comm, in
   }
   // Across a periodic axis with two blocks, one neighbour is there twice (or more): the
   // transports match a pair's pieces in the order listed, so both sides list them by tag.
-  const auto by_tag = [](const core::DeviceComm::Piece& a, const core::DeviceComm::Piece& b) {
+  const auto by_tag = [](const transport::DeviceComm::Piece& a, const transport::DeviceComm::Piece& b) {
     return a.peer != b.peer ? a.peer < b.peer : a.tag < b.tag;
   };
   if (d.periodic()[0] || d.periodic()[1]) {

@@ -1,5 +1,5 @@
 #pragma once
-// Halo exchange of a block's w-cell border with its neighbours through core::DeviceComm
+// Halo exchange of a block's w-cell border with its neighbours through transport::DeviceComm
 // (peer memory between the GPUs of one host, NCCL, MPI with device pointers, or host
 // staging). The send side packs the edges (and, for w > 1, the w x w corners, which deep
 // halos need for the diagonal cells of the stencil's reach) into one device buffer with
@@ -58,8 +58,8 @@ template <class T>
 class HaloExchange {
  public:
   // Collective over d.cart(): connects `comm`'s exchanges through peer memory where
-  // `peer_memory` and the machine allow (core::DeviceComm::connect_peer_exchanges).
-  HaloExchange(const Decomposition& d, core::DeviceComm& comm, int width,
+  // `peer_memory` and the machine allow (transport::DeviceComm::connect_peer_exchanges).
+  HaloExchange(const Decomposition& d, transport::DeviceComm& comm, int width,
                core::Switch peer_memory = core::Switch::automatic);
   int width() const { return width_; }
   void start(const ExecutionSpace& compute, const Grid<T>& u);
@@ -72,11 +72,11 @@ class HaloExchange {
 
  private:
   void transfer();
-  core::DeviceComm& comm_;
+  transport::DeviceComm& comm_;
   int width_;
   bool queued_transfer_;  // NCCL: the transfer is queued on the side stream by start()
   HaloRegions sends_, receives_;
-  std::vector<core::DeviceComm::Piece> send_pieces_, receive_pieces_;
+  std::vector<transport::DeviceComm::Piece> send_pieces_, receive_pieces_;
   // Pieces a block sends to itself across a periodic axis with one block: copied from the
   // send buffer into the receive buffer (offset sent, offset received, count).
   struct SelfCopy {
@@ -84,8 +84,8 @@ class HaloExchange {
   };
   std::vector<SelfCopy> self_copies_;
   Kokkos::View<T*> send_, receive_;
-  core::SideStream side_;
-  core::QueueMark field_ready_, halo_ready_;
+  transport::SideStream side_;
+  transport::QueueMark field_ready_, halo_ready_;
 };
 
 }  // namespace trident::diffusion

@@ -27,7 +27,7 @@ View slab(const char* label, const LineFft& fft, std::int64_t lines, std::int64_
 }
 
 // The field before the disc, on this rank's rows: the filtered noise.
-RealLines filtered_noise(core::DeviceComm& comm, const StartField& start, std::int64_t nx, std::int64_t ny) {
+RealLines filtered_noise(transport::DeviceComm& comm, const StartField& start, std::int64_t nx, std::int64_t ny) {
   const int parts = comm.size(), me = comm.rank();
   const Extent rows = split(ny, parts, me);
   const std::int64_t half = nx / 2 + 1;  // wavenumbers 0..nx/2 along x: the rest mirror them
@@ -131,7 +131,7 @@ void fill_jagged_block(MPI_Comm comm, const StartField& start, std::int64_t nx, 
   // The transposes go by MPI (through page-locked host buffers where the MPI takes no
   // device pointers), whatever the run chose for its halos: NCCL would connect every pair
   // of ranks for this one all-to-all, P - 1 connections and their buffers on every GPU.
-  core::DeviceComm slabs(comm, core::mpi_transport());
+  transport::DeviceComm slabs(comm, core::mpi_transport());
   const RealLines field = filtered_noise(slabs, start, nx, ny);
   cut_and_threshold(comm, start, nx, ny, field);
   slabs_to_blocks<T>(slabs, nx, ny, field, x, y, block);

@@ -24,11 +24,11 @@ std::size_t checked_count(std::int64_t numbers) {
 // Sends piece q of `send` (doubles at send_offsets[q], send_counts[q] of them) to rank q and
 // receives rank q's into `receive` at receive_offsets[q]. The piece a rank keeps is copied
 // on the device. Returns once `receive` is complete.
-void all_to_all(core::DeviceComm& comm, const double* send, const std::vector<std::size_t>& send_offsets,
+void all_to_all(transport::DeviceComm& comm, const double* send, const std::vector<std::size_t>& send_offsets,
                 const std::vector<std::size_t>& send_counts, double* receive,
                 const std::vector<std::size_t>& receive_offsets, const std::vector<std::size_t>& receive_counts) {
   const int parts = comm.size(), me = comm.rank();
-  std::vector<core::DeviceComm::Piece> sends, receives;
+  std::vector<transport::DeviceComm::Piece> sends, receives;
   for (int q = 0; q < parts; ++q) {
     if (q == me) continue;
     sends.push_back({q, send_offsets[q], send_counts[q], 0});
@@ -49,7 +49,7 @@ void all_to_all(core::DeviceComm& comm, const double* send, const std::vector<st
 
 }  // namespace
 
-void transpose_slabs(core::DeviceComm& comm, std::int64_t rows, std::int64_t columns, const ComplexLines& in,
+void transpose_slabs(transport::DeviceComm& comm, std::int64_t rows, std::int64_t columns, const ComplexLines& in,
                      const ComplexLines& out) {
   const int parts = comm.size(), me = comm.rank();
   const Extent mine = split(rows, parts, me), my_columns = split(columns, parts, me);
@@ -102,7 +102,7 @@ void transpose_slabs(core::DeviceComm& comm, std::int64_t rows, std::int64_t col
 namespace trident::diffusion {
 
 template <class T>
-void slabs_to_blocks(core::DeviceComm& comm, std::int64_t nx, std::int64_t ny, const RealLines& slab, Extent x, Extent y,
+void slabs_to_blocks(transport::DeviceComm& comm, std::int64_t nx, std::int64_t ny, const RealLines& slab, Extent x, Extent y,
                      const Kokkos::View<T**, Kokkos::LayoutRight>& block) {
   const int parts = comm.size(), me = comm.rank();
   const Extent mine = split(ny, parts, me);
@@ -161,9 +161,9 @@ void slabs_to_blocks(core::DeviceComm& comm, std::int64_t nx, std::int64_t ny, c
   Kokkos::fence();
 }
 
-template void slabs_to_blocks<float>(core::DeviceComm&, std::int64_t, std::int64_t, const RealLines&, Extent, Extent,
+template void slabs_to_blocks<float>(transport::DeviceComm&, std::int64_t, std::int64_t, const RealLines&, Extent, Extent,
                                      const Kokkos::View<float**, Kokkos::LayoutRight>&);
-template void slabs_to_blocks<double>(core::DeviceComm&, std::int64_t, std::int64_t, const RealLines&, Extent, Extent,
+template void slabs_to_blocks<double>(transport::DeviceComm&, std::int64_t, std::int64_t, const RealLines&, Extent, Extent,
                                       const Kokkos::View<double**, Kokkos::LayoutRight>&);
 
 }  // namespace trident::diffusion

@@ -33,10 +33,10 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
   toward_[2] = d.south() != MPI_PROC_NULL;
   toward_[3] = d.north() != MPI_PROC_NULL;
   if (alone_) return;
-  // NCCL only if peer memory does not carry the halos (core::DeviceComm).
-  comm_ = std::make_unique<core::DeviceComm>(d.cart(), transport, core::DeviceComm::NcclStart::when_needed);
+  // NCCL only if peer memory does not carry the halos (transport::DeviceComm).
+  comm_ = std::make_unique<transport::DeviceComm>(d.cart(), transport, transport::DeviceComm::NcclStart::when_needed);
   halo_ = std::make_unique<HaloExchange<T>>(d, *comm_, width_, peer_memory);
-  wait_clock_ = std::make_unique<core::QueueWaitClock>();
+  wait_clock_ = std::make_unique<transport::QueueWaitClock>();
 }
 
 template <class T>

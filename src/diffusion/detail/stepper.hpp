@@ -55,7 +55,7 @@ class Stepper {
   // run log; empty if none.
   std::string describe_tiles() const;
   // The halos' communicator (the frames use it too); null when the block is alone.
-  core::DeviceComm* comm() const { return comm_.get(); }
+  transport::DeviceComm* comm() const { return comm_.get(); }
 
   // `steps` steps (1 to trip_limit()) from step `step`, queued on the default instance:
   // `next` <- `u` after them on the block; then the caller swaps `u` and `next`. One step
@@ -110,9 +110,9 @@ class Stepper {
   bool alone_;
   bool toward_[4];  // west, east, south, north: a neighbour there
   int valid_ = 0;   // how deep u's halo holds current values
-  std::unique_ptr<core::DeviceComm> comm_;
+  std::unique_ptr<transport::DeviceComm> comm_;
   std::unique_ptr<HaloExchange<T>> halo_;
-  std::unique_ptr<core::QueueWaitClock> wait_clock_;
+  std::unique_ptr<transport::QueueWaitClock> wait_clock_;
   Kokkos::View<int*> chain_board_;  // a chain's counters (trip.hpp), grown by its first launch
   int chain_rows_ = 0;              // the rows of the last chain's tiles
 };

@@ -49,7 +49,7 @@ KOKKOS_INLINE_FUNCTION std::uint32_t place_key(const Vec4<double>& v) {
   return static_cast<std::uint32_t>(morton_key(v) >> 31);
 }
 
-// Orders rows[from..] by the place keys of their points (a chunk of one cell is compact
+// Orders rows[from..] by the place keys of their points (a slice of one cell is compact
 // enough for the screen), keeping the rows' order within a cell, so the order is the
 // same on every run; returns the keys in that order. A stable radix sort in two passes
 // of 16 bits: at 2^24 rows a fraction of a comparison sort's time.

@@ -91,11 +91,4 @@ struct ListBoundCache {
   ListBound bound;
 };
 
-// The whole bound for lists of at least kc entries over `references` (defined with the
-// search, whose screen finds the reaches; `options` give the precision and the list kind),
-// from at most `most_places` places. Empty (off) when kc exceeds the references or
-// most_places < 1. The search builds its own; this is for the tests.
-ListBound list_bound(const std::vector<Vec4<double>>& references, int kc, std::int64_t most_places,
-                     const SearchOptions& options);
-
 }  // namespace trident::knn

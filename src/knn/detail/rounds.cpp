@@ -65,7 +65,7 @@ class RowsLock {
 
  private:
   double& seconds_;
-  std::optional<core::PageLock> indices_, distances_;
+  std::optional<transport::PageLock> indices_, distances_;
 };
 
 // The references a round is sized for (see kIndexRowReferences).
@@ -90,7 +90,7 @@ std::int64_t probe_round_size(std::int64_t batch_size, bool on_device, std::int6
 
 // On a GPU a round costs a few milliseconds whatever its size: the search's set-up (its
 // device arrays, unless reserved before the search: reserve_search), and the rows of its
-// last chunk downloaded after the screen; a rank pays that on any rank count. 2^36 pairs
+// last slice downloaded after the screen; a rank pays that on any rank count. 2^36 pairs
 // take a fraction of a second even in float64 or on clustered points; past k = 64 the
 // rows' download and the selection grow with k, hence the budget shrinking as 64 / k. So
 // such a round stays well under kRoundSeconds, and four times it, searched as one round,
@@ -182,10 +182,10 @@ int search_in_rounds(const Vec4<double>* observations, const std::vector<Vec4<do
         for (std::int64_t o = 0; o < n; ++o) rows.done[static_cast<std::size_t>(todo[next + static_cast<std::size_t>(o)])] = 1;
       }
       next += static_cast<std::size_t>(n);
-      // Many rows searched again: the batches' chunks mix far-apart places (two cities, a
-      // city and the globe), and the float32 screen around a chunk's centre cannot resolve
+      // Many rows searched again: the batches' slices mix far-apart places (two cities, a
+      // city and the globe), and the float32 screen around a slice's centre cannot resolve
       // neighbours within each place. The rows left are searched in the order of their
-      // places from then on, so that a chunk covers one place (a row's answer does not
+      // places from then on, so that a slice covers one place (a row's answer does not
       // depend on its batch; the rows then take the staged path). Once per search. (The
       // index puts every batch in key order itself and screens each row around itself.)
       if (!options.index && stats.reordered_rows == 0 && next < todo.size() &&

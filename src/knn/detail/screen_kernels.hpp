@@ -49,9 +49,9 @@ KOKKOS_INLINE_FUNCTION double distance_to(const Vec4<double>& p, const Vec4<doub
   return kmath::sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-// The centre a chunk is screened around on host back ends: screening coordinates are
-// (p - c) rounded, so their error scales with the chunk's extent instead of the sphere's
-// (see ScreeningWindow). Any point is valid; a chunk inside a cluster wants c near it.
+// The centre a slice is screened around on host back ends: screening coordinates are
+// (p - c) rounded, so their error scales with the slice's extent instead of the sphere's
+// (see ScreeningWindow). Any point is valid; a slice inside a cluster wants c near it.
 // Set by FindCentre.
 struct Centre {
   Kokkos::View<Vec4<double>, DeviceMemory> point;
@@ -102,21 +102,21 @@ KOKKOS_INLINE_FUNCTION T squared_chord(const Vec4<T>& p, const Vec4<T>& q) {
 }
 
 // Where a screen's coordinates come from, in one of two modes:
-// - per chunk (host back ends): the observations' and the tile's coordinates were made
-//   once per chunk, relative to the chunk's centre (`obs`, `refs`); `offset` was written
+// - per slice (host back ends): the observations' and the tile's coordinates were made
+//   once per slice, relative to the slice's centre (`obs`, `refs`); `offset` was written
 //   with them.
 // - per team (GPUs): each team screens around a centre of its own, the float64 vector of
 //   the middle observation of its block, and makes the coordinates itself: its
 //   observations' in registers, the references' as it stages them (3 float64 subtractions
 //   a staged reference, under 1 % of a team's pairs). A team inside one place resolves it
-//   whatever else its chunk holds (a city beside the globe, two cities), where a chunk's
+//   whatever else its slice holds (a city beside the globe, two cities), where a slice's
 //   centre between them could not. The screen writes `offset` (first segment only).
 // A centre is any point, so the final answers do not depend on the mode (the screen only
 // chooses what float64 settles); the lists' S do, and every kernel that reads them uses
 // the same centre for an observation: its block's, the same in every tile and segment.
 template <class T>
 struct ScreenFrame {
-  PointsView<T> obs, refs;            // per chunk: batch rows and the tile, made by the host path
+  PointsView<T> obs, refs;            // per slice: batch rows and the tile, made by the host path
   PointsView<double> obs64, refs64;   // per team: batch rows and the tile in float64
   Kokkos::View<double*, DeviceMemory> offset;  // |p - c| of each batch row
   bool per_team = false;

@@ -1,9 +1,9 @@
 #pragma once
-// The screen launches: for the rows of a chunk and a tile of references, which screen
+// The screen launches: for the rows of a slice and a tile of references, which screen
 // kernel runs (register lists: screen_kernels.hpp, buffers: buffer_kernels.hpp, any-k:
 // select_kernels.hpp) with how many threads a team, how many teams, how many reference
 // segments and how much team scratch memory; and the threads and segments the callers
-// size their chunks and lists by.
+// size their slices and lists by.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>

@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "transport/page_lock.hpp"
 #include "core/timers.hpp"
-#include "knn/detail/chunk_pipeline.hpp"
+#include "knn/detail/slice_pipeline.hpp"
 #include "knn/detail/list_bound.hpp"
 #include "knn/detail/list_choice.hpp"
 #include "knn/detail/search_test_hooks.hpp"
@@ -92,7 +92,7 @@ void search(const Vec4<double>* observations, std::int64_t n_obs, const std::vec
   if (todo.empty()) return;
   // Lists too short to prove the answer: references within the screening window of the
   // k-th that the list could not hold (points closer than the screening precision resolves
-  // around the chunk's centre, e.g. several dense clusters in one batch, or duplicates).
+  // around the slice's centre, e.g. several dense clusters in one batch, or duplicates).
   // They are searched again in float64 (whose window is about 1e-11 of the radius: only
   // duplicates and near-ties within it need more) with lists four times longer (at least
   // 64 off the registers), until the window closes or every reference is kept.
@@ -133,8 +133,8 @@ Neighbours nearest_with(const Vec4<double>* observations, std::int64_t n_obs,
   // the result rows page-locked while the search writes them: copies from the device into
   // pageable memory go through the driver's small staging buffers at a fraction of the
   // link's speed
-  const core::PageLock lock_indices(out.indices.data(), out.indices.size() * sizeof(NeighbourIndex));
-  const core::PageLock lock_distances(out.distances.data(), out.distances.size() * sizeof(double));
+  const transport::PageLock lock_indices(out.indices.data(), out.indices.size() * sizeof(NeighbourIndex));
+  const transport::PageLock lock_distances(out.distances.data(), out.distances.size() * sizeof(double));
   search_into(observations, n_obs, references, options, hooks, {out.indices.data(), out.distances.data()}, profile);
   return out;
 }

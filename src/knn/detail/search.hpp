@@ -1,11 +1,11 @@
 #pragma once
 // The public entry points of the kNN search: exact k nearest references of a set of
 // observations on one rank's device. float32 (or float64) screening of squared chords
-// (coordinates relative to a centre of each chunk or team of observations), float64
+// (coordinates relative to a centre of each slice or team of observations), float64
 // settling of the candidates within the screening window of the k-th, and a wider float64
 // search for the rare observation whose kept list was too short to prove its answer.
 // The parts: list choice (list_choice.hpp), the Searcher's passes (searcher.hpp), their
-// chunk pipeline (chunk_pipeline.hpp) and screen launches (screen_launch.hpp).
+// slice pipeline (slice_pipeline.hpp) and screen launches (screen_launch.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -27,13 +27,13 @@ Neighbours nearest(const std::vector<Vec4<double>>& observations,
                    SearchProfile* profile = nullptr);
 
 // The same for `n_obs` observations at `observations` (host memory; page-locked memory,
-// see core::PageLock, makes the copies to the device faster).
+// see transport::PageLock, makes the copies to the device faster).
 Neighbours nearest(const Vec4<double>* observations, std::int64_t n_obs,
                    const std::vector<Vec4<double>>& references, const SearchOptions& options,
                    SearchProfile* profile = nullptr);
 
 // The same, writing every row into `rows` (no result arrays of its own, no copy): for
-// callers that keep the rows, e.g. a search in rounds. Page-lock the rows (core::PageLock) for
+// callers that keep the rows, e.g. a search in rounds. Page-lock the rows (transport::PageLock) for
 // fast copies from the device.
 void nearest_into(const Vec4<double>* observations, std::int64_t n_obs,
                   const std::vector<Vec4<double>>& references, const SearchOptions& options, ResultRows rows,

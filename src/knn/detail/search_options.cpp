@@ -15,7 +15,7 @@ std::optional<ListKind> list_kind_named(const std::string& value) {
 
 SearchOptions with_overrides(SearchOptions options, const core::Overrides& overrides) {
   options.forced_lists = list_kind_named(overrides.knn_lists);
-  options.chunks = overrides.knn_chunks;
+  options.slices = overrides.knn_slices;
   options.list_bound = overrides.knn_list_bound;
   return options;
 }

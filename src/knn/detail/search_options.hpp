@@ -36,8 +36,8 @@ struct SearchOptions {
   // TRIDENT_KNN_LISTS: the screen of every pass (where it can hold the lists; see
   // list_choice.hpp); nullopt: chosen by list length.
   std::optional<ListKind> forced_lists;
-  // TRIDENT_KNN_CHUNKS: pipeline chunks per batch (0: by size, on GPUs only).
-  int chunks = 0;
+  // TRIDENT_KNN_SLICES: pipeline slices per batch (0: by size, on GPUs only).
+  int slices = 0;
   // TRIDENT_KNN_LIST_BOUND: lists start at a bound (list_bound.hpp) from every reference
   // (on), never (off), or by size (automatic).
   core::Switch list_bound = core::Switch::automatic;
@@ -51,7 +51,7 @@ struct SearchOptions {
   // bound_cache), which stay where they are in host memory.
   std::shared_ptr<core::DeviceBuffers> device_buffers;
   // the observations come in the order of their places (rounds.hpp): on host back ends a
-  // batch is then cut into chunks too, each screened around its own centre
+  // batch is then cut into slices too, each screened around its own centre
   bool ordered_by_place = false;
   // knn.method chose the spatial index (index/cost_model.hpp): searches go through this index
   // of the references (built once by the study, shared by every round); null: brute force

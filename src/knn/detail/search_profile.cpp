@@ -16,7 +16,7 @@ void SearchProfile::add(const SearchProfile& s) {
   settle_seconds += s.settle_seconds;
   download_seconds += s.download_seconds;
   widened_seconds += s.widened_seconds;
-  pipelined_chunks += s.pipelined_chunks;
+  pipelined_slices += s.pipelined_slices;
   setup_seconds += s.setup_seconds;
   arrays_seconds += s.arrays_seconds;
   bound_places = std::max(bound_places, s.bound_places);
@@ -24,9 +24,9 @@ void SearchProfile::add(const SearchProfile& s) {
   reference_uploads += s.reference_uploads;
   index_leaves += s.index_leaves;
   index_rows += s.index_rows;
-  if (s.chunk_times_rows > chunk_times_rows) {
-    chunk_times = s.chunk_times;
-    chunk_times_rows = s.chunk_times_rows;
+  if (s.slice_times_rows > slice_times_rows) {
+    slice_times = s.slice_times;
+    slice_times_rows = s.slice_times_rows;
   }
 }
 

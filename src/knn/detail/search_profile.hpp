@@ -1,6 +1,6 @@
 #pragma once
 // What a search measured of itself, for the benchmarks and the run log: counts (batches,
-// tiles, rows searched again), the time of each phase, and the chunk timeline of its
+// tiles, rows searched again), the time of each phase, and the slice timeline of its
 // largest pipelined batch. Never part of the results: the rows (result_rows.hpp) are the
 // same whatever is measured here.
 #include <cstdint>
@@ -18,10 +18,10 @@ struct SearchProfile {
   // screen (with segment merging), bound + settle + order, results back, widened passes
   double upload_seconds = 0.0, screen_seconds = 0.0, settle_seconds = 0.0,
          download_seconds = 0.0, widened_seconds = 0.0;
-  // batches split into chunks whose transfers overlap the kernels of their neighbours:
-  // then screen_seconds holds upload + screen + settle of all chunks and download_seconds
+  // batches split into slices whose transfers overlap the kernels of their neighbours:
+  // then screen_seconds holds upload + screen + settle of all slices and download_seconds
   // the transfers still running after the last kernel
-  std::int64_t pipelined_chunks = 0;
+  std::int64_t pipelined_slices = 0;
   double setup_seconds = 0.0;  // the references' device copies and the search's setup
   // the batches' device arrays allocated during the search (fenced; none once reserved:
   // reserve_search), and the first round of a search in rounds, whole (rounds.hpp: its
@@ -39,14 +39,14 @@ struct SearchProfile {
   // a search through the spatial index (index/index_search.hpp): leaves screened, and rows
   // screened (every pass), for the leaves a row
   std::int64_t index_leaves = 0, index_rows = 0;
-  // the pipelined batch of most rows (on GPUs): for each chunk, when its rows were ready on
+  // the pipelined batch of most rows (on GPUs): for each slice, when its rows were ready on
   // the device and when they were in host memory, in ms after the batch's first upload was
   // queued; tells rows that wait for the link from rows that wait for the screen
-  struct ChunkTimes {
+  struct SliceTimes {
     double ready_ms = 0.0, downloaded_ms = 0.0;
   };
-  std::vector<ChunkTimes> chunk_times;
-  std::int64_t chunk_times_rows = 0;  // the rows of that batch
+  std::vector<SliceTimes> slice_times;
+  std::int64_t slice_times_rows = 0;  // the rows of that batch
 
   // Adds the profile of one more search over the same references (a round of rounds.hpp):
   // counts and times summed, the largest batch's timeline kept.

@@ -1,11 +1,12 @@
 #pragma once
 // Test hooks of the search: layouts that the automatic choices take on GPUs only, forced
 // on host back ends so that the CPU tests run the GPUs' code paths, and a fixed segment
-// count. Production code leaves them unset (the study and the rounds never include this
-// header); tests pass them to the nearest() below.
+// count; and the list bound on its own. Production code leaves them unset (the study and
+// the rounds never include this header); tests pass them to the nearest() below.
 #include <vector>
 
 #include "knn/detail/geometry.hpp"
+#include "knn/detail/list_bound.hpp"
 #include "knn/detail/result_rows.hpp"
 #include "knn/detail/search_options.hpp"
 #include "knn/detail/search_profile.hpp"
@@ -21,5 +22,12 @@ struct SearchTestHooks {
 // search.hpp's nearest() with `hooks`.
 Neighbours nearest(const std::vector<Vec4<double>>& observations, const std::vector<Vec4<double>>& references,
                    const SearchOptions& options, const SearchTestHooks& hooks, SearchProfile* profile = nullptr);
+
+// The whole bound for lists of at least kc entries over `references` (defined with the
+// search, whose screen finds the reaches; `options` give the precision and the list kind),
+// from at most `most_places` places. Empty (off) when kc exceeds the references or
+// most_places < 1. The search builds its own.
+ListBound list_bound(const std::vector<Vec4<double>>& references, int kc, std::int64_t most_places,
+                     const SearchOptions& options);
 
 }  // namespace trident::knn

@@ -1,5 +1,5 @@
-// The Searcher (searcher.hpp): a pass over batches of observations, each batch in chunks
-// (chunk_pipeline.hpp), each chunk screened tile by tile (screen_launch.hpp), then settled
+// The Searcher (searcher.hpp): a pass over batches of observations, each batch in slices
+// (slice_pipeline.hpp), each slice screened tile by tile (screen_launch.hpp), then settled
 // and written; and the screen of the places for the list bound.
 #include "knn/detail/searcher.hpp"
 
@@ -9,7 +9,7 @@
 
 #include "core/device_buffers.hpp"
 #include "core/timers.hpp"
-#include "knn/detail/chunk_pipeline.hpp"
+#include "knn/detail/slice_pipeline.hpp"
 #include "knn/detail/screen_launch.hpp"
 #include "knn/detail/search.hpp"
 
@@ -75,7 +75,7 @@ template <class T>
 void Searcher<T>::reserve(std::int64_t rows, ListChoice lists) {
   const double start = wall_seconds();
   (void)arrays_for(static_cast<int>(batch_rows(rows, lists)), lists);
-  (void)chunk_spaces(*buffers_, kMaxChunkSpaces, lists);  // the pipelined chunks' streams
+  (void)slice_spaces(*buffers_, kMaxSliceSpaces, lists);  // the pipelined slices' streams
   Kokkos::fence();
   profile_.arrays_seconds += wall_seconds() - start;
 }
@@ -116,8 +116,8 @@ RowList Searcher<T>::search_rows(const Vec4<double>* observations, RowSelection 
   return failed;
 }
 
-// Chunks: transfers of one overlap the kernels of the next (contiguous batches with
-// resident references only: tiles would be uploaded again for every chunk). Appends the
+// Slices: transfers of one overlap the kernels of the next (contiguous batches with
+// resident references only: tiles would be uploaded again for every slice). Appends the
 // rows whose lists could not prove their answer to `failed`.
 template <class T>
 void Searcher<T>::search_batch(const Vec4<double>* observations, RowSelection which, const Batch& b,
@@ -125,22 +125,22 @@ void Searcher<T>::search_batch(const Vec4<double>* observations, RowSelection wh
                                const ListBound& bound, PhaseClock& clock, RowList& failed) {
   const int n = b.n, k = options_.k;
   ++profile_.batches;
-  const int chunks = chunk_count(n, screen_threads<T>(n, lists), b.contiguous && tiles_ == 1, options_.chunks,
+  const int slices = slice_count(n, screen_threads<T>(n, lists), b.contiguous && tiles_ == 1, options_.slices,
                                  options_.ordered_by_place);
-  ChunkTransfers transfers(chunks > 1);
+  SliceTransfers transfers(slices > 1);
   Kokkos::deep_copy(a.unproven_count, 0);
   if (!b.contiguous) {
     for (int o = 0; o < n; ++o) staging.obs64(o) = observations[which[b.first + o]];
   }
-  const std::vector<int> starts = chunk_starts(n, chunks);
-  const std::vector<ExecSpace> spaces = chunk_spaces(*buffers_, starts.size() - 1, lists);
-  if (chunks > 1) profile_.pipelined_chunks += static_cast<std::int64_t>(starts.size()) - 1;
+  const std::vector<int> starts = slice_starts(n, slices);
+  const std::vector<ExecSpace> spaces = slice_spaces(*buffers_, starts.size() - 1, lists);
+  if (slices > 1) profile_.pipelined_slices += static_cast<std::int64_t>(starts.size()) - 1;
   for (std::size_t ci = 0; ci + 1 < starts.size(); ++ci) {
     space_ = spaces[std::min(ci, spaces.size() - 1)];
-    search_chunk(b, starts[ci], starts[ci + 1] - starts[ci], chunks == 1, lists, a, bound, transfers, clock);
+    search_slice(b, starts[ci], starts[ci + 1] - starts[ci], slices == 1, lists, a, bound, transfers, clock);
   }
   space_ = ExecSpace();
-  if (chunks > 1) {
+  if (slices > 1) {
     for (const ExecSpace& space : spaces) space.fence();  // the kernels; copies may still run
     clock.charge_fenced(&SearchProfile::screen_seconds);
   }
@@ -166,17 +166,17 @@ void Searcher<T>::search_batch(const Vec4<double>* observations, RowSelection wh
 }
 
 // Rows [c0, c0 + cn) of the batch: their observations up, their lists screened, settled
-// and ordered, their rows written and sent down. `timed`: a batch of one chunk, whose
-// phases are charged one by one (the chunks of a pipelined batch overlap).
+// and ordered, their rows written and sent down. `timed`: a batch of one slice, whose
+// phases are charged one by one (the slices of a pipelined batch overlap).
 template <class T>
-void Searcher<T>::search_chunk(const Batch& b, int c0, int cn, bool timed, ListChoice lists, const BatchArrays& a,
-                               const ListBound& bound, ChunkTransfers& transfers, PhaseClock& clock) {
+void Searcher<T>::search_slice(const Batch& b, int c0, int cn, bool timed, ListChoice lists, const BatchArrays& a,
+                               const ListBound& bound, SliceTransfers& transfers, PhaseClock& clock) {
   transfers.upload(space_, a.obs64.data() + c0, b.from + c0, static_cast<std::size_t>(cn) * sizeof(Vec4<double>));
   if (timed) clock.charge(&SearchProfile::upload_seconds);
   start_lists(a.frame, a.best, a.best_index, c0, cn, bound);
   screen_tiles(a.frame, a.best, a.best_index, c0, cn, lists);
   if (timed) clock.charge(&SearchProfile::screen_seconds);
-  settle_chunk(a, c0, cn, lists.kc);
+  settle_slice(a, c0, cn, lists.kc);
   if (timed) clock.charge(&SearchProfile::settle_seconds);
   const std::size_t row0 = static_cast<std::size_t>(c0) * options_.k, rows = static_cast<std::size_t>(cn) * options_.k;
   transfers.download(space_, b.index_to + row0, a.out_index.data() + row0, rows * sizeof(NeighbourIndex));
@@ -186,7 +186,7 @@ void Searcher<T>::search_chunk(const Batch& b, int c0, int cn, bool timed, ListC
 // Bound, settle (tile by tile, the last first: the screen left it on the device), order,
 // and the first k entries of each list into the rows.
 template <class T>
-void Searcher<T>::settle_chunk(const BatchArrays& a, int c0, int cn, int kc) {
+void Searcher<T>::settle_slice(const BatchArrays& a, int c0, int cn, int kc) {
   const int k = options_.k;
   const int kept = static_cast<int>(std::min<std::int64_t>(kc, n_refs_));
   const auto range = Kokkos::RangePolicy<ExecSpace>(space_, c0, c0 + cn);
@@ -224,15 +224,15 @@ std::vector<int> Searcher<T>::gather_unproven(const BatchArrays& a, int n) {
   return rows;
 }
 
-// The timeline of the pipelined batch of most rows: two downloads a chunk, its rows ready
+// The timeline of the pipelined batch of most rows: two downloads a slice, its rows ready
 // at the indices' and down with the distances'.
 template <class T>
-void Searcher<T>::keep_timeline(const std::vector<SearchProfile::ChunkTimes>& downloads, std::size_t chunks, int n) {
-  if (downloads.size() != 2 * chunks || n <= profile_.chunk_times_rows) return;
-  profile_.chunk_times.clear();
+void Searcher<T>::keep_timeline(const std::vector<SearchProfile::SliceTimes>& downloads, std::size_t slices, int n) {
+  if (downloads.size() != 2 * slices || n <= profile_.slice_times_rows) return;
+  profile_.slice_times.clear();
   for (std::size_t d = 0; d < downloads.size(); d += 2)
-    profile_.chunk_times.push_back({downloads[d].ready_ms, downloads[d + 1].downloaded_ms});
-  profile_.chunk_times_rows = n;
+    profile_.slice_times.push_back({downloads[d].ready_ms, downloads[d + 1].downloaded_ms});
+  profile_.slice_times_rows = n;
 }
 
 template <class T>
@@ -268,8 +268,8 @@ void Searcher<T>::find_reaches(const PointsView<double>& places, ListChoice list
       KOKKOS_LAMBDA(int j) { places(j).w = ScreeningWindow<T>(best(j, kc - 1), offset(j)).limit; });
 }
 
-// Per chunk (host back ends) the screening coordinates are relative to a centre of the
-// chunk's observations (per team the screens make their own: see ScreenFrame); every
+// Per slice (host back ends) the screening coordinates are relative to a centre of the
+// slice's observations (per team the screens make their own: see ScreenFrame); every
 // column of every list (the other segments' too: see RegisterScreen) starts as (start,
 // kNoIndex), the start from `bound` (list_bound.hpp; +inf without places).
 template <class T>
@@ -287,7 +287,7 @@ void Searcher<T>::start_lists(const ScreenFrame<T>& frame, const ListValues<T>& 
   const Kokkos::View<double*, DeviceMemory> offset = frame.offset;
   Kokkos::parallel_for(
       "trident::knn::init_lists", Kokkos::RangePolicy<ExecSpace>(space_, c0, c0 + cn), KOKKOS_LAMBDA(int o) {
-        if (!per_team) {  // the screening copy, made once per chunk
+        if (!per_team) {  // the screening copy, made once per slice
           obs_screen(o) = centre.relative<T>(obs64(o));
           offset(o) = centre.offset(obs64(o));
         }
@@ -340,7 +340,7 @@ std::string Searcher<T>::tile_label(std::int64_t tile) const {
          std::to_string(tile * tile_) + "+" + std::to_string(tile_count(tile));
 }
 
-// The uploaded tile's screening coordinates, relative to the current chunk's centre.
+// The uploaded tile's screening coordinates, relative to the current slice's centre.
 template <class T>
 void Searcher<T>::screen_copy(std::int64_t tile) {
   Kokkos::parallel_for("trident::knn::screen_references", Kokkos::RangePolicy<ExecSpace>(space_, 0, tile_count(tile)),

@@ -28,7 +28,7 @@ class DeviceBuffers;  // core/device_buffers.hpp
 
 namespace trident::knn {
 
-class ChunkTransfers;  // chunk_pipeline.hpp
+class SliceTransfers;  // slice_pipeline.hpp
 
 template <class T>
 class Searcher {
@@ -81,7 +81,7 @@ class Searcher {
   // lie. A screen of the places as observations, without settling or downloading.
   void find_reaches(const PointsView<double>& places, ListChoice lists);
   // The lists of rows [c0, c0 + cn) of a batch set to (start, kNoIndex), the start from
-  // `bound`; per chunk (host back ends) the chunk's screening coordinates first.
+  // `bound`; per slice (host back ends) the slice's screening coordinates first.
   void start_lists(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index, int c0,
                    int cn, const ListBound& bound);
   // The rows of the first `n` of a batch whose lists could not prove their answer,
@@ -113,10 +113,10 @@ class Searcher {
   void search_batch(const Vec4<double>* observations, RowSelection which, const Batch& batch, ListChoice lists,
                     const BatchArrays& a, const HostStaging& staging, ResultRows out, const ListBound& bound,
                     PhaseClock& clock, RowList& failed);
-  void search_chunk(const Batch& batch, int c0, int cn, bool timed, ListChoice lists, const BatchArrays& a,
-                    const ListBound& bound, ChunkTransfers& transfers, PhaseClock& clock);
-  void settle_chunk(const BatchArrays& a, int c0, int cn, int kc);
-  void keep_timeline(const std::vector<SearchProfile::ChunkTimes>& downloads, std::size_t chunks, int n);
+  void search_slice(const Batch& batch, int c0, int cn, bool timed, ListChoice lists, const BatchArrays& a,
+                    const ListBound& bound, SliceTransfers& transfers, PhaseClock& clock);
+  void settle_slice(const BatchArrays& a, int c0, int cn, int kc);
+  void keep_timeline(const std::vector<SearchProfile::SliceTimes>& downloads, std::size_t slices, int n);
   void screen_tiles(const ScreenFrame<T>& frame, const ListValues<T>& best, const ListIndices& best_index, int c0,
                     int cn, ListChoice lists);
   std::int64_t tile_count(std::int64_t tile) const;
@@ -131,7 +131,7 @@ class Searcher {
   const SearchTestHooks hooks_;
   SearchProfile& profile_;
   const std::vector<Vec4<double>>& refs64_;
-  const bool per_team_;  // screening coordinates per team, else per chunk (ScreenFrame)
+  const bool per_team_;  // screening coordinates per team, else per slice (ScreenFrame)
   // the device arrays (the caller's, kept between searches, or this search's own); the
   // float32 and float64 searchers of one search use different names, so that both may live
   const std::shared_ptr<core::DeviceBuffers> buffers_;
@@ -140,7 +140,7 @@ class Searcher {
   std::size_t budget_ = 0;
   PointsView<T> tile_screen_;
   PointsView<double> tile64_;
-  ExecSpace space_;  // where the kernels of the chunk under way run
+  ExecSpace space_;  // where the kernels of the slice under way run
 };
 
 extern template class Searcher<float>;

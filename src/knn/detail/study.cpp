@@ -92,7 +92,7 @@ class ObservationVectors {
 
  private:
   core::UninitializedVector<Vec4<double>> vectors_;
-  std::optional<core::PageLock> lock_;  // declared after the vectors: unlocked before they are freed
+  std::optional<transport::PageLock> lock_;  // declared after the vectors: unlocked before they are freed
 };
 
 // Warm-up on a few observations: CUDA loads a kernel's module at its first launch
@@ -338,9 +338,9 @@ void write_result(const KnnSettings& settings, const ChunkResult& r, MPI_Comm co
                                  r.stats.settle_seconds - r.stats.download_seconds -
                                  r.stats.widened_seconds - r.stats.setup_seconds - r.stats.arrays_seconds,
                              "%.4f") + " s" +
-                      (r.stats.pipelined_chunks > 0
-                           ? " (" + std::to_string(r.stats.pipelined_chunks) +
-                                 " chunks: screen includes their upload and settle, download is what "
+                      (r.stats.pipelined_slices > 0
+                           ? " (" + std::to_string(r.stats.pipelined_slices) +
+                                 " slices: screen includes their upload and settle, download is what "
                                  "ran past the last kernel)"
                            : std::string()) +
                       (r.stats.first_round_seconds > 0
@@ -351,13 +351,13 @@ void write_result(const KnnSettings& settings, const ChunkResult& r, MPI_Comm co
                                  figure(static_cast<double>(r.count) * static_cast<double>(r.n_references) /
                                             r.stats.screen_seconds, "%.4g") + " pairs/s"
                            : std::string()));
-  if (!r.stats.chunk_times.empty()) {
+  if (!r.stats.slice_times.empty()) {
     std::string ready, downloaded;
-    for (const SearchProfile::ChunkTimes& c : r.stats.chunk_times) {
+    for (const SearchProfile::SliceTimes& c : r.stats.slice_times) {
       ready += (ready.empty() ? "" : " ") + figure(c.ready_ms, "%.1f");
       downloaded += (downloaded.empty() ? "" : " ") + figure(c.downloaded_ms, "%.1f");
     }
-    log::detail(comm, "knn: rank 0 chunks of its largest batch (" + std::to_string(r.stats.chunk_times_rows) +
+    log::detail(comm, "knn: rank 0 slices of its largest batch (" + std::to_string(r.stats.slice_times_rows) +
                         " rows), ms after its first upload: rows ready " + ready + "; downloaded " + downloaded);
   }
 

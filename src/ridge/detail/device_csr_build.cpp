@@ -127,8 +127,8 @@ void fill_entries(DeviceCsr<M>& m, const std::vector<std::int64_t>& lengths, Pla
       }
     });
     if (c.data() != indices.data()) {  // a host copy: uploaded from page-locked memory, faster
-      const core::PageLock lock_indices(c.data(), c.span() * sizeof(*c.data()));
-      const core::PageLock lock_values(v.data(), v.span() * sizeof(*v.data()));
+      const transport::PageLock lock_indices(c.data(), c.span() * sizeof(*c.data()));
+      const transport::PageLock lock_values(v.data(), v.span() * sizeof(*v.data()));
       Kokkos::deep_copy(indices, c);
       Kokkos::deep_copy(m.values, v);
     }

@@ -18,7 +18,7 @@ namespace {
 template <class T>
 Kokkos::View<T*, RidgeDevice> uploaded(const T* data, std::size_t count, const std::string& label) {
   Kokkos::View<T*, RidgeDevice> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), count);
-  const core::PageLock lock(const_cast<T*>(data), count * sizeof(T));  // copies at the link's rate
+  const transport::PageLock lock(const_cast<T*>(data), count * sizeof(T));  // copies at the link's rate
   Kokkos::deep_copy(v, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(data, count));
   return v;
 }

@@ -14,7 +14,7 @@ namespace {
 // unless switched off. On several row ranks an all-reduce through NCCL or MPI stays outside
 // the recordings (between the replays of the launches before it and after it): NCCL's
 // recorded all-reduce made the iteration slower, and an MPI one waits on the host, which a
-// recording cannot hold. A sum through peer memory (core::PeerSum) is one kernel, recorded
+// recording cannot hold. A sum through peer memory (transport::PeerSum) is one kernel, recorded
 // with the rest (record_iterations).
 bool iteration_graphs_wanted(const core::Switch graphs) {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -37,7 +37,7 @@ std::unique_ptr<DeviceEntries> staged_entries(const HostCsr& a, const core::Swit
 }  // namespace
 
 template <class M, class S>
-FusedEngine<M, S>::FusedEngine(const Problem& p, core::DeviceComm* rows_comm, const EngineOptions& options)
+FusedEngine<M, S>::FusedEngine(const Problem& p, transport::DeviceComm* rows_comm, const EngineOptions& options)
     : rows_(p.a.rows),
       columns_(p.a.columns),
       rows_comm_(rows_comm),
@@ -145,7 +145,7 @@ template class FusedEngine<double, double>;
 }  // namespace fused
 
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem, core::Precision precision,
-                                                       core::DeviceComm* rows_comm, const EngineOptions& options) {
+                                                       transport::DeviceComm* rows_comm, const EngineOptions& options) {
   return make_typed_engine<fused::FusedEngine>(problem, precision, rows_comm, options);
 }
 

@@ -13,7 +13,7 @@
 // sweep pays one round trip per block instead of one per iteration; a λ that stops freezes
 // at once, and once every λ has stopped the iterations still queued skip their products
 // and change nothing. On CUDA the iteration's launches are recorded once as a graph and
-// replayed (core::QueueRecording).
+// replayed (transport::QueueRecording).
 // fused_engine.cpp holds the set-up and one iteration's launches; fused_solve.cpp the
 // steps of solve().
 #include <Kokkos_Core.hpp>
@@ -64,7 +64,7 @@ struct SweepState {
 // The iteration recorded for each parity of k, in one part, or in two (the launches before
 // the all-reduce and those after it) when the all-reduce cannot be recorded.
 struct IterationRecordings {
-  core::QueueRecording recorded[2][2];
+  transport::QueueRecording recorded[2][2];
   int parts = 1;
   bool replay = false;
 };
@@ -78,7 +78,7 @@ struct Start {
 template <class M, class S>
 class FusedEngine final : public SweepSolver::Engine {
  public:
-  FusedEngine(const Problem& p, core::DeviceComm* rows_comm, const EngineOptions& options);
+  FusedEngine(const Problem& p, transport::DeviceComm* rows_comm, const EngineOptions& options);
 
   std::int64_t bytes_per_iteration() const override { return a_.product_bytes() + at_.product_bytes(); }
   std::string product_layout() const override;
@@ -135,7 +135,7 @@ class FusedEngine final : public SweepSolver::Engine {
   }
 
   int rows_, columns_;  // this rank's rows
-  core::DeviceComm* rows_comm_;  // null when this rank holds every row
+  transport::DeviceComm* rows_comm_;  // null when this rank holds every row
   // A's entries on the device while a_ and at_ are placed from them (device_entries.hpp),
   // released once they are; null when they are placed on the host.
   std::unique_ptr<DeviceEntries> entries_;

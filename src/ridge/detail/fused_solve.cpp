@@ -197,7 +197,7 @@ void FusedEngine<M, S>::load_first_iteration(SweepState<S>& s, const Start& star
 // An iteration depends on the iteration count only through v's parity: recordings (CUDA
 // graphs) for each parity replayed in turn launch every kernel of the sweep. On several
 // row ranks the all-reduce is recorded with the rest when it is device work alone (the
-// sums through peer memory, core::PeerSum); otherwise the launches before it and those
+// sums through peer memory, transport::PeerSum); otherwise the launches before it and those
 // after it are recorded apart, and the all-reduce is queued between their replays.
 template <class M, class S>
 void FusedEngine<M, S>::record_iterations(const SweepState<S>& s, const AdvanceRecurrences& advance,

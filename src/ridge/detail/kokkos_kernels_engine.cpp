@@ -130,7 +130,7 @@ class TypedEngine final : public SweepSolver::Engine {
   using Handle = KokkosSparse::SPMVHandle<Device, Matrix, Vector, Vector>;
 #endif
 
-  TypedEngine(const Problem& p, core::DeviceComm* rows_comm)
+  TypedEngine(const Problem& p, transport::DeviceComm* rows_comm)
       : rows_(p.a.rows),
         columns_(p.a.columns),
         rows_comm_(rows_comm),
@@ -220,7 +220,7 @@ class TypedEngine final : public SweepSolver::Engine {
   }
 
   int rows_, columns_;  // this rank's rows
-  core::DeviceComm* rows_comm_;  // null when this rank holds every row
+  transport::DeviceComm* rows_comm_;  // null when this rank holds every row
   std::vector<double> b_host_;
   std::int64_t bytes_per_iteration_;
   Matrix a_, at_;
@@ -444,7 +444,7 @@ void TypedEngine<M, S>::solve(const std::vector<double>& lambdas, const Stopping
 
 std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
                                                                 core::Precision precision,
-                                                                core::DeviceComm* rows_comm) {
+                                                                transport::DeviceComm* rows_comm) {
   return make_typed_engine<TypedEngine>(problem, precision, rows_comm);
 }
 

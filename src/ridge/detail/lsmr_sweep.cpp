@@ -27,7 +27,7 @@ std::string stop_reason_legend() {
 
 namespace {
 // The row communicator when it joins several ranks; a problem split over ranks needs one.
-core::DeviceComm* reducing(const Problem& problem, core::DeviceComm* rows_comm) {
+transport::DeviceComm* reducing(const Problem& problem, transport::DeviceComm* rows_comm) {
   if (rows_comm != nullptr && rows_comm->size() > 1) return rows_comm;
   if (!problem.whole())
     throw std::logic_error("SweepSolver: a block of rows of A needs the communicator of the other blocks");
@@ -36,7 +36,7 @@ core::DeviceComm* reducing(const Problem& problem, core::DeviceComm* rows_comm) 
 }  // namespace
 
 SweepSolver::SweepSolver(const Problem& problem, core::Precision precision,
-                         ridge::RidgeKernels kernels, core::DeviceComm* rows_comm, const EngineOptions& options)
+                         ridge::RidgeKernels kernels, transport::DeviceComm* rows_comm, const EngineOptions& options)
     : rows_(problem.rows()),
       columns_(problem.a.columns),
       engine_(kernels == ridge::RidgeKernels::kokkos_kernels

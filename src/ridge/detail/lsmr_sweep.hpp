@@ -17,7 +17,7 @@
 #include "ridge/detail/engine_options.hpp"
 #include "ridge/detail/problem.hpp"
 
-namespace trident::core {
+namespace trident::transport {
 class DeviceComm;
 }
 
@@ -110,7 +110,7 @@ inline constexpr int kProbeCheckEvery = 8;
 class SweepSolver {
  public:
   SweepSolver(const Problem& problem, core::Precision precision,
-              ridge::RidgeKernels kernels = ridge::RidgeKernels::fused, core::DeviceComm* rows_comm = nullptr,
+              ridge::RidgeKernels kernels = ridge::RidgeKernels::fused, transport::DeviceComm* rows_comm = nullptr,
               const EngineOptions& options = {});
   SweepSolver(const Problem& problem, bool float64,
               ridge::RidgeKernels kernels = ridge::RidgeKernels::fused)

@@ -134,7 +134,7 @@ struct PackShares {
 // (whose beta the next all-reduce sums): true ends the steps there, all the group's ranks
 // deciding alike from the same numbers.
 template <class S, class Products>
-ProbeNorms run_probe_lanczos(const Products& products, core::DeviceComm* rows_comm, const int rows,
+ProbeNorms run_probe_lanczos(const Products& products, transport::DeviceComm* rows_comm, const int rows,
                              const int columns, const ProbeStart& start, const std::int64_t steps,
                              const ProbeCheck& enough) {
   using namespace probes;

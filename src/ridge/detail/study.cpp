@@ -79,7 +79,7 @@ void check_memory(MPI_Comm comm, const ridge::RidgeSettings& s, const MatrixRows
 // One line: how the rows and the λ are spread, and what the row ranks sum each iteration
 // (the fused kernels add each λ's share of ||x||^2 to A^T u's n sums and ||u||^2).
 void log_layout(MPI_Comm comm, const MatrixRows& matrix, const std::vector<std::int64_t>& bounds, int groups,
-                std::size_t lambdas_per_group, ridge::RidgeKernels kernels, const core::DeviceComm* rows_comm) {
+                std::size_t lambdas_per_group, ridge::RidgeKernels kernels, const transport::DeviceComm* rows_comm) {
   std::int64_t fewest_rows = matrix.rows(), most_rows = 0, fewest = matrix.nonzeros(), most = 0;
   for (std::size_t r = 0; r + 1 < bounds.size(); ++r) {
     const std::int64_t rows = bounds[r + 1] - bounds[r];
@@ -206,7 +206,7 @@ class RidgeStudy : public PreparedStudy {
     scope.emplace(context.timers, "ridge.setup");
     solver_ = std::make_unique<SweepSolver>(problem_, settings.precision, settings.solver.kernels,
                                             layout_->rows_comm(), EngineOptions::from_overrides(context.overrides));
-    if (core::DeviceComm* rows = layout_->rows_comm()) {
+    if (transport::DeviceComm* rows = layout_->rows_comm()) {
       rows->wait_until_ready();
       context.timers.add("ridge.device_comm", rows->setup_seconds());
     }

@@ -41,7 +41,7 @@ SweepLayout::SweepLayout(MPI_Comm comm, int groups, const core::TransportChoice&
     : groups_(groups), place_(group_place(mpi::size(comm), mpi::rank(comm), groups)) {
   group_comm_ = mpi::split_comm(comm, place_.group, place_.rank_in_group);
   if (place_.group_size > 1) {
-    rows_comm_ = std::make_unique<core::DeviceComm>(group_comm_, transport, core::DeviceComm::NcclStart::when_needed);
+    rows_comm_ = std::make_unique<transport::DeviceComm>(group_comm_, transport, transport::DeviceComm::NcclStart::when_needed);
     rows_comm_->connect_peer_sums(peer_sums);  // the all-reduce of every iteration is small and latency-bound
   }
 }

@@ -61,13 +61,13 @@ class SweepLayout {
   int rank_in_group() const { return place_.rank_in_group; }
   MPI_Comm group_comm() const { return group_comm_; }
   // The group's device communicator; null when the group is one rank.
-  core::DeviceComm* rows_comm() const { return rows_comm_.get(); }
+  transport::DeviceComm* rows_comm() const { return rows_comm_.get(); }
 
  private:
   int groups_ = 1;
   GroupPlace place_;
   MPI_Comm group_comm_ = MPI_COMM_NULL;
-  std::unique_ptr<core::DeviceComm> rows_comm_;
+  std::unique_ptr<transport::DeviceComm> rows_comm_;
 };
 
 class GatheredSweep {

@@ -50,20 +50,20 @@ struct SweepSolver::Engine {
 // `rows_comm`: null when `problem` is the whole A, else the ranks holding its other rows.
 std::unique_ptr<SweepSolver::Engine> make_kokkos_kernels_engine(const Problem& problem,
                                                                 core::Precision precision,
-                                                                core::DeviceComm* rows_comm);
+                                                                transport::DeviceComm* rows_comm);
 // trident's own kernels (fused_engine.hpp): row products with the norms fused in and 16-bit
 // indices where they fit, the λ recurrences advanced on the device, and one wait per few
 // iterations.
 std::unique_ptr<SweepSolver::Engine> make_fused_engine(const Problem& problem,
                                                        core::Precision precision,
-                                                       core::DeviceComm* rows_comm, const EngineOptions& options);
+                                                       transport::DeviceComm* rows_comm, const EngineOptions& options);
 
 // E<M, S>(problem, rows_comm, extra...) (matrix scalar M, vector scalar S) for a precision:
 // float32 <float, float>, mixed <float, double>, float64 <double, double>.
 template <template <class, class> class E, class... Extra>
 std::unique_ptr<SweepSolver::Engine> make_typed_engine(const Problem& problem,
                                                        core::Precision precision,
-                                                       core::DeviceComm* rows_comm, const Extra&... extra) {
+                                                       transport::DeviceComm* rows_comm, const Extra&... extra) {
   switch (precision) {
     case core::Precision::float64:
       return std::make_unique<E<double, double>>(problem, rows_comm, extra...);
@@ -106,7 +106,7 @@ KOKKOS_INLINE_FUNCTION double norm_from_tail(const S* buffer, int columns) {
 }
 
 // Sums a few doubles over the ranks of a row communicator, on the host (once per sweep).
-inline void sum_over_rows(core::DeviceComm* rows_comm, std::vector<double>& values) {
+inline void sum_over_rows(transport::DeviceComm* rows_comm, std::vector<double>& values) {
   if (rows_comm == nullptr || values.empty()) return;
   mpi::sum_over_ranks(rows_comm->mpi_comm(), values);
 }

@@ -1,9 +1,9 @@
 // The index search's passes. A batch of observations goes to the device, is put in the
-// order of its cube keys within each chunk of the pipeline (so that neighbouring threads
+// order of its cube keys within each slice of the pipeline (so that neighbouring threads
 // visit the same cells and their lists lie side by side), screened through the index
 // (index_screen.hpp), settled by the brute force's own bound, settle and order kernels
-// (settle_kernels.hpp), and written back to the rows' own places; each chunk's rows
-// download while the next chunk is searched (chunk_pipeline.hpp, as in the brute force).
+// (settle_kernels.hpp), and written back to the rows' own places; each slice's rows
+// download while the next slice is searched (slice_pipeline.hpp, as in the brute force).
 // Rows whose lists could not prove their answer go to a pass with float64 lists four times
 // longer, as in the brute force.
 #include "knn/detail/index/index_search.hpp"
@@ -18,7 +18,7 @@
 #include "core/device_buffers.hpp"
 #include "core/error.hpp"
 #include "core/timers.hpp"
-#include "knn/detail/chunk_pipeline.hpp"
+#include "knn/detail/slice_pipeline.hpp"
 #include "knn/detail/index/cube_key.hpp"
 #include "knn/detail/index/index_screen.hpp"
 #include "knn/detail/index/radix_sort.hpp"
@@ -64,17 +64,17 @@ std::int64_t batch_rows(int kc, const SearchOptions& options, std::size_t held) 
   return std::max<std::int64_t>(1, std::min(kMaxBatch, rows));
 }
 
-// Where the chunks of a batch of n rows start: the brute force's pipeline (a thread a row).
-std::vector<int> chunks_of(int n, const SearchOptions& options) {
-  return chunk_starts(n, chunk_count(n, n, true, options.chunks, false));
+// Where the slices of a batch of n rows start: the brute force's pipeline (a thread a row).
+std::vector<int> slices_of(int n, const SearchOptions& options) {
+  return slice_starts(n, slice_count(n, n, true, options.slices, false));
 }
 
-// The most chunks a batch of a pass over `total` rows in batches of `batch` is cut into:
-// the last, smaller batch can have more than a whole one (7 rows in 3 chunks, 6 in 4:
-// chunk_starts halves the last chunk only where it is long enough), and each chunk counts
+// The most slices a batch of a pass over `total` rows in batches of `batch` is cut into:
+// the last, smaller batch can have more than a whole one (7 rows in 3 slices, 6 in 4:
+// slice_starts halves the last slice only where it is long enough), and each slice counts
 // its leaves in a slot of its own.
-int most_chunks(std::int64_t total, int batch, const SearchOptions& options) {
-  const auto pieces = [&](int n) { return static_cast<int>(chunks_of(n, options).size()) - 1; };
+int most_slices(std::int64_t total, int batch, const SearchOptions& options) {
+  const auto pieces = [&](int n) { return static_cast<int>(slices_of(n, options).size()) - 1; };
   const auto last = static_cast<int>(total % batch);
   return std::max(pieces(batch), last > 0 ? pieces(last) : 0);
 }
@@ -93,9 +93,9 @@ struct BatchArrays {
   OutIndices out_index;
   OutDistances out_distance;
   Flags unproven;  // 1 where a row (as given) must be searched again
-  Kokkos::View<std::int64_t*, DeviceMemory> leaves;  // screened, a chunk each
+  Kokkos::View<std::int64_t*, DeviceMemory> leaves;  // screened, a slice each
 
-  BatchArrays(core::DeviceBuffers& b, int n, int kc, int k, int chunks) {
+  BatchArrays(core::DeviceBuffers& b, int n, int kc, int k, int slices) {
     const std::string p = std::is_same<T, float>::value ? "index32_" : "index64_";
     obs = b.view<PointsView<double>>(p + "observations", n);
     sorted = b.view<PointsView<double>>(p + "sorted_observations", n);
@@ -109,24 +109,24 @@ struct BatchArrays {
     out_index = b.view<OutIndices>(p + "indices", n, k);
     out_distance = b.view<OutDistances>(p + "distances", n, k);
     unproven = b.view<Flags>(p + "unproven", n);
-    leaves = b.view<Kokkos::View<std::int64_t*, DeviceMemory>>(p + "leaves", chunks);
+    leaves = b.view<Kokkos::View<std::int64_t*, DeviceMemory>>(p + "leaves", slices);
     Kokkos::deep_copy(offset, 0.0);
   }
 };
 
-// Puts rows [0, n) of a batch in the order of their cube keys within each chunk (starts):
-// a chunk's number above the key, so that one sort orders every chunk and chunk c's rows in
+// Puts rows [0, n) of a batch in the order of their cube keys within each slice (starts):
+// a slice's number above the key, so that one sort orders every slice and slice c's rows in
 // key order are its own rows, [starts[c], starts[c + 1]). The key's lowest bits make room
 // for the number (cells of centimetres either way).
 template <class T>
 void order_rows(const BatchArrays<T>& a, int n, const std::vector<int>& starts) {
-  const int chunks = static_cast<int>(starts.size()) - 1;
+  const int slices = static_cast<int>(starts.size()) - 1;
   int shift = 0;
-  while ((1 << shift) < chunks) ++shift;
+  while ((1 << shift) < slices) ++shift;
   const index::Keys keys = a.keys;
   const index::Values order = a.order;
   const PointsView<double> obs = a.obs;
-  for (int c = 0; c < chunks; ++c) {
+  for (int c = 0; c < slices; ++c) {
     const std::uint64_t tag = shift == 0 ? 0 : static_cast<std::uint64_t>(c) << (64 - shift);
     Kokkos::parallel_for(
         "trident::knn::index::observation_keys", Kokkos::RangePolicy<ExecSpace>(starts[c], starts[c + 1]),
@@ -218,7 +218,7 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
   const auto batch = static_cast<int>(std::min(total, batch_rows<T>(lists.kc, options, buffers.held())));
   const int start_leaves = index_options.start_leaves > 0 ? index_options.start_leaves
                                                           : default_start_leaves(lists.kc);
-  const BatchArrays<T> a(buffers, batch, lists.kc, k, most_chunks(total, batch, options));
+  const BatchArrays<T> a(buffers, batch, lists.kc, k, most_slices(total, batch, options));
   const HostStaging staging(contiguous, batch, k);
   const ExecSpace space;
   RowList failed;
@@ -226,15 +226,15 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
   std::vector<int> flags;
   for (std::int64_t first = 0; first < total; first += batch) {
     const int n = static_cast<int>(std::min<std::int64_t>(batch, total - first));
-    const std::vector<int> starts = chunks_of(n, options);
-    const int chunks = static_cast<int>(starts.size()) - 1;
-    // a chunk's counter past the array is written silently on host back ends (into the
+    const std::vector<int> starts = slices_of(n, options);
+    const int slices = static_cast<int>(starts.size()) - 1;
+    // a slice's counter past the array is written silently on host back ends (into the
     // allocation's slack) and fails only the device's download: refuse it everywhere
-    if (static_cast<std::size_t>(chunks) > a.leaves.extent(0))
-      throw RunError("knn: the index search cut a batch into " + std::to_string(chunks) + " chunks, more than the " +
+    if (static_cast<std::size_t>(slices) > a.leaves.extent(0))
+      throw RunError("knn: the index search cut a batch into " + std::to_string(slices) + " slices, more than the " +
                      std::to_string(a.leaves.extent(0)) + " it sized for (a bug: please report it)");
     ++profile.batches;
-    if (chunks > 1) profile.pipelined_chunks += chunks;
+    if (slices > 1) profile.pipelined_slices += slices;
     const double start = wall_seconds();
     if (!contiguous) {
       for (int o = 0; o < n; ++o) staging.obs(o) = observations[which[first + o]];
@@ -247,8 +247,8 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
     Kokkos::deep_copy(a.leaves, std::int64_t(0));
     NeighbourIndex* const index_to = contiguous ? out.indices + which[first] * k : staging.index.data();
     double* const distance_to = contiguous ? out.distances + which[first] * k : staging.distance.data();
-    ChunkTransfers transfers(chunks > 1);
-    for (int c = 0; c < chunks; ++c) {
+    SliceTransfers transfers(slices > 1);
+    for (int c = 0; c < slices; ++c) {
       const int r0 = starts[c], r1 = starts[c + 1];
       screen_rows<T>(space, index.view, a.sorted, a.best, a.best_index, r0, r1, k, lists, start_leaves,
                      Kokkos::subview(a.leaves, c));
@@ -262,9 +262,9 @@ RowList index_pass(const SphereIndex& index, const Vec4<double>* observations, R
     const double screened = wall_seconds();
     transfers.finish();
     const double downloaded = wall_seconds();
-    leaves.resize(static_cast<std::size_t>(chunks));
+    leaves.resize(static_cast<std::size_t>(slices));
     Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, HostUnmanaged>(leaves.data(), leaves.size()),
-                      Kokkos::subview(a.leaves, std::make_pair(0, chunks)));
+                      Kokkos::subview(a.leaves, std::make_pair(0, slices)));
     for (const std::int64_t l : leaves) profile.index_leaves += l;
     profile.index_rows += n;
     // the rows to search again: few or none, so the flags come back only when there are some
@@ -315,7 +315,7 @@ void reserve_index_search(std::int64_t rows, const SphereIndex& index, const Sea
   const auto reserve = [&](auto precision) {
     using T = decltype(precision);
     const auto batch = static_cast<int>(std::min(rows, batch_rows<T>(lists.kc, options, buffers.held())));
-    const BatchArrays<T> arrays(buffers, batch, lists.kc, options.k, most_chunks(rows, batch, options));
+    const BatchArrays<T> arrays(buffers, batch, lists.kc, options.k, most_slices(rows, batch, options));
   };
   if (options.precision == core::Precision::float64) {
     reserve(double());

@@ -32,10 +32,10 @@ struct IndexOptions {
 
 // The k nearest references of observations 0 to n_obs - 1 (host memory) through `index`,
 // into `rows` (n_obs x k, as nearest_into). Uses options.k, radius, precision, batch_size,
-// chunks and device_buffers (where the batches' device arrays are kept between searches;
+// slices and device_buffers (where the batches' device arrays are kept between searches;
 // null: its own); tiles do not apply: the index holds every reference on the device.
 // Requires 1 <= k <= the index's references. profile: batches, widened, list_length,
-// pipelined_chunks, the phases, index_leaves and index_rows, and search_seconds (the build
+// pipelined_slices, the phases, index_leaves and index_rows, and search_seconds (the build
 // not included).
 void index_nearest_into(const SphereIndex& index, const Vec4<double>* observations, std::int64_t n_obs,
                         const SearchOptions& options, ResultRows rows, SearchProfile* profile = nullptr,
