@@ -43,12 +43,6 @@ Tiles tiles(int nx, int ny) {
   return {(nx + kTileColumns - 1) / kTileColumns, (ny + kTileRows - 1) / kTileRows};
 }
 
-// The halo width of `u` around a block-shaped view (interior copy or Laplacian).
-template <class T>
-int halo_of(const Grid<T>& u, const Grid<T>& block) {
-  return static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(block.extent(0))) / 2);
-}
-
 // L(u) into the block-shaped view (empty: not kept): (j, i) of u's grid is (j - w, i - w)
 // there; halo cells, computed in a deep halo, store nothing.
 template <class T>
@@ -57,7 +51,7 @@ struct BlockLaplacian {
   int w;
   unsigned ny, nx;
   BlockLaplacian(const Grid<T>& u, const Grid<T>& laplacian)
-      : view(laplacian), w(laplacian.extent(0) > 0 ? halo_of(u, laplacian) : 0),
+      : view(laplacian), w(halo_of(u, laplacian)),
         ny(static_cast<unsigned>(laplacian.extent(0))), nx(static_cast<unsigned>(laplacian.extent(1))) {}
   KOKKOS_INLINE_FUNCTION void store(int j, int i, T l) const {
     if (static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx) view(j - w, i - w) = l;
@@ -160,7 +154,7 @@ void laplacian_only(const Grid<T>& u, const Grid<T>& laplacian, const Box& box) 
 
 template <class T>
 void copy_interior(const Grid<T>& u, const Kokkos::View<T**, Kokkos::LayoutRight>& interior) {
-  const std::int64_t w = (static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(interior.extent(0))) / 2;
+  const std::int64_t w = halo_of(u, interior);
   Kokkos::parallel_for(
       "trident::diffusion::copy_interior",
       Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {static_cast<std::int64_t>(interior.extent(0)),
@@ -170,7 +164,7 @@ void copy_interior(const Grid<T>& u, const Kokkos::View<T**, Kokkos::LayoutRight
 
 template <class T>
 void load_interior(const Kokkos::View<T**, Kokkos::LayoutRight>& interior, const Grid<T>& u) {
-  const std::int64_t w = (static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(interior.extent(0))) / 2;
+  const std::int64_t w = halo_of(u, interior);
   Kokkos::parallel_for(
       "trident::diffusion::load_interior",
       Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {static_cast<std::int64_t>(interior.extent(0)),

@@ -59,6 +59,14 @@ KOKKOS_INLINE_FUNCTION T convective_ghost(T edge, T ratio, T ambient) {
 // u's halo, they made the step slower: docs/history/diffusion.md). A cell that turns
 // non-finite lowers `first_bad` to `step + 1`, the step at which the field stopped being
 // finite.
+// The halo width of `u` around a block-shaped view (an interior copy or the Laplacian): the
+// view's (j, i) is u's (j + w, i + w). 0 for an empty view (a Laplacian not kept).
+template <class T>
+int halo_of(const Grid<T>& u, const Grid<T>& block) {
+  if (block.extent(0) == 0) return 0;
+  return static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(block.extent(0))) / 2);
+}
+
 template <class T>
 void step(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian, T c,
           std::int64_t step, const Kokkos::View<std::int64_t>& first_bad, const Box& box);

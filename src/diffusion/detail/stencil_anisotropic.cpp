@@ -6,10 +6,7 @@ template <class T>
 void step_anisotropic(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian,
                       T cx, T cy, std::int64_t step, const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
   if (box.empty()) return;
-  // The block-shaped view's offset in u's grid: u's halo width (0 when it is not kept).
-  const int w = laplacian.extent(0) > 0
-                    ? static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(laplacian.extent(0))) / 2)
-                    : 0;
+  const int w = halo_of(u, laplacian);
   const unsigned ny = static_cast<unsigned>(laplacian.extent(0)), nx = static_cast<unsigned>(laplacian.extent(1));
   Kokkos::parallel_for(
       "trident::diffusion::step_anisotropic",
@@ -26,7 +23,7 @@ void step_anisotropic(const ExecutionSpace& space, const Grid<T>& u, const Grid<
 
 template <class T>
 void applied_only(const Grid<T>& u, const Grid<T>& laplacian, T cx, T cy, const Box& box) {
-  const int w = static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(laplacian.extent(0))) / 2);
+  const int w = halo_of(u, laplacian);
   Kokkos::parallel_for(
       "trident::diffusion::applied", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({box.y0, box.x0}, {box.y1, box.x1}),
       KOKKOS_LAMBDA(const int j, const int i) {

@@ -6,9 +6,7 @@ template <class T>
 void step_field(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian,
                 const Grid<T>& cf, std::int64_t step, const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
   if (box.empty()) return;
-  const int w = laplacian.extent(0) > 0
-                    ? static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(laplacian.extent(0))) / 2)
-                    : 0;
+  const int w = halo_of(u, laplacian);
   const unsigned ny = static_cast<unsigned>(laplacian.extent(0)), nx = static_cast<unsigned>(laplacian.extent(1));
   Kokkos::parallel_for(
       "trident::diffusion::step_field",
@@ -24,7 +22,7 @@ void step_field(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& ne
 
 template <class T>
 void applied_field_only(const Grid<T>& u, const Grid<T>& laplacian, const Grid<T>& cf, const Box& box) {
-  const int w = static_cast<int>((static_cast<std::int64_t>(u.extent(0)) - static_cast<std::int64_t>(laplacian.extent(0))) / 2);
+  const int w = halo_of(u, laplacian);
   Kokkos::parallel_for(
       "trident::diffusion::applied_field", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({box.y0, box.x0}, {box.y1, box.x1}),
       KOKKOS_LAMBDA(const int j, const int i) { laplacian(j - w, i - w) = -field_change(u, cf, j, i); });
