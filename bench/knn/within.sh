@@ -16,8 +16,11 @@
 #
 # Sizes from the environment (defaults: on a machine with nvidia-smi the GPU's, else seconds
 # on a CPU core):
-#   KNN_WITHIN_N      observations = references = points of the self set (GPU 16777216, CPU 65536)
+#   KNN_WITHIN_N      observations = points of the self set (GPU 16777216, CPU 65536)
+#   KNN_WITHIN_REFS   references of the two-set cases (KNN_WITHIN_N); D16 and D1 are theirs
 #   KNN_WITHIN_BATCH  knn.batch_size of the distance queries' rounds (0: the study's default)
+#   KNN_WITHIN_CASES  the cases to run besides the k-nearest baselines, a grep -E pattern of
+#                     their names (all of them)
 # e.g. on one H200: bench/knn/within.sh build/cuda
 #      here, small:  KNN_WITHIN_N=16384 bench/knn/within.sh build/cpu
 set -euo pipefail
@@ -28,9 +31,11 @@ knn_bench_arguments knn_within "$@"
 gpu=no
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=yes; fi
 n=${KNN_WITHIN_N:-$([[ $gpu == yes ]] && echo 16777216 || echo 65536)}
+refs=${KNN_WITHIN_REFS:-$n}
 batch=${KNN_WITHIN_BATCH:-0}
+cases=${KNN_WITHIN_CASES:-.}
 radius=6371008.8
-distance() { awk -v c="$1" -v n="$n" -v r="$radius" 'BEGIN { printf "%.17g", r * atan2(sqrt(1 - (1 - 2 * c / n) ^ 2), 1 - 2 * c / n) }'; }
+distance() { awk -v c="$1" -v n="$refs" -v r="$radius" 'BEGIN { printf "%.17g", r * atan2(sqrt(1 - (1 - 2 * c / n) ^ 2), 1 - 2 * c / n) }'; }
 d16=$(distance 16)
 d1=$(distance 1)
 
@@ -41,7 +46,7 @@ deck() {
     printf 'output:\n  file: %s/out.h5\n  overwrite: true\nknn:\n' "$work"
     printf '%b' "$2"
     grep -q "observations" <<<"$2" || printf '  observations: {generate: {count: %s, seed: 1}}\n' "$n"
-    grep -q "references" <<<"$2" || printf '  references: {generate: {count: %s, seed: 2}}\n' "$n"
+    grep -q "references" <<<"$2" || printf '  references: {generate: {count: %s, seed: 2}}\n' "$refs"
   } >"$file"
   echo "$file"
 }
@@ -49,6 +54,7 @@ deck() {
 declare -A base
 run() {  # NAME BASELINE TARGET LINES
   local name=$1 baseline=$2 target=$3 found ratio
+  [[ -z $baseline ]] || grep -qE -- "$cases" <<<"$name" || return 0
   knn_timed_run "$(deck "$name" "$4")" "$name"
   seconds=$(grep -E "knn: search [0-9]" "$log" | sed -E 's/.*search ([0-9.eE+-]+) s.*/\1/')
   found=$(grep -oE "[0-9]+ neighbours( within)?" "$log" | head -1 | grep -oE "^[0-9]+" || echo -)
@@ -59,7 +65,7 @@ run() {  # NAME BASELINE TARGET LINES
 }
 
 device=$([[ $gpu == yes ]] && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 || echo "host")
-echo "knn_within: n = $n uniform; D16 = $d16 m, D1 = $d1 m; $device; $(date -u +%Y-%m-%d)," \
+echo "knn_within: n = $n uniform observations, $refs references; D16 = $d16 m, D1 = $d1 m; $device; $(date -u +%Y-%m-%d)," \
      "commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 printf '%-34s %10s %8s %12s %7s %s\n' case search_s whole_s neighbours ratio target
 b="  batch_size: $batch\n"
