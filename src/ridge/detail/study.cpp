@@ -223,8 +223,10 @@ class RidgeStudy : public PreparedStudy {
   GatheredSweep sweep(const std::vector<double>& lambdas, const LsmrOptions& options, const GatheredSweep& earlier,
                       io::OutputFile& out);
   [[noreturn]] void stop(const GatheredSweep& finished, int signal, io::OutputFile& out);
-  // Every rule on the curve, from its converged λ (GCV only with `with_gcv`).
-  Selection select(const GatheredSweep& curve, bool with_gcv);
+  // The rules but GCV over `curve` (once more only when a refinement added λ).
+  Selection select(const GatheredSweep& curve);
+  // GCV's probes and choice, once, over the final curve.
+  void add_gcv(const GatheredSweep& curve, Selection& selection);
   void write(const GatheredSweep& curve, const Selection& selection, io::OutputFile& out);
 
   const ridge::RidgeSettings& settings_;
@@ -304,27 +306,25 @@ void RidgeStudy::run(io::OutputFile& out) {
   options.max_iterations = settings.solver.max_iterations;
 
   GatheredSweep curve = sweep(settings.lambdas, options, GatheredSweep(), out);
-  Selection selection = select(curve, /*with_gcv=*/false);  // where a refinement goes
+  Selection selection = select(curve);  // where a refinement goes
   const std::vector<double> extra = refinement_for(settings, curve, selection);
   if (!extra.empty()) {
     GatheredSweep more = sweep(extra, options, curve, out);
     curve.merge(std::move(more));
+    selection = select(curve);
   }
-  selection = select(curve, /*with_gcv=*/true);
+  add_gcv(curve, selection);
   write(curve, selection, out);
 }
 
-Selection RidgeStudy::select(const GatheredSweep& curve, bool with_gcv) {
-  Selection selection;
-  {
-    auto scope = context_.timers.scope("ridge.select");
-    selection = select_lambdas(context_.comm, problem_, settings_, curve);
-  }
-  if (with_gcv) {
-    auto scope = context_.timers.scope("ridge.gcv");
-    add_gcv(context_.comm, *layout_, *solver_, problem_, settings_, curve, selection);
-  }
-  return selection;
+Selection RidgeStudy::select(const GatheredSweep& curve) {
+  auto scope = context_.timers.scope("ridge.select");
+  return select_lambdas(context_.comm, problem_, settings_, curve);
+}
+
+void RidgeStudy::add_gcv(const GatheredSweep& curve, Selection& selection) {
+  auto scope = context_.timers.scope("ridge.gcv");
+  ridge::add_gcv(context_.comm, *layout_, *solver_, problem_, settings_, curve, selection);
 }
 
 void RidgeStudy::write(const GatheredSweep& curve, const Selection& selection, io::OutputFile& out) {
