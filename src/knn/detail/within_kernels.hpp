@@ -5,10 +5,14 @@
 // passes with the same functor: the first counts a row's references, the second writes them
 // at the row's offset, so no pair takes an atomic. The brute force visits every reference;
 // the index walks its tree and skips every ball whose chord lower bound lies beyond the
-// limit, so a small distance touches few cells. The entries of a row come in either
-// method's own order; WithinOrder sorts rows of up to kDeviceOrderedRow entries on the device
-// and the host the longer ones (within_search.cpp), the same order either way, which makes
-// the rows the same bits through either method.
+// limit, so a small distance touches few cells. Thread t takes observation order(t): the
+// observations in the order of their places (their cube keys), so that a warp's threads walk
+// the same cells, while each row is still written at its own observation's offset. A
+// point's own reference (`self`, when the set is searched against itself) is left out here,
+// in the count as in the rows. The entries of a row come in either method's own order;
+// WithinOrder sorts rows of up to kDeviceOrderedRow entries on the device and the host the
+// longer ones (within_search.cpp), the same order either way, which makes the rows the same
+// bits through either method.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -16,6 +20,7 @@
 
 #include "knn/detail/geometry.hpp"
 #include "knn/detail/index/sphere_index.hpp"
+#include "knn/detail/index/radix_sort.hpp"
 #include "knn/detail/screen_kernels.hpp"
 
 namespace trident::knn {
@@ -24,6 +29,8 @@ using RowOffsets = Kokkos::View<std::int64_t*, DeviceMemory>;
 using EntryIndices = Kokkos::View<int*, DeviceMemory>;
 using EntryAngles = Kokkos::View<double*, DeviceMemory>;
 using ObservationLimits = Kokkos::View<double*, DeviceMemory>;  // one an observation, or empty
+using ObservationSelf = Kokkos::View<std::int64_t*, DeviceMemory>;  // one an observation, or empty
+using ObservationOrder = index::Values;  // thread t takes observation order(t)
 
 // The limit as the kernels test it: a pair is within when radius * angle <= max_distance
 // (the distance the output gets, to the bit); the chord bound only skips pairs surely beyond.
@@ -62,43 +69,64 @@ struct WithinSink {
   EntryIndices index;
   EntryAngles angle;
   bool fill = false;
+
+  // One entry of the row written from `at`: reference `r` at `a`, the row's count-th.
+  KOKKOS_INLINE_FUNCTION void emit(std::int64_t at, std::int64_t& count, int r, double a) const {
+    if (fill) {
+      index(at + count) = r;
+      angle(at + count) = a;
+    }
+    ++count;
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t start(int o) const { return fill ? offsets(o) : 0; }
+  KOKKOS_INLINE_FUNCTION void finish(int o, std::int64_t count) const {
+    if (!fill) offsets(o) = count;
+  }
 };
 
-struct WithinBrute {
-  PointsView<double> observations, references;
+// What both methods share: the observations, the test, the sink, each observation's own
+// limit and reference where given, and the order the threads take them in.
+struct WithinRound {
+  PointsView<double> observations;
   WithinTest shared;
   WithinSink sink;
   ObservationLimits limits, chords;
+  ObservationSelf self;
+  ObservationOrder order;
 
-  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
-    const Vec4<double> p = observations(o);
-    const WithinTest test = shared.of(limits, chords, o);
+  // Reference r is not observation o itself (always true without `self`).
+  KOKKOS_INLINE_FUNCTION bool other(int o, int r) const { return self.extent(0) == 0 || self(o) != r; }
+};
+
+struct WithinBrute {
+  WithinRound round;
+  PointsView<double> references;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const {
+    const int o = round.order(t);
+    const Vec4<double> p = round.observations(o);
+    const WithinTest test = round.shared.of(round.limits, round.chords, o);
     const int n = static_cast<int>(references.extent(0));
-    std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
+    const std::int64_t at = round.sink.start(o);
+    std::int64_t count = 0;
     for (int r = 0; r < n; ++r) {
       double a = 0;
-      if (!test.within(p, references(r), a)) continue;
-      if (sink.fill) {
-        sink.index(at + count) = r;
-        sink.angle(at + count) = a;
-      }
-      ++count;
+      if (test.within(p, references(r), a) && round.other(o, r)) round.sink.emit(at, count, r, a);
     }
-    if (!sink.fill) sink.offsets(o) = count;
+    round.sink.finish(o, count);
   }
 };
 
 struct WithinIndex {
-  PointsView<double> observations;
+  WithinRound round;
   SphereIndexView index;
-  WithinTest shared;
-  WithinSink sink;
-  ObservationLimits limits, chords;
 
-  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
-    const Vec4<double> p = observations(o);
-    const WithinTest test = shared.of(limits, chords, o);
-    std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const {
+    const int o = round.order(t);
+    const Vec4<double> p = round.observations(o);
+    const WithinTest test = round.shared.of(round.limits, round.chords, o);
+    const std::int64_t at = round.sink.start(o);
+    std::int64_t count = 0;
     // depth first from the root; a node's children go on the stack together, so it holds at
     // most kFanout a level
     int stack_level[kMaxLevels * kFanout], stack_node[kMaxLevels * kFanout];
@@ -117,11 +145,8 @@ struct WithinIndex {
         for (int j = node * kLeafSize; j < end; ++j) {
           double a = 0;
           if (!test.within(p, index.sorted(j), a)) continue;
-          if (sink.fill) {
-            sink.index(at + count) = index.reference(j);
-            sink.angle(at + count) = a;
-          }
-          ++count;
+          const int r = index.reference(j);
+          if (round.other(o, r)) round.sink.emit(at, count, r, a);
         }
         continue;
       }
@@ -131,13 +156,15 @@ struct WithinIndex {
         stack_node[top++] = c;
       }
     }
-    if (!sink.fill) sink.offsets(o) = count;
+    round.sink.finish(o, count);
   }
 };
 
 // Rows of at most kDeviceOrderedRow entries are put in the output's order on the device, a
-// thread a row (an insertion sort: short rows are the common case of a cross-match); longer
-// rows are left to the host (within_search.cpp), which orders them the same way.
+// thread a row (an insertion sort: short rows are the common case of a cross-match), and
+// their angles turned into distances, radius * angle (one rounding: the same bits as on the
+// host); longer rows are left to the host (within_search.cpp), which orders them the same way
+// and then multiplies.
 constexpr std::int64_t kDeviceOrderedRow = 64;
 
 // The order of within_search.cpp's order_row: by (angle, index), then each run of ties
@@ -147,6 +174,7 @@ struct WithinOrder {
   RowOffsets offsets;  // row o at [offsets(o), offsets(o + 1))
   EntryIndices index;
   EntryAngles angle;
+  double radius = 1.0;
 
   KOKKOS_INLINE_FUNCTION void operator()(int o) const {
     const std::int64_t from = offsets(o), to = offsets(o + 1);
@@ -180,6 +208,7 @@ struct WithinOrder {
       }
       start = end;
     }
+    for (std::int64_t i = from; i < to; ++i) angle(i) = radius * angle(i);
   }
 
   KOKKOS_INLINE_FUNCTION static bool tied(double a, double b) {

@@ -18,14 +18,16 @@ WithinRows::WithinRows(std::int64_t first, std::int64_t count, bool counts_only)
 std::int64_t WithinRows::done_rows() const { return std::count(done_.begin(), done_.end(), std::uint8_t(1)); }
 
 void WithinRows::add(const std::vector<std::int64_t>& rows, const RaggedRows& found) {
+  // the rows' entries lie one after another in `found`: appended whole
+  const std::int64_t first = found.offsets.front(), last = found.offsets[rows.size()];
+  const std::int64_t base = static_cast<std::int64_t>(indices_.size()) - first;
+  indices_.insert(indices_.end(), found.indices.begin() + first, found.indices.begin() + last);
+  distances_.insert(distances_.end(), found.distances.begin() + first, found.distances.begin() + last);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto row = static_cast<std::size_t>(rows[i]);
-    const std::int64_t from = found.offsets[i], to = found.offsets[i + 1];
-    start_[row] = static_cast<std::int64_t>(indices_.size());
-    size_[row] = to - from;
+    start_[row] = base + found.offsets[i];
+    size_[row] = found.offsets[i + 1] - found.offsets[i];
     done_[row] = 1;
-    indices_.insert(indices_.end(), found.indices.begin() + from, found.indices.begin() + to);
-    distances_.insert(distances_.end(), found.distances.begin() + from, found.distances.begin() + to);
   }
 }
 

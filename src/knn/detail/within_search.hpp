@@ -30,15 +30,17 @@ class WithinSearch {
   ~WithinSearch();
 
   // Appends the rows of `count` observations (unit vectors) to `rows`; `self`, when given,
-  // holds each observation's own index among the references, left out of its row.
+  // holds each observation's own index among the references, left out of its row. The
+  // observations are searched in the order of their places on the device (their cube keys),
+  // and the rows come back whole; the rows do not depend on the order they are given in.
   // `limits`, when given, holds each observation's own distance (else the one given here).
   void append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
               const std::int64_t* self = nullptr, const double* limits = nullptr) const;
   // Appends how many references lie within the distance of each observation to `counts`
-  // (the count pass alone: k: count), less the point itself where `self` is given (it
-  // always lies within, at distance 0).
+  // (the count pass alone: k: count), less the point itself where `self` is given as in
+  // append.
   void count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
-             bool self, const double* limits = nullptr) const;
+             const std::int64_t* self = nullptr, const double* limits = nullptr) const;
 
  private:
   struct Device;

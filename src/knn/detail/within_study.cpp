@@ -15,6 +15,7 @@
 #include "knn/detail/match.hpp"
 #include "knn/detail/output_rows.hpp"
 #include "knn/detail/points.hpp"
+#include "knn/detail/rounds.hpp"
 #include "knn/detail/run_method.hpp"
 #include "knn/detail/within_rows.hpp"
 
@@ -28,9 +29,22 @@ std::string figure(double v, const char* format) {
   return buffer;
 }
 
-// Rows a round: the deck's batch, else about a second of host work on 2^15 references (a
-// stop waits for the round under way).
-std::int64_t round_rows(const KnnSettings& settings) { return settings.batch_size > 0 ? settings.batch_size : 16384; }
+// Rows a round (a stop waits for the round under way): the deck's batch; else on host back
+// ends 16384 (about a second of host work on 2^15 references); on device back ends 65536
+// first, then as many as hold about kDeviceRoundEntries entries at the mean row of the rounds
+// so far (between 65536 and 2^22 rows): a device needs millions of threads at once, and a
+// round's arrays take 12 bytes an entry on the device and on the host. The rows do not
+// depend on the rounds.
+constexpr std::int64_t kHostRoundRows = 16384, kDeviceRoundRows = 65536, kDeviceRoundMostRows = 4194304;
+constexpr double kDeviceRoundEntries = 67108864.0;  // 2^26: 768 MiB of entries
+
+std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, double entries_so_far) {
+  if (settings.batch_size > 0) return settings.batch_size;
+  if (!kOnDevice) return kHostRoundRows;
+  if (rows_so_far == 0) return kDeviceRoundRows;
+  const double mean = std::max(1.0, entries_so_far / static_cast<double>(rows_so_far));
+  return std::clamp(static_cast<std::int64_t>(kDeviceRoundEntries / mean), kDeviceRoundRows, kDeviceRoundMostRows);
+}
 
 void write_checkpoint_file(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
                            std::int64_t n_observations, std::int64_t n_references, const WithinRows& rows) {
@@ -80,16 +94,10 @@ class WithinStudy : public PreparedStudy {
                                   std::to_string(inputs_.n_observations) + " observations already searched");
     }
     context.device_ready(timer, "knn.read");
-    method_ = choose_run_method(settings, inputs_.n_observations, inputs_.count, inputs_.n_references, context.comm,
-                                context.binding.device_name.empty() ? "the device" : context.binding.device_name);
-    log::info(context.comm, "knn: method " + method_.reason);
+    method_ = choose_logged_run_method(settings, inputs_, context.comm, context.binding.device_name);
   }
 
-  // Text ids (knn.match) are variable-length strings, which parallel HDF5 cannot write.
-  bool writes_texts() const override {
-    return inputs_.reference_ids.kind() == PointIds::Kind::text ||
-           inputs_.observation_ids.kind() == PointIds::Kind::text;
-  }
+  bool writes_texts() const override { return knn::writes_texts(inputs_); }
 
   void run(io::OutputFile& output) override {
     const MPI_Comm comm = context_.comm;
@@ -119,9 +127,13 @@ class WithinStudy : public PreparedStudy {
       std::vector<Vec4<double>> batch;
       std::vector<std::int64_t> self;
       std::vector<double> limits;  // each observation's own radius (knn.max_distance: {column: NAME})
+      RaggedRows found;            // a round's rows (its arrays kept for the next round)
+      std::vector<std::int64_t> counts;
       const bool own_radii = !inputs_.radii.empty();
+      double entries = 0.0;  // the rows' entries (or counts) over the rounds so far
       for (;;) {
-        const std::size_t end = std::min(todo.size(), next + static_cast<std::size_t>(round_rows(settings_)));
+        const std::size_t end = std::min(
+            todo.size(), next + static_cast<std::size_t>(round_rows(settings_, static_cast<std::int64_t>(next), entries)));
         const std::vector<std::int64_t> rows(todo.begin() + static_cast<std::ptrdiff_t>(next),
                                              todo.begin() + static_cast<std::ptrdiff_t>(end));
         batch.clear();
@@ -133,19 +145,23 @@ class WithinStudy : public PreparedStudy {
           self.push_back(inputs_.first + r);  // its index among the references, when the set is searched against itself
         }
         if (settings_.rows == KnnRows::count) {
-          std::vector<std::int64_t> counts;
+          counts.clear();
           mpi::collective(comm, [&] {
-            search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts, settings_.exclude_self,
-                         own_radii ? limits.data() : nullptr);
+            search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts,
+                         settings_.exclude_self ? self.data() : nullptr, own_radii ? limits.data() : nullptr);
           });
           rows_->add_counts(rows, counts);
+          for (const std::int64_t c : counts) entries += static_cast<double>(c);
         } else {
-          RaggedRows found;
+          found.offsets.assign(1, 0);
+          found.indices.clear();
+          found.distances.clear();
           mpi::collective(comm, [&] {
             search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
                           settings_.exclude_self ? self.data() : nullptr, own_radii ? limits.data() : nullptr);
           });
           rows_->add(rows, found);
+          entries += static_cast<double>(found.indices.size());
         }
         next = end;
         if (context_.progress_seconds > 0)
