@@ -121,42 +121,60 @@ struct WithinIndex {
   WithinRound round;
   SphereIndexView index;
 
+  // a node on the stack: its level above its index in the level (leaves: < 2^27 of them)
+  static constexpr int kNodeBits = 27;
+
+  // Whether node `node` of `level` may hold a reference within: |p - centre| - radius <=
+  // reach, squared (no square root; the margins of `reach` dwarf the rounding either way,
+  // and only the test of each reference decides a row).
+  KOKKOS_INLINE_FUNCTION bool reaches(const Vec4<double>& p, double reach, int level, int node) const {
+    const Vec4<double> ball = index.nodes(index.level_start[level] + node);
+    const double dx = p.x - ball.x, dy = p.y - ball.y, dz = p.z - ball.z;
+    const double beyond = ball.w + reach;
+    return dx * dx + dy * dy + dz * dz <= beyond * beyond;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const int o = round.order(t);
     const Vec4<double> p = round.observations(o);
     const WithinTest test = round.shared.of(round.limits, round.chords, o);
     const std::int64_t at = round.sink.start(o);
     std::int64_t count = 0;
-    // depth first from the root; a node's children go on the stack together, so it holds at
-    // most kFanout a level
-    int stack_level[kMaxLevels * kFanout], stack_node[kMaxLevels * kFanout];
-    int top = 0;
-    stack_level[top] = index.levels - 1;
-    stack_node[top++] = 0;
     const double reach = test.chord + 1e-12;  // the balls' own rounding
+    // depth first from the root: a node's children are tested before they go on the stack
+    // (the leaves among them searched at once), so it holds at most kFanout a level
+    int stack[kMaxLevels * kFanout];
+    int top = 0;
+    if (reaches(p, reach, index.levels - 1, 0)) stack[top++] = (index.levels - 1) << kNodeBits;
     while (top > 0) {
-      --top;
-      const int level = stack_level[top], node = stack_node[top];
-      const Vec4<double> ball = index.nodes(index.level_start[level] + node);
-      const double dx = p.x - ball.x, dy = p.y - ball.y, dz = p.z - ball.z;
-      if (kmath::sqrt(dx * dx + dy * dy + dz * dz) - ball.w > reach) continue;
-      if (level == 0) {
-        const int end = (node + 1) * kLeafSize < index.references ? (node + 1) * kLeafSize : index.references;
-        for (int j = node * kLeafSize; j < end; ++j) {
-          double a = 0;
-          if (!test.within(p, index.sorted(j), a)) continue;
-          const int r = index.reference(j);
-          if (round.other(o, r)) round.sink.emit(at, count, r, a);
-        }
+      const int packed = stack[--top];
+      const int level = packed >> kNodeBits, node = packed & ((1 << kNodeBits) - 1);
+      if (level == 0) {  // (only a root that is a leaf)
+        leaf(p, test, o, node, at, count);
         continue;
       }
       const int first = node * kFanout, last = first + kFanout < index.level_count[level - 1] ? first + kFanout : index.level_count[level - 1];
-      for (int c = last - 1; c >= first; --c) {
-        stack_level[top] = level - 1;
-        stack_node[top++] = c;
+      if (level == 1) {
+        for (int c = first; c < last; ++c)
+          if (reaches(p, reach, 0, c)) leaf(p, test, o, c, at, count);
+        continue;
       }
+      for (int c = last - 1; c >= first; --c)
+        if (reaches(p, reach, level - 1, c)) stack[top++] = (level - 1) << kNodeBits | c;
     }
     round.sink.finish(o, count);
+  }
+
+  // The references of leaf `node` within the test of observation o.
+  KOKKOS_INLINE_FUNCTION void leaf(const Vec4<double>& p, const WithinTest& test, int o, int node, std::int64_t at,
+                                   std::int64_t& count) const {
+    const int end = (node + 1) * kLeafSize < index.references ? (node + 1) * kLeafSize : index.references;
+    for (int j = node * kLeafSize; j < end; ++j) {
+      double a = 0;
+      if (!test.within(p, index.sorted(j), a)) continue;
+      const int r = index.reference(j);
+      if (round.other(o, r)) round.sink.emit(at, count, r, a);
+    }
   }
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "io/reserve_huge.hpp"
 #include "knn/detail/index/cube_key.hpp"
 #include "knn/detail/index/radix_sort.hpp"
 #include "knn/detail/index/sphere_index.hpp"
@@ -166,8 +167,11 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
                        WithinOrder{sink.offsets, round.sink.index, round.sink.angle, radius_});
   const auto at = static_cast<std::size_t>(base);
-  rows.indices.resize(at + static_cast<std::size_t>(total));
-  rows.distances.resize(at + static_cast<std::size_t>(total));
+  const std::size_t size = at + static_cast<std::size_t>(total);
+  if (rows.indices.capacity() < size) io::reserve_huge(rows.indices, size);  // (a copy only when appending to rows)
+  if (rows.distances.capacity() < size) io::reserve_huge(rows.distances, size);
+  rows.indices.resize(size);
+  rows.distances.resize(size);
   Kokkos::deep_copy(HostArray<NeighbourIndex>(rows.indices.data() + at, static_cast<std::size_t>(total)), round.sink.index);
   Kokkos::deep_copy(HostArray<double>(rows.distances.data() + at, static_cast<std::size_t>(total)), round.sink.angle);
   // the rows past kDeviceOrderedRow hold angles in the fill's order: ordered and turned into

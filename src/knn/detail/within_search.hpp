@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/uninitialized_vector.hpp"
 #include "knn/detail/geometry.hpp"
 #include "knn/detail/result_rows.hpp"
 
@@ -17,8 +18,8 @@ struct SphereIndex;
 // (offsets has rows + 1 entries, from 0).
 struct RaggedRows {
   std::vector<std::int64_t> offsets{0};
-  std::vector<NeighbourIndex> indices;
-  std::vector<double> distances;
+  core::UninitializedVector<NeighbourIndex> indices;  // (filled by a download: not zeroed first)
+  core::UninitializedVector<double> distances;
   std::int64_t rows() const { return static_cast<std::int64_t>(offsets.size()) - 1; }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
@@ -127,7 +128,6 @@ class WithinStudy : public PreparedStudy {
       std::vector<Vec4<double>> batch;
       std::vector<std::int64_t> self;
       std::vector<double> limits;  // each observation's own radius (knn.max_distance: {column: NAME})
-      RaggedRows found;            // a round's rows (its arrays kept for the next round)
       std::vector<std::int64_t> counts;
       const bool own_radii = !inputs_.radii.empty();
       double entries = 0.0;  // the rows' entries (or counts) over the rounds so far
@@ -153,15 +153,13 @@ class WithinStudy : public PreparedStudy {
           rows_->add_counts(rows, counts);
           for (const std::int64_t c : counts) entries += static_cast<double>(c);
         } else {
-          found.offsets.assign(1, 0);
-          found.indices.clear();
-          found.distances.clear();
+          RaggedRows found;  // kept by rows_ as it is
           mpi::collective(comm, [&] {
             search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
                           settings_.exclude_self ? self.data() : nullptr, own_radii ? limits.data() : nullptr);
           });
-          rows_->add(rows, found);
           entries += static_cast<double>(found.indices.size());
+          rows_->add(rows, std::move(found));
         }
         next = end;
         if (context_.progress_seconds > 0)
