@@ -33,31 +33,48 @@ using ObservationSelf = Kokkos::View<std::int64_t*, DeviceMemory>;  // one an ob
 using ObservationOrder = index::Values;  // thread t takes observation order(t)
 
 // The limit as the kernels test it: a pair is within when radius * angle <= max_distance
-// (the distance the output gets, to the bit); the chord bound only skips pairs surely beyond.
+// (the distance the output gets, to the bit); the chord bound only skips pairs surely beyond,
+// and the inner chord spares the count pass the angle of pairs surely within.
 struct WithinTest {
   double radius = 1.0, max_distance = 0.0;
-  double chord = 0.0;  // an upper bound of the chord of any pair within, with a margin
+  double chord = 0.0;   // an upper bound of the chord of any pair within, with a margin
+  double inner = -1.0;  // a chord below which every pair is within, with a margin (negative: none)
 
   WithinTest() = default;
-  WithinTest(double r, double d) : radius(r), max_distance(d), chord(chord_bound(r, d)) {}
+  WithinTest(double r, double d) : radius(r), max_distance(d), chord(chord_bound(r, d)), inner(inner_bound(r, d)) {}
   static double chord_bound(double r, double d) {
     const double angle = std::fmin(d / r * (1 + 1e-12), kPi);
     return 2 * std::sin(0.5 * angle) + 1e-12;  // unit vectors' rounding is ~1e-16
   }
-  // The test for one observation: its own limit and chord bound where the observations have
+  // A pair whose chord (as computed) is at most this has an angle below (d / r)(1 - 1e-12)
+  // less about 1e-12: the rounding of the vectors, of the chord and of the angle (~1e-15)
+  // cannot bring radius * angle up to d. None at d = 0, or past an angle of 3 (near pi the
+  // chord tells the angle poorly).
+  static double inner_bound(double r, double d) {
+    const double angle = d / r * (1 - 1e-12);
+    if (!(angle > 0.0) || angle >= 3.0) return -1.0;
+    const double c = 2 * std::sin(0.5 * angle) - 1e-12;
+    return c > 0.0 ? c : -1.0;
+  }
+  // The test for one observation: its own limit and chord bounds where the observations have
   // their own radii (`limits` not empty), else this one.
   template <class Limits>
-  KOKKOS_INLINE_FUNCTION WithinTest of(const Limits& limits, const Limits& chords, int o) const {
+  KOKKOS_INLINE_FUNCTION WithinTest of(const Limits& limits, const Limits& chords, const Limits& inners, int o) const {
     WithinTest t = *this;
     if (limits.extent(0) > 0) {
       t.max_distance = limits(o);
       t.chord = chords(o);
+      t.inner = inners(o);
     }
     return t;
   }
-  KOKKOS_INLINE_FUNCTION bool within(const Vec4<double>& p, const Vec4<double>& q, double& angle) const {
+  // Whether q lies within of p, with the angle when `need_angle` (the fill pass), else (the
+  // count pass) only where the inner chord cannot tell.
+  KOKKOS_INLINE_FUNCTION bool within(const Vec4<double>& p, const Vec4<double>& q, double& angle, bool need_angle) const {
     const double dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-    if (dx * dx + dy * dy + dz * dz > chord * chord) return false;
+    const double c2 = dx * dx + dy * dy + dz * dz;
+    if (c2 > chord * chord) return false;
+    if (!need_angle && inner > 0.0 && c2 <= inner * inner) return true;
     angle = great_circle_angle(p, q);
     return radius * angle <= max_distance;
   }
@@ -90,7 +107,7 @@ struct WithinRound {
   PointsView<double> observations;
   WithinTest shared;
   WithinSink sink;
-  ObservationLimits limits, chords;
+  ObservationLimits limits, chords, inners;
   ObservationSelf self;
   ObservationOrder order;
 
@@ -105,13 +122,13 @@ struct WithinBrute {
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const int o = round.order(t);
     const Vec4<double> p = round.observations(o);
-    const WithinTest test = round.shared.of(round.limits, round.chords, o);
+    const WithinTest test = round.shared.of(round.limits, round.chords, round.inners, o);
     const int n = static_cast<int>(references.extent(0));
     const std::int64_t at = round.sink.start(o);
     std::int64_t count = 0;
     for (int r = 0; r < n; ++r) {
       double a = 0;
-      if (test.within(p, references(r), a) && round.other(o, r)) round.sink.emit(at, count, r, a);
+      if (test.within(p, references(r), a, round.sink.fill) && round.other(o, r)) round.sink.emit(at, count, r, a);
     }
     round.sink.finish(o, count);
   }
@@ -137,7 +154,7 @@ struct WithinIndex {
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const int o = round.order(t);
     const Vec4<double> p = round.observations(o);
-    const WithinTest test = round.shared.of(round.limits, round.chords, o);
+    const WithinTest test = round.shared.of(round.limits, round.chords, round.inners, o);
     const std::int64_t at = round.sink.start(o);
     std::int64_t count = 0;
     const double reach = test.chord + 1e-12;  // the balls' own rounding
@@ -171,7 +188,7 @@ struct WithinIndex {
     const int end = (node + 1) * kLeafSize < index.references ? (node + 1) * kLeafSize : index.references;
     for (int j = node * kLeafSize; j < end; ++j) {
       double a = 0;
-      if (!test.within(p, index.sorted(j), a)) continue;
+      if (!test.within(p, index.sorted(j), a, round.sink.fill)) continue;
       const int r = index.reference(j);
       if (round.other(o, r)) round.sink.emit(at, count, r, a);
     }

@@ -72,12 +72,12 @@ struct WithinSearch::Device {
   std::shared_ptr<const SphereIndex> index;
   // a round's arrays, kept for the next round
   PointsView<double> observations;
-  ObservationLimits limits, chords;
+  ObservationLimits limits, chords, inners;
   ObservationSelf self;
   RowOffsets offsets;
   EntryIndices indices;
   EntryAngles angles;
-  std::vector<double> host_chords;
+  std::vector<double> host_chords, host_inners;
 
   // Uploads n observations (with their own limits and references where given) and orders
   // them by their places: thread t of the passes takes observation order(t).
@@ -89,11 +89,17 @@ struct WithinSearch::Device {
     Kokkos::deep_copy(round.observations, HostPoints(points, static_cast<std::size_t>(n)));
     if (own_limits != nullptr) {
       host_chords.resize(static_cast<std::size_t>(n));
-      for (int o = 0; o < n; ++o) host_chords[static_cast<std::size_t>(o)] = WithinTest::chord_bound(test.radius, own_limits[o]);
+      host_inners.resize(static_cast<std::size_t>(n));
+      for (int o = 0; o < n; ++o) {
+        host_chords[static_cast<std::size_t>(o)] = WithinTest::chord_bound(test.radius, own_limits[o]);
+        host_inners[static_cast<std::size_t>(o)] = WithinTest::inner_bound(test.radius, own_limits[o]);
+      }
       round.limits = first_of(limits, static_cast<std::size_t>(n), "trident::knn::within::limits");
       round.chords = first_of(chords, static_cast<std::size_t>(n), "trident::knn::within::chords");
+      round.inners = first_of(inners, static_cast<std::size_t>(n), "trident::knn::within::inners");
       Kokkos::deep_copy(round.limits, HostArray<const double>(own_limits, static_cast<std::size_t>(n)));
       Kokkos::deep_copy(round.chords, HostArray<const double>(host_chords.data(), static_cast<std::size_t>(n)));
+      Kokkos::deep_copy(round.inners, HostArray<const double>(host_inners.data(), static_cast<std::size_t>(n)));
     }
     if (own != nullptr) {
       round.self = first_of(self, static_cast<std::size_t>(n), "trident::knn::within::self");

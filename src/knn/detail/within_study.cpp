@@ -125,38 +125,58 @@ class WithinStudy : public PreparedStudy {
       Progress progress(comm, "knn: search,", static_cast<std::int64_t>(done_before), inputs_.n_observations,
                         context_.progress_seconds, "row");
       std::size_t next = 0;
+      // each observation's index among the references, when the set is searched against itself
+      std::vector<std::int64_t> own;
+      if (settings_.exclude_self) {
+        own.resize(static_cast<std::size_t>(inputs_.count));
+        for (std::int64_t i = 0; i < inputs_.count; ++i) own[static_cast<std::size_t>(i)] = inputs_.first + i;
+      }
+      const bool own_radii = !inputs_.radii.empty();  // knn.max_distance: {column: NAME}
+      // a round's observations, own indices and radii: gathered where its rows are not
+      // consecutive (a restart), else read in place
       std::vector<Vec4<double>> batch;
       std::vector<std::int64_t> self;
-      std::vector<double> limits;  // each observation's own radius (knn.max_distance: {column: NAME})
+      std::vector<double> limits;
       std::vector<std::int64_t> counts;
-      const bool own_radii = !inputs_.radii.empty();
       double entries = 0.0;  // the rows' entries (or counts) over the rounds so far
       for (;;) {
         const std::size_t end = std::min(
             todo.size(), next + static_cast<std::size_t>(round_rows(settings_, static_cast<std::int64_t>(next), entries)));
         const std::vector<std::int64_t> rows(todo.begin() + static_cast<std::ptrdiff_t>(next),
                                              todo.begin() + static_cast<std::ptrdiff_t>(end));
-        batch.clear();
-        self.clear();
-        limits.clear();
-        for (std::int64_t r : rows) {
-          batch.push_back(vectors[static_cast<std::size_t>(r)]);
-          if (own_radii) limits.push_back(inputs_.radii[static_cast<std::size_t>(r)]);
-          self.push_back(inputs_.first + r);  // its index among the references, when the set is searched against itself
+        const auto n = static_cast<std::int64_t>(rows.size());
+        const Vec4<double>* round_points = nullptr;
+        const std::int64_t* round_self = nullptr;
+        const double* round_limits = nullptr;
+        if (n > 0 && rows.back() - rows.front() == n - 1) {  // (todo is ascending)
+          const auto from = static_cast<std::size_t>(rows.front());
+          round_points = vectors.data() + from;
+          if (settings_.exclude_self) round_self = own.data() + from;
+          if (own_radii) round_limits = inputs_.radii.data() + from;
+        } else {
+          batch.clear();
+          self.clear();
+          limits.clear();
+          for (std::int64_t r : rows) {
+            batch.push_back(vectors[static_cast<std::size_t>(r)]);
+            if (own_radii) limits.push_back(inputs_.radii[static_cast<std::size_t>(r)]);
+            if (settings_.exclude_self) self.push_back(own[static_cast<std::size_t>(r)]);
+          }
+          round_points = batch.data();
+          if (settings_.exclude_self) round_self = self.data();
+          if (own_radii) round_limits = limits.data();
         }
         if (settings_.rows == KnnRows::count) {
           counts.clear();
           mpi::collective(comm, [&] {
-            search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts,
-                         settings_.exclude_self ? self.data() : nullptr, own_radii ? limits.data() : nullptr);
+            search.count(round_points, n, counts, round_self, round_limits);
           });
           rows_->add_counts(rows, counts);
           for (const std::int64_t c : counts) entries += static_cast<double>(c);
         } else {
           RaggedRows found;  // kept by rows_ as it is
           mpi::collective(comm, [&] {
-            search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
-                          settings_.exclude_self ? self.data() : nullptr, own_radii ? limits.data() : nullptr);
+            search.append(round_points, n, found, round_self, round_limits);
           });
           entries += static_cast<double>(found.indices.size());
           rows_->add(rows, std::move(found));
