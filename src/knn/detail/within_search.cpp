@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/timers.hpp"
 #include "io/reserve_huge.hpp"
 #include "knn/detail/index/cube_key.hpp"
 #include "knn/detail/index/radix_sort.hpp"
@@ -134,12 +135,19 @@ void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, s
   if (count == 0) return;
   const int n = static_cast<int>(count);
   Device& d = *device_;
+  const double t0 = wall_seconds();
   WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
+  Kokkos::fence();
+  const double t1 = wall_seconds();
   round.sink.offsets = first_of(d.offsets, static_cast<std::size_t>(n), "trident::knn::within::offsets");
   d.pass(round, n, "trident::knn::within_count");
   const std::size_t before = counts.size();
   counts.resize(before + static_cast<std::size_t>(n));
   Kokkos::deep_copy(HostArray<std::int64_t>(counts.data() + before, static_cast<std::size_t>(n)), round.sink.offsets);
+  profile_.rounds += 1;
+  profile_.largest_round = std::max(profile_.largest_round, count);
+  profile_.upload_seconds += t1 - t0;
+  profile_.count_seconds += wall_seconds() - t1;
 }
 
 void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
@@ -147,7 +155,10 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   if (count == 0) return;
   const int n = static_cast<int>(count);
   Device& d = *device_;
+  const double t0 = wall_seconds();
   WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
+  Kokkos::fence();
+  const double t1 = wall_seconds();
   // the same functor twice: counts, then (offsets known) the entries
   const WithinSink sink{first_of(d.offsets, static_cast<std::size_t>(n) + 1, "trident::knn::within::offsets"), {}, {}, false};
   round.sink = sink;
@@ -166,12 +177,15 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   Kokkos::deep_copy(HostArray<std::int64_t>(rows.offsets.data() + first_row, static_cast<std::size_t>(n)),
                     Kokkos::subview(sink.offsets, std::make_pair(1, n + 1)));
   const std::int64_t total = rows.offsets.back();
+  const double t2 = wall_seconds();
   round.sink.index = first_of(d.indices, static_cast<std::size_t>(total), "trident::knn::within::indices");
   round.sink.angle = first_of(d.angles, static_cast<std::size_t>(total), "trident::knn::within::angles");
   round.sink.fill = true;
   d.pass(round, n, "trident::knn::within_fill");
   Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
                        WithinOrder{sink.offsets, round.sink.index, round.sink.angle, radius_});
+  Kokkos::fence();
+  const double t3 = wall_seconds();
   const auto at = static_cast<std::size_t>(base);
   const std::size_t size = at + static_cast<std::size_t>(total);
   if (rows.indices.capacity() < size) io::reserve_huge(rows.indices, size);  // (a copy only when appending to rows)
@@ -180,6 +194,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   rows.distances.resize(size);
   Kokkos::deep_copy(HostArray<NeighbourIndex>(rows.indices.data() + at, static_cast<std::size_t>(total)), round.sink.index);
   Kokkos::deep_copy(HostArray<double>(rows.distances.data() + at, static_cast<std::size_t>(total)), round.sink.angle);
+  const double t4 = wall_seconds();
   // the rows past kDeviceOrderedRow hold angles in the fill's order: ordered and turned into
   // distances here
   std::vector<std::pair<double, int>> entries;
@@ -199,6 +214,13 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
     rows.offsets[row] = base + to;
     from = to;
   }
+  profile_.rounds += 1;
+  profile_.largest_round = std::max(profile_.largest_round, count);
+  profile_.upload_seconds += t1 - t0;
+  profile_.count_seconds += t2 - t1;
+  profile_.fill_seconds += t3 - t2;
+  profile_.download_seconds += t4 - t3;
+  profile_.host_seconds += wall_seconds() - t4;
 }
 
 }  // namespace trident::knn

@@ -23,6 +23,14 @@ struct RaggedRows {
   std::int64_t rows() const { return static_cast<std::int64_t>(offsets.size()) - 1; }
 };
 
+// Where a search's time went, summed over its rounds (each part ends at a fence): the
+// observations' upload and place order, the count pass (with the offsets' download), the fill
+// pass and the device's row order, the rows' download, and the host's order of long rows.
+struct WithinProfile {
+  std::int64_t rounds = 0, largest_round = 0;
+  double upload_seconds = 0, count_seconds = 0, fill_seconds = 0, download_seconds = 0, host_seconds = 0;
+};
+
 class WithinSearch {
  public:
   // The references (unit vectors) on the device, or `index` built over them (then used).
@@ -42,11 +50,14 @@ class WithinSearch {
   // append.
   void count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
              const std::int64_t* self = nullptr, const double* limits = nullptr) const;
+  // The rounds so far.
+  const WithinProfile& profile() const { return profile_; }
 
  private:
   struct Device;
   std::unique_ptr<Device> device_;
   double max_distance_, radius_;
+  mutable WithinProfile profile_;
 };
 
 }  // namespace trident::knn

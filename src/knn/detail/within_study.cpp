@@ -193,6 +193,13 @@ class WithinStudy : public PreparedStudy {
           break;
         }
       }
+      const WithinProfile& p = search.profile();
+      log::detail(comm, "knn: rank 0 search parts: " + std::to_string(p.rounds) + " round(s), the largest " +
+                            std::to_string(p.largest_round) + " rows; upload and place order " +
+                            figure(p.upload_seconds, "%.4f") + " s, count pass " + figure(p.count_seconds, "%.4f") +
+                            " s, fill pass and row order " + figure(p.fill_seconds, "%.4f") + " s, download " +
+                            figure(p.download_seconds, "%.4f") + " s, long rows on the host " +
+                            figure(p.host_seconds, "%.4f") + " s");
       search_seconds = wall_seconds() - start + build;  // the index's build is part of the search, once
     }
     context_.timers.add("knn.search", search_seconds);
