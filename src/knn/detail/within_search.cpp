@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/host_threads.hpp"
 #include "core/timers.hpp"
 #include "io/reserve_huge.hpp"
 #include "knn/detail/index/cube_key.hpp"
@@ -196,24 +197,33 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   Kokkos::deep_copy(HostArray<double>(rows.distances.data() + at, static_cast<std::size_t>(total)), round.sink.angle);
   const double t4 = wall_seconds();
   // the rows past kDeviceOrderedRow hold angles in the fill's order: ordered and turned into
-  // distances here
-  std::vector<std::pair<double, int>> entries;
-  std::int64_t from = 0;
-  for (std::size_t row = first_row; row < rows.offsets.size(); ++row) {
-    const std::int64_t to = rows.offsets[row];
-    if (to - from > kDeviceOrderedRow) {
+  // distances here, on every usable CPU (each row alone)
+  std::vector<std::size_t> long_rows;
+  for (std::size_t row = first_row, from = 0; row < rows.offsets.size(); ++row) {
+    const auto to = static_cast<std::size_t>(rows.offsets[row]);
+    if (to - from > static_cast<std::size_t>(kDeviceOrderedRow)) long_rows.push_back(row);
+    from = to;
+  }
+  NeighbourIndex* const indices = rows.indices.data() + at;
+  double* const distances = rows.distances.data() + at;
+  const std::int64_t* const ends = rows.offsets.data();
+  const double radius = radius_;
+  core::host_parallel_ranges(static_cast<std::int64_t>(long_rows.size()), 16, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<std::pair<double, int>> entries;
+    for (std::int64_t i = begin; i < end; ++i) {
+      const std::size_t row = long_rows[static_cast<std::size_t>(i)];
+      const std::int64_t from = row == first_row ? 0 : ends[row - 1], to = ends[row];
       entries.clear();
-      for (std::int64_t e = from; e < to; ++e) entries.push_back({rows.distances[at + static_cast<std::size_t>(e)], rows.indices[at + static_cast<std::size_t>(e)]});
+      for (std::int64_t e = from; e < to; ++e) entries.push_back({distances[e], indices[e]});
       order_row(entries);
       for (std::int64_t e = from; e < to; ++e) {
         const auto& entry = entries[static_cast<std::size_t>(e - from)];
-        rows.indices[at + static_cast<std::size_t>(e)] = entry.second;
-        rows.distances[at + static_cast<std::size_t>(e)] = radius_ * entry.first;
+        indices[e] = entry.second;
+        distances[e] = radius * entry.first;
       }
     }
-    rows.offsets[row] = base + to;
-    from = to;
-  }
+  });
+  for (std::size_t row = first_row; row < rows.offsets.size(); ++row) rows.offsets[row] += base;
   profile_.rounds += 1;
   profile_.largest_round = std::max(profile_.largest_round, count);
   profile_.upload_seconds += t1 - t0;
