@@ -81,23 +81,50 @@ struct WithinTest {
 };
 
 // Row o's entries: counted (fill false: offsets(o) = the count) or written from offsets(o).
+// With `slots`, the count pass also keeps each row's first `slots` entries (row o's from
+// o * slots), and the fill pass copies every row that fit there instead of searching it
+// again: the same entries (the same test, the same angles), which the row order then sorts.
 struct WithinSink {
   RowOffsets offsets;
   EntryIndices index;
   EntryAngles angle;
   bool fill = false;
+  EntryIndices kept_index;
+  EntryAngles kept_angle;
+  int slots = 0;
 
-  // One entry of the row written from `at`: reference `r` at `a`, the row's count-th.
+  // Whether the pass needs the angle of the row's next pair, `count` found before it (the
+  // count pass only while it keeps entries).
+  KOKKOS_INLINE_FUNCTION bool angles(std::int64_t count) const { return fill || count < slots; }
+  // One entry of the row written (or kept) from `at`: reference `r` at `a`, the row's count-th.
   KOKKOS_INLINE_FUNCTION void emit(std::int64_t at, std::int64_t& count, int r, double a) const {
     if (fill) {
       index(at + count) = r;
       angle(at + count) = a;
+    } else if (count < slots) {
+      kept_index(at + count) = r;
+      kept_angle(at + count) = a;
     }
     ++count;
   }
-  KOKKOS_INLINE_FUNCTION std::int64_t start(int o) const { return fill ? offsets(o) : 0; }
+  KOKKOS_INLINE_FUNCTION std::int64_t start(int o) const {
+    return fill ? offsets(o) : static_cast<std::int64_t>(o) * slots;
+  }
   KOKKOS_INLINE_FUNCTION void finish(int o, std::int64_t count) const {
     if (!fill) offsets(o) = count;
+  }
+  // The fill pass: row o copied from what the count pass kept, where all of it fit; returns
+  // whether it was.
+  KOKKOS_INLINE_FUNCTION bool copy_kept(int o) const {
+    if (!fill || slots == 0) return false;
+    const std::int64_t from = offsets(o), size = offsets(o + 1) - from;
+    if (size > slots) return false;
+    const std::int64_t kept = static_cast<std::int64_t>(o) * slots;
+    for (std::int64_t i = 0; i < size; ++i) {
+      index(from + i) = kept_index(kept + i);
+      angle(from + i) = kept_angle(kept + i);
+    }
+    return true;
   }
 };
 
@@ -121,6 +148,7 @@ struct WithinBrute {
 
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const int o = round.order(t);
+    if (round.sink.copy_kept(o)) return;
     const Vec4<double> p = round.observations(o);
     const WithinTest test = round.shared.of(round.limits, round.chords, round.inners, o);
     const int n = static_cast<int>(references.extent(0));
@@ -128,7 +156,7 @@ struct WithinBrute {
     std::int64_t count = 0;
     for (int r = 0; r < n; ++r) {
       double a = 0;
-      if (test.within(p, references(r), a, round.sink.fill) && round.other(o, r)) round.sink.emit(at, count, r, a);
+      if (test.within(p, references(r), a, round.sink.angles(count)) && round.other(o, r)) round.sink.emit(at, count, r, a);
     }
     round.sink.finish(o, count);
   }
@@ -153,6 +181,7 @@ struct WithinIndex {
 
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const int o = round.order(t);
+    if (round.sink.copy_kept(o)) return;
     const Vec4<double> p = round.observations(o);
     const WithinTest test = round.shared.of(round.limits, round.chords, round.inners, o);
     const std::int64_t at = round.sink.start(o);
@@ -188,7 +217,7 @@ struct WithinIndex {
     const int end = (node + 1) * kLeafSize < index.references ? (node + 1) * kLeafSize : index.references;
     for (int j = node * kLeafSize; j < end; ++j) {
       double a = 0;
-      if (!test.within(p, index.sorted(j), a, round.sink.fill)) continue;
+      if (!test.within(p, index.sorted(j), a, round.sink.angles(count))) continue;
       const int r = index.reference(j);
       if (round.other(o, r)) round.sink.emit(at, count, r, a);
     }

@@ -77,8 +77,8 @@ struct WithinSearch::Device {
   ObservationLimits limits, chords, inners;
   ObservationSelf self;
   RowOffsets offsets;
-  EntryIndices indices;
-  EntryAngles angles;
+  EntryIndices indices, kept_indices;
+  EntryAngles angles, kept_angles;
   std::vector<double> host_chords, host_inners;
 
   // Uploads n observations (with their own limits and references where given) and orders
@@ -131,6 +131,12 @@ WithinSearch::WithinSearch(const std::vector<Vec4<double>>& references, std::sha
 
 WithinSearch::~WithinSearch() = default;
 
+int WithinSearch::kept_slots() const {
+  if (profile_.rows == 0) return 32;  // (the first round: a guess)
+  const double mean = static_cast<double>(profile_.entries) / static_cast<double>(profile_.rows);
+  return mean > 24.0 ? 0 : mean > 6.0 ? 32 : 16;
+}
+
 void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
                          const std::int64_t* self, const double* limits) const {
   if (count == 0) return;
@@ -160,8 +166,16 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
   Kokkos::fence();
   const double t1 = wall_seconds();
-  // the same functor twice: counts, then (offsets known) the entries
-  const WithinSink sink{first_of(d.offsets, static_cast<std::size_t>(n) + 1, "trident::knn::within::offsets"), {}, {}, false};
+  // the same functor twice: counts (keeping short rows' entries), then (offsets known) the
+  // entries of the rows that did not fit
+  WithinSink sink;
+  sink.offsets = first_of(d.offsets, static_cast<std::size_t>(n) + 1, "trident::knn::within::offsets");
+  sink.slots = kept_slots();
+  if (sink.slots > 0) {
+    const std::size_t kept = static_cast<std::size_t>(n) * static_cast<std::size_t>(sink.slots);
+    sink.kept_index = first_of(d.kept_indices, kept, "trident::knn::within::kept_indices");
+    sink.kept_angle = first_of(d.kept_angles, kept, "trident::knn::within::kept_angles");
+  }
   round.sink = sink;
   d.pass(round, n, "trident::knn::within_count");
   Kokkos::parallel_scan(
@@ -226,6 +240,8 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   for (std::size_t row = first_row; row < rows.offsets.size(); ++row) rows.offsets[row] += base;
   profile_.rounds += 1;
   profile_.largest_round = std::max(profile_.largest_round, count);
+  profile_.rows += count;
+  profile_.entries += total;
   profile_.upload_seconds += t1 - t0;
   profile_.count_seconds += t2 - t1;
   profile_.fill_seconds += t3 - t2;

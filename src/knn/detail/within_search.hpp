@@ -27,7 +27,7 @@ struct RaggedRows {
 // observations' upload and place order, the count pass (with the offsets' download), the fill
 // pass and the device's row order, the rows' download, and the host's order of long rows.
 struct WithinProfile {
-  std::int64_t rounds = 0, largest_round = 0;
+  std::int64_t rounds = 0, largest_round = 0, rows = 0, entries = 0;
   double upload_seconds = 0, count_seconds = 0, fill_seconds = 0, download_seconds = 0, host_seconds = 0;
 };
 
@@ -56,6 +56,10 @@ class WithinSearch {
  private:
   struct Device;
   std::unique_ptr<Device> device_;
+  // Entries a row the count pass keeps (0: none), from the mean row of the rounds so far:
+  // 32 where most rows fit (a mean of 6 to 24, and the first round), 16 below, none above.
+  int kept_slots() const;
+
   double max_distance_, radius_;
   mutable WithinProfile profile_;
 };
