@@ -74,7 +74,7 @@ void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
   }
   for (std::size_t row = 0; row < done_.size(); ++row) {
     offsets.push_back(before + static_cast<std::int64_t>(indices.size()));
-    if (done_[row] == 0) continue;
+    if (done_[row] == 0 || size_[row] == 0) continue;
     const auto r = static_cast<std::int64_t>(row);
     indices.insert(indices.end(), row_indices(r), row_indices(r) + size_[row]);
     distances.insert(distances.end(), row_distances(r), row_distances(r) + size_[row]);

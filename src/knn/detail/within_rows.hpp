@@ -28,14 +28,16 @@ class WithinRows {
   std::int64_t done_rows() const;
   std::int64_t entries() const { return entries_; }
   // Row `row` (0-based in the chunk; none when not done): its size, references and distances,
-  // nearest first.
+  // nearest first (null when it has none).
   std::int64_t row_size(std::int64_t row) const { return size_[static_cast<std::size_t>(row)]; }
   const NeighbourIndex* row_indices(std::int64_t row) const {
     const auto r = static_cast<std::size_t>(row);
+    if (size_[r] == 0) return nullptr;  // (a row not done, or empty)
     return blocks_[static_cast<std::size_t>(block_[r])].indices.data() + start_[r];
   }
   const double* row_distances(std::int64_t row) const {
     const auto r = static_cast<std::size_t>(row);
+    if (size_[r] == 0) return nullptr;
     return blocks_[static_cast<std::size_t>(block_[r])].distances.data() + start_[r];
   }
 

@@ -6,6 +6,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/host_threads.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "core/signals.hpp"
@@ -17,6 +18,7 @@
 #include "knn/detail/output_rows.hpp"
 #include "knn/detail/points.hpp"
 #include "knn/detail/rounds.hpp"
+#include "knn/detail/row_list.hpp"
 #include "knn/detail/run_method.hpp"
 #include "knn/detail/within_rows.hpp"
 
@@ -118,18 +120,27 @@ class WithinStudy : public PreparedStudy {
       const WithinSearch search(inputs_.references, options.index, settings_.max_distance, settings_.radius);
       std::vector<Vec4<double>> vectors(static_cast<std::size_t>(inputs_.count));
       unit_vectors_into(inputs_.lat_lon.data(), inputs_.count, vectors.data());
-      std::vector<std::int64_t> todo;
-      for (std::int64_t i = 0; i < inputs_.count; ++i)
-        if (rows_->done()[static_cast<std::size_t>(i)] == 0) todo.push_back(i);
+      // every row when none is done (a run that is not a restart), else those not done
+      RowList todo;
+      if (rows_->done_rows() == 0) {
+        todo = all_rows(inputs_.count);
+      } else {
+        for (std::int64_t i = 0; i < inputs_.count; ++i)
+          if (rows_->done()[static_cast<std::size_t>(i)] == 0) todo.push_back(i);
+      }
       const double done_before = mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()));
       Progress progress(comm, "knn: search,", static_cast<std::int64_t>(done_before), inputs_.n_observations,
                         context_.progress_seconds, "row");
       std::size_t next = 0;
       // each observation's index among the references, when the set is searched against itself
-      std::vector<std::int64_t> own;
+      core::UninitializedVector<std::int64_t> own;
       if (settings_.exclude_self) {
         own.resize(static_cast<std::size_t>(inputs_.count));
-        for (std::int64_t i = 0; i < inputs_.count; ++i) own[static_cast<std::size_t>(i)] = inputs_.first + i;
+        std::int64_t* const to = own.data();
+        const std::int64_t first = inputs_.first;
+        core::host_parallel_ranges(inputs_.count, std::int64_t(1) << 18, [to, first](std::int64_t begin, std::int64_t end) {
+          for (std::int64_t i = begin; i < end; ++i) to[i] = first + i;
+        });
       }
       const bool own_radii = !inputs_.radii.empty();  // knn.max_distance: {column: NAME}
       // a round's observations, own indices and radii: gathered where its rows are not
