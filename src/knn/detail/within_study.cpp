@@ -36,17 +36,25 @@ std::string figure(double v, const char* format) {
 // ends 16384 (about a second of host work on 2^15 references); on device back ends 65536
 // first, then as many as hold about kDeviceRoundEntries entries at the mean row of the rounds
 // so far (between 65536 and 2^22 rows): a device needs millions of threads at once, and a
-// round's arrays take 12 bytes an entry on the device and on the host. The rows do not
-// depend on the rounds.
+// round's arrays take 12 bytes an entry on the device and on the host. The brute force
+// (`brute_references` > 0) takes at most 2^36 pairs a round (as the k-nearest rounds do), and
+// never fewer than 16384 rows. The rows do not depend on the rounds.
 constexpr std::int64_t kHostRoundRows = 16384, kDeviceRoundRows = 65536, kDeviceRoundMostRows = 4194304;
 constexpr double kDeviceRoundEntries = 67108864.0;  // 2^26: 768 MiB of entries
+constexpr double kDeviceBrutePairs = 68719476736.0;  // 2^36
 
-std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, double entries_so_far) {
+std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, double entries_so_far,
+                        std::int64_t brute_references) {
   if (settings.batch_size > 0) return settings.batch_size;
   if (!kOnDevice) return kHostRoundRows;
-  if (rows_so_far == 0) return kDeviceRoundRows;
-  const double mean = std::max(1.0, entries_so_far / static_cast<double>(rows_so_far));
-  return std::clamp(static_cast<std::int64_t>(kDeviceRoundEntries / mean), kDeviceRoundRows, kDeviceRoundMostRows);
+  std::int64_t rows = kDeviceRoundRows;
+  if (rows_so_far > 0) {
+    const double mean = std::max(1.0, entries_so_far / static_cast<double>(rows_so_far));
+    rows = std::clamp(static_cast<std::int64_t>(kDeviceRoundEntries / mean), kDeviceRoundRows, kDeviceRoundMostRows);
+  }
+  if (brute_references > 0)
+    rows = std::min(rows, std::max(kHostRoundRows, static_cast<std::int64_t>(kDeviceBrutePairs / static_cast<double>(brute_references))));
+  return rows;
 }
 
 void write_checkpoint_file(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
@@ -150,9 +158,10 @@ class WithinStudy : public PreparedStudy {
       std::vector<double> limits;
       std::vector<std::int64_t> counts;
       double entries = 0.0;  // the rows' entries (or counts) over the rounds so far
+      const std::int64_t brute_references = method_.use_index ? 0 : inputs_.n_references;
       for (;;) {
         const std::size_t end = std::min(
-            todo.size(), next + static_cast<std::size_t>(round_rows(settings_, static_cast<std::int64_t>(next), entries)));
+            todo.size(), next + static_cast<std::size_t>(round_rows(settings_, static_cast<std::int64_t>(next), entries, brute_references)));
         const std::vector<std::int64_t> rows(todo.begin() + static_cast<std::ptrdiff_t>(next),
                                              todo.begin() + static_cast<std::ptrdiff_t>(end));
         const auto n = static_cast<std::int64_t>(rows.size());
