@@ -214,12 +214,14 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_mpi_self.cpp
   knn/test_mpi_within.cpp
   knn/test_mpi_within_all.cpp
+  knn/test_mpi_within_order.cpp
   knn/test_output.cpp
   knn/test_point_ids.cpp
   knn/test_points.cpp
   knn/test_rounds.cpp
   knn/test_rows.cpp
   knn/test_search.cpp
+  knn/test_within_test.cpp
 )
 set(TRIDENT_TEST_SOURCES_ridge
   ridge/test_corner_position.cpp

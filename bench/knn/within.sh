@@ -21,6 +21,8 @@
 #   KNN_WITHIN_BATCH  knn.batch_size of the distance queries' rounds (0: the study's default)
 #   KNN_WITHIN_CASES  the cases to run besides the k-nearest baselines, a grep -E pattern of
 #                     their names (all of them)
+#   KNN_WITHIN_PARTS  1: after each distance query, its --verbose search parts line (rounds,
+#                     upload and place order, count pass, fill pass, download, host)
 # e.g. on one H200: bench/knn/within.sh build/cuda
 #      here, small:  KNN_WITHIN_N=16384 bench/knn/within.sh build/cpu
 set -euo pipefail
@@ -62,6 +64,7 @@ run() {  # NAME BASELINE TARGET LINES
   ratio=-
   [[ -n $baseline ]] && ratio=$(awk -v a="$seconds" -v b="${base[$baseline]}" 'BEGIN { printf "%.2f", a / b }')
   printf '%-34s %10s %8s %12s %7s %s\n' "$name" "$seconds" "$whole" "$found" "$ratio" "$target"
+  if [[ ${KNN_WITHIN_PARTS:-0} == 1 ]]; then grep -E "search parts: [0-9]+ round" "$log" | sed -E 's/.*search parts: /    /' || true; fi
 }
 
 device=$([[ $gpu == yes ]] && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 || echo "host")

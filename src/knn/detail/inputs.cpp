@@ -65,4 +65,8 @@ KnnInputs read_inputs(const KnnSettings& settings, MPI_Comm comm, const std::str
   return in;
 }
 
+bool writes_texts(const KnnInputs& inputs) {
+  return inputs.reference_ids.kind() == PointIds::Kind::text || inputs.observation_ids.kind() == PointIds::Kind::text;
+}
+
 }  // namespace trident::knn

@@ -32,4 +32,8 @@ struct KnnInputs {
 // fails together with the lowest failing rank's message.
 KnnInputs read_inputs(const KnnSettings& settings, MPI_Comm comm, const std::string& host_name);
 
+// Whether the output holds text ids (variable-length strings, which parallel HDF5 cannot
+// write): the point sources name their points by a text column.
+bool writes_texts(const KnnInputs& inputs);
+
 }  // namespace trident::knn

@@ -60,6 +60,14 @@ RunMethod choose_run_method(const KnnSettings& settings, std::int64_t n_obs, std
   return run;
 }
 
+RunMethod choose_logged_run_method(const KnnSettings& settings, const KnnInputs& inputs, MPI_Comm comm,
+                                   const std::string& device) {
+  RunMethod method = choose_run_method(settings, inputs.n_observations, inputs.count, inputs.n_references, comm,
+                                       device.empty() ? "the device" : device);
+  log::info(comm, "knn: method " + method.reason);
+  return method;
+}
+
 void warm_up_index_build(const std::vector<Vec4<double>>& references) {
   const std::size_t few = std::min<std::size_t>(references.size(), 4096);
   if (few > 0) build_sphere_index(std::vector<Vec4<double>>(references.begin(), references.begin() + few));

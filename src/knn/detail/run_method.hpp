@@ -12,6 +12,7 @@
 
 #include "knn/settings.hpp"
 #include "knn/detail/geometry.hpp"
+#include "knn/detail/inputs.hpp"
 #include "knn/detail/search_options.hpp"
 
 namespace trident::knn {
@@ -28,6 +29,11 @@ struct RunMethod {
 // rank) and auto takes the brute force. Collective.
 RunMethod choose_run_method(const KnnSettings& settings, std::int64_t n_obs, std::int64_t rows,
                             std::int64_t n_refs, MPI_Comm comm, const std::string& device);
+// choose_run_method for the point sets of `inputs` on `device` (empty: "the device"), its
+// choice and why logged ("knn: method ..."): what both the k-nearest and the distance
+// studies do before their output exists. Collective.
+RunMethod choose_logged_run_method(const KnnSettings& settings, const KnnInputs& inputs, MPI_Comm comm,
+                                   const std::string& device);
 
 // Builds the index of the first few references and drops it: CUDA loads each of the
 // build's kernels (and the sort's) at its first launch, milliseconds apiece, which the timed

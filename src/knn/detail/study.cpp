@@ -159,16 +159,10 @@ class KnnStudy : public PreparedStudy {
     // wait is startup.device's)
     context.device_ready(timer, "knn.read");
     // knn.method, with the device memory the index takes checked, before the output exists
-    method_ = choose_run_method(settings, inputs_.n_observations, inputs_.count, inputs_.n_references, context.comm,
-                                context.binding.device_name.empty() ? "the device" : context.binding.device_name);
-    log::info(context.comm, "knn: method " + method_.reason);
+    method_ = choose_logged_run_method(settings, inputs_, context.comm, context.binding.device_name);
   }
 
-  // Text ids are variable-length strings, which parallel HDF5 cannot write.
-  bool writes_texts() const override {
-    return inputs_.reference_ids.kind() == PointIds::Kind::text ||
-           inputs_.observation_ids.kind() == PointIds::Kind::text;
-  }
+  bool writes_texts() const override { return knn::writes_texts(inputs_); }
 
   void run(io::OutputFile& output) override {
     ChunkResult r = chunk_header(inputs_);

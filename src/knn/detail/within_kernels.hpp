@@ -5,10 +5,14 @@
 // passes with the same functor: the first counts a row's references, the second writes them
 // at the row's offset, so no pair takes an atomic. The brute force visits every reference;
 // the index walks its tree and skips every ball whose chord lower bound lies beyond the
-// limit, so a small distance touches few cells. The entries of a row come in either
-// method's own order; WithinOrder sorts rows of up to kDeviceOrderedRow entries on the device
-// and the host the longer ones (within_search.cpp), the same order either way, which makes
-// the rows the same bits through either method.
+// limit, so a small distance touches few cells. Thread t takes observation order(t): the
+// observations in the order of their places (their cube keys), so that a warp's threads walk
+// the same cells, while each row is still written at its own observation's offset. A
+// point's own reference (`self`, when the set is searched against itself) is left out here,
+// in the count as in the rows. The entries of a row come in either method's own order;
+// WithinOrder sorts rows of up to kDeviceOrderedRow entries on the device and the host the
+// longer ones (within_search.cpp), the same order either way, which makes the rows the same
+// bits through either method.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -16,6 +20,7 @@
 
 #include "knn/detail/geometry.hpp"
 #include "knn/detail/index/sphere_index.hpp"
+#include "knn/detail/index/radix_sort.hpp"
 #include "knn/detail/screen_kernels.hpp"
 
 namespace trident::knn {
@@ -24,120 +29,206 @@ using RowOffsets = Kokkos::View<std::int64_t*, DeviceMemory>;
 using EntryIndices = Kokkos::View<int*, DeviceMemory>;
 using EntryAngles = Kokkos::View<double*, DeviceMemory>;
 using ObservationLimits = Kokkos::View<double*, DeviceMemory>;  // one an observation, or empty
+using ObservationSelf = Kokkos::View<std::int64_t*, DeviceMemory>;  // one an observation, or empty
+using ObservationOrder = index::Values;  // thread t takes observation order(t)
 
 // The limit as the kernels test it: a pair is within when radius * angle <= max_distance
-// (the distance the output gets, to the bit); the chord bound only skips pairs surely beyond.
+// (the distance the output gets, to the bit); the chord bound only skips pairs surely beyond,
+// and the inner chord spares the count pass the angle of pairs surely within.
 struct WithinTest {
   double radius = 1.0, max_distance = 0.0;
-  double chord = 0.0;  // an upper bound of the chord of any pair within, with a margin
+  double chord = 0.0;   // an upper bound of the chord of any pair within, with a margin
+  double inner = -1.0;  // a chord below which every pair is within, with a margin (negative: none)
 
   WithinTest() = default;
-  WithinTest(double r, double d) : radius(r), max_distance(d), chord(chord_bound(r, d)) {}
+  WithinTest(double r, double d) : radius(r), max_distance(d), chord(chord_bound(r, d)), inner(inner_bound(r, d)) {}
   static double chord_bound(double r, double d) {
     const double angle = std::fmin(d / r * (1 + 1e-12), kPi);
     return 2 * std::sin(0.5 * angle) + 1e-12;  // unit vectors' rounding is ~1e-16
   }
-  // The test for one observation: its own limit and chord bound where the observations have
+  // A pair whose chord (as computed) is at most this has an angle below (d / r)(1 - 1e-12)
+  // less about 1e-12: the rounding of the vectors, of the chord and of the angle (~1e-15)
+  // cannot bring radius * angle up to d. None at d = 0, or past an angle of 3 (near pi the
+  // chord tells the angle poorly).
+  static double inner_bound(double r, double d) {
+    const double angle = d / r * (1 - 1e-12);
+    if (!(angle > 0.0) || angle >= 3.0) return -1.0;
+    const double c = 2 * std::sin(0.5 * angle) - 1e-12;
+    return c > 0.0 ? c : -1.0;
+  }
+  // The test for one observation: its own limit and chord bounds where the observations have
   // their own radii (`limits` not empty), else this one.
   template <class Limits>
-  KOKKOS_INLINE_FUNCTION WithinTest of(const Limits& limits, const Limits& chords, int o) const {
+  KOKKOS_INLINE_FUNCTION WithinTest of(const Limits& limits, const Limits& chords, const Limits& inners, int o) const {
     WithinTest t = *this;
     if (limits.extent(0) > 0) {
       t.max_distance = limits(o);
       t.chord = chords(o);
+      t.inner = inners(o);
     }
     return t;
   }
-  KOKKOS_INLINE_FUNCTION bool within(const Vec4<double>& p, const Vec4<double>& q, double& angle) const {
+  // Whether q lies within of p, with the angle when `need_angle` (the fill pass), else (the
+  // count pass) only where the inner chord cannot tell.
+  KOKKOS_INLINE_FUNCTION bool within(const Vec4<double>& p, const Vec4<double>& q, double& angle, bool need_angle) const {
     const double dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-    if (dx * dx + dy * dy + dz * dz > chord * chord) return false;
+    const double c2 = dx * dx + dy * dy + dz * dz;
+    if (c2 > chord * chord) return false;
+    if (!need_angle && inner > 0.0 && c2 <= inner * inner) return true;
     angle = great_circle_angle(p, q);
     return radius * angle <= max_distance;
   }
 };
 
 // Row o's entries: counted (fill false: offsets(o) = the count) or written from offsets(o).
+// With `slots`, the count pass also keeps each row's first `slots` entries (row o's from
+// o * slots), and the fill pass copies every row that fit there instead of searching it
+// again: the same entries (the same test, the same angles), which the row order then sorts.
 struct WithinSink {
   RowOffsets offsets;
   EntryIndices index;
   EntryAngles angle;
   bool fill = false;
+  EntryIndices kept_index;
+  EntryAngles kept_angle;
+  int slots = 0;
+
+  // Whether the pass needs the angle of the row's next pair, `count` found before it (the
+  // count pass only while it keeps entries).
+  KOKKOS_INLINE_FUNCTION bool angles(std::int64_t count) const { return fill || count < slots; }
+  // One entry of the row written (or kept) from `at`: reference `r` at `a`, the row's count-th.
+  KOKKOS_INLINE_FUNCTION void emit(std::int64_t at, std::int64_t& count, int r, double a) const {
+    if (fill) {
+      index(at + count) = r;
+      angle(at + count) = a;
+    } else if (count < slots) {
+      kept_index(at + count) = r;
+      kept_angle(at + count) = a;
+    }
+    ++count;
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t start(int o) const {
+    return fill ? offsets(o) : static_cast<std::int64_t>(o) * slots;
+  }
+  KOKKOS_INLINE_FUNCTION void finish(int o, std::int64_t count) const {
+    if (!fill) offsets(o) = count;
+  }
+  // The fill pass: row o copied from what the count pass kept, where all of it fit; returns
+  // whether it was.
+  KOKKOS_INLINE_FUNCTION bool copy_kept(int o) const {
+    if (!fill || slots == 0) return false;
+    const std::int64_t from = offsets(o), size = offsets(o + 1) - from;
+    if (size > slots) return false;
+    const std::int64_t kept = static_cast<std::int64_t>(o) * slots;
+    for (std::int64_t i = 0; i < size; ++i) {
+      index(from + i) = kept_index(kept + i);
+      angle(from + i) = kept_angle(kept + i);
+    }
+    return true;
+  }
+};
+
+// What both methods share: the observations, the test, the sink, each observation's own
+// limit and reference where given, and the order the threads take them in.
+struct WithinRound {
+  PointsView<double> observations;
+  WithinTest shared;
+  WithinSink sink;
+  ObservationLimits limits, chords, inners;
+  ObservationSelf self;
+  ObservationOrder order;
+
+  // Reference r is not observation o itself (always true without `self`).
+  KOKKOS_INLINE_FUNCTION bool other(int o, int r) const { return self.extent(0) == 0 || self(o) != r; }
 };
 
 struct WithinBrute {
-  PointsView<double> observations, references;
-  WithinTest shared;
-  WithinSink sink;
-  ObservationLimits limits, chords;
+  WithinRound round;
+  PointsView<double> references;
 
-  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
-    const Vec4<double> p = observations(o);
-    const WithinTest test = shared.of(limits, chords, o);
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const {
+    const int o = round.order(t);
+    if (round.sink.copy_kept(o)) return;
+    const Vec4<double> p = round.observations(o);
+    const WithinTest test = round.shared.of(round.limits, round.chords, round.inners, o);
     const int n = static_cast<int>(references.extent(0));
-    std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
+    const std::int64_t at = round.sink.start(o);
+    std::int64_t count = 0;
     for (int r = 0; r < n; ++r) {
       double a = 0;
-      if (!test.within(p, references(r), a)) continue;
-      if (sink.fill) {
-        sink.index(at + count) = r;
-        sink.angle(at + count) = a;
-      }
-      ++count;
+      if (test.within(p, references(r), a, round.sink.angles(count)) && round.other(o, r)) round.sink.emit(at, count, r, a);
     }
-    if (!sink.fill) sink.offsets(o) = count;
+    round.sink.finish(o, count);
   }
 };
 
 struct WithinIndex {
-  PointsView<double> observations;
+  WithinRound round;
   SphereIndexView index;
-  WithinTest shared;
-  WithinSink sink;
-  ObservationLimits limits, chords;
 
-  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
-    const Vec4<double> p = observations(o);
-    const WithinTest test = shared.of(limits, chords, o);
-    std::int64_t at = sink.fill ? sink.offsets(o) : 0, count = 0;
-    // depth first from the root; a node's children go on the stack together, so it holds at
-    // most kFanout a level
-    int stack_level[kMaxLevels * kFanout], stack_node[kMaxLevels * kFanout];
-    int top = 0;
-    stack_level[top] = index.levels - 1;
-    stack_node[top++] = 0;
+  // a node on the stack: its level above its index in the level (leaves: < 2^27 of them)
+  static constexpr int kNodeBits = 27;
+
+  // Whether node `node` of `level` may hold a reference within: |p - centre| - radius <=
+  // reach, squared (no square root; the margins of `reach` dwarf the rounding either way,
+  // and only the test of each reference decides a row).
+  KOKKOS_INLINE_FUNCTION bool reaches(const Vec4<double>& p, double reach, int level, int node) const {
+    const Vec4<double> ball = index.nodes(index.level_start[level] + node);
+    const double dx = p.x - ball.x, dy = p.y - ball.y, dz = p.z - ball.z;
+    const double beyond = ball.w + reach;
+    return dx * dx + dy * dy + dz * dz <= beyond * beyond;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const {
+    const int o = round.order(t);
+    if (round.sink.copy_kept(o)) return;
+    const Vec4<double> p = round.observations(o);
+    const WithinTest test = round.shared.of(round.limits, round.chords, round.inners, o);
+    const std::int64_t at = round.sink.start(o);
+    std::int64_t count = 0;
     const double reach = test.chord + 1e-12;  // the balls' own rounding
+    // depth first from the root: a node's children are tested before they go on the stack
+    // (the leaves among them searched at once), so it holds at most kFanout a level
+    int stack[kMaxLevels * kFanout];
+    int top = 0;
+    if (reaches(p, reach, index.levels - 1, 0)) stack[top++] = (index.levels - 1) << kNodeBits;
     while (top > 0) {
-      --top;
-      const int level = stack_level[top], node = stack_node[top];
-      const Vec4<double> ball = index.nodes(index.level_start[level] + node);
-      const double dx = p.x - ball.x, dy = p.y - ball.y, dz = p.z - ball.z;
-      if (kmath::sqrt(dx * dx + dy * dy + dz * dz) - ball.w > reach) continue;
-      if (level == 0) {
-        const int end = (node + 1) * kLeafSize < index.references ? (node + 1) * kLeafSize : index.references;
-        for (int j = node * kLeafSize; j < end; ++j) {
-          double a = 0;
-          if (!test.within(p, index.sorted(j), a)) continue;
-          if (sink.fill) {
-            sink.index(at + count) = index.reference(j);
-            sink.angle(at + count) = a;
-          }
-          ++count;
-        }
+      const int packed = stack[--top];
+      const int level = packed >> kNodeBits, node = packed & ((1 << kNodeBits) - 1);
+      if (level == 0) {  // (only a root that is a leaf)
+        leaf(p, test, o, node, at, count);
         continue;
       }
       const int first = node * kFanout, last = first + kFanout < index.level_count[level - 1] ? first + kFanout : index.level_count[level - 1];
-      for (int c = last - 1; c >= first; --c) {
-        stack_level[top] = level - 1;
-        stack_node[top++] = c;
+      if (level == 1) {
+        for (int c = first; c < last; ++c)
+          if (reaches(p, reach, 0, c)) leaf(p, test, o, c, at, count);
+        continue;
       }
+      for (int c = last - 1; c >= first; --c)
+        if (reaches(p, reach, level - 1, c)) stack[top++] = (level - 1) << kNodeBits | c;
     }
-    if (!sink.fill) sink.offsets(o) = count;
+    round.sink.finish(o, count);
+  }
+
+  // The references of leaf `node` within the test of observation o.
+  KOKKOS_INLINE_FUNCTION void leaf(const Vec4<double>& p, const WithinTest& test, int o, int node, std::int64_t at,
+                                   std::int64_t& count) const {
+    const int end = (node + 1) * kLeafSize < index.references ? (node + 1) * kLeafSize : index.references;
+    for (int j = node * kLeafSize; j < end; ++j) {
+      double a = 0;
+      if (!test.within(p, index.sorted(j), a, round.sink.angles(count))) continue;
+      const int r = index.reference(j);
+      if (round.other(o, r)) round.sink.emit(at, count, r, a);
+    }
   }
 };
 
 // Rows of at most kDeviceOrderedRow entries are put in the output's order on the device, a
-// thread a row (an insertion sort: short rows are the common case of a cross-match); longer
-// rows are left to the host (within_search.cpp), which orders them the same way.
+// thread a row (an insertion sort: short rows are the common case of a cross-match), and
+// their angles turned into distances, radius * angle (one rounding: the same bits as on the
+// host); longer rows are left to the host (within_search.cpp), which orders them the same way
+// and then multiplies.
 constexpr std::int64_t kDeviceOrderedRow = 64;
 
 // The order of within_search.cpp's order_row: by (angle, index), then each run of ties
@@ -147,6 +238,7 @@ struct WithinOrder {
   RowOffsets offsets;  // row o at [offsets(o), offsets(o + 1))
   EntryIndices index;
   EntryAngles angle;
+  double radius = 1.0;
 
   KOKKOS_INLINE_FUNCTION void operator()(int o) const {
     const std::int64_t from = offsets(o), to = offsets(o + 1);
@@ -180,6 +272,7 @@ struct WithinOrder {
       }
       start = end;
     }
+    for (std::int64_t i = from; i < to; ++i) angle(i) = radius * angle(i);
   }
 
   KOKKOS_INLINE_FUNCTION static bool tied(double a, double b) {

@@ -1,6 +1,7 @@
 #include "knn/detail/within_rows.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
@@ -12,21 +13,23 @@ WithinRows::WithinRows(std::int64_t first, std::int64_t count, bool counts_only)
       count_(count),
       counts_only_(counts_only),
       done_(static_cast<std::size_t>(count), 0),
+      block_(static_cast<std::size_t>(count), 0),
       start_(static_cast<std::size_t>(count), 0),
       size_(static_cast<std::size_t>(count), 0) {}
 
 std::int64_t WithinRows::done_rows() const { return std::count(done_.begin(), done_.end(), std::uint8_t(1)); }
 
-void WithinRows::add(const std::vector<std::int64_t>& rows, const RaggedRows& found) {
+void WithinRows::add(const std::vector<std::int64_t>& rows, RaggedRows found) {
+  const auto block = static_cast<std::int32_t>(blocks_.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto row = static_cast<std::size_t>(rows[i]);
-    const std::int64_t from = found.offsets[i], to = found.offsets[i + 1];
-    start_[row] = static_cast<std::int64_t>(indices_.size());
-    size_[row] = to - from;
+    block_[row] = block;
+    start_[row] = found.offsets[i];
+    size_[row] = found.offsets[i + 1] - found.offsets[i];
     done_[row] = 1;
-    indices_.insert(indices_.end(), found.indices.begin() + from, found.indices.begin() + to);
-    distances_.insert(distances_.end(), found.distances.begin() + from, found.distances.begin() + to);
   }
+  entries_ += found.offsets[rows.size()] - found.offsets.front();
+  blocks_.push_back(std::move(found));
 }
 
 void WithinRows::add_counts(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& counts) {
@@ -57,8 +60,8 @@ void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
   offsets.reserve(static_cast<std::size_t>(count_) + 1);
   std::vector<NeighbourIndex> indices;
   std::vector<double> distances;
-  indices.reserve(indices_.size());
-  distances.reserve(distances_.size());
+  indices.reserve(static_cast<std::size_t>(entries_));
+  distances.reserve(static_cast<std::size_t>(entries_));
   const MPI_Comm comm = out.comm();
   const int ranks = mpi::size(comm), rank = mpi::rank(comm);
   std::vector<std::int64_t> totals(static_cast<std::size_t>(ranks));
@@ -71,10 +74,10 @@ void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
   }
   for (std::size_t row = 0; row < done_.size(); ++row) {
     offsets.push_back(before + static_cast<std::int64_t>(indices.size()));
-    if (done_[row] == 0) continue;
-    const auto from = static_cast<std::ptrdiff_t>(start_[row]), to = from + static_cast<std::ptrdiff_t>(size_[row]);
-    indices.insert(indices.end(), indices_.begin() + from, indices_.begin() + to);
-    distances.insert(distances.end(), distances_.begin() + from, distances_.begin() + to);
+    if (done_[row] == 0 || size_[row] == 0) continue;
+    const auto r = static_cast<std::int64_t>(row);
+    indices.insert(indices.end(), row_indices(r), row_indices(r) + size_[row]);
+    distances.insert(distances.end(), row_distances(r), row_distances(r) + size_[row]);
   }
   if (rank == ranks - 1) offsets.push_back(total);  // the end of the last row
   out.create_dataset<std::int64_t>("/knn/offsets", {u(n_observations) + 1});
@@ -108,13 +111,17 @@ void WithinRows::read(const io::InputFile& in, const std::string& path, std::int
   if (offsets.front() < 0 || offsets.back() < offsets.front() || u(offsets.back()) > entries)
     throw InputError(path + ": the checkpoint's /knn/offsets do not fit its /knn/indices (is it damaged?)");
   const std::uint64_t from = u(offsets.front()), span = u(offsets.back() - offsets.front());
-  indices_.resize(span);
-  distances_.resize(span);
+  blocks_.assign(1, RaggedRows());
+  RaggedRows& all = blocks_.front();
+  all.indices.resize(span);
+  all.distances.resize(span);
   if (span > 0) {
-    in.read_into("/knn/indices", {from}, {span}, io::h5_type<NeighbourIndex>(), indices_.data());
-    in.read_into("/knn/distances", {from}, {span}, io::h5_type<double>(), distances_.data());
+    in.read_into("/knn/indices", {from}, {span}, io::h5_type<NeighbourIndex>(), all.indices.data());
+    in.read_into("/knn/distances", {from}, {span}, io::h5_type<double>(), all.distances.data());
   }
+  entries_ = static_cast<std::int64_t>(span);
   for (std::size_t row = 0; row < done_.size(); ++row) {
+    block_[row] = 0;
     done_[row] = done[row];
     start_[row] = offsets[row] - offsets.front();
     size_[row] = offsets[row + 1] - offsets[row];

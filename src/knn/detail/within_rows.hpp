@@ -3,7 +3,8 @@
 // rows in any order of finishing (a restart on another rank count finishes them out of
 // order), written in observation order as /knn/offsets (observations + 1), /knn/indices
 // and /knn/distances, with one collective write per dataset; the same layout in the output
-// and in the checkpoint. With k: count only the rows' sizes, as /knn/counts.
+// and in the checkpoint. With k: count only the rows' sizes, as /knn/counts. The rows stay
+// in the blocks the rounds made them in (no copy).
 #include <mpi.h>
 
 #include <cstdint>
@@ -25,15 +26,23 @@ class WithinRows {
   std::int64_t count() const { return count_; }
   const std::vector<std::uint8_t>& done() const { return done_; }
   std::int64_t done_rows() const;
-  std::int64_t entries() const { return static_cast<std::int64_t>(indices_.size()); }
+  std::int64_t entries() const { return entries_; }
   // Row `row` (0-based in the chunk; none when not done): its size, references and distances,
-  // nearest first.
+  // nearest first (null when it has none).
   std::int64_t row_size(std::int64_t row) const { return size_[static_cast<std::size_t>(row)]; }
-  const NeighbourIndex* row_indices(std::int64_t row) const { return indices_.data() + start_[static_cast<std::size_t>(row)]; }
-  const double* row_distances(std::int64_t row) const { return distances_.data() + start_[static_cast<std::size_t>(row)]; }
+  const NeighbourIndex* row_indices(std::int64_t row) const {
+    const auto r = static_cast<std::size_t>(row);
+    if (size_[r] == 0) return nullptr;  // (a row not done, or empty)
+    return blocks_[static_cast<std::size_t>(block_[r])].indices.data() + start_[r];
+  }
+  const double* row_distances(std::int64_t row) const {
+    const auto r = static_cast<std::size_t>(row);
+    if (size_[r] == 0) return nullptr;
+    return blocks_[static_cast<std::size_t>(block_[r])].distances.data() + start_[r];
+  }
 
-  // Row `rows[i]` (0-based in the chunk) gets row i of `found`, and is done.
-  void add(const std::vector<std::int64_t>& rows, const RaggedRows& found);
+  // Row `rows[i]` (0-based in the chunk) gets row i of `found` (kept as it is), and is done.
+  void add(const std::vector<std::int64_t>& rows, RaggedRows found);
   // k: count: row `rows[i]` holds counts[i] references, and is done.
   void add_counts(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& counts);
   // The references within counted over the rows done (k: count), else the entries.
@@ -52,9 +61,10 @@ class WithinRows {
   std::int64_t first_, count_;
   bool counts_only_;
   std::vector<std::uint8_t> done_;
-  std::vector<std::int64_t> start_, size_;  // a row's entries in the arrays
-  std::vector<NeighbourIndex> indices_;
-  std::vector<double> distances_;
+  std::vector<RaggedRows> blocks_;          // the rows as add() (or read()) got them
+  std::vector<std::int32_t> block_;         // a row's block
+  std::vector<std::int64_t> start_, size_;  // a row's entries in its block's arrays
+  std::int64_t entries_ = 0;
 };
 
 }  // namespace trident::knn

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/host_threads.hpp"
+#include "core/timers.hpp"
+#include "io/reserve_huge.hpp"
+#include "knn/detail/index/cube_key.hpp"
+#include "knn/detail/index/radix_sort.hpp"
 #include "knn/detail/index/sphere_index.hpp"
 #include "knn/detail/within_kernels.hpp"
 
@@ -33,19 +38,33 @@ void order_row(std::vector<std::pair<double, int>>& entries) {
   }
 }
 
-// Each observation's limit and chord bound on the device (empty views without `limits`).
-void limits_on_device(const double* limits, int n, double radius, ObservationLimits& limit, ObservationLimits& chord) {
-  if (limits == nullptr) return;
-  limit = ObservationLimits(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::limits"), n);
-  chord = ObservationLimits(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::chords"), n);
-  const auto host_limit = Kokkos::create_mirror_view(limit);
-  const auto host_chord = Kokkos::create_mirror_view(chord);
-  for (int o = 0; o < n; ++o) {
-    host_limit(o) = limits[o];
-    host_chord(o) = WithinTest::chord_bound(radius, limits[o]);
+// The first n of `buffer`, which grows (a quarter more than asked) when it holds fewer: a
+// round's arrays are kept for the next round.
+template <class V>
+V first_of(V& buffer, std::size_t n, const char* label) {
+  if (buffer.extent(0) < n) {
+    buffer = V();
+    buffer = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4);
   }
-  Kokkos::deep_copy(limit, host_limit);
-  Kokkos::deep_copy(chord, host_chord);
+  return Kokkos::subview(buffer, std::make_pair(std::size_t(0), n));
+}
+
+template <class T>
+using HostArray = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// 0 .. n-1 ordered by the cube keys of obs(0 .. n-1) (stable: ties keep their order), on the
+// device.
+ObservationOrder place_order(const PointsView<double>& obs, int n) {
+  const auto no_init = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
+  index::Keys keys(no_init("trident::knn::within::keys"), static_cast<std::size_t>(n));
+  ObservationOrder order(no_init("trident::knn::within::order"), static_cast<std::size_t>(n));
+  Kokkos::parallel_for(
+      "trident::knn::within_keys", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int o) {
+        keys(o) = index::cube_key(obs(o));
+        order(o) = o;
+      });
+  index::sort_by_key(keys, order);
+  return order;
 }
 
 }  // namespace
@@ -53,6 +72,53 @@ void limits_on_device(const double* limits, int n, double radius, ObservationLim
 struct WithinSearch::Device {
   PointsView<double> references;  // brute force
   std::shared_ptr<const SphereIndex> index;
+  // a round's arrays, kept for the next round
+  PointsView<double> observations;
+  ObservationLimits limits, chords, inners;
+  ObservationSelf self;
+  RowOffsets offsets;
+  EntryIndices indices, kept_indices;
+  EntryAngles angles, kept_angles;
+  std::vector<double> host_chords, host_inners;
+
+  // Uploads n observations (with their own limits and references where given) and orders
+  // them by their places: thread t of the passes takes observation order(t).
+  WithinRound upload(const Vec4<double>* points, int n, const std::int64_t* own, const double* own_limits,
+                     const WithinTest& test) {
+    WithinRound round;
+    round.shared = test;
+    round.observations = first_of(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
+    Kokkos::deep_copy(round.observations, HostPoints(points, static_cast<std::size_t>(n)));
+    if (own_limits != nullptr) {
+      host_chords.resize(static_cast<std::size_t>(n));
+      host_inners.resize(static_cast<std::size_t>(n));
+      for (int o = 0; o < n; ++o) {
+        host_chords[static_cast<std::size_t>(o)] = WithinTest::chord_bound(test.radius, own_limits[o]);
+        host_inners[static_cast<std::size_t>(o)] = WithinTest::inner_bound(test.radius, own_limits[o]);
+      }
+      round.limits = first_of(limits, static_cast<std::size_t>(n), "trident::knn::within::limits");
+      round.chords = first_of(chords, static_cast<std::size_t>(n), "trident::knn::within::chords");
+      round.inners = first_of(inners, static_cast<std::size_t>(n), "trident::knn::within::inners");
+      Kokkos::deep_copy(round.limits, HostArray<const double>(own_limits, static_cast<std::size_t>(n)));
+      Kokkos::deep_copy(round.chords, HostArray<const double>(host_chords.data(), static_cast<std::size_t>(n)));
+      Kokkos::deep_copy(round.inners, HostArray<const double>(host_inners.data(), static_cast<std::size_t>(n)));
+    }
+    if (own != nullptr) {
+      round.self = first_of(self, static_cast<std::size_t>(n), "trident::knn::within::self");
+      Kokkos::deep_copy(round.self, HostArray<const std::int64_t>(own, static_cast<std::size_t>(n)));
+    }
+    round.order = place_order(round.observations, n);
+    return round;
+  }
+
+  // Runs the count (sink.fill false) or the fill pass over the round's n observations.
+  void pass(const WithinRound& round, int n, const char* label) const {
+    if (index) {
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinIndex{round, index->view});
+    } else {
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinBrute{round, references});
+    }
+  }
 };
 
 WithinSearch::WithinSearch(const std::vector<Vec4<double>>& references, std::shared_ptr<const SphereIndex> index,
@@ -65,46 +131,53 @@ WithinSearch::WithinSearch(const std::vector<Vec4<double>>& references, std::sha
 
 WithinSearch::~WithinSearch() = default;
 
+int WithinSearch::kept_slots() const {
+  if (profile_.rows == 0) return 32;  // (the first round: a guess)
+  const double mean = static_cast<double>(profile_.entries) / static_cast<double>(profile_.rows);
+  return mean > 24.0 ? 0 : mean > 6.0 ? 32 : 16;
+}
+
 void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
-                         bool self, const double* limits) const {
+                         const std::int64_t* self, const double* limits) const {
   if (count == 0) return;
   const int n = static_cast<int>(count);
-  WithinSink sink;
-  sink.offsets = RowOffsets("trident::knn::within::counts", n);
-  const PointsView<double> obs = on_device(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
-  const WithinTest test(radius_, max_distance_);
-  ObservationLimits limit, chord;
-  limits_on_device(limits, n, radius_, limit, chord);
-  if (device_->index) {
-    Kokkos::parallel_for("trident::knn::within_count", Kokkos::RangePolicy<ExecSpace>(0, n),
-                         WithinIndex{obs, device_->index->view, test, sink, limit, chord});
-  } else {
-    Kokkos::parallel_for("trident::knn::within_count", Kokkos::RangePolicy<ExecSpace>(0, n),
-                         WithinBrute{obs, device_->references, test, sink, limit, chord});
-  }
-  const auto found = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.offsets);
-  for (int o = 0; o < n; ++o) counts.push_back(found(o) - (self ? 1 : 0));
+  Device& d = *device_;
+  const double t0 = wall_seconds();
+  WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
+  Kokkos::fence();
+  const double t1 = wall_seconds();
+  round.sink.offsets = first_of(d.offsets, static_cast<std::size_t>(n), "trident::knn::within::offsets");
+  d.pass(round, n, "trident::knn::within_count");
+  const std::size_t before = counts.size();
+  counts.resize(before + static_cast<std::size_t>(n));
+  Kokkos::deep_copy(HostArray<std::int64_t>(counts.data() + before, static_cast<std::size_t>(n)), round.sink.offsets);
+  profile_.rounds += 1;
+  profile_.largest_round = std::max(profile_.largest_round, count);
+  profile_.upload_seconds += t1 - t0;
+  profile_.count_seconds += wall_seconds() - t1;
 }
 
 void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
                           const std::int64_t* self, const double* limits) const {
   if (count == 0) return;
   const int n = static_cast<int>(count);
+  Device& d = *device_;
+  const double t0 = wall_seconds();
+  WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
+  Kokkos::fence();
+  const double t1 = wall_seconds();
+  // the same functor twice: counts (keeping short rows' entries), then (offsets known) the
+  // entries of the rows that did not fit
   WithinSink sink;
-  sink.offsets = RowOffsets("trident::knn::within::offsets", n + 1);
-  const PointsView<double> obs = on_device(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
-  const WithinTest test(radius_, max_distance_);
-  ObservationLimits limit, chord;
-  limits_on_device(limits, n, radius_, limit, chord);
-  // the same functor twice: counts, then (offsets known) the entries
-  const auto pass = [&](const char* label) {
-    if (device_->index) {
-      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinIndex{obs, device_->index->view, test, sink, limit, chord});
-    } else {
-      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(0, n), WithinBrute{obs, device_->references, test, sink, limit, chord});
-    }
-  };
-  pass("trident::knn::within_count");
+  sink.offsets = first_of(d.offsets, static_cast<std::size_t>(n) + 1, "trident::knn::within::offsets");
+  sink.slots = kept_slots();
+  if (sink.slots > 0) {
+    const std::size_t kept = static_cast<std::size_t>(n) * static_cast<std::size_t>(sink.slots);
+    sink.kept_index = first_of(d.kept_indices, kept, "trident::knn::within::kept_indices");
+    sink.kept_angle = first_of(d.kept_angles, kept, "trident::knn::within::kept_angles");
+  }
+  round.sink = sink;
+  d.pass(round, n, "trident::knn::within_count");
   Kokkos::parallel_scan(
       "trident::knn::within_offsets", Kokkos::RangePolicy<ExecSpace>(0, n + 1),
       KOKKOS_LAMBDA(int i, std::int64_t& sum, bool final) {
@@ -112,31 +185,68 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
         if (final) sink.offsets(i) = sum;
         sum += c;
       });
-  const auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.offsets);
-  const std::int64_t total = offsets(n);
-  sink.index = EntryIndices(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::indices"), total);
-  sink.angle = EntryAngles(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::knn::within::angles"), total);
-  sink.fill = true;
-  pass("trident::knn::within_fill");
-  Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
-                       WithinOrder{sink.offsets, sink.index, sink.angle});
-  const auto index = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.index);
-  const auto angle = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sink.angle);
   const std::int64_t base = rows.offsets.back();
-  rows.indices.reserve(static_cast<std::size_t>(base + total));
-  rows.distances.reserve(static_cast<std::size_t>(base + total));
-  std::vector<std::pair<double, int>> entries;
-  for (int o = 0; o < n; ++o) {
-    entries.clear();
-    for (std::int64_t e = offsets(o); e < offsets(o + 1); ++e)
-      if (self == nullptr || index(e) != self[o]) entries.push_back({angle(e), index(e)});
-    if (offsets(o + 1) - offsets(o) > kDeviceOrderedRow) order_row(entries);  // (shorter: ordered on the device)
-    for (const auto& entry : entries) {
-      rows.indices.push_back(entry.second);
-      rows.distances.push_back(radius_ * entry.first);
-    }
-    rows.offsets.push_back(static_cast<std::int64_t>(rows.indices.size()));
+  const std::size_t first_row = rows.offsets.size();
+  rows.offsets.resize(first_row + static_cast<std::size_t>(n));
+  // offsets 1..n of the round, made the rows' by adding `base` below
+  Kokkos::deep_copy(HostArray<std::int64_t>(rows.offsets.data() + first_row, static_cast<std::size_t>(n)),
+                    Kokkos::subview(sink.offsets, std::make_pair(1, n + 1)));
+  const std::int64_t total = rows.offsets.back();
+  const double t2 = wall_seconds();
+  round.sink.index = first_of(d.indices, static_cast<std::size_t>(total), "trident::knn::within::indices");
+  round.sink.angle = first_of(d.angles, static_cast<std::size_t>(total), "trident::knn::within::angles");
+  round.sink.fill = true;
+  d.pass(round, n, "trident::knn::within_fill");
+  Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
+                       WithinOrder{sink.offsets, round.sink.index, round.sink.angle, radius_});
+  Kokkos::fence();
+  const double t3 = wall_seconds();
+  const auto at = static_cast<std::size_t>(base);
+  const std::size_t size = at + static_cast<std::size_t>(total);
+  if (rows.indices.capacity() < size) io::reserve_huge(rows.indices, size);  // (a copy only when appending to rows)
+  if (rows.distances.capacity() < size) io::reserve_huge(rows.distances, size);
+  rows.indices.resize(size);
+  rows.distances.resize(size);
+  Kokkos::deep_copy(HostArray<NeighbourIndex>(rows.indices.data() + at, static_cast<std::size_t>(total)), round.sink.index);
+  Kokkos::deep_copy(HostArray<double>(rows.distances.data() + at, static_cast<std::size_t>(total)), round.sink.angle);
+  const double t4 = wall_seconds();
+  // the rows past kDeviceOrderedRow hold angles in the fill's order: ordered and turned into
+  // distances here, on every usable CPU (each row alone)
+  std::vector<std::size_t> long_rows;
+  for (std::size_t row = first_row, from = 0; row < rows.offsets.size(); ++row) {
+    const auto to = static_cast<std::size_t>(rows.offsets[row]);
+    if (to - from > static_cast<std::size_t>(kDeviceOrderedRow)) long_rows.push_back(row);
+    from = to;
   }
+  NeighbourIndex* const indices = rows.indices.data() + at;
+  double* const distances = rows.distances.data() + at;
+  const std::int64_t* const ends = rows.offsets.data();
+  const double radius = radius_;
+  core::host_parallel_ranges(static_cast<std::int64_t>(long_rows.size()), 16, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<std::pair<double, int>> entries;
+    for (std::int64_t i = begin; i < end; ++i) {
+      const std::size_t row = long_rows[static_cast<std::size_t>(i)];
+      const std::int64_t from = row == first_row ? 0 : ends[row - 1], to = ends[row];
+      entries.clear();
+      for (std::int64_t e = from; e < to; ++e) entries.push_back({distances[e], indices[e]});
+      order_row(entries);
+      for (std::int64_t e = from; e < to; ++e) {
+        const auto& entry = entries[static_cast<std::size_t>(e - from)];
+        indices[e] = entry.second;
+        distances[e] = radius * entry.first;
+      }
+    }
+  });
+  for (std::size_t row = first_row; row < rows.offsets.size(); ++row) rows.offsets[row] += base;
+  profile_.rounds += 1;
+  profile_.largest_round = std::max(profile_.largest_round, count);
+  profile_.rows += count;
+  profile_.entries += total;
+  profile_.upload_seconds += t1 - t0;
+  profile_.count_seconds += t2 - t1;
+  profile_.fill_seconds += t3 - t2;
+  profile_.download_seconds += t4 - t3;
+  profile_.host_seconds += wall_seconds() - t4;
 }
 
 }  // namespace trident::knn

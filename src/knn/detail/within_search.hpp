@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/uninitialized_vector.hpp"
 #include "knn/detail/geometry.hpp"
 #include "knn/detail/result_rows.hpp"
 
@@ -17,9 +18,17 @@ struct SphereIndex;
 // (offsets has rows + 1 entries, from 0).
 struct RaggedRows {
   std::vector<std::int64_t> offsets{0};
-  std::vector<NeighbourIndex> indices;
-  std::vector<double> distances;
+  core::UninitializedVector<NeighbourIndex> indices;  // (filled by a download: not zeroed first)
+  core::UninitializedVector<double> distances;
   std::int64_t rows() const { return static_cast<std::int64_t>(offsets.size()) - 1; }
+};
+
+// Where a search's time went, summed over its rounds (each part ends at a fence): the
+// observations' upload and place order, the count pass (with the offsets' download), the fill
+// pass and the device's row order, the rows' download, and the host's order of long rows.
+struct WithinProfile {
+  std::int64_t rounds = 0, largest_round = 0, rows = 0, entries = 0;
+  double upload_seconds = 0, count_seconds = 0, fill_seconds = 0, download_seconds = 0, host_seconds = 0;
 };
 
 class WithinSearch {
@@ -30,20 +39,29 @@ class WithinSearch {
   ~WithinSearch();
 
   // Appends the rows of `count` observations (unit vectors) to `rows`; `self`, when given,
-  // holds each observation's own index among the references, left out of its row.
+  // holds each observation's own index among the references, left out of its row. The
+  // observations are searched in the order of their places on the device (their cube keys),
+  // and the rows come back whole; the rows do not depend on the order they are given in.
   // `limits`, when given, holds each observation's own distance (else the one given here).
   void append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
               const std::int64_t* self = nullptr, const double* limits = nullptr) const;
   // Appends how many references lie within the distance of each observation to `counts`
-  // (the count pass alone: k: count), less the point itself where `self` is given (it
-  // always lies within, at distance 0).
+  // (the count pass alone: k: count), less the point itself where `self` is given as in
+  // append.
   void count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
-             bool self, const double* limits = nullptr) const;
+             const std::int64_t* self = nullptr, const double* limits = nullptr) const;
+  // The rounds so far.
+  const WithinProfile& profile() const { return profile_; }
 
  private:
   struct Device;
   std::unique_ptr<Device> device_;
+  // Entries a row the count pass keeps (0: none), from the mean row of the rounds so far:
+  // 32 where most rows fit (a mean of 6 to 24, and the first round), 16 below, none above.
+  int kept_slots() const;
+
   double max_distance_, radius_;
+  mutable WithinProfile profile_;
 };
 
 }  // namespace trident::knn

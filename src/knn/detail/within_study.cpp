@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/host_threads.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "core/signals.hpp"
@@ -15,6 +17,8 @@
 #include "knn/detail/match.hpp"
 #include "knn/detail/output_rows.hpp"
 #include "knn/detail/points.hpp"
+#include "knn/detail/rounds.hpp"
+#include "knn/detail/row_list.hpp"
 #include "knn/detail/run_method.hpp"
 #include "knn/detail/within_rows.hpp"
 
@@ -28,9 +32,30 @@ std::string figure(double v, const char* format) {
   return buffer;
 }
 
-// Rows a round: the deck's batch, else about a second of host work on 2^15 references (a
-// stop waits for the round under way).
-std::int64_t round_rows(const KnnSettings& settings) { return settings.batch_size > 0 ? settings.batch_size : 16384; }
+// Rows a round (a stop waits for the round under way): the deck's batch; else on host back
+// ends 16384 (about a second of host work on 2^15 references); on device back ends 65536
+// first, then as many as hold about kDeviceRoundEntries entries at the mean row of the rounds
+// so far (between 65536 and 2^22 rows): a device needs millions of threads at once, and a
+// round's arrays take 12 bytes an entry on the device and on the host. The brute force
+// (`brute_references` > 0) takes at most 2^36 pairs a round (as the k-nearest rounds do), and
+// never fewer than 16384 rows. The rows do not depend on the rounds.
+constexpr std::int64_t kHostRoundRows = 16384, kDeviceRoundRows = 65536, kDeviceRoundMostRows = 4194304;
+constexpr double kDeviceRoundEntries = 67108864.0;  // 2^26: 768 MiB of entries
+constexpr double kDeviceBrutePairs = 68719476736.0;  // 2^36
+
+std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, double entries_so_far,
+                        std::int64_t brute_references) {
+  if (settings.batch_size > 0) return settings.batch_size;
+  if (!kOnDevice) return kHostRoundRows;
+  std::int64_t rows = kDeviceRoundRows;
+  if (rows_so_far > 0) {
+    const double mean = std::max(1.0, entries_so_far / static_cast<double>(rows_so_far));
+    rows = std::clamp(static_cast<std::int64_t>(kDeviceRoundEntries / mean), kDeviceRoundRows, kDeviceRoundMostRows);
+  }
+  if (brute_references > 0)
+    rows = std::min(rows, std::max(kHostRoundRows, static_cast<std::int64_t>(kDeviceBrutePairs / static_cast<double>(brute_references))));
+  return rows;
+}
 
 void write_checkpoint_file(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
                            std::int64_t n_observations, std::int64_t n_references, const WithinRows& rows) {
@@ -80,16 +105,10 @@ class WithinStudy : public PreparedStudy {
                                   std::to_string(inputs_.n_observations) + " observations already searched");
     }
     context.device_ready(timer, "knn.read");
-    method_ = choose_run_method(settings, inputs_.n_observations, inputs_.count, inputs_.n_references, context.comm,
-                                context.binding.device_name.empty() ? "the device" : context.binding.device_name);
-    log::info(context.comm, "knn: method " + method_.reason);
+    method_ = choose_logged_run_method(settings, inputs_, context.comm, context.binding.device_name);
   }
 
-  // Text ids (knn.match) are variable-length strings, which parallel HDF5 cannot write.
-  bool writes_texts() const override {
-    return inputs_.reference_ids.kind() == PointIds::Kind::text ||
-           inputs_.observation_ids.kind() == PointIds::Kind::text;
-  }
+  bool writes_texts() const override { return knn::writes_texts(inputs_); }
 
   void run(io::OutputFile& output) override {
     const MPI_Comm comm = context_.comm;
@@ -109,43 +128,78 @@ class WithinStudy : public PreparedStudy {
       const WithinSearch search(inputs_.references, options.index, settings_.max_distance, settings_.radius);
       std::vector<Vec4<double>> vectors(static_cast<std::size_t>(inputs_.count));
       unit_vectors_into(inputs_.lat_lon.data(), inputs_.count, vectors.data());
-      std::vector<std::int64_t> todo;
-      for (std::int64_t i = 0; i < inputs_.count; ++i)
-        if (rows_->done()[static_cast<std::size_t>(i)] == 0) todo.push_back(i);
+      // every row when none is done (a run that is not a restart), else those not done
+      RowList todo;
+      if (rows_->done_rows() == 0) {
+        todo = all_rows(inputs_.count);
+      } else {
+        for (std::int64_t i = 0; i < inputs_.count; ++i)
+          if (rows_->done()[static_cast<std::size_t>(i)] == 0) todo.push_back(i);
+      }
       const double done_before = mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()));
       Progress progress(comm, "knn: search,", static_cast<std::int64_t>(done_before), inputs_.n_observations,
                         context_.progress_seconds, "row");
       std::size_t next = 0;
+      // each observation's index among the references, when the set is searched against itself
+      core::UninitializedVector<std::int64_t> own;
+      if (settings_.exclude_self) {
+        own.resize(static_cast<std::size_t>(inputs_.count));
+        std::int64_t* const to = own.data();
+        const std::int64_t first = inputs_.first;
+        core::host_parallel_ranges(inputs_.count, std::int64_t(1) << 18, [to, first](std::int64_t begin, std::int64_t end) {
+          for (std::int64_t i = begin; i < end; ++i) to[i] = first + i;
+        });
+      }
+      const bool own_radii = !inputs_.radii.empty();  // knn.max_distance: {column: NAME}
+      // a round's observations, own indices and radii: gathered where its rows are not
+      // consecutive (a restart), else read in place
       std::vector<Vec4<double>> batch;
       std::vector<std::int64_t> self;
-      std::vector<double> limits;  // each observation's own radius (knn.max_distance: {column: NAME})
-      const bool own_radii = !inputs_.radii.empty();
+      std::vector<double> limits;
+      std::vector<std::int64_t> counts;
+      double entries = 0.0;  // the rows' entries (or counts) over the rounds so far
+      const std::int64_t brute_references = method_.use_index ? 0 : inputs_.n_references;
       for (;;) {
-        const std::size_t end = std::min(todo.size(), next + static_cast<std::size_t>(round_rows(settings_)));
+        const std::size_t end = std::min(
+            todo.size(), next + static_cast<std::size_t>(round_rows(settings_, static_cast<std::int64_t>(next), entries, brute_references)));
         const std::vector<std::int64_t> rows(todo.begin() + static_cast<std::ptrdiff_t>(next),
                                              todo.begin() + static_cast<std::ptrdiff_t>(end));
-        batch.clear();
-        self.clear();
-        limits.clear();
-        for (std::int64_t r : rows) {
-          batch.push_back(vectors[static_cast<std::size_t>(r)]);
-          if (own_radii) limits.push_back(inputs_.radii[static_cast<std::size_t>(r)]);
-          self.push_back(inputs_.first + r);  // its index among the references, when the set is searched against itself
+        const auto n = static_cast<std::int64_t>(rows.size());
+        const Vec4<double>* round_points = nullptr;
+        const std::int64_t* round_self = nullptr;
+        const double* round_limits = nullptr;
+        if (n > 0 && rows.back() - rows.front() == n - 1) {  // (todo is ascending)
+          const auto from = static_cast<std::size_t>(rows.front());
+          round_points = vectors.data() + from;
+          if (settings_.exclude_self) round_self = own.data() + from;
+          if (own_radii) round_limits = inputs_.radii.data() + from;
+        } else {
+          batch.clear();
+          self.clear();
+          limits.clear();
+          for (std::int64_t r : rows) {
+            batch.push_back(vectors[static_cast<std::size_t>(r)]);
+            if (own_radii) limits.push_back(inputs_.radii[static_cast<std::size_t>(r)]);
+            if (settings_.exclude_self) self.push_back(own[static_cast<std::size_t>(r)]);
+          }
+          round_points = batch.data();
+          if (settings_.exclude_self) round_self = self.data();
+          if (own_radii) round_limits = limits.data();
         }
         if (settings_.rows == KnnRows::count) {
-          std::vector<std::int64_t> counts;
+          counts.clear();
           mpi::collective(comm, [&] {
-            search.count(batch.data(), static_cast<std::int64_t>(batch.size()), counts, settings_.exclude_self,
-                         own_radii ? limits.data() : nullptr);
+            search.count(round_points, n, counts, round_self, round_limits);
           });
           rows_->add_counts(rows, counts);
+          for (const std::int64_t c : counts) entries += static_cast<double>(c);
         } else {
-          RaggedRows found;
+          RaggedRows found;  // kept by rows_ as it is
           mpi::collective(comm, [&] {
-            search.append(batch.data(), static_cast<std::int64_t>(batch.size()), found,
-                          settings_.exclude_self ? self.data() : nullptr, own_radii ? limits.data() : nullptr);
+            search.append(round_points, n, found, round_self, round_limits);
           });
-          rows_->add(rows, found);
+          entries += static_cast<double>(found.indices.size());
+          rows_->add(rows, std::move(found));
         }
         next = end;
         if (context_.progress_seconds > 0)
@@ -159,6 +213,13 @@ class WithinStudy : public PreparedStudy {
           break;
         }
       }
+      const WithinProfile& p = search.profile();
+      log::detail(comm, "knn: rank 0 search parts: " + std::to_string(p.rounds) + " round(s), the largest " +
+                            std::to_string(p.largest_round) + " rows; upload and place order " +
+                            figure(p.upload_seconds, "%.4f") + " s, count pass " + figure(p.count_seconds, "%.4f") +
+                            " s, fill pass and row order " + figure(p.fill_seconds, "%.4f") + " s, download " +
+                            figure(p.download_seconds, "%.4f") + " s, long rows on the host " +
+                            figure(p.host_seconds, "%.4f") + " s");
       search_seconds = wall_seconds() - start + build;  // the index's build is part of the search, once
     }
     context_.timers.add("knn.search", search_seconds);
