@@ -125,9 +125,6 @@ KnnSettings parse_knn(const Section& top) {
   const std::string form = d.rows == KnnRows::all ? "all" : "count";
   if (d.rows != KnnRows::nearest && !d.has_max_distance())
     s.fail("k", "k: " + form + " (the references within a distance) needs knn.max_distance");
-  for (const PointSource* p : {&d.observations, &d.references})  // (a match is a row of one: named as k: 1's)
-    if (d.rows != KnnRows::nearest && d.match == KnnMatch::none && p->has_ids())  // ragged rows carry indices only
-      s.fail("k", "k: " + form + " writes no point names yet; leave out " + p->ids_key() + " or give k a number");
   if (d.references.kind == PointSource::Kind::generate) check_k(d, d.references.count);
   return d;
 }

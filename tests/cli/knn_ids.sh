@@ -54,13 +54,19 @@ knn:
   references: {csv: {file: refs.csv, latitude: lat, longitude: lon, id: code}}
 DECK
 
+# k: all names every neighbour within the distance (ragged, beside /knn/indices); k: count
+# the observations alone
+sed -e 's/^  k: 5$/  k: all\n  max_distance: 2000e3/' csv.yaml > csv_all.yaml
+sed -e 's/^  k: 3$/  k: all\n  max_distance: 1500e3/' h5.yaml > h5_all.yaml
+sed -e 's/^  k: 3$/  k: count\n  max_distance: 1500e3/' h5.yaml > h5_count.yaml
+
 # every run's rows against the inputs' ids (mixed: observation ids that are integers on
 # every rank but the last stay texts on all)
-for deck in csv h5 fixed mixed; do
+for deck in csv h5 fixed mixed csv_all h5_all h5_count; do
   run "$deck.log" -- run "$deck.yaml" --output "$deck.h5" || { bad "$deck: exit $?"; cat "$deck.log"; continue; }
   case $deck in
-    csv) refs=csv:refs.csv:code obs=csv:obs.csv:name ;;
-    h5) refs=h5:points.h5:/ref_ids obs=h5:points.h5:/obs_ids ;;
+    csv | csv_all) refs=csv:refs.csv:code obs=csv:obs.csv:name ;;
+    h5 | h5_all | h5_count) refs=h5:points.h5:/ref_ids obs=h5:points.h5:/obs_ids ;;
     fixed) refs=none obs=h5:points.h5:/obs_names ;;
     mixed) refs=csv:refs.csv:code obs=csv:mixed.csv:id ;;
   esac
@@ -87,6 +93,14 @@ run h5-stop.log USR1 all -- run h5-batch.yaml --output h5-stop.h5
 run h5-restart.log -- run h5-batch.yaml --restart h5-stop.checkpoint.h5 --output h5-restart.h5 \
   && check equal h5-full.h5 h5-restart.h5 && ok || { bad "h5 restart differs"; cat h5-restart.log; }
 if [ -n "$h5_same" ]; then "$h5_same" h5-full.h5 h5-restart.h5 && ok || bad "h5 restart: trident_h5_same finds a difference"; fi
+
+# k: all stopped and restarted: ids for the finished rows, the restart the uninterrupted run
+sed 's/^knn:/knn:\n  batch_size: 64/' h5_all.yaml > h5-all-batch.yaml
+run h5-all-full.log -- run h5-all-batch.yaml --output h5-all-full.h5 || bad "h5 k: all batches: uninterrupted run"
+run h5-all-stop.log USR1 all -- run h5-all-batch.yaml --output h5-all-stop.h5
+[ $? -eq 75 ] && check ids h5-all-stop.h5 h5:points.h5:/ref_ids h5:points.h5:/obs_ids && ok || { bad "h5 k: all stop"; cat h5-all-stop.log; }
+run h5-all-restart.log -- run h5-all-batch.yaml --restart h5-all-stop.checkpoint.h5 --output h5-all-restart.h5 \
+  && check equal h5-all-full.h5 h5-all-restart.h5 && ok || { bad "h5 k: all restart differs"; cat h5-all-restart.log; }
 
 echo "knn ids: $pass passed, $fail failed"
 [ $fail -eq 0 ]

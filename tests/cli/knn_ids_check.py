@@ -80,12 +80,27 @@ def check_values(d, expected, what):
 
 def ids(out, refs, obs):
     references, observations = read_ids(refs), read_ids(obs)
+    ragged = False
     with h5py.File(out, "r") as f:
         g = f["knn"]
-        indices = g["indices"][()]
-        done = g["done"][()].astype(bool) if "done" in g else np.ones(len(indices), bool)
+        if "counts" in g and "indices" not in g:  # k: count names the observations alone
+            assert "reference_ids" not in g, "reference_ids beside counts"
+            indices = np.zeros((len(g["counts"]), 0), np.int32)
+            references = None
+        else:
+            indices = g["indices"][()]
+        ragged = "offsets" in g
+        rows = len(g["offsets"]) - 1 if ragged else len(indices)
+        done = g["done"][()].astype(bool) if "done" in g else np.ones(rows, bool)
         if references is None:
             assert "reference_ids" not in g, "reference_ids without ids"
+        elif ragged:  # k: all: an id beside each entry of the ragged /knn/indices
+            offsets = g["offsets"][()]
+            got = check_values(g["reference_ids"], references, "reference_ids")
+            assert len(got) == len(indices), f"{len(got)} reference ids for {len(indices)} entries"
+            assert got == [references[j] for j in indices], "reference_ids are not the ids of /knn/indices"
+            assert all(offsets[i + 1] == offsets[i] for i in range(rows) if not done[i]), "an unfinished row has entries"
+            assert len(indices) > done.sum(), "the test needs rows of several neighbours"
         else:
             got = check_values(g["reference_ids"], references, "reference_ids")
             fill = INTEGER_FILL if isinstance(references[0], int) else ""
@@ -98,7 +113,7 @@ def ids(out, refs, obs):
         else:
             got = check_values(g["observation_ids"], observations, "observation_ids")
             assert got == observations, "observation_ids differ from the input's"
-    print(f"{out}: ids of {int(done.sum())} finished rows of {len(indices)} checked")
+    print(f"{out}: ids of {int(done.sum())} finished rows of {rows} checked")
     import xarray as xr
     for engine in ("h5netcdf", "netcdf4"):
         with xr.open_dataset(out, group="knn", engine=engine) as ds:
@@ -106,7 +121,8 @@ def ids(out, refs, obs):
                 if ids_in is None:
                     continue
                 v = ds[name]
-                assert v.dims == (("observation", "neighbour") if name == "reference_ids" else ("observation",)), \
+                dims = (("pair",) if ragged else ("observation", "neighbour")) if name == "reference_ids" else ("observation",)
+                assert v.dims == dims, \
                     f"{engine}: {name} has dimensions {v.dims}"
                 with h5py.File(out, "r") as f:
                     d = f["knn"][name]

@@ -1,6 +1,7 @@
 #pragma once
 // The ids in the output: /knn/observation_ids (observations) and /knn/reference_ids
-// (observations x k, the id of each neighbour, beside /knn/indices), written after the
+// (observations x k, the id of each neighbour, beside /knn/indices; with k: all one an
+// entry of the ragged /knn/indices, in its layout), written after the
 // search from each rank's finished rows. Integer ids are int64 and every rank writes its
 // own rows; text ids are variable-length UTF-8, which parallel HDF5 cannot write, so the
 // rank that holds the file (the study asks for the gathered mode) writes them all from the
@@ -27,5 +28,17 @@ struct IdRows {
 // Collective.
 void write_point_ids(io::OutputFile& out, const PointIds& references, const PointIds& observations,
                      const IdRows& rows);
+
+// This rank's entries of the ragged rows (k: all): its rows' references in observation
+// order, done rows only, placed at entry `first` of `total` (as /knn/indices holds them).
+struct RaggedIdEntries {
+  std::int64_t total = 0, first = 0;
+  const std::vector<NeighbourIndex>* indices = nullptr;
+};
+
+// write_point_ids for ragged rows: /knn/reference_ids is 1-D, beside /knn/indices entry for
+// entry (an unfinished row has no entries, so no fill). Collective.
+void write_ragged_point_ids(io::OutputFile& out, const PointIds& references, const PointIds& observations,
+                            const IdRows& rows, const RaggedIdEntries& entries);
 
 }  // namespace trident::knn

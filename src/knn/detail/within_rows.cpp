@@ -46,14 +46,14 @@ std::int64_t WithinRows::pairs() const {
   return sum;
 }
 
-void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
+WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
   const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
   if (counts_only_) {  // a rank's counts, rows not done 0
     std::vector<std::int64_t> counts(size_.size());
     for (std::size_t row = 0; row < done_.size(); ++row) counts[row] = done_[row] != 0 ? size_[row] : 0;
     out.create_dataset<std::int64_t>("/knn/counts", {u(n_observations)});
     out.write_slab("/knn/counts", {u(first_)}, {counts.size()}, counts.data());
-    return;
+    return {};
   }
   // this rank's rows in observation order, after every lower rank's entries
   std::vector<std::int64_t> offsets;
@@ -84,9 +84,11 @@ void WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
   out.create_dataset<NeighbourIndex>("/knn/indices", {u(total)});
   out.create_dataset<double>("/knn/distances", {u(total)});
   out.write_slab("/knn/offsets", {u(first_)}, {offsets.size()}, offsets.data());
-  if (total == 0) return;  // (no row holds a neighbour: empty datasets, nothing to write)
-  out.write_slab("/knn/indices", {u(before)}, {indices.size()}, indices.data());
-  out.write_slab("/knn/distances", {u(before)}, {distances.size()}, distances.data());
+  if (total > 0) {  // (else no row holds a neighbour: empty datasets, nothing to write)
+    out.write_slab("/knn/indices", {u(before)}, {indices.size()}, indices.data());
+    out.write_slab("/knn/distances", {u(before)}, {distances.size()}, distances.data());
+  }
+  return {total, before, std::move(indices)};
 }
 
 void WithinRows::read(const io::InputFile& in, const std::string& path, std::int64_t n_observations,

@@ -48,9 +48,15 @@ class WithinRows {
   // The references within counted over the rows done (k: count), else the entries.
   std::int64_t pairs() const;
 
+  // Where write() put this rank's entries: at `first` of `total`, its rows' references in
+  // observation order (for their ids beside them).
+  struct Written {
+    std::int64_t total = 0, first = 0;
+    std::vector<NeighbourIndex> indices;
+  };
   // Creates /knn/offsets, /knn/indices, /knn/distances in `out` (the group exists) and
   // writes every rank's rows in observation order (rows not done: none). Collective.
-  void write(io::OutputFile& out, std::int64_t n_observations) const;
+  Written write(io::OutputFile& out, std::int64_t n_observations) const;
 
   // This rank's rows of a file that write() made, with `done` (count) marking the finished
   // ones. Throws InputError naming `path` when the datasets do not fit.

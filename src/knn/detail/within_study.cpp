@@ -272,9 +272,17 @@ class WithinStudy : public PreparedStudy {
       rows_->write(out, inputs_.n_observations);
       out.describe("/knn/counts", {"observation"}, "number of references within max_distance", "1");
       out.describe_text("/knn/counts", "coordinates", "latitude longitude");
+      // counts name no reference: the observations' ids alone
+      const WithinRows::Written none;
+      write_ragged_point_ids(out, PointIds(), inputs_.observation_ids,
+                             {inputs_.n_observations, inputs_.first, inputs_.count, 1, nullptr, nullptr},
+                             {0, 0, &none.indices});
     } else {
-      rows_->write(out, inputs_.n_observations);
+      const WithinRows::Written written = rows_->write(out, inputs_.n_observations);
       describe_ragged(out);
+      write_ragged_point_ids(out, inputs_.reference_ids, inputs_.observation_ids,
+                             {inputs_.n_observations, inputs_.first, inputs_.count, 1, nullptr, nullptr},
+                             {written.total, written.first, &written.indices});
     }
     if (stopped) {
       out.create_dataset<std::uint8_t>("/knn/done", {n});
