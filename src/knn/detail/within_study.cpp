@@ -273,10 +273,8 @@ class WithinStudy : public PreparedStudy {
       out.describe("/knn/counts", {"observation"}, "number of references within max_distance", "1");
       out.describe_text("/knn/counts", "coordinates", "latitude longitude");
       // counts name no reference: the observations' ids alone
-      const WithinRows::Written none;
-      write_ragged_point_ids(out, PointIds(), inputs_.observation_ids,
-                             {inputs_.n_observations, inputs_.first, inputs_.count, 1, nullptr, nullptr},
-                             {0, 0, &none.indices});
+      write_point_ids(out, PointIds(), inputs_.observation_ids,
+                      {inputs_.n_observations, inputs_.first, inputs_.count, 1, nullptr, nullptr});
     } else {
       const WithinRows::Written written = rows_->write(out, inputs_.n_observations);
       describe_ragged(out);
