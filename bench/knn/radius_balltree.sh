@@ -3,7 +3,7 @@
 # scikit-learn's BallTree.query_radius (haversine, bench/knn/radius_balltree.py) on the same
 # uniform points and as many CPU threads, the distance chosen for a mean count of 16
 # (the cap holding 16/n of the sphere). Prints each side's seconds, observations a second
-# and trident's over BallTree's (issue 63's target: above 1), and whether the rows agree.
+# and trident's over BallTree's (the target: above 1), and whether the rows agree.
 #
 #   bench/knn/radius_balltree.sh BUILD [LAUNCHER ARGS...]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The distance queries of issue 63 against the k-nearest searches they replace, on uniform
+# The distance queries (k: all, k: count, knn.match) against the k-nearest searches they replace, on uniform
 # points, through `trident run` (the search time trident prints, slowest rank):
 #   k: all at the distance D16 whose mean count is 16     vs  k: 16        (target <= 1.5x)
 #   k: 16 within D16 (the k nearest cut at D16)           vs  k: 16
@@ -10,7 +10,7 @@
 #   match: mutual of a set against itself at D1           vs  k: 17 of two sets
 # D for a mean count c among n uniform references: the cap holding c/n of the sphere,
 # D = radius * acos(1 - 2c/n). Each line: case, search s, whole run s, the neighbours the
-# log counts, the ratio to its k-nearest baseline and the target where the issue sets one.
+# log counts, the ratio to its k-nearest baseline and the target where one is set.
 #
 #   bench/knn/within.sh BUILD [LAUNCHER ARGS...]
 #
