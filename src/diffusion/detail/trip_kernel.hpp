@@ -11,91 +11,10 @@
 #include "diffusion/detail/stencil_anisotropic.hpp"
 #include "diffusion/detail/stencil_field.hpp"
 #include "diffusion/detail/trip.hpp"
+#include "diffusion/detail/trip_kernel_parts.hpp"
 #include "diffusion/detail/trip_tiles.hpp"
 
 namespace trident::diffusion::trips {
-
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-// A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
-// is needed, so that memory's latency hides behind the steps of the rows in between. The
-// rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
-// the launch bounds hold the registers to. Double adds up each step's sides before the
-// chain of steps (kHoistSides), which its fewer teams can spend the registers on; float's
-// edge tiles test their rows apart (kEdgeRowsApart), which made double's slower
-// (docs/history/diffusion.md).
-constexpr int kColumnsPerThread = 1;
-constexpr int kPrefetch = 4;
-constexpr bool kOnDevice = true;
-template <class T, int kSteps>
-constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? 8 : (kSteps <= 4 ? 6 : 4);
-template <class T>
-constexpr bool kHoistSides = sizeof(T) == 8;
-template <class T>
-constexpr bool kEdgeRowsApart = sizeof(T) == 4;
-template <class T, int kSteps, class... Tag>
-using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace,
-                                      Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>, Tag...>;
-#else
-// A host: a team is one thread, which takes the strip's columns in turn on each row.
-constexpr int kColumnsPerThread = kTripColumns;
-constexpr int kPrefetch = 1;
-constexpr bool kOnDevice = false;
-template <class T, int kSteps>
-constexpr int kTeamsPerMultiprocessor = 1;
-template <class T>
-constexpr bool kHoistSides = true;
-template <class T>
-constexpr bool kEdgeRowsApart = true;
-template <class T, int kSteps, class... Tag>
-using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace, Tag...>;
-#endif
-
-// Where a tile reads and writes: one trip (u into next), or a chain's trip of even or odd
-// index (u into next, next into u), which reads around L1 (other multiprocessors wrote
-// those values during the same launch).
-enum TripMode { kOneTrip, kChainEven, kChainOdd };
-struct ChainTag {};
-#if defined(__CUDA_ARCH__)
-// The (trip, tile) pair a chain's team holds, trip-major: in shared memory rather than in
-// registers across the tile, which the float trip of 8 steps has none left for.
-__shared__ int chain_ticket;
-#endif
-
-// What an instance computes besides c's isotropic update (its form, TripRule's in bits).
-// kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
-// edge; kSource: a source added after each step (a number or a field: TripRule::source);
-// kAnisotropic, kField: the operator. Runs take the fewest bits their rule needs (form_of).
-constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8;
-template <class T>
-int form_of(const TripRule<T>& rule) {
-  if (rule.op == TripRule<T>::field) return kFollow | kSource | kField;
-  if (rule.op == TripRule<T>::anisotropic) return kFollow | kSource | kAnisotropic;
-  if (rule.source != 0) return kFollow | kSource;
-  return rule.follows() ? kFollow : 0;
-}
-
-// The rule's data the kernels hold (none for c's plain update: its kernel's arguments stay
-// as small as they were). Fields as pointers into grids shaped like u.
-template <class T>
-struct TripExtras {
-  T cx = T(0), cy = T(0), s = T(0);
-  const T* cf = nullptr;
-  const T* sf = nullptr;
-  int source = 0;
-  TripSide<T> west, east, south, north;
-};
-struct TripNoExtras {};
-template <class T, int kForm>
-using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras, TripExtras<T>>;
-
-// A field's c in a thread's registers: of the row loaded ahead and of the row before it
-// (kField only).
-template <class T, bool kWith>
-struct FieldRows {
-  T ahead[kColumnsPerThread], mid[kColumnsPerThread];
-};
-template <class T>
-struct FieldRows<T, false> {};
 
 // kSteps: the most steps this instance takes (its registers); m may be fewer.
 template <class T, int kSteps, int kForm = 0>
@@ -108,6 +27,11 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // column on either side of the strip so that its edge columns read no neighbour's memory.
   static constexpr int kStride = kTripColumns + 2;
   static constexpr int kFlag = 2 * kSteps * kStride;  // a flag: a value was not finite
+  // The follow form alone takes c's plain update everywhere, its ghosts chosen in the step
+  // (row): a neumann west or east ghost read as the edge cell's own value, the others set
+  // only on the rows and columns they border, so that an edge tile costs what it costs
+  // without them.
+  static constexpr bool kFollowAlone = kForm == kFollow;
   // kField: two rows of c (this row's and the last, a zero column on either side), then each
   // thread's faces of the last kSteps rows (west and east) and kSteps + 1 rows (north; a
   // row's south face is the north face of the row below it, face_c being symmetric).
@@ -274,6 +198,10 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         cs.ahead[q] = load_c(y0, i, col < columns);
         cs.mid[q] = T(0);
       }
+      if constexpr (kEdge && (kForm & kFollow) != 0) {  // this column's edge cells, once (cell)
+        if (this->west.kind != 0 && i == this->west.edge) updates[q] |= this->west.kind == 1 ? kNeumannWest : kConvectiveWest;
+        if (this->east.kind != 0 && i == this->east.edge) updates[q] |= this->east.kind == 1 ? kNeumannEast : kConvectiveEast;
+      }
       TRIDENT_UNROLL
       for (int k = 1; k <= kSteps; ++k) {
         const Box b = step_box<kMode>(k - 1);
@@ -291,42 +219,99 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     // values would be wrong (and never read), a loop of their own so the rest test nothing.
     const int prologue = rows < 2 * m ? rows : 2 * m;
     bool not_finite = false;
-    for (int s = 0; s < prologue; ++s)
-      row<kEdge, kFixed, kExact, true, kEdge, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
-                                              ahead, updates, checks, not_finite, cs);
-    // kEdgeRowsApart: an edge tile's rows before `inside_to` reach only rows that every step
-    // updates (a row that some step does not update lies below them or among the prologue's),
-    // so they test the columns alone, one bit a step.
-    int inside_to = kEdge ? prologue : rows;
-    if constexpr (kEdge && kEdgeRowsApart<T>) {
-      inside_to = rows;
-      for (int k = 1; k <= m; ++k) {
-        const Box b = step_box<kMode>(k - 1);
-        inside_to = inside_to < b.y1 - y0 + k ? inside_to : b.y1 - y0 + k;
-      }
-      if (inside_to < prologue) inside_to = prologue;
-      for (int s = prologue; s < inside_to; ++s)
-        row<kEdge, kFixed, kExact, false, false, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
-                                                 ahead, updates, checks, not_finite, cs);
-    } else if constexpr (!kEdge) {
-      for (int s = prologue; s < rows; ++s)
-        row<kEdge, kFixed, kExact, false, false, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
-                                                 ahead, updates, checks, not_finite, cs);
-    }
-    if constexpr (kEdge)
-      for (int s = inside_to; s < rows; ++s)
-        row<kEdge, kFixed, kExact, false, true, kMode>(team, base, kept, s, m, x0, y0, columns, rows, centre_of, south_of,
+    if constexpr (kEdge && kFollowAlone) {
+      follow_rows<kEdge, kFixed, kExact, kMode>(team, base, kept, m, x0, y0, columns, rows, prologue, centre_of, south_of,
                                                 ahead, updates, checks, not_finite, cs);
+    } else {
+      for (int s = 0; s < prologue; ++s)
+        row<kEdge, kFixed, kExact, true, kEdge, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of,
+                                                              south_of, ahead, updates, checks, not_finite, cs);
+      // kEdgeRowsApart: an edge tile's rows before `inside_to` reach only rows that every step
+      // updates (a row that some step does not update lies below them or among the prologue's),
+      // so they test the columns alone, one bit a step.
+      int inside_to = kEdge ? prologue : rows;
+      if constexpr (kEdge && kEdgeRowsApart<T>) {
+        inside_to = edge_inside_to<kMode>(m, y0, rows, prologue);
+        for (int s = prologue; s < inside_to; ++s)
+          row<kEdge, kFixed, kExact, false, false, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
+                                                                 centre_of, south_of, ahead, updates, checks,
+                                                                 not_finite, cs);
+      } else if constexpr (!kEdge) {
+        for (int s = prologue; s < rows; ++s)
+          row<kEdge, kFixed, kExact, false, false, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
+                                                                 centre_of, south_of, ahead, updates, checks,
+                                                                 not_finite, cs);
+      }
+      if constexpr (kEdge)
+        for (int s = inside_to; s < rows; ++s)
+          row<kEdge, kFixed, kExact, false, true, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
+                                                                centre_of, south_of, ahead, updates, checks,
+                                                                not_finite, cs);
+    }
     if (kExact) return false;
     if (not_finite) shared(kFlag) = T(1);
     team.team_barrier();
     return shared(kFlag) != T(0);
   }
 
+  // An edge tile's first row that some step reaches without updating it (kEdgeRowsApart).
+  template <int kMode>
+  KOKKOS_INLINE_FUNCTION int edge_inside_to(const int m, const int y0, const int rows, const int prologue) const {
+    int inside_to = rows;
+    for (int k = 1; k <= m; ++k) {
+      const Box b = step_box<kMode>(k - 1);
+      inside_to = inside_to < b.y1 - y0 + k ? inside_to : b.y1 - y0 + k;
+    }
+    return inside_to < prologue ? prologue : inside_to;
+  }
+
+  // An edge tile's rows with kFollowAlone, as stream takes them, and the rows on which a step
+  // reaches the south or north edge row (s from edge - y0 + 1 to edge - y0 + m) by the
+  // instance of row that sets those ghosts (kGhostRows).
+  template <bool kEdge, int kFixed, bool kExact, int kMode>
+  KOKKOS_INLINE_FUNCTION void follow_rows(const Member& team, T* const base, const Box& kept, const int m,
+                                          const int x0, const int y0, const int columns, const int rows,
+                                          const int prologue, T (&centre_of)[kColumnsPerThread][kSteps],
+                                          T (&south_of)[kColumnsPerThread][kSteps],
+                                          T (&ahead)[kColumnsPerThread][kPrefetch],
+                                          const unsigned (&updates)[kColumnsPerThread],
+                                          const unsigned (&checks)[kColumnsPerThread], bool& not_finite,
+                                          FieldRows<T, kWithField>& cs) const {
+    const int windows[2] = {this->south.kind != 0 ? this->south.edge - y0 + 1 : rows,
+                            this->north.kind != 0 ? this->north.edge - y0 + 1 : rows};
+    const auto between = [&](auto prologue_tag, auto row_test_tag, int from, const int to) {
+      constexpr bool kP = decltype(prologue_tag)::value, kR = decltype(row_test_tag)::value;
+      while (from < to) {
+        bool ghosts = false;
+        const int end = ghost_rows_split(from, to, windows, m, ghosts);
+        if (ghosts)
+          for (; from < end; ++from)
+            row<kEdge, kFixed, kExact, kP, kR, kMode, true>(team, base, kept, from, m, x0, y0, columns, rows,
+                                                            centre_of, south_of, ahead, updates, checks, not_finite,
+                                                            cs);
+        else
+          for (; from < end; ++from)
+            row<kEdge, kFixed, kExact, kP, kR, kMode, false>(team, base, kept, from, m, x0, y0, columns, rows,
+                                                             centre_of, south_of, ahead, updates, checks, not_finite,
+                                                             cs);
+      }
+    };
+    using Yes = std::true_type;
+    using No = std::false_type;
+    between(Yes(), Yes(), 0, prologue);
+    int inside_to = prologue;
+    if constexpr (kEdgeRowsApart<T>) {
+      inside_to = edge_inside_to<kMode>(m, y0, rows, prologue);
+      between(No(), No(), prologue, inside_to);
+    }
+    between(No(), Yes(), inside_to, rows);
+  }
+
   // Row s of the stream (see stream). kPrologue: s < 2 m, where step k runs only from s = 2k
   // and otherwise only passes its registers on. kRowTest: some step reaches a row it does not
-  // update (an edge tile's first or last rows).
-  template <bool kEdge, int kFixed, bool kExact, bool kPrologue, bool kRowTest, int kMode>
+  // update (an edge tile's first or last rows). kGhostRows (kFollowAlone): some step reaches
+  // the south or north edge row, whose ghost it sets (any other form sets its ghosts in cell).
+  template <bool kEdge, int kFixed, bool kExact, bool kPrologue, bool kRowTest, int kMode, bool kGhostRows>
   KOKKOS_FORCEINLINE_FUNCTION void row(const Member& team, T* const base, const Box& kept, const int s, const int m,
                                        const int x0, const int y0, const int columns, const int rows,
                                        T (&centre_of)[kColumnsPerThread][kSteps],
@@ -335,11 +320,19 @@ struct TripKernel : TripExtrasOf<T, kForm> {
                                        const unsigned (&updates)[kColumnsPerThread],
                                        const unsigned (&checks)[kColumnsPerThread], bool& not_finite,
                                        FieldRows<T, kWithField>& cs) const {
-    // Cells with c's plain update: every form's but at the domain's edge (ghosts) with kFollow.
-    constexpr bool kPlainCells = kForm == 0 || (kForm == kFollow && !kEdge);
+    // Cells with c's plain update (kFollowAlone's ghosts chosen on the way), or by cell.
+    constexpr bool kPlainCells = kForm == 0 || kFollowAlone;
+    constexpr bool kChooseGhosts = kEdge && kFollowAlone;
     const int rank = team.team_rank(), size = team.team_size();
     const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
     T* now = base + (s & 1) * kSteps * kStride;
+    // kFollow at the domain's edge: the step that reaches the south (north) edge row on this
+    // row of the stream, or 0 (no step): found once a row, tested against each step's constant.
+    int south_k = 0, north_k = 0;
+    if constexpr (kEdge && (kForm & kFollow) != 0 && (!kFollowAlone || kGhostRows)) {
+      if (this->south.kind != 0) south_k = y0 + s - this->south.edge;
+      if (this->north.kind != 0) north_k = y0 + s - this->north.edge;
+    }
     for (int q = 0; q < kColumnsPerThread; ++q) {
       const int col = rank + q * size, i = x0 + col;
       if (col >= columns) continue;
@@ -349,6 +342,22 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       ahead[q][kPrefetch - 1] = load<kMode>(y0 + s + kPrefetch, i, s + kPrefetch < rows);
       now[col] = north;
       if constexpr (kWithField) field_row(base, s, col, i, y0, rows, q, cs);
+      // The west and east values a step takes: its neighbours' (published on the last row),
+      // or with kChooseGhosts a neumann ghost's, which is the edge cell's own value.
+      const int west_at = kChooseGhosts && (updates[q] & kNeumannWest) ? col : col - 1;
+      const int east_at = kChooseGhosts && (updates[q] & kNeumannEast) ? col : col + 1;
+      // What step k takes from the last row (west, east, south), its ghosts set (kChooseGhosts).
+      const auto sides_at = [&](const int k, const T centre) {
+        T west = before[(k - 1) * kStride + west_at], east = before[(k - 1) * kStride + east_at];
+        T south = south_of[q][k - 1];
+        if constexpr (kChooseGhosts) {
+          if (updates[q] & kConvectiveWest) west = convective_ghost(centre, this->west.ratio, this->west.ambient);
+          if (updates[q] & kConvectiveEast) east = convective_ghost(centre, this->east.ratio, this->east.ambient);
+          if constexpr (kGhostRows)
+            if (k == south_k) south = follow_ghost(this->south, centre);
+        }
+        return sides_of(west, east, south);
+      };
       // kHoistSides: what each step takes from the last row (west, east, south) first, all
       // at once, so that only the north values wait for the step below.
       T sides[kSteps] = {};
@@ -356,8 +365,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       for (int k = 1; k <= kSteps; ++k) {
         if (!kHoistSides<T> || !kPlainCells || k > m) break;
         if (kPrologue && s < 2 * k) continue;
-        sides[k - 1] = sides_of(before[(k - 1) * kStride + col - 1], before[(k - 1) * kStride + col + 1],
-                                south_of[q][k - 1]);
+        sides[k - 1] = sides_at(k, centre_of[q][k - 1]);
       }
       TRIDENT_UNROLL
       for (int k = 1; k <= kSteps; ++k) {
@@ -371,13 +379,15 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         const T centre = centre_of[q][k - 1];
         T v;
         if constexpr (kPlainCells) {
-          const T side_sum = kHoistSides<T> ? sides[k - 1]
-                                            : sides_of(before[(k - 1) * kStride + col - 1],
-                                                       before[(k - 1) * kStride + col + 1], south_of[q][k - 1]);
-          v = stepped(centre, laplacian_with_north(centre, side_sum, north), c);
+          const T side_sum = kHoistSides<T> ? sides[k - 1] : sides_at(k, centre);
+          T north_value = north;
+          if constexpr (kChooseGhosts && kGhostRows)
+            if (k == north_k) north_value = follow_ghost(this->north, centre);
+          v = stepped(centre, laplacian_with_north(centre, side_sum, north_value), c);
         } else {
-          v = cell<kEdge>(base, s, k, col, j, i, centre, before[(k - 1) * kStride + col - 1],
-                          before[(k - 1) * kStride + col + 1], south_of[q][k - 1], north);
+          v = cell<kEdge>(base, s, k, col, updates[q], k == south_k, k == north_k, centre,
+                          before[(k - 1) * kStride + col - 1], before[(k - 1) * kStride + col + 1],
+                          south_of[q][k - 1], north);
         }
         south_of[q][k - 1] = centre;
         centre_of[q][k - 1] = north;
@@ -433,8 +443,9 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // the step before, by the one-step kernels' formulas: ghosts that follow their edge cell
   // set from it first (kFollow, at the domain's edge), then the operator.
   template <bool kEdge>
-  KOKKOS_FORCEINLINE_FUNCTION T cell(T* const base, const int s, const int k, const int col, const int j,
-                                     const int i, const T centre, T west, T east, T south, T north) const {
+  KOKKOS_FORCEINLINE_FUNCTION T cell(T* const base, const int s, const int k, const int col, const unsigned at,
+                                     const bool at_south, const bool at_north, const T centre, T west, T east,
+                                     T south, T north) const {
     if constexpr (kForm == 0) {
       return T(0);
     } else {
@@ -452,10 +463,10 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         f_south = base[-1 + kNorthFaces + south_slot * kTripColumns + col];
       }
       if constexpr (kEdge && (kForm & kFollow) != 0) {
-        if (this->west.kind != 0 && i == this->west.edge) west = ghost(this->west, centre, f_west);
-        if (this->east.kind != 0 && i == this->east.edge) east = ghost(this->east, centre, f_east);
-        if (this->south.kind != 0 && j == this->south.edge) south = ghost(this->south, centre, f_south);
-        if (this->north.kind != 0 && j == this->north.edge) north = ghost(this->north, centre, f_north);
+        if (at & kAtWest) west = ghost(this->west, centre, f_west);
+        if (at & kAtEast) east = ghost(this->east, centre, f_east);
+        if (at_south) south = ghost(this->south, centre, f_south);
+        if (at_north) north = ghost(this->north, centre, f_north);
       }
       if constexpr (kWithField)
         return centre + field_change_of(centre, west, east, south, north, f_west, f_east, f_south, f_north);
@@ -468,7 +479,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
 
   // A following ghost from its edge cell's value (Edges::follow's formula); with a field,
   // h over the face's c (`face`, the edge cell's with its ghost).
-  KOKKOS_FORCEINLINE_FUNCTION T ghost(const TripSide<T>& side, const T edge, const T face) const {
+  KOKKOS_FORCEINLINE_FUNCTION T ghost(const TripSide<T> side, const T edge, const T face) const {
     if (side.kind == 1) return edge;
     if constexpr (kWithField) return convective_ghost(edge, field_ratio(side.h, face), side.ambient);
     (void)face;

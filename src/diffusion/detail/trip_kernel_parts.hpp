@@ -1,0 +1,124 @@
+#pragma once
+// What the trips' kernel (trip_kernel.hpp) is built from: how a device or a host runs it
+// (threads, prefetch, registers), where a tile reads and writes (TripMode), and what an
+// instance computes besides c's update (its form, and the rule's data it holds).
+#include <cstddef>
+#include <type_traits>
+
+#include "diffusion/detail/trip.hpp"
+
+namespace trident::diffusion::trips {
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+// A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
+// is needed, so that memory's latency hides behind the steps of the rows in between. The
+// rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
+// the launch bounds hold the registers to. Double adds up each step's sides before the
+// chain of steps (kHoistSides), which its fewer teams can spend the registers on; float's
+// edge tiles test their rows apart (kEdgeRowsApart), which made double's slower
+// (docs/history/diffusion.md).
+constexpr int kColumnsPerThread = 1;
+constexpr int kPrefetch = 4;
+constexpr bool kOnDevice = true;
+template <class T, int kSteps>
+constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? 8 : (kSteps <= 4 ? 6 : 4);
+template <class T>
+constexpr bool kHoistSides = sizeof(T) == 8;
+template <class T>
+constexpr bool kEdgeRowsApart = sizeof(T) == 4;
+template <class T, int kSteps, class... Tag>
+using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace,
+                                      Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>, Tag...>;
+#else
+// A host: a team is one thread, which takes the strip's columns in turn on each row.
+constexpr int kColumnsPerThread = kTripColumns;
+constexpr int kPrefetch = 1;
+constexpr bool kOnDevice = false;
+template <class T, int kSteps>
+constexpr int kTeamsPerMultiprocessor = 1;
+template <class T>
+constexpr bool kHoistSides = true;
+template <class T>
+constexpr bool kEdgeRowsApart = true;
+template <class T, int kSteps, class... Tag>
+using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace, Tag...>;
+#endif
+
+// Where a tile reads and writes: one trip (u into next), or a chain's trip of even or odd
+// index (u into next, next into u), which reads around L1 (other multiprocessors wrote
+// those values during the same launch).
+enum TripMode { kOneTrip, kChainEven, kChainOdd };
+struct ChainTag {};
+#if defined(__CUDA_ARCH__)
+// The (trip, tile) pair a chain's team holds, trip-major: in shared memory rather than in
+// registers across the tile, which the float trip of 8 steps has none left for.
+__shared__ int chain_ticket;
+#endif
+
+// What an instance computes besides c's isotropic update (its form, TripRule's in bits).
+// kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
+// edge; kSource: a source added after each step (a number or a field: TripRule::source);
+// kAnisotropic, kField: the operator. Runs take the fewest bits their rule needs (form_of).
+constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8;
+template <class T>
+int form_of(const TripRule<T>& rule) {
+  if (rule.op == TripRule<T>::field) return kFollow | kSource | kField;
+  if (rule.op == TripRule<T>::anisotropic) return kFollow | kSource | kAnisotropic;
+  if (rule.source != 0) return kFollow | kSource;
+  return rule.follows() ? kFollow : 0;
+}
+
+// The rule's data the kernels hold (none for c's plain update: its kernel's arguments stay
+// as small as they were). Fields as pointers into grids shaped like u.
+template <class T>
+struct TripExtras {
+  T cx = T(0), cy = T(0), s = T(0);
+  const T* cf = nullptr;
+  const T* sf = nullptr;
+  int source = 0;
+  TripSide<T> west, east, south, north;
+};
+struct TripNoExtras {};
+template <class T, int kForm>
+using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras, TripExtras<T>>;
+
+// A field's c in a thread's registers: of the row loaded ahead and of the row before it
+// (kField only).
+template <class T, bool kWith>
+struct FieldRows {
+  T ahead[kColumnsPerThread], mid[kColumnsPerThread];
+};
+template <class T>
+struct FieldRows<T, false> {};
+
+// Bits of a column's `updates` above its steps': its cells are the west (east) edge's, whose
+// ghosts follow them (kFollow), by neumann's rule or by convective's.
+constexpr unsigned kNeumannWest = 1u << 28, kNeumannEast = 1u << 29;
+constexpr unsigned kConvectiveWest = 1u << 30, kConvectiveEast = 1u << 31;
+constexpr unsigned kAtWest = kNeumannWest | kConvectiveWest, kAtEast = kNeumannEast | kConvectiveEast;
+
+// A following ghost from its edge cell's value without a field (Edges::follow's formula).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T follow_ghost(const TripSide<T> side, const T edge) {
+  return side.kind == 1 ? edge : convective_ghost(edge, side.ratio, side.ambient);
+}
+
+// The end of the run of a stream's rows from `from` (before `to`) that are all, or all not,
+// among the rows [g, g + m) of the two `windows` g (ghosts set), and which (`ghosts`).
+KOKKOS_INLINE_FUNCTION int ghost_rows_split(const int from, const int to, const int (&windows)[2], const int m,
+                                            bool& ghosts) {
+  int end = to;
+  ghosts = false;
+  for (int w = 0; w < 2; ++w) {
+    const int g = windows[w];
+    if (from >= g && from < g + m) {
+      ghosts = true;
+      end = end < g + m ? end : g + m;
+    } else if (g > from) {
+      end = end < g ? end : g;
+    }
+  }
+  return end;
+}
+
+}  // namespace trident::diffusion::trips
