@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "core/comm.hpp"
+#include "row_blocks.hpp"
 #include "core/error.hpp"
 #include "core/run_context.hpp"
 #include "deck/deck.hpp"
@@ -31,23 +32,8 @@ namespace {
 using ridge::RidgeKernels;
 using core::Precision;
 
-// Rows [first, first + count) of a whole problem, as a rank holds them.
-Problem block_of(const Problem& whole, std::int64_t first, std::int64_t count) {
-  Problem p;
-  p.a.rows = static_cast<int>(count);
-  p.a.columns = whole.a.columns;
-  const int begin = whole.a.row_ptr[first], end = whole.a.row_ptr[first + count];
-  for (std::int64_t i = 0; i <= count; ++i) p.a.row_ptr.push_back(whole.a.row_ptr[first + i] - begin);
-  p.a.col_ind.assign(whole.a.col_ind.begin() + begin, whole.a.col_ind.begin() + end);
-  p.a.values.assign(whole.a.values.begin() + begin, whole.a.values.begin() + end);
-  p.b.assign(whole.b.begin() + first, whole.b.begin() + first + count);
-  p.first_row = first;
-  p.total_rows = whole.a.rows;
-  p.total_nonzeros = whole.a.nonzeros();
-  return p;
-}
-
-double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+using test::block_of;
+using test::relative;
 
 // Sweeps `lambdas` with the rows of `whole` split at `bounds` (one block per rank of a
 // single group) and compares with one rank holding everything, twice:
