@@ -1,6 +1,7 @@
 // The Kokkos Kernels engine of the λ sweep: KokkosSparse::spmv with A and A^T (cuSPARSE
 // underneath when Kokkos Kernels was built with it), KokkosBlas, and the λ recurrences on
 // the host, which waits for the device once per iteration.
+#include "core/array_sums.hpp"
 #include "transport/pinned_host_space.hpp"
 #include "ridge/detail/probe_lanczos.hpp"
 #include "ridge/detail/sweep_engine.hpp"
@@ -78,12 +79,10 @@ struct BetaFromTail {
 // only) and updates hbar, x and h of every λ in the batch, summing ||x||^2 per λ (in
 // double) for the stopping tests.
 template <class S>
-struct FusedUpdate {
-  using value_type = double[];
+struct FusedUpdate : ArraySums<> {
   using Vector = Kokkos::View<S*, Device>;
   using Block = Kokkos::View<S**, Kokkos::LayoutLeft, Device>;
 
-  unsigned value_count;
   Vector v, w;
   Block h, hbar, x;
   BatchCoefficients c;
@@ -105,16 +104,6 @@ struct FusedUpdate {
       h(i, j) = vi + static_cast<S>(c.h_scale[k]) * h(i, j);
       sums[k] += static_cast<double>(xn) * static_cast<double>(xn);
     }
-  }
-  KOKKOS_INLINE_FUNCTION void init(value_type sums) const {
-    for (unsigned k = 0; k < value_count; ++k) sums[k] = 0;
-  }
-#if KOKKOS_VERSION >= 30700
-  KOKKOS_INLINE_FUNCTION void join(value_type dst, const value_type src) const {
-#else
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type dst, const volatile value_type src) const {
-#endif
-    for (unsigned k = 0; k < value_count; ++k) dst[k] += src[k];
   }
 };
 

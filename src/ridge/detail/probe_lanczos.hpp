@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/array_sums.hpp"
 #include "transport/device_comm.hpp"
 #include "ridge/detail/execution.hpp"
 #include "ridge/detail/probe_products.hpp"
@@ -58,20 +59,7 @@ struct StartU {
 };
 
 // Array sums of kProbeWidth doubles.
-struct ProbeSquares {
-  using value_type = double[];
-  unsigned value_count = kProbeWidth;
-  KOKKOS_INLINE_FUNCTION void init(value_type s) const {
-    for (int q = 0; q < kProbeWidth; ++q) s[q] = 0;
-  }
-#if KOKKOS_VERSION >= 30700
-  KOKKOS_INLINE_FUNCTION void join(value_type dst, const value_type src) const {
-#else
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type dst, const volatile value_type src) const {
-#endif
-    for (int q = 0; q < kProbeWidth; ++q) dst[q] += src[q];
-  }
-};
+using ProbeSquares = ArraySums<kProbeWidth>;
 
 // v <- A^T u_true - beta v_true = sums / beta - (beta / alpha_prev) v, summing its squares
 // (alpha^2). beta2: this step's ||u||^2; alpha2: the previous step's (0 at the start, v = 0).
