@@ -67,23 +67,39 @@ std::vector<double> solution_steps(MPI_Comm comm, const GatheredSweep& curve, co
                                    std::int64_t columns) {
   const std::vector<double> lambdas = curve.lambdas();
   const std::vector<int> owner = row_owners(comm, curve);
-  std::vector<double> steps(lambdas.size(), kNaN);
+  const int me = mpi::rank(comm);
   const auto n = static_cast<std::size_t>(columns);
-  std::vector<double> previous(n), current(n);
-  long last = -1;
-  for (std::size_t j = 0; j < lambdas.size(); ++j) {
-    if (converged[j] == 0 || owner[j] < 0) continue;
-    if (const double* row = local_row(curve, lambdas[j], columns)) std::copy(row, row + n, current.begin());
-    mpi::broadcast(comm, current.data(), static_cast<int>(n), owner[j]);
-    if (last >= 0) {
-      double s = 0;
-      for (std::size_t i = 0; i < n; ++i) s += (current[i] - previous[i]) * (current[i] - previous[i]);
-      steps[static_cast<std::size_t>(last)] = std::sqrt(s);
+  // The converged λ with a row, in order: step p is from kept[p] to kept[p + 1], made by the
+  // rank that holds kept[p]'s row (sent kept[p + 1]'s by its rank where another holds it),
+  // then summed over the ranks (zero elsewhere), so that no row is copied or sent to all.
+  std::vector<std::size_t> kept;
+  for (std::size_t j = 0; j < lambdas.size(); ++j)
+    if (converged[j] != 0 && owner[j] >= 0) kept.push_back(j);
+  constexpr int kTag = 6401;
+  std::vector<double> steps(lambdas.size(), 0.0), received;
+  for (std::size_t p = 0; p + 1 < kept.size(); ++p) {
+    const std::size_t at = kept[p], next = kept[p + 1];
+    const int maker = owner[at], holder = owner[next];
+    const double* later = nullptr;
+    if (holder == maker) {
+      if (me == maker) later = local_row(curve, lambdas[next], columns);
+    } else if (me == holder) {
+      mpi::send(comm, local_row(curve, lambdas[next], columns), static_cast<int>(n), maker, kTag);
+    } else if (me == maker) {
+      received.resize(n);
+      mpi::receive(comm, received.data(), static_cast<int>(n), holder, kTag);
+      later = received.data();
     }
-    std::swap(previous, current);
-    last = static_cast<long>(j);
+    if (me != maker) continue;
+    const double* earlier = local_row(curve, lambdas[at], columns);
+    double s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += (later[i] - earlier[i]) * (later[i] - earlier[i]);
+    steps[at] = std::sqrt(s);
   }
-  return steps;
+  mpi::sum_over_ranks(comm, steps.data(), static_cast<int>(steps.size()));
+  std::vector<double> out(lambdas.size(), kNaN);
+  for (std::size_t p = 0; p + 1 < kept.size(); ++p) out[kept[p]] = steps[kept[p]];
+  return out;
 }
 
 Selection select_lambdas(MPI_Comm comm, const Problem& problem, const ridge::RidgeSettings& settings,
