@@ -215,6 +215,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_mpi_within.cpp
   knn/test_mpi_within_all.cpp
   knn/test_mpi_within_order.cpp
+  knn/test_mpi_within_rows.cpp
   knn/test_output.cpp
   knn/test_point_ids.cpp
   knn/test_points.cpp

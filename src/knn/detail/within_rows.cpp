@@ -46,7 +46,7 @@ std::int64_t WithinRows::pairs() const {
   return sum;
 }
 
-WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observations) const {
+WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observations, bool keep_indices) const {
   const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
   if (counts_only_) {  // a rank's counts, rows not done 0
     std::vector<std::int64_t> counts(size_.size());
@@ -58,10 +58,6 @@ WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observ
   // this rank's rows in observation order, after every lower rank's entries
   std::vector<std::int64_t> offsets;
   offsets.reserve(static_cast<std::size_t>(count_) + 1);
-  std::vector<NeighbourIndex> indices;
-  std::vector<double> distances;
-  indices.reserve(static_cast<std::size_t>(entries_));
-  distances.reserve(static_cast<std::size_t>(entries_));
   const MPI_Comm comm = out.comm();
   const int ranks = mpi::size(comm), rank = mpi::rank(comm);
   std::vector<std::int64_t> totals(static_cast<std::size_t>(ranks));
@@ -72,23 +68,68 @@ WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observ
     if (r < rank) before += totals[static_cast<std::size_t>(r)];
     total += totals[static_cast<std::size_t>(r)];
   }
+  // The entries written straight from the blocks the rounds made: a piece is a run of rows
+  // whose entries follow each other in one block (a block's rows, as a run makes them).
+  struct Piece {
+    const NeighbourIndex* indices;
+    const double* distances;
+    std::int64_t size;
+    std::int32_t block;
+    std::int64_t start;  // in the block's arrays
+  };
+  std::vector<Piece> pieces;
+  std::int64_t at = 0;
   for (std::size_t row = 0; row < done_.size(); ++row) {
-    offsets.push_back(before + static_cast<std::int64_t>(indices.size()));
+    offsets.push_back(before + at);
     if (done_[row] == 0 || size_[row] == 0) continue;
-    const auto r = static_cast<std::int64_t>(row);
-    indices.insert(indices.end(), row_indices(r), row_indices(r) + size_[row]);
-    distances.insert(distances.end(), row_distances(r), row_distances(r) + size_[row]);
+    if (!pieces.empty() && pieces.back().block == block_[row] && pieces.back().start + pieces.back().size == start_[row])
+      pieces.back().size += size_[row];
+    else
+      pieces.push_back({row_indices(static_cast<std::int64_t>(row)), row_distances(static_cast<std::int64_t>(row)),
+                        size_[row], block_[row], start_[row]});
+    at += size_[row];
   }
   if (rank == ranks - 1) offsets.push_back(total);  // the end of the last row
+  // Rows out of order (a restart on another rank count) make many small pieces: then one
+  // piece, copied in observation order.
+  std::vector<NeighbourIndex> indices;
+  std::vector<double> distances;
+  if (pieces.size() > kMostPieces) {
+    indices.reserve(static_cast<std::size_t>(at));
+    distances.reserve(static_cast<std::size_t>(at));
+    for (const Piece& piece : pieces) {
+      indices.insert(indices.end(), piece.indices, piece.indices + piece.size);
+      distances.insert(distances.end(), piece.distances, piece.distances + piece.size);
+    }
+    pieces = {Piece{indices.data(), distances.data(), at, -1, 0}};
+  }
   out.create_dataset<std::int64_t>("/knn/offsets", {u(n_observations) + 1});
   out.create_dataset<NeighbourIndex>("/knn/indices", {u(total)});
   out.create_dataset<double>("/knn/distances", {u(total)});
   out.write_slab("/knn/offsets", {u(first_)}, {offsets.size()}, offsets.data());
   if (total > 0) {  // (else no row holds a neighbour: empty datasets, nothing to write)
-    out.write_slab("/knn/indices", {u(before)}, {indices.size()}, indices.data());
-    out.write_slab("/knn/distances", {u(before)}, {distances.size()}, distances.data());
+    // as many collective writes on every rank (those with fewer pieces write nothing)
+    const auto writes = static_cast<std::size_t>(mpi::max_over_ranks(comm, static_cast<double>(pieces.size())));
+    std::int64_t written = 0;
+    const NeighbourIndex no_index = 0;
+    const double no_distance = 0;
+    for (std::size_t w = 0; w < writes; ++w) {
+      const Piece piece = w < pieces.size() ? pieces[w] : Piece{&no_index, &no_distance, 0, -1, 0};
+      out.write_slab("/knn/indices", {u(before + written)}, {u(piece.size)}, piece.indices);
+      out.write_slab("/knn/distances", {u(before + written)}, {u(piece.size)}, piece.distances);
+      written += piece.size;
+    }
   }
-  return {total, before, std::move(indices)};
+  Written result{total, before, {}};
+  if (keep_indices) {
+    if (!indices.empty() || pieces.empty()) {
+      result.indices = std::move(indices);
+    } else {
+      result.indices.reserve(static_cast<std::size_t>(at));
+      for (const Piece& piece : pieces) result.indices.insert(result.indices.end(), piece.indices, piece.indices + piece.size);
+    }
+  }
+  return result;
 }
 
 void WithinRows::read(const io::InputFile& in, const std::string& path, std::int64_t n_observations,

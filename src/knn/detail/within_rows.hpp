@@ -55,8 +55,13 @@ class WithinRows {
     std::vector<NeighbourIndex> indices;
   };
   // Creates /knn/offsets, /knn/indices, /knn/distances in `out` (the group exists) and
-  // writes every rank's rows in observation order (rows not done: none). Collective.
-  Written write(io::OutputFile& out, std::int64_t n_observations) const;
+  // writes every rank's rows in observation order (rows not done: none), straight from the
+  // blocks where their rows follow each other there. Written::indices only with
+  // `keep_indices`. Collective.
+  Written write(io::OutputFile& out, std::int64_t n_observations, bool keep_indices = false) const;
+  // The most pieces (runs of rows) a rank writes straight from its blocks; more (rows out of
+  // order, after a restart on another rank count) are copied into one first.
+  static constexpr std::size_t kMostPieces = 256;
 
   // This rank's rows of a file that write() made, with `done` (count) marking the finished
   // ones. Throws InputError naming `path` when the datasets do not fit.

@@ -276,7 +276,8 @@ class WithinStudy : public PreparedStudy {
       write_point_ids(out, PointIds(), inputs_.observation_ids,
                       {inputs_.n_observations, inputs_.first, inputs_.count, 1, nullptr, nullptr});
     } else {
-      const WithinRows::Written written = rows_->write(out, inputs_.n_observations);
+      const WithinRows::Written written =
+          rows_->write(out, inputs_.n_observations, inputs_.reference_ids.kind() != PointIds::Kind::none);
       describe_ragged(out);
       write_ragged_point_ids(out, inputs_.reference_ids, inputs_.observation_ids,
                              {inputs_.n_observations, inputs_.first, inputs_.count, 1, nullptr, nullptr},
