@@ -199,8 +199,10 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         cs.mid[q] = T(0);
       }
       if constexpr (kEdge && (kForm & kFollow) != 0) {  // this column's edge cells, once (cell)
-        if (this->west.kind != 0 && i == this->west.edge) updates[q] |= this->west.kind == 1 ? kNeumannWest : kConvectiveWest;
-        if (this->east.kind != 0 && i == this->east.edge) updates[q] |= this->east.kind == 1 ? kNeumannEast : kConvectiveEast;
+        if (this->west.kind != 0 && i == this->west.edge)
+          updates[q] |= this->west.kind == 1 ? kNeumannWest : kConvectiveWest;
+        if (this->east.kind != 0 && i == this->east.edge)
+          updates[q] |= this->east.kind == 1 ? kNeumannEast : kConvectiveEast;
       }
       TRIDENT_UNROLL
       for (int k = 1; k <= kSteps; ++k) {
@@ -220,8 +222,8 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     const int prologue = rows < 2 * m ? rows : 2 * m;
     bool not_finite = false;
     if constexpr (kEdge && kFollowAlone) {
-      follow_rows<kEdge, kFixed, kExact, kMode>(team, base, kept, m, x0, y0, columns, rows, prologue, centre_of, south_of,
-                                                ahead, updates, checks, not_finite, cs);
+      follow_rows<kEdge, kFixed, kExact, kMode>(team, base, kept, m, x0, y0, columns, rows, prologue, centre_of,
+                                                south_of, ahead, updates, checks, not_finite, cs);
     } else {
       for (int s = 0; s < prologue; ++s)
         row<kEdge, kFixed, kExact, true, kEdge, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of,

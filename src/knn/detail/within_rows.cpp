@@ -82,7 +82,9 @@ WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observ
   for (std::size_t row = 0; row < done_.size(); ++row) {
     offsets.push_back(before + at);
     if (done_[row] == 0 || size_[row] == 0) continue;
-    if (!pieces.empty() && pieces.back().block == block_[row] && pieces.back().start + pieces.back().size == start_[row])
+    const bool follows = !pieces.empty() && pieces.back().block == block_[row] &&
+                         pieces.back().start + pieces.back().size == start_[row];
+    if (follows)
       pieces.back().size += size_[row];
     else
       pieces.push_back({row_indices(static_cast<std::int64_t>(row)), row_distances(static_cast<std::int64_t>(row)),
@@ -126,7 +128,8 @@ WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observ
       result.indices = std::move(indices);
     } else {
       result.indices.reserve(static_cast<std::size_t>(at));
-      for (const Piece& piece : pieces) result.indices.insert(result.indices.end(), piece.indices, piece.indices + piece.size);
+      for (const Piece& piece : pieces)
+        result.indices.insert(result.indices.end(), piece.indices, piece.indices + piece.size);
     }
   }
   return result;
