@@ -356,7 +356,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
           if (updates[q] & kConvectiveWest) west = convective_ghost(centre, this->west.ratio, this->west.ambient);
           if (updates[q] & kConvectiveEast) east = convective_ghost(centre, this->east.ratio, this->east.ambient);
           if constexpr (kGhostRows)
-            if (k == south_k) south = follow_ghost(this->south, centre);
+            if (k == south_k) south = ghost(this->south, centre, T(0));
         }
         return sides_of(west, east, south);
       };
@@ -384,7 +384,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
           const T side_sum = kHoistSides<T> ? sides[k - 1] : sides_at(k, centre);
           T north_value = north;
           if constexpr (kChooseGhosts && kGhostRows)
-            if (k == north_k) north_value = follow_ghost(this->north, centre);
+            if (k == north_k) north_value = ghost(this->north, centre, T(0));
           v = stepped(centre, laplacian_with_north(centre, side_sum, north_value), c);
         } else {
           v = cell<kEdge>(base, s, k, col, updates[q], k == south_k, k == north_k, centre,

@@ -97,12 +97,6 @@ constexpr unsigned kNeumannWest = 1u << 28, kNeumannEast = 1u << 29;
 constexpr unsigned kConvectiveWest = 1u << 30, kConvectiveEast = 1u << 31;
 constexpr unsigned kAtWest = kNeumannWest | kConvectiveWest, kAtEast = kNeumannEast | kConvectiveEast;
 
-// A following ghost from its edge cell's value without a field (Edges::follow's formula).
-template <class T>
-KOKKOS_FORCEINLINE_FUNCTION T follow_ghost(const TripSide<T> side, const T edge) {
-  return side.kind == 1 ? edge : convective_ghost(edge, side.ratio, side.ambient);
-}
-
 // The end of the run of a stream's rows from `from` (before `to`) that are all, or all not,
 // among the rows [g, g + m) of the two `windows` g (ghosts set), and which (`ghosts`).
 KOKKOS_INLINE_FUNCTION int ghost_rows_split(const int from, const int to, const int (&windows)[2], const int m,
