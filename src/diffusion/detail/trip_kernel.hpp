@@ -27,10 +27,10 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // column on either side of the strip so that its edge columns read no neighbour's memory.
   static constexpr int kStride = kTripColumns + 2;
   static constexpr int kFlag = 2 * kSteps * kStride;  // a flag: a value was not finite
-  // The follow form alone takes c's plain update everywhere, its ghosts chosen in the step
-  // (row): a neumann west or east ghost read as the edge cell's own value, the others set
-  // only on the rows and columns they border, so that an edge tile costs what it costs
-  // without them.
+  // The follow form alone takes c's plain update everywhere in a single trip, its ghosts
+  // chosen in the step (row): a neumann west or east ghost read as the edge cell's own value,
+  // the others set only on the rows and columns they border, so that an edge tile costs what
+  // it costs without them. A chain's edge tiles keep cell(), with which its kernel spills less.
   static constexpr bool kFollowAlone = kForm == kFollow;
   // kField: two rows of c (this row's and the last, a zero column on either side), then each
   // thread's faces of the last kSteps rows (west and east) and kSteps + 1 rows (north; a
@@ -221,7 +221,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     // values would be wrong (and never read), a loop of their own so the rest test nothing.
     const int prologue = rows < 2 * m ? rows : 2 * m;
     bool not_finite = false;
-    if constexpr (kEdge && kFollowAlone) {
+    if constexpr (kEdge && kFollowAlone && kMode == kOneTrip) {
       follow_rows<kEdge, kFixed, kExact, kMode>(team, base, kept, m, x0, y0, columns, rows, prologue, centre_of,
                                                 south_of, ahead, updates, checks, not_finite, cs);
     } else {
@@ -322,16 +322,17 @@ struct TripKernel : TripExtrasOf<T, kForm> {
                                        const unsigned (&updates)[kColumnsPerThread],
                                        const unsigned (&checks)[kColumnsPerThread], bool& not_finite,
                                        FieldRows<T, kWithField>& cs) const {
-    // Cells with c's plain update (kFollowAlone's ghosts chosen on the way), or by cell.
-    constexpr bool kPlainCells = kForm == 0 || kFollowAlone;
-    constexpr bool kChooseGhosts = kEdge && kFollowAlone;
+    // Cells with c's plain update (kFollowAlone's ghosts chosen on the way, in a single
+    // trip), or by cell.
+    constexpr bool kChooseGhosts = kEdge && kFollowAlone && kMode == kOneTrip;
+    constexpr bool kPlainCells = kForm == 0 || (kFollowAlone && (!kEdge || kChooseGhosts));
     const int rank = team.team_rank(), size = team.team_size();
     const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
     T* now = base + (s & 1) * kSteps * kStride;
     // kFollow at the domain's edge: the step that reaches the south (north) edge row on this
     // row of the stream, or 0 (no step): found once a row, tested against each step's constant.
     int south_k = 0, north_k = 0;
-    if constexpr (kEdge && (kForm & kFollow) != 0 && (!kFollowAlone || kGhostRows)) {
+    if constexpr (kEdge && (kForm & kFollow) != 0 && (!kChooseGhosts || kGhostRows)) {
       if (this->south.kind != 0) south_k = y0 + s - this->south.edge;
       if (this->north.kind != 0) north_k = y0 + s - this->north.edge;
     }
