@@ -24,6 +24,7 @@ set(TRIDENT_SOURCES_transport
   transport/peer_window.cpp
   transport/queue_recording.cpp
   transport/side_stream.cpp
+  transport/staged_download.cpp
 )
 set(TRIDENT_SOURCES_io
   io/direct_rows.cpp
@@ -91,6 +92,7 @@ set(TRIDENT_SOURCES_knn
   knn/detail/list_bound.cpp
   knn/detail/list_choice.cpp
   knn/detail/match.cpp
+  knn/detail/observation_vectors.cpp
   knn/detail/output_rows.cpp
   knn/detail/point_ids.cpp
   knn/detail/point_radii.cpp

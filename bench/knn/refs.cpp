@@ -6,7 +6,8 @@
 // whatever their number), every k and precision searched on them.
 //
 //   trident_knn_refs SET OBSERVATIONS LOG2S KS PRECISIONS BRUTE_MAX_PAIRS [PEER_PREFIX PEER_MAX_LOG2]
-//   LOG2S, KS, PRECISIONS: comma-separated lists (14,16,18  1,16,64  float32,float64)
+//   LOG2S, KS, PRECISIONS: comma-separated lists (14,16,18  1,16,64  float32,float64); a k
+//   written wC is every reference within the distance whose mean count is C (k: all)
 //   trident_knn_refs threads: prints the CPU threads a search runs on here (the host back
 //   end's; on a GPU build, the CPUs the process may use), the peer's fair share
 //
@@ -16,7 +17,8 @@
 // makes them in knn.warm_up), the build alone, the process's CPU seconds over the same span
 // (on a shared machine the wall time also holds the time it waited for a core), leaves
 // screened a row (0 for brute), rows searched again, and the method knn.method: auto takes
-// for these counts. The brute force runs where observations x references is at most
+// for these counts (wC: method "within", leaves_a_row the mean row, widened its rounds,
+// through the index alone). The brute force runs where observations x references is at most
 // BRUTE_MAX_PAIRS. With PEER_PREFIX, the points of every reference count up to
 // 2^PEER_MAX_LOG2 are written as float64 (lat, lon) pairs to PREFIX.obs and PREFIX.LOG2.refs,
 // and the index's rows as PREFIX.LOG2.K.rows (int32 indices, then float64 distances, each
@@ -123,6 +125,20 @@ void write_points(const std::string& file, const std::vector<double>& lat_lon) {
   write_file(file, {lat_lon.data()}, {lat_lon.size() * sizeof(double)});
 }
 
+// The distance (m) within which C of `n` references of `set` lie on average (the set's area
+// times C / n taken as a disc), or 0 for a set whose density varies (half_1km).
+double within_distance(const std::string& set, double c, double n) {
+  const double cap = 2.0 * 3.14159265358979323846 * kEarth * kEarth;  // area of a hemisphere
+  double area = 0.0;
+  if (set == "uniform") return kEarth * std::acos(1.0 - 2.0 * c / n);
+  if (set == "square_1km") area = 1e6;
+  if (set == "square_100m") area = 1e4;
+  if (set == "two_cities") area = 2e6;
+  if (set == "polar_cap") area = cap * (1.0 - std::cos(5.0 * kDegree));
+  if (set == "dateline") area = kEarth * kEarth * kDegree * 2.0 * std::sin(60.0 * kDegree);
+  return std::sqrt(c * area / (n * 3.14159265358979323846));
+}
+
 template <class T>
 std::vector<T> list_of(const std::string& text) {
   std::vector<T> values;
@@ -181,6 +197,34 @@ Figures index(const Points& obs, const Points& refs, trident::knn::SearchOptions
           profile.index_rows > 0 ? double(profile.index_leaves) / double(profile.index_rows) : 0.0, profile.widened};
 }
 
+// Every reference within `distance` through the index, as a run makes it (k: all): kernels
+// loaded by a small search, the build timed, the rows in rounds of 2^22 observations.
+Figures within(const Points& obs, const Points& refs, double distance) {
+  const auto n_obs = static_cast<std::int64_t>(obs.size());
+  constexpr std::int64_t kRound = std::int64_t(1) << 22;
+  {
+    const Points some(refs.begin(), refs.begin() + std::min<std::size_t>(refs.size(), 4096));
+    trident::knn::RaggedRows warm;
+    trident::knn::WithinSearch(some, std::make_shared<const trident::knn::SphereIndex>(trident::knn::build_sphere_index(some)),
+                               distance, kEarth)
+        .append(obs.data(), std::min(n_obs, kWarmRows), warm);
+  }
+  const double cpu = cpu_seconds();
+  const auto built = std::make_shared<const trident::knn::SphereIndex>(trident::knn::build_sphere_index(refs));
+  const auto start = std::chrono::steady_clock::now();
+  const trident::knn::WithinSearch search(refs, built, distance, kEarth);
+  std::vector<trident::knn::RaggedRows> rounds;
+  std::int64_t entries = 0;
+  for (std::int64_t first = 0; first < n_obs; first += kRound) {
+    rounds.emplace_back();
+    search.append(obs.data() + first, std::min(kRound, n_obs - first), rounds.back());
+    entries += rounds.back().offsets.back();
+  }
+  const double seconds = trident::bench::seconds_since(start);
+  return {built->build_seconds + seconds, built->build_seconds, cpu_seconds() - cpu,
+          double(entries) / double(n_obs), static_cast<std::int64_t>(rounds.size())};
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: trident_knn_refs SET OBSERVATIONS LOG2S KS PRECISIONS BRUTE_MAX_PAIRS [PEER_PREFIX "
@@ -201,13 +245,17 @@ int main(int argc, char** argv) {
   const std::string set = argv[1], peer = argc == 9 ? argv[7] : "";
   const std::int64_t n_obs = std::atoll(argv[2]);
   const auto log2s = list_of<int>(argv[3]);
-  const auto ks = list_of<int>(argv[4]);
+  const auto k_texts = list_of<std::string>(argv[4]);
+  std::vector<int> ks, within_counts;  // k, and the mean counts C of wC
+  for (const std::string& k : k_texts) (k[0] == 'w' ? within_counts : ks).push_back(std::atoi(k.c_str() + (k[0] == 'w')));
   const auto precisions = list_of<std::string>(argv[5]);
   const double brute_max_pairs = std::atof(argv[6]);
   const int peer_max_log2 = argc == 9 ? std::atoi(argv[8]) : 0;
   double lat = 0, lon = 0;
   trident::core::SplitMix64 probe{1};
-  if (n_obs < 1 || log2s.empty() || ks.empty() || precisions.empty() || !place(set, 0, probe, lat, lon)) return usage();
+  if (n_obs < 1 || log2s.empty() || (ks.empty() && within_counts.empty()) || precisions.empty() ||
+      !place(set, 0, probe, lat, lon))
+    return usage();
   for (const std::string& p : precisions)
     if (p != "float32" && p != "float64") return usage();
   Kokkos::ScopeGuard kokkos(argc, argv);
@@ -228,6 +276,14 @@ int main(int argc, char** argv) {
     const std::vector<double> refs_ll = generate(set, n_refs, 2);
     if (!peer.empty() && log2 <= peer_max_log2) write_points(peer + "." + std::to_string(log2) + ".refs", refs_ll);
     const Points refs = trident::knn::unit_vectors(refs_ll);
+    for (const int c : within_counts) {
+      const double distance = within_distance(set, c, double(n_refs));
+      if (!(distance > 0.0)) continue;
+      const Figures f = within(obs, refs, distance);
+      std::printf("%s %d w%d float64 within %.4f %.4f %.3f %.2f %lld index\n", set.c_str(), log2, c, f.search, f.build,
+                  f.cpu, f.leaves, static_cast<long long>(f.widened));
+      std::fflush(stdout);
+    }
     for (const int k : ks) {
       if (k > n_refs) continue;
       for (const std::string& precision : precisions) {

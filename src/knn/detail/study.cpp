@@ -12,10 +12,8 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "transport/page_lock.hpp"
 #include "core/progress.hpp"
 #include "core/signals.hpp"
-#include "io/reserve_huge.hpp"
 #include "io/output_file.hpp"
 #include "io/paths.hpp"
 #include "knn/detail/checkpoint.hpp"
@@ -24,6 +22,7 @@
 #include "knn/detail/inputs.hpp"
 #include "knn/detail/index/index_search.hpp"
 #include "knn/detail/list_bound.hpp"
+#include "knn/detail/observation_vectors.hpp"
 #include "knn/detail/output_rows.hpp"
 #include "knn/detail/point_ids.hpp"
 #include "knn/detail/points.hpp"
@@ -76,24 +75,6 @@ ChunkResult chunk_header(KnnInputs& in) {
   r.lat_lon = std::move(in.lat_lon);
   return r;
 }
-
-// The observations' unit vectors, page-locked: the biggest copy to the device. Made in
-// pageable memory (huge pages, first touched on every usable CPU) and then locked, which
-// costs far less than Kokkos' pinned allocation (cudaHostAlloc) of the same bytes.
-class ObservationVectors {
- public:
-  explicit ObservationVectors(const ChunkResult& r) {
-    io::reserve_huge(vectors_, static_cast<std::size_t>(r.count));
-    vectors_.resize(static_cast<std::size_t>(r.count));
-    unit_vectors_into(r.lat_lon.data(), r.count, vectors_.data());
-    lock_.emplace(vectors_.data(), vectors_.size() * sizeof(Vec4<double>));
-  }
-  const Vec4<double>* data() const { return vectors_.data(); }
-
- private:
-  core::UninitializedVector<Vec4<double>> vectors_;
-  std::optional<transport::PageLock> lock_;  // declared after the vectors: unlocked before they are freed
-};
 
 // Warm-up on a few observations: CUDA loads a kernel's module at its first launch
 // (milliseconds each), which would otherwise weigh on the timing of small problems. With
@@ -190,7 +171,7 @@ class KnnStudy : public PreparedStudy {
       std::optional<ObservationVectors> observations;
       {
         auto stage = context_.timers.scope("knn.stage");
-        observations.emplace(r);
+        observations.emplace(r.lat_lon.data(), r.count);
       }
       {
         auto warm = context_.timers.scope("knn.warm_up");

@@ -5,6 +5,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/host_threads.hpp"
 
 namespace trident::knn {
 
@@ -17,26 +18,30 @@ WithinRows::WithinRows(std::int64_t first, std::int64_t count, bool counts_only)
       start_(static_cast<std::size_t>(count), 0),
       size_(static_cast<std::size_t>(count), 0) {}
 
-std::int64_t WithinRows::done_rows() const { return std::count(done_.begin(), done_.end(), std::uint8_t(1)); }
-
-void WithinRows::add(const std::vector<std::int64_t>& rows, RaggedRows found) {
+// (every row given to add() is one not done yet: done_rows_ counts them)
+void WithinRows::add(const std::int64_t* rows, std::int64_t n, RaggedRows found) {
   const auto block = static_cast<std::int32_t>(blocks_.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto row = static_cast<std::size_t>(rows[i]);
-    block_[row] = block;
-    start_[row] = found.offsets[i];
-    size_[row] = found.offsets[i + 1] - found.offsets[i];
-    done_[row] = 1;
-  }
-  entries_ += found.offsets[rows.size()] - found.offsets.front();
+  const std::int64_t* const offsets = found.offsets.data();
+  core::host_parallel_ranges(n, std::int64_t(1) << 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const auto row = static_cast<std::size_t>(rows[i]);
+      block_[row] = block;
+      start_[row] = offsets[i];
+      size_[row] = offsets[i + 1] - offsets[i];
+      done_[row] = 1;
+    }
+  });
+  entries_ += offsets[n] - offsets[0];
+  done_rows_ += n;
   blocks_.push_back(std::move(found));
 }
 
-void WithinRows::add_counts(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& counts) {
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    size_[static_cast<std::size_t>(rows[i])] = counts[i];
+void WithinRows::add_counts(const std::int64_t* rows, std::int64_t n, const std::vector<std::int64_t>& counts) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    size_[static_cast<std::size_t>(rows[i])] = counts[static_cast<std::size_t>(i)];
     done_[static_cast<std::size_t>(rows[i])] = 1;
   }
+  done_rows_ += n;
 }
 
 std::int64_t WithinRows::pairs() const {
@@ -147,6 +152,7 @@ void WithinRows::read(const io::InputFile& in, const std::string& path, std::int
       done_[row] = done[row];
       size_[row] = counts[row];
     }
+    done_rows_ = std::count(done_.begin(), done_.end(), std::uint8_t(1));
     return;
   }
   if (!in.has("/knn/offsets") || in.dims("/knn/offsets") != std::vector<std::uint64_t>{u(n_observations) + 1})
@@ -172,6 +178,7 @@ void WithinRows::read(const io::InputFile& in, const std::string& path, std::int
     start_[row] = offsets[row] - offsets.front();
     size_[row] = offsets[row + 1] - offsets[row];
   }
+  done_rows_ = std::count(done_.begin(), done_.end(), std::uint8_t(1));
 }
 
 }  // namespace trident::knn

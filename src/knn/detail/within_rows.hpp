@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/input_file.hpp"
@@ -25,7 +26,7 @@ class WithinRows {
   std::int64_t first() const { return first_; }
   std::int64_t count() const { return count_; }
   const std::vector<std::uint8_t>& done() const { return done_; }
-  std::int64_t done_rows() const;
+  std::int64_t done_rows() const { return done_rows_; }
   std::int64_t entries() const { return entries_; }
   // Row `row` (0-based in the chunk; none when not done): its size, references and distances,
   // nearest first (null when it has none).
@@ -41,10 +42,14 @@ class WithinRows {
     return blocks_[static_cast<std::size_t>(block_[r])].distances.data() + start_[r];
   }
 
-  // Row `rows[i]` (0-based in the chunk) gets row i of `found` (kept as it is), and is done.
-  void add(const std::vector<std::int64_t>& rows, RaggedRows found);
+  // Row `rows[i]` (0-based in the chunk, each once; i < n) gets row i of `found` (kept as it
+  // is), and is done.
+  void add(const std::int64_t* rows, std::int64_t n, RaggedRows found);
+  void add(const std::vector<std::int64_t>& rows, RaggedRows found) {
+    add(rows.data(), static_cast<std::int64_t>(rows.size()), std::move(found));
+  }
   // k: count: row `rows[i]` holds counts[i] references, and is done.
-  void add_counts(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& counts);
+  void add_counts(const std::int64_t* rows, std::int64_t n, const std::vector<std::int64_t>& counts);
   // The references within counted over the rows done (k: count), else the entries.
   std::int64_t pairs() const;
 
@@ -75,7 +80,7 @@ class WithinRows {
   std::vector<RaggedRows> blocks_;          // the rows as add() (or read()) got them
   std::vector<std::int32_t> block_;         // a row's block
   std::vector<std::int64_t> start_, size_;  // a row's entries in its block's arrays
-  std::int64_t entries_ = 0;
+  std::int64_t entries_ = 0, done_rows_ = 0;
 };
 
 }  // namespace trident::knn

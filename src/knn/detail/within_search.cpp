@@ -1,6 +1,7 @@
 #include "knn/detail/within_search.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 #include "core/host_threads.hpp"
@@ -10,6 +11,7 @@
 #include "knn/detail/index/radix_sort.hpp"
 #include "knn/detail/index/sphere_index.hpp"
 #include "knn/detail/within_kernels.hpp"
+#include "transport/staged_download.hpp"
 
 namespace trident::knn {
 
@@ -80,6 +82,7 @@ struct WithinSearch::Device {
   EntryIndices indices, kept_indices;
   EntryAngles angles, kept_angles;
   std::vector<double> host_chords, host_inners;
+  transport::StagedDownload rows_download;
 
   // Uploads n observations (with their own limits and references where given) and orders
   // them by their places: thread t of the passes takes observation order(t).
@@ -135,6 +138,13 @@ int WithinSearch::kept_slots() const {
   if (profile_.rows == 0) return 32;  // (the first round: a guess)
   const double mean = static_cast<double>(profile_.entries) / static_cast<double>(profile_.rows);
   return mean > 24.0 ? 0 : mean > 6.0 ? 32 : 16;
+}
+
+void WithinSearch::warm_up(const Vec4<double>* observations, std::int64_t count, const double* limits) const {
+  const WithinProfile kept = profile_;
+  RaggedRows rows;
+  append(observations, count, rows, nullptr, limits);
+  profile_ = kept;
 }
 
 void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
@@ -207,26 +217,29 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   if (rows.distances.capacity() < size) io::reserve_huge(rows.distances, size);
   rows.indices.resize(size);
   rows.distances.resize(size);
-  Kokkos::deep_copy(HostArray<NeighbourIndex>(rows.indices.data() + at, static_cast<std::size_t>(total)), round.sink.index);
-  Kokkos::deep_copy(HostArray<double>(rows.distances.data() + at, static_cast<std::size_t>(total)), round.sink.angle);
+  d.rows_download.copy(rows.indices.data() + at, round.sink.index.data(), static_cast<std::size_t>(total) * sizeof(NeighbourIndex));
+  d.rows_download.copy(rows.distances.data() + at, round.sink.angle.data(), static_cast<std::size_t>(total) * sizeof(double));
   const double t4 = wall_seconds();
   // the rows past kDeviceOrderedRow hold angles in the fill's order: ordered and turned into
-  // distances here, on every usable CPU (each row alone)
-  std::vector<std::size_t> long_rows;
-  for (std::size_t row = first_row, from = 0; row < rows.offsets.size(); ++row) {
-    const auto to = static_cast<std::size_t>(rows.offsets[row]);
-    if (to - from > static_cast<std::size_t>(kDeviceOrderedRow)) long_rows.push_back(row);
-    from = to;
-  }
+  // distances here, on every usable CPU (each row alone), found by every CPU too
+  const std::int64_t* const ends = rows.offsets.data() + first_row;  // row i ends at ends[i]
+  std::vector<std::int64_t> long_rows;
+  std::mutex long_rows_lock;
+  core::host_parallel_ranges(n, std::int64_t(1) << 16, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<std::int64_t> found;
+    for (std::int64_t i = begin; i < end; ++i)
+      if (ends[i] - (i == 0 ? 0 : ends[i - 1]) > kDeviceOrderedRow) found.push_back(i);
+    const std::lock_guard<std::mutex> hold(long_rows_lock);
+    long_rows.insert(long_rows.end(), found.begin(), found.end());
+  });
   NeighbourIndex* const indices = rows.indices.data() + at;
   double* const distances = rows.distances.data() + at;
-  const std::int64_t* const ends = rows.offsets.data();
   const double radius = radius_;
   core::host_parallel_ranges(static_cast<std::int64_t>(long_rows.size()), 16, [&](std::int64_t begin, std::int64_t end) {
     std::vector<std::pair<double, int>> entries;
-    for (std::int64_t i = begin; i < end; ++i) {
-      const std::size_t row = long_rows[static_cast<std::size_t>(i)];
-      const std::int64_t from = row == first_row ? 0 : ends[row - 1], to = ends[row];
+    for (std::int64_t r = begin; r < end; ++r) {
+      const std::int64_t i = long_rows[static_cast<std::size_t>(r)];
+      const std::int64_t from = i == 0 ? 0 : ends[i - 1], to = ends[i];
       entries.clear();
       for (std::int64_t e = from; e < to; ++e) entries.push_back({distances[e], indices[e]});
       order_row(entries);
@@ -237,7 +250,8 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
       }
     }
   });
-  for (std::size_t row = first_row; row < rows.offsets.size(); ++row) rows.offsets[row] += base;
+  if (base != 0)
+    for (std::size_t row = first_row; row < rows.offsets.size(); ++row) rows.offsets[row] += base;
   profile_.rounds += 1;
   profile_.largest_round = std::max(profile_.largest_round, count);
   profile_.rows += count;

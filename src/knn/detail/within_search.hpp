@@ -50,6 +50,10 @@ class WithinSearch {
   // append.
   void count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
              const std::int64_t* self = nullptr, const double* limits = nullptr) const;
+  // Loads the kernels (and allocates the download's buffers) by a search of `count`
+  // observations (their own distances `limits` where given, as in append), whose rows and
+  // times are left out of profile().
+  void warm_up(const Vec4<double>* observations, std::int64_t count, const double* limits = nullptr) const;
   // The rounds so far.
   const WithinProfile& profile() const { return profile_; }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "core/comm.hpp"
@@ -15,6 +16,7 @@
 #include "knn/detail/id_output.hpp"
 #include "knn/detail/inputs.hpp"
 #include "knn/detail/match.hpp"
+#include "knn/detail/observation_vectors.hpp"
 #include "knn/detail/output_rows.hpp"
 #include "knn/detail/points.hpp"
 #include "knn/detail/rounds.hpp"
@@ -124,10 +126,21 @@ class WithinStudy : public PreparedStudy {
         auto timer = context_.timers.scope("knn.index_build");
         build = build_run_index(inputs_.references, options, comm);
       }
-      const double start = wall_seconds();
+      // the observations' unit vectors staged (page-locked) and the kernels loaded by a search
+      // of a few rows before the search, as the k-nearest study does
+      std::optional<ObservationVectors> staged;
+      {
+        auto stage = context_.timers.scope("knn.stage");
+        staged.emplace(inputs_.lat_lon.data(), inputs_.count);
+      }
+      const Vec4<double>* const vectors = staged->data();
       const WithinSearch search(inputs_.references, options.index, settings_.max_distance, settings_.radius);
-      std::vector<Vec4<double>> vectors(static_cast<std::size_t>(inputs_.count));
-      unit_vectors_into(inputs_.lat_lon.data(), inputs_.count, vectors.data());
+      {
+        auto warm = context_.timers.scope("knn.warm_up");
+        const double* const radii = inputs_.radii.empty() ? nullptr : inputs_.radii.data();  // (column radii)
+        mpi::collective(comm, [&] { search.warm_up(vectors, std::min<std::int64_t>(inputs_.count, 256), radii); });
+      }
+      const double start = wall_seconds();
       // every row when none is done (a run that is not a restart), else those not done
       RowList todo;
       if (rows_->done_rows() == 0) {
@@ -159,26 +172,27 @@ class WithinStudy : public PreparedStudy {
       std::vector<std::int64_t> counts;
       double entries = 0.0;  // the rows' entries (or counts) over the rounds so far
       const std::int64_t brute_references = method_.use_index ? 0 : inputs_.n_references;
+      const double rounds_start = wall_seconds();
       for (;;) {
         const std::size_t end = std::min(
             todo.size(), next + static_cast<std::size_t>(round_rows(settings_, static_cast<std::int64_t>(next), entries, brute_references)));
-        const std::vector<std::int64_t> rows(todo.begin() + static_cast<std::ptrdiff_t>(next),
-                                             todo.begin() + static_cast<std::ptrdiff_t>(end));
-        const auto n = static_cast<std::int64_t>(rows.size());
+        const std::int64_t* const rows = todo.data() + next;
+        const auto n = static_cast<std::int64_t>(end - next);
         const Vec4<double>* round_points = nullptr;
         const std::int64_t* round_self = nullptr;
         const double* round_limits = nullptr;
-        if (n > 0 && rows.back() - rows.front() == n - 1) {  // (todo is ascending)
-          const auto from = static_cast<std::size_t>(rows.front());
-          round_points = vectors.data() + from;
+        if (n > 0 && rows[n - 1] - rows[0] == n - 1) {  // (todo is ascending)
+          const auto from = static_cast<std::size_t>(rows[0]);
+          round_points = vectors + from;
           if (settings_.exclude_self) round_self = own.data() + from;
           if (own_radii) round_limits = inputs_.radii.data() + from;
         } else {
           batch.clear();
           self.clear();
           limits.clear();
-          for (std::int64_t r : rows) {
-            batch.push_back(vectors[static_cast<std::size_t>(r)]);
+          for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t r = rows[i];
+            batch.push_back(vectors[r]);
             if (own_radii) limits.push_back(inputs_.radii[static_cast<std::size_t>(r)]);
             if (settings_.exclude_self) self.push_back(own[static_cast<std::size_t>(r)]);
           }
@@ -191,7 +205,7 @@ class WithinStudy : public PreparedStudy {
           mpi::collective(comm, [&] {
             search.count(round_points, n, counts, round_self, round_limits);
           });
-          rows_->add_counts(rows, counts);
+          rows_->add_counts(rows, n, counts);
           for (const std::int64_t c : counts) entries += static_cast<double>(c);
         } else {
           RaggedRows found;  // kept by rows_ as it is
@@ -199,7 +213,7 @@ class WithinStudy : public PreparedStudy {
             search.append(round_points, n, found, round_self, round_limits);
           });
           entries += static_cast<double>(found.indices.size());
-          rows_->add(rows, std::move(found));
+          rows_->add(rows, n, std::move(found));
         }
         next = end;
         if (context_.progress_seconds > 0)
@@ -214,12 +228,16 @@ class WithinStudy : public PreparedStudy {
         }
       }
       const WithinProfile& p = search.profile();
+      const double parts =
+          p.upload_seconds + p.count_seconds + p.fill_seconds + p.download_seconds + p.host_seconds;
       log::detail(comm, "knn: rank 0 search parts: " + std::to_string(p.rounds) + " round(s), the largest " +
-                            std::to_string(p.largest_round) + " rows; upload and place order " +
+                            std::to_string(p.largest_round) + " rows; set-up " +
+                            figure(rounds_start - start, "%.4f") + " s, upload and place order " +
                             figure(p.upload_seconds, "%.4f") + " s, count pass " + figure(p.count_seconds, "%.4f") +
                             " s, fill pass and row order " + figure(p.fill_seconds, "%.4f") + " s, download " +
                             figure(p.download_seconds, "%.4f") + " s, long rows on the host " +
-                            figure(p.host_seconds, "%.4f") + " s");
+                            figure(p.host_seconds, "%.4f") + " s, between the rounds " +
+                            figure(wall_seconds() - rounds_start - parts, "%.4f") + " s");
       search_seconds = wall_seconds() - start + build;  // the index's build is part of the search, once
     }
     context_.timers.add("knn.search", search_seconds);

@@ -1,0 +1,14 @@
+#include "knn/detail/observation_vectors.hpp"
+
+#include "io/reserve_huge.hpp"
+
+namespace trident::knn {
+
+ObservationVectors::ObservationVectors(const double* lat_lon, std::int64_t count) {
+  io::reserve_huge(vectors_, static_cast<std::size_t>(count));
+  vectors_.resize(static_cast<std::size_t>(count));
+  unit_vectors_into(lat_lon, count, vectors_.data());
+  lock_.emplace(vectors_.data(), vectors_.size() * sizeof(Vec4<double>));
+}
+
+}  // namespace trident::knn

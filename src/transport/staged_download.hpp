@@ -1,0 +1,30 @@
+#pragma once
+// Large downloads into pageable host memory at the link's rate: the device's bytes travel in
+// chunks into two page-locked buffers, and while one chunk travels every host thread copies
+// the last one into place. A copy straight into pageable memory goes through the driver's
+// own small buffers on one thread, and into memory never touched it also pays each page's
+// first touch there: several times slower (docs/history/knn.md).
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+
+#include "transport/pinned_host_space.hpp"
+
+namespace trident::transport {
+
+class StagedDownload {
+ public:
+  // Chunks of `chunk_bytes` (the buffers are allocated at the first copy on CUDA; elsewhere
+  // the copy is the host's own).
+  explicit StagedDownload(std::size_t chunk_bytes = std::size_t(32) << 20);
+
+  // Copies [device, device + bytes) of device memory to [host, host + bytes) once the work
+  // queued on the default instance is done; returns when the bytes are in place.
+  void copy(void* host, const void* device, std::size_t bytes);
+
+ private:
+  std::size_t chunk_;
+  Kokkos::View<char*, PinnedHostSpace> buffers_[2];
+};
+
+}  // namespace trident::transport
