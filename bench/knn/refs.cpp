@@ -204,10 +204,9 @@ Figures within(const Points& obs, const Points& refs, double distance) {
   constexpr std::int64_t kRound = std::int64_t(1) << 22;
   {
     const Points some(refs.begin(), refs.begin() + std::min<std::size_t>(refs.size(), 4096));
-    trident::knn::RaggedRows warm;
     trident::knn::WithinSearch(some, std::make_shared<const trident::knn::SphereIndex>(trident::knn::build_sphere_index(some)),
                                distance, kEarth)
-        .append(obs.data(), std::min(n_obs, kWarmRows), warm);
+        .warm_up(obs.data(), std::min(n_obs, kWarmRows));
   }
   const double cpu = cpu_seconds();
   const auto built = std::make_shared<const trident::knn::SphereIndex>(trident::knn::build_sphere_index(refs));
@@ -220,6 +219,7 @@ Figures within(const Points& obs, const Points& refs, double distance) {
     search.append(obs.data() + first, std::min(kRound, n_obs - first), rounds.back());
     entries += rounds.back().offsets.back();
   }
+  search.finish();
   const double seconds = trident::bench::seconds_since(start);
   return {built->build_seconds + seconds, built->build_seconds, cpu_seconds() - cpu,
           double(entries) / double(n_obs), static_cast<std::int64_t>(rounds.size())};

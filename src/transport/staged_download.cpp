@@ -24,22 +24,23 @@ void host_copy(char* to, const char* from, std::size_t bytes) {
 
 }  // namespace
 
-StagedDownload::StagedDownload(std::size_t chunk_bytes) : chunk_(chunk_bytes > 0 ? chunk_bytes : 1) {}
+StagedDownload::StagedDownload(std::size_t chunk_bytes) : chunk_(chunk_bytes > 0 ? chunk_bytes : 1) {
+  if constexpr (kStaged) {
+    for (auto& buffer : buffers_)
+      buffer = Kokkos::View<char*, PinnedHostSpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::staged_download")), chunk_);
+    queue_ = std::make_unique<SideStream>();
+  }
+}
 
 void StagedDownload::copy(void* host, const void* device, std::size_t bytes) {
   char* const to = static_cast<char*>(host);
   const char* const from = static_cast<const char*>(device);
   if constexpr (!kStaged) {
-    Kokkos::fence();  // the device's memory is the host's: one plain copy, as deep_copy makes
-    if (bytes > 0) std::memcpy(to, from, bytes);
+    if (bytes > 0) std::memcpy(to, from, bytes);  // the device's memory is the host's
   } else {
     if (bytes == 0) return;
-    if (buffers_[0].extent(0) < chunk_) {
-      for (auto& buffer : buffers_)
-        buffer = Kokkos::View<char*, PinnedHostSpace>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::staged_download")), chunk_);
-    }
-    const Kokkos::DefaultExecutionSpace space;
+    const ExecutionSpace& space = queue_->space();
     const std::size_t chunks = (bytes + chunk_ - 1) / chunk_;
     const auto travel = [&](std::size_t c) {  // chunk c on its way into buffer c % 2
       const std::size_t at = c * chunk_, size = bytes - at < chunk_ ? bytes - at : chunk_;

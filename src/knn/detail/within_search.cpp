@@ -1,6 +1,7 @@
 #include "knn/detail/within_search.hpp"
 
 #include <algorithm>
+#include <future>
 #include <mutex>
 #include <utility>
 
@@ -79,10 +80,14 @@ struct WithinSearch::Device {
   ObservationLimits limits, chords, inners;
   ObservationSelf self;
   RowOffsets offsets;
-  EntryIndices indices, kept_indices;
-  EntryAngles angles, kept_angles;
+  EntryIndices indices[2], kept_indices;  // a round's entries (two sets, alternating)
+  EntryAngles angles[2], kept_angles;
+  int next_set = 0;
   std::vector<double> host_chords, host_inners;
   transport::StagedDownload rows_download;
+  // the last round's download and long rows' order (their host seconds), declared last: its
+  // destructor waits for it before the arrays it reads go
+  std::future<double> pending;
 
   // Uploads n observations (with their own limits and references where given) and orders
   // them by their places: thread t of the passes takes observation order(t).
@@ -144,7 +149,16 @@ void WithinSearch::warm_up(const Vec4<double>* observations, std::int64_t count,
   const WithinProfile kept = profile_;
   RaggedRows rows;
   append(observations, count, rows, nullptr, limits);
+  finish();
   profile_ = kept;
+}
+
+void WithinSearch::finish() const {
+  Device& d = *device_;
+  if (!d.pending.valid()) return;
+  const double start = wall_seconds();
+  profile_.host_seconds += d.pending.get();  // (rethrows the download's failure)
+  profile_.download_seconds += wall_seconds() - start;
 }
 
 void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
@@ -170,6 +184,7 @@ void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, s
 void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, RaggedRows& rows,
                           const std::int64_t* self, const double* limits) const {
   if (count == 0) return;
+  if (rows.offsets.back() != 0) finish();  // rows already holding entries may still be receiving them
   const int n = static_cast<int>(count);
   Device& d = *device_;
   const double t0 = wall_seconds();
@@ -203,55 +218,67 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
                     Kokkos::subview(sink.offsets, std::make_pair(1, n + 1)));
   const std::int64_t total = rows.offsets.back();
   const double t2 = wall_seconds();
-  round.sink.index = first_of(d.indices, static_cast<std::size_t>(total), "trident::knn::within::indices");
-  round.sink.angle = first_of(d.angles, static_cast<std::size_t>(total), "trident::knn::within::angles");
+  const int set = d.next_set;  // the entries' device arrays alternate: the last round's may still travel
+  d.next_set ^= 1;
+  round.sink.index = first_of(d.indices[set], static_cast<std::size_t>(total), "trident::knn::within::indices");
+  round.sink.angle = first_of(d.angles[set], static_cast<std::size_t>(total), "trident::knn::within::angles");
   round.sink.fill = true;
   d.pass(round, n, "trident::knn::within_fill");
   Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
                        WithinOrder{sink.offsets, round.sink.index, round.sink.angle, radius_});
   Kokkos::fence();
   const double t3 = wall_seconds();
+  finish();  // one download at a time (its buffers): the last round's, which ran beside this round's passes
   const auto at = static_cast<std::size_t>(base);
   const std::size_t size = at + static_cast<std::size_t>(total);
   if (rows.indices.capacity() < size) io::reserve_huge(rows.indices, size);  // (a copy only when appending to rows)
   if (rows.distances.capacity() < size) io::reserve_huge(rows.distances, size);
   rows.indices.resize(size);
   rows.distances.resize(size);
-  d.rows_download.copy(rows.indices.data() + at, round.sink.index.data(), static_cast<std::size_t>(total) * sizeof(NeighbourIndex));
-  d.rows_download.copy(rows.distances.data() + at, round.sink.angle.data(), static_cast<std::size_t>(total) * sizeof(double));
-  const double t4 = wall_seconds();
-  // the rows past kDeviceOrderedRow hold angles in the fill's order: ordered and turned into
-  // distances here, on every usable CPU (each row alone), found by every CPU too
+  // the rows past kDeviceOrderedRow hold angles in the fill's order, to be ordered and turned
+  // into distances on the host (each row alone): their entries, found on every usable CPU
   const std::int64_t* const ends = rows.offsets.data() + first_row;  // row i ends at ends[i]
-  std::vector<std::int64_t> long_rows;
+  std::vector<std::pair<std::int64_t, std::int64_t>> long_rows;
   std::mutex long_rows_lock;
   core::host_parallel_ranges(n, std::int64_t(1) << 16, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<std::int64_t> found;
-    for (std::int64_t i = begin; i < end; ++i)
-      if (ends[i] - (i == 0 ? 0 : ends[i - 1]) > kDeviceOrderedRow) found.push_back(i);
+    std::vector<std::pair<std::int64_t, std::int64_t>> found;
+    for (std::int64_t i = begin; i < end; ++i) {
+      const std::int64_t from = i == 0 ? 0 : ends[i - 1];
+      if (ends[i] - from > kDeviceOrderedRow) found.push_back({from, ends[i]});
+    }
     const std::lock_guard<std::mutex> hold(long_rows_lock);
     long_rows.insert(long_rows.end(), found.begin(), found.end());
   });
-  NeighbourIndex* const indices = rows.indices.data() + at;
-  double* const distances = rows.distances.data() + at;
-  const double radius = radius_;
-  core::host_parallel_ranges(static_cast<std::int64_t>(long_rows.size()), 16, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<std::pair<double, int>> entries;
-    for (std::int64_t r = begin; r < end; ++r) {
-      const std::int64_t i = long_rows[static_cast<std::size_t>(r)];
-      const std::int64_t from = i == 0 ? 0 : ends[i - 1], to = ends[i];
-      entries.clear();
-      for (std::int64_t e = from; e < to; ++e) entries.push_back({distances[e], indices[e]});
-      order_row(entries);
-      for (std::int64_t e = from; e < to; ++e) {
-        const auto& entry = entries[static_cast<std::size_t>(e - from)];
-        indices[e] = entry.second;
-        distances[e] = radius * entry.first;
-      }
-    }
-  });
   if (base != 0)
     for (std::size_t row = first_row; row < rows.offsets.size(); ++row) rows.offsets[row] += base;
+  // the entries' download and the long rows' order, on a host thread of their own while the
+  // next round's passes run (finish() waits for them)
+  NeighbourIndex* const indices = rows.indices.data() + at;
+  double* const distances = rows.distances.data() + at;
+  const NeighbourIndex* const index_from = round.sink.index.data();
+  const double* const angle_from = round.sink.angle.data();
+  const double radius = radius_;
+  d.pending = std::async(std::launch::async, [&d, indices, distances, index_from, angle_from, total, radius,
+                                              long_rows = std::move(long_rows)] {
+    d.rows_download.copy(indices, index_from, static_cast<std::size_t>(total) * sizeof(NeighbourIndex));
+    d.rows_download.copy(distances, angle_from, static_cast<std::size_t>(total) * sizeof(double));
+    const double start = wall_seconds();
+    core::host_parallel_ranges(static_cast<std::int64_t>(long_rows.size()), 16, [&](std::int64_t begin, std::int64_t end) {
+      std::vector<std::pair<double, int>> entries;
+      for (std::int64_t r = begin; r < end; ++r) {
+        const auto [from, to] = long_rows[static_cast<std::size_t>(r)];
+        entries.clear();
+        for (std::int64_t e = from; e < to; ++e) entries.push_back({distances[e], indices[e]});
+        order_row(entries);
+        for (std::int64_t e = from; e < to; ++e) {
+          const auto& entry = entries[static_cast<std::size_t>(e - from)];
+          indices[e] = entry.second;
+          distances[e] = radius * entry.first;
+        }
+      }
+    });
+    return wall_seconds() - start;
+  });
   profile_.rounds += 1;
   profile_.largest_round = std::max(profile_.largest_round, count);
   profile_.rows += count;
@@ -259,8 +286,6 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   profile_.upload_seconds += t1 - t0;
   profile_.count_seconds += t2 - t1;
   profile_.fill_seconds += t3 - t2;
-  profile_.download_seconds += t4 - t3;
-  profile_.host_seconds += wall_seconds() - t4;
 }
 
 }  // namespace trident::knn

@@ -25,7 +25,8 @@ struct RaggedRows {
 
 // Where a search's time went, summed over its rounds (each part ends at a fence): the
 // observations' upload and place order, the count pass (with the offsets' download), the fill
-// pass and the device's row order, the rows' download, and the host's order of long rows.
+// pass and the device's row order, the time spent waiting for the rows' downloads (which
+// run beside the next round's passes), and the host's order of long rows (beside them too).
 struct WithinProfile {
   std::int64_t rounds = 0, largest_round = 0, rows = 0, entries = 0;
   double upload_seconds = 0, count_seconds = 0, fill_seconds = 0, download_seconds = 0, host_seconds = 0;
@@ -38,7 +39,9 @@ class WithinSearch {
                double max_distance, double radius);
   ~WithinSearch();
 
-  // Appends the rows of `count` observations (unit vectors) to `rows`; `self`, when given,
+  // Appends the rows of `count` observations (unit vectors) to `rows`: their offsets at once,
+  // their entries once the next append() or finish() returns (`rows` must stay put until
+  // then; its arrays are not moved by a later append to other rows); `self`, when given,
   // holds each observation's own index among the references, left out of its row. The
   // observations are searched in the order of their places on the device (their cube keys),
   // and the rows come back whole; the rows do not depend on the order they are given in.
@@ -50,6 +53,8 @@ class WithinSearch {
   // append.
   void count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
              const std::int64_t* self = nullptr, const double* limits = nullptr) const;
+  // Waits until the rows of the last append() are in place (rethrowing what failed there).
+  void finish() const;
   // Loads the kernels (and allocates the download's buffers) by a search of `count`
   // observations (their own distances `limits` where given, as in append), whose rows and
   // times are left out of profile().

@@ -227,6 +227,7 @@ class WithinStudy : public PreparedStudy {
           break;
         }
       }
+      mpi::collective(comm, [&] { search.finish(); });  // the last round's rows in place
       const WithinProfile& p = search.profile();
       const double parts =
           p.upload_seconds + p.count_seconds + p.fill_seconds + p.download_seconds + p.host_seconds;
