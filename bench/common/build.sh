@@ -30,3 +30,17 @@ bench_tool() {
   [ -x "$tool" ] || { echo "$0: $tool is not built (cmake --build $build --target $1)" >&2; exit 2; }
   echo "$tool"
 }
+
+# bench_helper_tool NAME ARGUMENTS...: for the scripts that run only the helper NAME and take
+# BUILD alone: checks ARGUMENTS as bench_build does (trident itself not needed) and sets
+# `bench` (BUILD/bench/NAME) and `gpu` (yes where nvidia-smi lists a GPU, else no).
+bench_helper_tool() {
+  local name=$1
+  shift
+  bench_needs_trident=0
+  bench_build "$0 BUILD" "$@"
+  [[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
+  bench=$(bench_tool "$name")
+  gpu=no
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=yes; fi
+}

@@ -29,13 +29,7 @@
 set -euo pipefail
 # shellcheck source=bench/common/build.sh
 source "$(dirname "$0")/../common/build.sh"
-# shellcheck disable=SC2034  # read by bench_build: this script runs only BUILD/bench/trident_knn_refs
-bench_needs_trident=0
-bench_build "$0 BUILD" "$@"
-[[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
-bench=$(bench_tool trident_knn_refs)
-gpu=no
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=yes; fi
+bench_helper_tool trident_knn_refs "$@"
 n_obs=${KNN_REFS_OBS:-$([[ $gpu == yes ]] && echo 16777216 || echo 65536)}
 min_log2=${KNN_REFS_MIN_LOG2:-14}
 max_log2=${KNN_REFS_MAX_LOG2:-$([[ $gpu == yes ]] && echo 24 || echo 20)}

@@ -16,13 +16,7 @@
 set -euo pipefail
 # shellcheck source=bench/common/build.sh
 source "$(dirname "$0")/../common/build.sh"
-# shellcheck disable=SC2034  # read by bench_build: this script runs only BUILD/bench/trident_knn_refs
-bench_needs_trident=0
-bench_build "$0 BUILD" "$@"
-[[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
-bench=$(bench_tool trident_knn_refs)
-gpu=no
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=yes; fi
+bench_helper_tool trident_knn_refs "$@"
 n=${KNN_WITHIN_SETS_N:-$([[ $gpu == yes ]] && echo 16777216 || echo 65536)}
 counts=(${KNN_WITHIN_SETS_COUNTS:-16 1})
 sets=(${KNN_WITHIN_SETS_SETS:-uniform square_1km square_100m two_cities polar_cap dateline})
