@@ -224,6 +224,7 @@ set(TRIDENT_TEST_SOURCES_knn
   knn/test_rounds.cpp
   knn/test_rows.cpp
   knn/test_search.cpp
+  knn/test_within_search.cpp
   knn/test_within_test.cpp
 )
 set(TRIDENT_TEST_SOURCES_ridge
