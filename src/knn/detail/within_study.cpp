@@ -38,7 +38,8 @@ std::string figure(double v, const char* format) {
 // ends 16384 (about a second of host work on 2^15 references); on device back ends 65536
 // first, then as many as hold about kDeviceRoundEntries entries at the mean row of the rounds
 // so far (between 65536 and 2^22 rows): a device needs millions of threads at once, and a
-// round's arrays take 12 bytes an entry on the device and on the host. The brute force
+// round's arrays take 12 bytes an entry on the host and on the device, twice there (a round's
+// entries still travel while the next is filled). The brute force
 // (`brute_references` > 0) takes at most 2^36 pairs a round (as the k-nearest rounds do), and
 // never fewer than 16384 rows. The rows do not depend on the rounds.
 constexpr std::int64_t kHostRoundRows = 16384, kDeviceRoundRows = 65536, kDeviceRoundMostRows = 4194304;
