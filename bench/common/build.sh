@@ -41,6 +41,10 @@ bench_helper_tool() {
   bench_build "$0 BUILD" "$@"
   [[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
   bench=$(bench_tool "$name")
-  gpu=no
-  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=yes; fi
+  gpu=$(bench_gpu)
+}
+
+# bench_gpu: prints yes where nvidia-smi lists a GPU, else no.
+bench_gpu() {
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then echo yes; else echo no; fi
 }

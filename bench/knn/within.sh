@@ -30,8 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/knn/timed_run.sh
 source "$here/timed_run.sh"
 knn_bench_arguments knn_within "$@"
-gpu=no
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=yes; fi
+gpu=$(bench_gpu)
 n=${KNN_WITHIN_N:-$([[ $gpu == yes ]] && echo 16777216 || echo 65536)}
 refs=${KNN_WITHIN_REFS:-$n}
 batch=${KNN_WITHIN_BATCH:-0}
