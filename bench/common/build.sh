@@ -40,7 +40,9 @@ bench_helper_tool() {
   bench_needs_trident=0
   bench_build "$0 BUILD" "$@"
   [[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
+  # shellcheck disable=SC2034  # set for the caller
   bench=$(bench_tool "$name")
+  # shellcheck disable=SC2034  # set for the caller
   gpu=$(bench_gpu)
 }
 
