@@ -1,4 +1,4 @@
-"""Run by pvpython (ParaView's Python, under xvfb-run): opens a diffusion XDMF with each of
+"""Run by pvpython (ParaView's Python, on an Xvfb display): opens a diffusion XDMF with each of
 ParaView's three XDMF readers (Xdmf3ReaderS, Xdmf3ReaderT, the legacy XDMFReader) and
 checks what it shows against expected.py's JSON (h5py's values): the time steps, a grid of
 nx * ny points in the X-Y plane with the physical bounds, the point arrays, u and L(u) at a

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ParaView 5.11 shows a diffusion run's fields: pvpython (under xvfb-run) opens the run's XDMF
+# ParaView 5.11 shows a diffusion run's fields: pvpython (on its own Xvfb display) opens the run's XDMF
 # with each of its three XDMF readers and checks the time steps, the grid (nx * ny points in
 # the X-Y plane, the deck's origin and spacing), the point arrays u and laplacian and their
 # values at a node against h5py, and renders a picture that is not blank (check_paraview.py,
@@ -8,7 +8,7 @@
 # uninterrupted run's; resumed once more with the stopped output gone, the XDMF holds the new
 # frames only and the log says so. No timing: the ranks hold themselves right after their
 # first checkpoint (tests/slurm/hold_at_checkpoint.cpp) until the stop signal is pending.
-# Without pvpython or xvfb-run (Debian: paraview python3-paraview xvfb xauth) the checks of
+# Without pvpython or Xvfb (Debian: paraview python3-paraview xvfb) the checks of
 # the XDMF's text (the series' files, frames and times) still run, and a pass ends with
 # exit 77 (skipped), saying why.
 # usage: paraview_xdmf.sh TRIDENT HOLD_TOOL [LAUNCHER ARGS...]
@@ -16,7 +16,7 @@ set -u
 pvpython=$(command -v pvpython)
 no_paraview=""
 [ -n "$pvpython" ] || no_paraview="no pvpython on the PATH (Debian: apt install paraview python3-paraview)"
-command -v xvfb-run >/dev/null || no_paraview="no xvfb-run on the PATH (Debian: apt install xvfb xauth)"
+command -v Xvfb >/dev/null || no_paraview="no Xvfb on the PATH (Debian: apt install xvfb)"
 paraview_dir=$(cd "$(dirname "$0")" && pwd)
 hold_tool=$(realpath "$2")
 source "$paraview_dir/../cli/common.sh" "$1"
@@ -62,17 +62,18 @@ assert got == want, f"the XDMF has {got}, expected {want}"
 print(f"ok: {sys.argv[1]}: {len(got)} frames from {sorted({f for f, _, _ in got})}")
 PY
   [ -z "$no_paraview" ] || return 0
-  # xvfb-run -a takes the first display number without a lock file, and two xvfb-runs that
-  # start together (tests in parallel) may both take it: start the search at a number of
-  # this process's own, and run once more when the X server was lost all the same.
-  local rc try
-  for try in 1 2; do
-    timeout 600 xvfb-run -a -n $((100 + ($$ + try) % 20000)) "$pvpython" "$paraview_dir/check_paraview.py" \
-      "$work/$name.xdmf" "$name.json" "$work/$name" >"$name.pv.log" 2>&1
-    rc=$?
-    grep -q "bad X server connection" "$name.pv.log" || break
-    echo "$name: pvpython lost its X server (another one took the display); once more"
-  done
+  # Xvfb chooses a free display itself (-displayfd: it binds the socket, so two tests that
+  # start together cannot take the same one) and writes its number once it accepts
+  # connections: the read waits for that, no polling.
+  local rc display
+  coproc XVFB { exec Xvfb -displayfd 1 -nolisten tcp -screen 0 1024x768x24 2>"$name.xvfb.log"; }
+  if ! read -r display <&"${XVFB[0]}"; then
+    bad "$name: Xvfb did not start"; cat "$name.xvfb.log"; return
+  fi
+  DISPLAY=:$display timeout 600 "$pvpython" "$paraview_dir/check_paraview.py" \
+    "$work/$name.xdmf" "$name.json" "$work/$name" >"$name.pv.log" 2>&1
+  rc=$?
+  kill "$XVFB_PID" 2>/dev/null; wait "$XVFB_PID" 2>/dev/null
   grep -E '^(ok|FAIL|paraview):' "$name.pv.log"
   [ $rc -eq 0 ] && grep -q '^paraview: 0 failed' "$name.pv.log" && ok ||
     { bad "$name: ParaView does not show what h5py reads (exit $rc)"; tail -n 30 "$name.pv.log"; }
