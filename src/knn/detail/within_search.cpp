@@ -85,6 +85,8 @@ struct WithinSearch::Device {
   int next_set = 0;
   std::vector<double> host_chords, host_inners;
   transport::StagedDownload rows_download;
+  // a round's offsets, on the calling thread while rows_download may be busy on its own
+  transport::StagedDownload offsets_download{std::size_t(16) << 20};
   // the last round's download and long rows' order (their host seconds), declared last: its
   // destructor waits for it before the arrays it reads go
   std::future<double> pending;
@@ -212,10 +214,12 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
       });
   const std::int64_t base = rows.offsets.back();
   const std::size_t first_row = rows.offsets.size();
-  rows.offsets.resize(first_row + static_cast<std::size_t>(n));
-  // offsets 1..n of the round, made the rows' by adding `base` below
-  Kokkos::deep_copy(HostArray<std::int64_t>(rows.offsets.data() + first_row, static_cast<std::size_t>(n)),
-                    Kokkos::subview(sink.offsets, std::make_pair(1, n + 1)));
+  rows.offsets.resize(first_row + static_cast<std::size_t>(n));  // (not zeroed: the download fills it)
+  // offsets 1..n of the round, made the rows' by adding `base` below; through page-locked
+  // buffers on every host thread, as the entries, rather than a plain copy into fresh memory
+  Kokkos::fence();
+  d.offsets_download.copy(rows.offsets.data() + first_row, sink.offsets.data() + 1,
+                          static_cast<std::size_t>(n) * sizeof(std::int64_t));
   const std::int64_t total = rows.offsets.back();
   const double t2 = wall_seconds();
   const int set = d.next_set;  // the entries' device arrays alternate: the last round's may still travel
@@ -250,7 +254,9 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
     long_rows.insert(long_rows.end(), found.begin(), found.end());
   });
   if (base != 0)
-    for (std::size_t row = first_row; row < rows.offsets.size(); ++row) rows.offsets[row] += base;
+    core::host_parallel_ranges(n, std::int64_t(1) << 18, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) rows.offsets[first_row + static_cast<std::size_t>(i)] += base;
+    });
   // the entries' download and the long rows' order, on a host thread of their own while the
   // next round's passes run (finish() waits for them)
   NeighbourIndex* const indices = rows.indices.data() + at;

@@ -17,7 +17,7 @@ struct SphereIndex;
 // Rows one after another: row i's entries at [offsets[i], offsets[i + 1]) of the arrays
 // (offsets has rows + 1 entries, from 0).
 struct RaggedRows {
-  std::vector<std::int64_t> offsets{0};
+  core::UninitializedVector<std::int64_t> offsets{0};  // (filled by a download too)
   core::UninitializedVector<NeighbourIndex> indices;  // (filled by a download: not zeroed first)
   core::UninitializedVector<double> distances;
   std::int64_t rows() const { return static_cast<std::int64_t>(offsets.size()) - 1; }
