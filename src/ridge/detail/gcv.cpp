@@ -54,12 +54,13 @@ ProbeBidiagonal probe_bidiagonal(const ProbeNorms& norms, const int q) {
 
 namespace {
 
-// ProbeCheck: whether a block's quadratures of the judged λ have settled (kGcvSettled)
-// since the last check.
+// ProbeCheck: whether a block's quadratures of the judged λ have settled (gcv.hpp) since
+// the last check; `probes`: all the estimate's probes, whose mean the spread is judged for.
 class Settling {
  public:
-  Settling(const std::vector<double>& lambdas, const std::vector<std::uint8_t>& judged, int count, double rows)
-      : lambdas_(lambdas), judged_(judged), count_(count), rows_(rows) {}
+  Settling(const std::vector<double>& lambdas, const std::vector<std::uint8_t>& judged, int count, double rows,
+           std::int64_t probes)
+      : lambdas_(lambdas), judged_(judged), count_(count), rows_(rows), probes_(static_cast<double>(probes)) {}
 
   bool operator()(const ProbeNorms& norms) {
     std::vector<double> now(static_cast<std::size_t>(count_) * lambdas_.size());
@@ -75,7 +76,10 @@ class Settling {
         t += now[q * lambdas_.size() + j] / count_;
         change += std::abs(now[q * lambdas_.size() + j] - previous_[q * lambdas_.size() + j]) / count_;
       }
-      settled = 2 * change <= kGcvSettled * (rows_ - t);
+      double squares = 0;  // the block's spread of zᵀMz
+      for (int q = 0; q < count_; ++q) squares += std::pow(now[q * lambdas_.size() + j] - t, 2);
+      const double standard_error = count_ > 1 ? std::sqrt(squares / (count_ - 1) / probes_) : 0.0;
+      settled = change <= kGcvSettledSpread * standard_error || 2 * change <= kGcvSettled * (rows_ - t);
     }
     previous_ = std::move(now);
     // twice in a row: a quadrature can stall before its next Ritz value comes near a small
@@ -88,7 +92,7 @@ class Settling {
   const std::vector<double>& lambdas_;
   const std::vector<std::uint8_t>& judged_;
   int count_;
-  double rows_;
+  double rows_, probes_;
   std::vector<double> previous_;
   int settled_checks_ = 0;
 };
@@ -111,7 +115,7 @@ std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, Sw
     start.count = static_cast<int>(std::min<std::size_t>(kProbeWidth, last - block));
     start.first_row = first_row;
     start.total_rows = total_rows;
-    Settling settling(lambdas, judged, start.count, static_cast<double>(total_rows));
+    Settling settling(lambdas, judged, start.count, static_cast<double>(total_rows), probes);
     const ProbeNorms norms =
         solver.bidiagonalize_probes(start, steps, judged.empty() ? ProbeCheck() : ProbeCheck(std::ref(settling)));
     most = std::max(most, static_cast<double>(norms.steps));

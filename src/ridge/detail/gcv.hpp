@@ -30,19 +30,25 @@ struct ProbeBidiagonal {
 // arithmetic zero; the rule is then exact), a beta so cut ending it as 0.
 ProbeBidiagonal probe_bidiagonal(const ProbeNorms& norms, int q);
 
-// How settled a block's quadratures must be to end its steps early: the mean change of
-// each judged λ's quadrature over the block's probes in the last kProbeCheckEvery steps, as
-// a change of G (2 Δt / (rows - t)), at most this. The Gauss rule only grows toward its
-// limit, geometrically once it converges, so the steps left add about as much again as the
-// last few did: far below the probes' own spread (about 3 % of G with 8 probes).
+// How settled a block's quadratures must be to end its steps early. Each λ's quadrature is
+// judged by the mean change over the block's probes in the last kProbeCheckEvery steps. The
+// Gauss rule only grows toward its limit, geometrically once it converges, so the steps left
+// add a few times what the last few did. That error is weighed against the estimate's own:
+// the standard error of the mean of zᵀMz over all the probes (the block's spread over
+// √probes). A change of at most kGcvSettledSpread of it leaves an error of about a sixth of
+// a standard error (on a 4000² matrix of the tutorial's kind, at the smallest λ, where the
+// quadrature converges slowest), which adds about 1 % to the estimate's RMS error: settling
+// further would cost steps and buy nothing. A change of at most kGcvSettled of G (2 Δt /
+// (rows - t)) also counts as settled (one probe alone has no spread).
+inline constexpr double kGcvSettledSpread = 0.03;
 inline constexpr double kGcvSettled = 1e-6;
 
 // t(λ) estimated from `probes` probes of at most `steps` steps each, for every λ of
 // `lambdas`; the same on every rank of `comm`. `solver` holds this rank's rows, from row
 // `first_row` of A's `total_rows`. Each λ group runs its share of the probes, in blocks of
 // kProbeWidth, each block's steps ending once its quadratures of the λ marked in `judged`
-// have settled (kGcvSettled; `judged` empty: every block runs all `steps`); the quadratures
-// are summed in probe order.
+// have settled (kGcvSettledSpread, kGcvSettled; `judged` empty: every block runs all
+// `steps`); the quadratures are summed in probe order.
 // `steps_taken`, when given, gets the most steps a block took. Collective.
 std::vector<double> estimate_traces(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver,
                                     std::int64_t first_row, std::int64_t total_rows,

@@ -8,7 +8,9 @@
 // segments and bands), and on a plain CSR (the Kokkos Kernels engine's matrices).
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "ridge/detail/device_csr.hpp"
 #include "ridge/detail/execution.hpp"
@@ -81,15 +83,96 @@ struct BlockLaneProducts {
   }
 };
 
+#if defined(KOKKOS_ENABLE_CUDA)
+// BlockLaneProducts' form for CUDA: the probes spread over the threads as well as the packs.
+// A group of 4 * pack_lanes threads takes a work item; thread (l, g) reads packs l, l +
+// pack_lanes, ... (the group's 4 threads of one l load the same pack: one transaction) and
+// gathers probes 2g and 2g + 1 of each entry's column with one 16-byte load. So a warp's
+// gather instruction touches 8 rows of x (64 bytes each) rather than 32, a fourth of the L1
+// lookups per entry of each thread gathering all 8 probes, and a thread holds 2 sums, not 8.
+template <class M, class I>
+struct SpreadBlockProducts {
+  static constexpr int kPack = DeviceCsr<M>::kPack;
+  static constexpr int kPairs = kProbeWidth / 2;  // threads of one pack
+  static_assert(kProbeWidth % 2 == 0);
+
+  Kokkos::View<const int*, RidgeDevice> work_begin, work_end;
+  Kokkos::View<const I*, RidgeDevice> col;
+  Kokkos::View<const M*, RidgeDevice> val;
+  ProbeBlock<double> x;
+  ProbeSums sums;
+  std::int64_t stride;
+  int pack_lanes;  // 1 .. 32 / kPairs, a power of 2
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
+#if defined(__CUDA_ARCH__)
+    const int group = kPairs * pack_lanes;
+    const int shift = __ffs(group) - 1;
+    const int item = static_cast<int>(t >> shift), in_group = static_cast<int>(t) & (group - 1);
+    const int pair = in_group % kPairs, lane = in_group / kPairs;
+    const int begin = work_begin(item);
+    const int packs = (work_end(item) - begin) / kPack;
+    const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
+    const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
+    const double2* const rows = reinterpret_cast<const double2*>(x.data()) + pair;
+    double s0 = 0, s1 = 0;
+    for (int p = lane; p < packs; p += pack_lanes) {
+      const Pack<M, kPack> v = stream_load(vp + p);
+      const Pack<I, kPack> c = stream_load(cp + p);
+      for (int k = 0; k < kPack; ++k) {
+        const double a = static_cast<double>(v.v[k]);
+        const double2 xr = rows[static_cast<std::int64_t>(c.v[k]) * kPairs];
+        s0 += a * xr.x;
+        s1 += a * xr.y;
+      }
+    }
+    unsigned lane_id;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane_id));
+    const unsigned mask = group == 32 ? 0xffffffffu : ((1u << group) - 1u) << (lane_id & ~unsigned(group - 1));
+    for (int offset = group / 2; offset >= kPairs; offset /= 2) {
+      s0 += __shfl_xor_sync(mask, s0, offset, group);
+      s1 += __shfl_xor_sync(mask, s1, offset, group);
+    }
+    if (lane != 0) return;
+    sums(std::int64_t(2 * pair) * stride + item) = s0;
+    sums(std::int64_t(2 * pair + 1) * stride + item) = s1;
+#else
+    (void)t;
+#endif
+  }
+};
+#endif
+
 // sums(q * m.work_items + row) <- (M x(:, q))(row) for every row of `m` and probe q: the
 // items' sums, then per probe the long rows' segments and the bands' pieces added
 // (LongRowSums, BandSums), as launch_row_sums does for one vector.
 template <class M, class S>
 void launch_block_row_sums(const char* label, const DeviceCsr<M>& m, const ProbeBlock<S>& x, const ProbeSums& sums) {
+  bool spread = false;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (kLanesAreWarpThreads && std::is_same_v<S, double>) {
+    // as many packs at once as a single vector's lanes read, as far as a warp goes
+    constexpr int kPairs = kProbeWidth / 2;
+    const int pack_lanes = std::min(32 / kPairs, m.lanes);
+    const auto spread_threads = light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(
+        0, m.work_items * kPairs * pack_lanes));
+    if (m.narrow_indices())
+      Kokkos::parallel_for(label, spread_threads,
+                           SpreadBlockProducts<M, std::uint16_t>{m.work_begin, m.work_end, m.narrow, m.values, x,
+                                                                 sums, m.work_items, pack_lanes});
+    else
+      Kokkos::parallel_for(label, spread_threads,
+                           SpreadBlockProducts<M, int>{m.work_begin, m.work_end, m.wide, m.values, x, sums,
+                                                       m.work_items, pack_lanes});
+    spread = true;
+  }
+#endif
   const std::int64_t threads_per_item = kLanesAreWarpThreads ? m.lanes : 1;
   const auto threads =
       light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(0, m.work_items * threads_per_item));
-  if (m.narrow_indices())
+  if (spread)
+    ;  // (launched above)
+  else if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
                          BlockLaneProducts<M, std::uint16_t, S>{m.work_begin, m.work_end, m.narrow, m.values, x, sums,
                                                                 m.work_items, m.lanes});
