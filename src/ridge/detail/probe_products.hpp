@@ -143,36 +143,32 @@ struct SpreadBlockProducts {
 };
 #endif
 
-// sums(q * m.work_items + row) <- (M x(:, q))(row) for every row of `m` and probe q: the
-// items' sums, then per probe the long rows' segments and the bands' pieces added
-// (LongRowSums, BandSums), as launch_row_sums does for one vector.
+// Each work item's sums of the block product: on CUDA SpreadBlockProducts, elsewhere
+// BlockLaneProducts.
 template <class M, class S>
-void launch_block_row_sums(const char* label, const DeviceCsr<M>& m, const ProbeBlock<S>& x, const ProbeSums& sums) {
-  bool spread = false;
+void launch_block_items(const char* label, const DeviceCsr<M>& m, const ProbeBlock<S>& x, const ProbeSums& sums) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (kLanesAreWarpThreads && std::is_same_v<S, double>) {
     // as many packs at once as a single vector's lanes read, as far as a warp goes
     constexpr int kPairs = kProbeWidth / 2;
     const int pack_lanes = std::min(32 / kPairs, m.lanes);
-    const auto spread_threads = light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(
+    const auto threads = light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(
         0, m.work_items * kPairs * pack_lanes));
     if (m.narrow_indices())
-      Kokkos::parallel_for(label, spread_threads,
+      Kokkos::parallel_for(label, threads,
                            SpreadBlockProducts<M, std::uint16_t>{m.work_begin, m.work_end, m.narrow, m.values, x,
                                                                  sums, m.work_items, pack_lanes});
     else
-      Kokkos::parallel_for(label, spread_threads,
+      Kokkos::parallel_for(label, threads,
                            SpreadBlockProducts<M, int>{m.work_begin, m.work_end, m.wide, m.values, x, sums,
                                                        m.work_items, pack_lanes});
-    spread = true;
+    return;
   }
 #endif
   const std::int64_t threads_per_item = kLanesAreWarpThreads ? m.lanes : 1;
   const auto threads =
       light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(0, m.work_items * threads_per_item));
-  if (spread)
-    ;  // (launched above)
-  else if (m.narrow_indices())
+  if (m.narrow_indices())
     Kokkos::parallel_for(label, threads,
                          BlockLaneProducts<M, std::uint16_t, S>{m.work_begin, m.work_end, m.narrow, m.values, x, sums,
                                                                 m.work_items, m.lanes});
@@ -180,6 +176,14 @@ void launch_block_row_sums(const char* label, const DeviceCsr<M>& m, const Probe
     Kokkos::parallel_for(label, threads,
                          BlockLaneProducts<M, int, S>{m.work_begin, m.work_end, m.wide, m.values, x, sums,
                                                       m.work_items, m.lanes});
+}
+
+// sums(q * m.work_items + row) <- (M x(:, q))(row) for every row of `m` and probe q: the
+// items' sums, then per probe the long rows' segments and the bands' pieces added
+// (LongRowSums, BandSums), as launch_row_sums does for one vector.
+template <class M, class S>
+void launch_block_row_sums(const char* label, const DeviceCsr<M>& m, const ProbeBlock<S>& x, const ProbeSums& sums) {
+  launch_block_items(label, m, x, sums);
   for (int q = 0; q < kProbeWidth && (m.split() || m.bands > 1); ++q) {
     const Kokkos::View<double*, RidgeDevice> probe(sums.data() + q * m.work_items, m.work_items);
     if (m.split()) {
