@@ -64,16 +64,19 @@ PY
   [ -z "$no_paraview" ] || return 0
   # Xvfb chooses a free display itself (-displayfd: it binds the socket, so two tests that
   # start together cannot take the same one) and writes its number once it accepts
-  # connections: the read waits for that, no polling.
-  local rc display
-  coproc XVFB { exec Xvfb -displayfd 1 -nolisten tcp -screen 0 1024x768x24 2>"$name.xvfb.log"; }
-  if ! read -r display <&"${XVFB[0]}"; then
+  # connections: the read waits for that, no polling (and ends at once if Xvfb fails).
+  local rc display xvfb_out xvfb_pid
+  exec {xvfb_out}< <(exec Xvfb -displayfd 1 -nolisten tcp -screen 0 1024x768x24 2>"$name.xvfb.log")
+  xvfb_pid=$!
+  if ! read -r display <&"$xvfb_out" || [ -z "$display" ]; then
+    exec {xvfb_out}<&-
     bad "$name: Xvfb did not start"; cat "$name.xvfb.log"; return
   fi
   DISPLAY=:$display timeout 600 "$pvpython" "$paraview_dir/check_paraview.py" \
     "$work/$name.xdmf" "$name.json" "$work/$name" >"$name.pv.log" 2>&1
   rc=$?
-  kill "$XVFB_PID" 2>/dev/null; wait "$XVFB_PID" 2>/dev/null
+  kill "$xvfb_pid" 2>/dev/null; wait "$xvfb_pid" 2>/dev/null
+  exec {xvfb_out}<&-
   grep -E '^(ok|FAIL|paraview):' "$name.pv.log"
   [ $rc -eq 0 ] && grep -q '^paraview: 0 failed' "$name.pv.log" && ok ||
     { bad "$name: ParaView does not show what h5py reads (exit $rc)"; tail -n 30 "$name.pv.log"; }
