@@ -31,12 +31,14 @@ using ProbeBlock = Kokkos::View<S**, Kokkos::LayoutRight, RidgeDevice>;  // entr
 // The sums of a block product: probe q's sum of item (or row) r at q * stride + r.
 using ProbeSums = Kokkos::View<double*, RidgeDevice>;
 
-// Each work item's kProbeWidth sums, in double, by `lanes` threads as LaneProducts (a
-// lane's packs l, l + lanes, ...; on CUDA the lanes of an item, an aligned group of a warp,
-// add their sums by shuffles).
+// What a block product of a DeviceCsr reads and writes: its work items' entries (values M,
+// column indices I, in packs), the block x and the sums (probe q's of item r at q * stride +
+// r).
 template <class M, class I, class S>
-struct BlockLaneProducts {
+struct BlockOperands {
   static constexpr int kPack = DeviceCsr<M>::kPack;
+  using ValuePack = Pack<M, kPack>;
+  using IndexPack = Pack<I, kPack>;
 
   Kokkos::View<const int*, RidgeDevice> work_begin, work_end;
   Kokkos::View<const I*, RidgeDevice> col;
@@ -44,19 +46,43 @@ struct BlockLaneProducts {
   ProbeBlock<S> x;
   ProbeSums sums;
   std::int64_t stride;
+
+  // Item `item`'s packs of values and of column indices (vp, cp), and how many.
+  KOKKOS_INLINE_FUNCTION int packs_of(const int item, const ValuePack*& vp, const IndexPack*& cp) const {
+    const int begin = work_begin(item);
+    vp = reinterpret_cast<const ValuePack*>(val.data() + begin);
+    cp = reinterpret_cast<const IndexPack*>(col.data() + begin);
+    return (work_end(item) - begin) / kPack;
+  }
+};
+
+// f(operands) for `m`'s column indices, 16 or 32 bits.
+template <class M, class S, class F>
+void with_block_operands(const DeviceCsr<M>& m, const ProbeBlock<S>& x, const ProbeSums& sums, F&& f) {
+  if (m.narrow_indices())
+    f(BlockOperands<M, std::uint16_t, S>{m.work_begin, m.work_end, m.narrow, m.values, x, sums, m.work_items});
+  else
+    f(BlockOperands<M, int, S>{m.work_begin, m.work_end, m.wide, m.values, x, sums, m.work_items});
+}
+
+// Each work item's kProbeWidth sums, in double, by `lanes` threads as LaneProducts (a
+// lane's packs l, l + lanes, ...; on CUDA the lanes of an item, an aligned group of a warp,
+// add their sums by shuffles).
+template <class Operands>
+struct BlockLaneProducts {
+  Operands in;
   int lanes;
 
   KOKKOS_INLINE_FUNCTION void lane_sums(const int item, const int lane, double (&s)[kProbeWidth]) const {
-    const int begin = work_begin(item);
-    const int packs = (work_end(item) - begin) / kPack;
-    const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
-    const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
+    const typename Operands::ValuePack* vp;
+    const typename Operands::IndexPack* cp;
+    const int packs = in.packs_of(item, vp, cp);
     for (int p = lane; p < packs; p += lanes) {
-      const Pack<M, kPack> v = stream_load(vp + p);
-      const Pack<I, kPack> c = stream_load(cp + p);
-      for (int k = 0; k < kPack; ++k) {
+      const auto v = stream_load(vp + p);
+      const auto c = stream_load(cp + p);
+      for (int k = 0; k < Operands::kPack; ++k) {
         const double a = static_cast<double>(v.v[k]);
-        const S* xr = &x(static_cast<int>(c.v[k]), 0);
+        const auto* xr = &in.x(static_cast<int>(c.v[k]), 0);
         for (int q = 0; q < kProbeWidth; ++q) s[q] += a * static_cast<double>(xr[q]);
       }
     }
@@ -79,7 +105,7 @@ struct BlockLaneProducts {
     const int item = static_cast<int>(t);
     for (int l = 0; l < lanes; ++l) lane_sums(item, l, s);
 #endif
-    for (int q = 0; q < kProbeWidth; ++q) sums(q * stride + item) = s[q];
+    for (int q = 0; q < kProbeWidth; ++q) in.sums(q * in.stride + item) = s[q];
   }
 };
 
@@ -90,18 +116,13 @@ struct BlockLaneProducts {
 // gathers probes 2g and 2g + 1 of each entry's column with one 16-byte load. So a warp's
 // gather instruction touches 8 rows of x (64 bytes each) rather than 32, a fourth of the L1
 // lookups per entry of each thread gathering all 8 probes, and a thread holds 2 sums, not 8.
-template <class M, class I>
+// (x in double.)
+template <class Operands>
 struct SpreadBlockProducts {
-  static constexpr int kPack = DeviceCsr<M>::kPack;
   static constexpr int kPairs = kProbeWidth / 2;  // threads of one pack
   static_assert(kProbeWidth % 2 == 0);
 
-  Kokkos::View<const int*, RidgeDevice> work_begin, work_end;
-  Kokkos::View<const I*, RidgeDevice> col;
-  Kokkos::View<const M*, RidgeDevice> val;
-  ProbeBlock<double> x;
-  ProbeSums sums;
-  std::int64_t stride;
+  Operands in;
   int pack_lanes;  // 1 .. 32 / kPairs, a power of 2
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
@@ -110,16 +131,15 @@ struct SpreadBlockProducts {
     const int shift = __ffs(group) - 1;
     const int item = static_cast<int>(t >> shift), in_group = static_cast<int>(t) & (group - 1);
     const int pair = in_group % kPairs, lane = in_group / kPairs;
-    const int begin = work_begin(item);
-    const int packs = (work_end(item) - begin) / kPack;
-    const auto* vp = reinterpret_cast<const Pack<M, kPack>*>(val.data() + begin);
-    const auto* cp = reinterpret_cast<const Pack<I, kPack>*>(col.data() + begin);
-    const double2* const rows = reinterpret_cast<const double2*>(x.data()) + pair;
+    const typename Operands::ValuePack* vp;
+    const typename Operands::IndexPack* cp;
+    const int packs = in.packs_of(item, vp, cp);
+    const double2* const rows = reinterpret_cast<const double2*>(in.x.data()) + pair;
     double s0 = 0, s1 = 0;
     for (int p = lane; p < packs; p += pack_lanes) {
-      const Pack<M, kPack> v = stream_load(vp + p);
-      const Pack<I, kPack> c = stream_load(cp + p);
-      for (int k = 0; k < kPack; ++k) {
+      const auto v = stream_load(vp + p);
+      const auto c = stream_load(cp + p);
+      for (int k = 0; k < Operands::kPack; ++k) {
         const double a = static_cast<double>(v.v[k]);
         const double2 xr = rows[static_cast<std::int64_t>(c.v[k]) * kPairs];
         s0 += a * xr.x;
@@ -134,8 +154,8 @@ struct SpreadBlockProducts {
       s1 += __shfl_xor_sync(mask, s1, offset, group);
     }
     if (lane != 0) return;
-    sums(std::int64_t(2 * pair) * stride + item) = s0;
-    sums(std::int64_t(2 * pair + 1) * stride + item) = s1;
+    in.sums(std::int64_t(2 * pair) * in.stride + item) = s0;
+    in.sums(std::int64_t(2 * pair + 1) * in.stride + item) = s1;
 #else
     (void)t;
 #endif
@@ -154,28 +174,18 @@ void launch_block_items(const char* label, const DeviceCsr<M>& m, const ProbeBlo
     const int pack_lanes = std::min(32 / kPairs, m.lanes);
     const auto threads = light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(
         0, m.work_items * kPairs * pack_lanes));
-    if (m.narrow_indices())
-      Kokkos::parallel_for(label, threads,
-                           SpreadBlockProducts<M, std::uint16_t>{m.work_begin, m.work_end, m.narrow, m.values, x,
-                                                                 sums, m.work_items, pack_lanes});
-    else
-      Kokkos::parallel_for(label, threads,
-                           SpreadBlockProducts<M, int>{m.work_begin, m.work_end, m.wide, m.values, x, sums,
-                                                       m.work_items, pack_lanes});
+    with_block_operands(m, x, sums, [&](const auto& in) {
+      Kokkos::parallel_for(label, threads, SpreadBlockProducts<std::decay_t<decltype(in)>>{in, pack_lanes});
+    });
     return;
   }
 #endif
   const std::int64_t threads_per_item = kLanesAreWarpThreads ? m.lanes : 1;
   const auto threads =
       light(Kokkos::RangePolicy<RidgeExec, Kokkos::IndexType<std::int64_t>>(0, m.work_items * threads_per_item));
-  if (m.narrow_indices())
-    Kokkos::parallel_for(label, threads,
-                         BlockLaneProducts<M, std::uint16_t, S>{m.work_begin, m.work_end, m.narrow, m.values, x, sums,
-                                                                m.work_items, m.lanes});
-  else
-    Kokkos::parallel_for(label, threads,
-                         BlockLaneProducts<M, int, S>{m.work_begin, m.work_end, m.wide, m.values, x, sums,
-                                                      m.work_items, m.lanes});
+  with_block_operands(m, x, sums, [&](const auto& in) {
+    Kokkos::parallel_for(label, threads, BlockLaneProducts<std::decay_t<decltype(in)>>{in, m.lanes});
+  });
 }
 
 // sums(q * m.work_items + row) <- (M x(:, q))(row) for every row of `m` and probe q: the
