@@ -1,16 +1,16 @@
 #!/bin/bash
-# ParaView 5.11 shows a diffusion run's fields: pvpython (on its own Xvfb display) opens the run's XDMF
-# with each of its three XDMF readers and checks the time steps, the grid (nx * ny points in
-# the X-Y plane, the deck's origin and spacing), the point arrays u and laplacian and their
-# values at a node against h5py, and renders a picture that is not blank (check_paraview.py,
-# with the values from expected.py). Then a run stopped at a checkpoint and resumed: its XDMF
-# shows the stopped output's frames and its own as one series, the same time steps as the
-# uninterrupted run's; resumed once more with the stopped output gone, the XDMF holds the new
-# frames only and the log says so. No timing: the ranks hold themselves right after their
-# first checkpoint (tests/slurm/hold_at_checkpoint.cpp) until the stop signal is pending.
-# Without pvpython or Xvfb (Debian: paraview python3-paraview xvfb) the checks of
-# the XDMF's text (the series' files, frames and times) still run, and a pass ends with
-# exit 77 (skipped), saying why.
+# ParaView 5.11 shows a diffusion run's fields: pvpython (on its own Xvfb display) opens the
+# run's XDMF with each of its three XDMF readers and checks the time steps, the grid (nx * ny
+# points in the X-Y plane, the deck's origin and spacing), the point arrays u and laplacian
+# and their values at a node against h5py, and renders a picture that is not blank
+# (check_paraview.py, with the values from expected.py). Then a run stopped at a checkpoint
+# and resumed: its XDMF shows the stopped output's frames and its own as one series, the same
+# time steps as the uninterrupted run's; resumed once more with the stopped output gone, the
+# XDMF holds the new frames only and the log says so. No timing: the ranks hold themselves
+# right after their first checkpoint (tests/slurm/hold_at_checkpoint.cpp) until the stop
+# signal is pending. Without pvpython or Xvfb (Debian: paraview python3-paraview xvfb) the
+# checks of the XDMF's text (the series' files, frames and times) still run, and a pass ends
+# with exit 77 (skipped), saying why.
 # usage: paraview_xdmf.sh TRIDENT HOLD_TOOL [LAUNCHER ARGS...]
 set -u
 pvpython=$(command -v pvpython)
