@@ -116,6 +116,8 @@ int step_trips(const ExecutionSpace& space, Grid<T> u, Grid<T> next, T c, std::i
 // resident at once, so that teams find tiles of the next trip whose neighbours are done
 // while the last of a trip run. 0 where a chain does not pay: host back ends, and tiles
 // under kChainRows rows (the overlap, 2 m rows a tile, then costs more than the waits save).
+// This and rule_tile_rows count the teams of c's plain update; a form that runs fewer teams
+// at once (trip_kernel_parts.hpp) plans its launches' own tiles by its own count.
 constexpr int kChainRows = 64;
 template <class T>
 int chain_tile_rows(const ExecutionSpace& space, const Trip& trip, int m);

@@ -19,7 +19,7 @@ namespace trident::diffusion::trips {
 // kSteps: the most steps this instance takes (its registers); m may be fewer.
 template <class T, int kSteps, int kForm = 0>
 struct TripKernel : TripExtrasOf<T, kForm> {
-  using Member = typename TripPolicy<T, kSteps>::member_type;
+  using Member = typename TripPolicy<T, kSteps, kForm>::member_type;
   using Scratch =
       Kokkos::View<T*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   static constexpr bool kWithField = (kForm & kField) != 0;

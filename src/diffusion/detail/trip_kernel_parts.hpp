@@ -9,38 +9,47 @@
 
 namespace trident::diffusion::trips {
 
+// What an instance computes besides c's isotropic update (its form, TripRule's in bits).
+// kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
+// edge; kSource: a source added after each step (a number or a field: TripRule::source);
+// kAnisotropic, kField: the operator. Runs take the fewest bits their rule needs (form_of).
+constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8;
+
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
 // is needed, so that memory's latency hides behind the steps of the rows in between. The
 // rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
-// the launch bounds hold the registers to. Double adds up each step's sides before the
-// chain of steps (kHoistSides), which its fewer teams can spend the registers on; float's
-// edge tiles test their rows apart (kEdgeRowsApart), which made double's slower
-// (docs/history/diffusion.md).
+// the launch bounds hold the registers to: float's anisotropic and field operators (c_x and
+// c_y, the faces' c) take 6 (80 registers), with which they spill less and ran faster than
+// with 8 (64) at 8192², while its other forms ran slower with 6. Double adds up each step's
+// sides before the chain of steps (kHoistSides), which its fewer teams can spend the
+// registers on; float's edge tiles test their rows apart (kEdgeRowsApart), which made
+// double's slower (docs/history/diffusion.md).
 constexpr int kColumnsPerThread = 1;
 constexpr int kPrefetch = 4;
 constexpr bool kOnDevice = true;
-template <class T, int kSteps>
-constexpr int kTeamsPerMultiprocessor = sizeof(T) == 4 ? 8 : (kSteps <= 4 ? 6 : 4);
+template <class T, int kSteps, int kForm = 0>
+constexpr int kTeamsPerMultiprocessor =
+    sizeof(T) == 4 ? ((kForm & (kAnisotropic | kField)) != 0 ? 6 : 8) : (kSteps <= 4 ? 6 : 4);
 template <class T>
 constexpr bool kHoistSides = sizeof(T) == 8;
 template <class T>
 constexpr bool kEdgeRowsApart = sizeof(T) == 4;
-template <class T, int kSteps, class... Tag>
+template <class T, int kSteps, int kForm, class... Tag>
 using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace,
-                                      Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps>>, Tag...>;
+                                      Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps, kForm>>, Tag...>;
 #else
 // A host: a team is one thread, which takes the strip's columns in turn on each row.
 constexpr int kColumnsPerThread = kTripColumns;
 constexpr int kPrefetch = 1;
 constexpr bool kOnDevice = false;
-template <class T, int kSteps>
+template <class T, int kSteps, int kForm = 0>
 constexpr int kTeamsPerMultiprocessor = 1;
 template <class T>
 constexpr bool kHoistSides = true;
 template <class T>
 constexpr bool kEdgeRowsApart = true;
-template <class T, int kSteps, class... Tag>
+template <class T, int kSteps, int kForm, class... Tag>
 using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace, Tag...>;
 #endif
 
@@ -55,11 +64,6 @@ struct ChainTag {};
 __shared__ int chain_ticket;
 #endif
 
-// What an instance computes besides c's isotropic update (its form, TripRule's in bits).
-// kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
-// edge; kSource: a source added after each step (a number or a field: TripRule::source);
-// kAnisotropic, kField: the operator. Runs take the fewest bits their rule needs (form_of).
-constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8;
 template <class T>
 int form_of(const TripRule<T>& rule) {
   if (rule.op == TripRule<T>::field) return kFollow | kSource | kField;
