@@ -36,8 +36,9 @@ constexpr bool kHoistSides = sizeof(T) == 8;
 template <class T>
 constexpr bool kEdgeRowsApart = sizeof(T) == 4;
 template <class T, int kSteps, int kForm, class... Tag>
-using TripPolicy = Kokkos::TeamPolicy<ExecutionSpace,
-                                      Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps, kForm>>, Tag...>;
+using TripPolicy =
+    Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps, kForm>>,
+                       Tag...>;
 #else
 // A host: a team is one thread, which takes the strip's columns in turn on each row.
 constexpr int kColumnsPerThread = kTripColumns;
