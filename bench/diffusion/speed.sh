@@ -11,7 +11,7 @@
 #    trips by the chain's rule (TRIPS_CHAIN, TRIPS_CHAIN_ROWS: bench/diffusion/trips.cpp).
 #    TRIPS_CASES="N:STEPS ..." changes the sizes.
 # 3. Whole runs through trident (the rule's steps per trip, named in the run log) of the
-#    decks beside this script, as they are ("default") and with each rule of issue 62 (all
+#    decks beside this script, as they are ("default") and with each of the study's rules (all
 #    sides neumann, convective or periodic, dirichlet 1, a source as a number and as a field,
 #    dx != dy, a diffusivity field), at each size of SIZES ("N:STEPS ...", default
 #    "2000:20000 8192:4000", runs of about 0.3 s of steps, as trident's timing summary
@@ -19,7 +19,7 @@
 #    diffusion_8192.yaml's gaussian) in each precision of PRECISIONS (default "float32
 #    float64"): microseconds per step (compute and halo time of the slowest rank, from
 #    trident's timing summary), the ratio to the default deck's of the same size and
-#    precision (issue 62: within 1.03 for every boundary rule, at most 1.5 for the field),
+#    precision (the goals: within 1.03 for every boundary rule, at most 1.5 for the field),
 #    and the memory floor of the rule's trips: the bytes a cell a trip (u read and written,
 #    2 x 4 in float32; a field c or s read, 4 more each) over T steps a trip. VARIANTS
 #    (names below, space-separated) picks the variants; VARIANTS= runs the default alone.
