@@ -115,7 +115,8 @@ def check(out, name, atol, btol, conlim, maxit, reasons):
         assert istop == istop2 == got[j], f"{out}: λ {lam}: trident's stop reason {got[j]}, SciPy's istop {istop}, {istop2}"
         # the count exactly, unless SciPy's own two runs differ in it, or a tolerance (stop
         # reasons 1 and 2) is crossed at the end of a path that moves with the order of the sums
-        sensitive = istop in (1, 2) and path_moves(a, b, lam, [itn // 3, itn // 2, 3 * itn // 4, itn - 1]) > 1e-10
+        along = [itn // 3, itn // 2, 3 * itn // 4, itn - 1]
+        sensitive = istop in (1, 2) and path_moves(a, b, lam, along) > 1e-10
         lo, hi = (itn, itn) if itn == itn2 and not sensitive else (min(itn, itn2) - 1, max(itn, itn2) + 1)
         assert lo <= iterations[j] <= hi, f"{out}: λ {lam}: trident {iterations[j]} iterations, SciPy {itn}, {itn2}"
         normx = np.linalg.norm(x)
