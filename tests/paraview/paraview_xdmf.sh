@@ -66,10 +66,8 @@ PY
   # start together cannot take the same one) and writes its number once it accepts
   # connections: the read waits for that, no polling (and ends at once if Xvfb fails).
   # -noreset: an X server resets when its last client leaves, and pvpython's render window
-  # connects after its first connection closed. Without it pvpython sometimes aborted with
-  # "bad X server connection" as it opened that window, likely during such a reset, which a
-  # busy machine made likelier (two runs side by side on 2 cores: 1 to 3 in every 10 or 12
-  # failed so; none of 12 with -noreset).
+  # connects after its first connection closed; without it pvpython sometimes aborted with
+  # "bad X server connection" as it opened that window, on a busy machine.
   local rc display xvfb_out xvfb_pid
   exec {xvfb_out}< <(exec Xvfb -displayfd 1 -nolisten tcp -noreset -screen 0 1024x768x24 2>"$name.xvfb.log")
   xvfb_pid=$!
