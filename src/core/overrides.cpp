@@ -64,6 +64,10 @@ const std::vector<Knob>& knobs() {
        [](const std::string& t, Overrides& o) { return read_switch(t, false, o.gpu_aware_mpi); }},
       {"TRIDENT_PEER_MEMORY", "auto or off",
        [](const std::string& t, Overrides& o) { return read_switch(t, true, o.peer_memory); }},
+      {"TRIDENT_DIFFUSION_TRIP_STEPS", "auto or steps per trip from 1 to 8",
+       [](const std::string& t, Overrides& o) {
+         return t == "auto" ? (o.diffusion_trip_steps = 0, true) : whole_count(t, 1, 8, o.diffusion_trip_steps);
+       }},
       {"TRIDENT_KNN_LISTS", "auto, registers, buffers or select",
        [](const std::string& t, Overrides& o) { return read_word(t, {"auto", "registers", "buffers", "select"}, o.knn_lists); }},
       {"TRIDENT_KNN_SLICES", "auto or a count from 1 to 64",

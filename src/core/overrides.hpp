@@ -24,6 +24,7 @@ struct Overrides {
   Switch peer_memory = Switch::automatic;    // TRIDENT_PEER_MEMORY: auto|off
 
   // For comparing kernels and schedules in benchmarks; the automatic choices are best.
+  int diffusion_trip_steps = 0;             // TRIDENT_DIFFUSION_TRIP_STEPS: auto (0) or 1..8
   std::string knn_lists = "auto";           // TRIDENT_KNN_LISTS: auto|registers|buffers|select
   int knn_slices = 0;                       // TRIDENT_KNN_SLICES: auto (0) or 1..64
   Switch knn_list_bound = Switch::automatic;  // TRIDENT_KNN_LIST_BOUND: auto|on|off

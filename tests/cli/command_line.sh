@@ -177,5 +177,17 @@ DECK
 [ $rc -eq 0 ] && [ -f heat.h5 ] && [ ! -e heat.checkpoint.h5 ] && grep -q "checkpoint at step 4 written to heat.checkpoint.h5" heat.log \
   && ok || { bad "diffusion: exit $rc, or its checkpoint kept"; cat heat.log; ls; }
 
+# TRIDENT_DIFFUSION_TRIP_STEPS replaces the rule's steps a trip (one on a host): the log says
+# so, and the field keeps its bits
+cat > ../decks/trips.yaml <<'DECK'
+diffusion: {nx: 40, ny: 30, steps: 24, output_every: 12, start: {kind: gaussian, width: 0.2}}
+DECK
+"$trident" run ../decks/trips.yaml --output one.h5 >one.log 2>&1 \
+  && TRIDENT_DIFFUSION_TRIP_STEPS=4 "$trident" run ../decks/trips.yaml --output four.h5 >four.log 2>&1 \
+  && grep -q "1 step per trip through memory" one.log && grep -q "TRIDENT_DIFFUSION_TRIP_STEPS=4" four.log \
+  && grep -q ", 4 steps per trip through memory (128-column strips, 4 columns of overlap each side)" four.log \
+  && h5dump -d /diffusion/field -b NATIVE -o one.bin one.h5 >/dev/null && h5dump -d /diffusion/field -b NATIVE -o four.bin four.h5 >/dev/null \
+  && [ -s one.bin ] && cmp -s one.bin four.bin && ok || { bad "TRIDENT_DIFFUSION_TRIP_STEPS=4: not in the log, or other bits"; cat four.log; }
+
 echo "command line: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -26,7 +26,7 @@ TEST(Overrides, EachValueMeansWhatItSays) {
       parse({"TRIDENT_GPU_AWARE_MPI=off", "TRIDENT_PEER_MEMORY=off", "TRIDENT_KNN_LISTS=registers",
              "TRIDENT_KNN_SLICES=8", "TRIDENT_KNN_LIST_BOUND=on", "TRIDENT_RIDGE_GRAPHS=off",
              "TRIDENT_RIDGE_ROW_SEGMENTS=off", "TRIDENT_RIDGE_ROW_LANES=16", "TRIDENT_RIDGE_COLUMN_BANDS=3",
-             "TRIDENT_RIDGE_DEVICE_SETUP=off", "TRIDENT_DEVICE_COMM=host-staging"});
+             "TRIDENT_RIDGE_DEVICE_SETUP=off", "TRIDENT_DEVICE_COMM=host-staging", "TRIDENT_DIFFUSION_TRIP_STEPS=4"});
   EXPECT_EQ(o.gpu_aware_mpi, core::Switch::off);  // off is off (it used to turn it on)
   EXPECT_EQ(o.peer_memory, core::Switch::off);
   EXPECT_EQ(o.knn_lists, "registers");
@@ -38,10 +38,11 @@ TEST(Overrides, EachValueMeansWhatItSays) {
   EXPECT_EQ(o.ridge_column_bands, 3);
   EXPECT_EQ(o.ridge_device_setup, core::Switch::off);
   EXPECT_EQ(o.device_comm, "host-staging");
+  EXPECT_EQ(o.diffusion_trip_steps, 4);
   // In the owner's order, whatever the environment's.
   EXPECT_EQ(o.describe(),
             "TRIDENT_DEVICE_COMM=host-staging TRIDENT_GPU_AWARE_MPI=off TRIDENT_PEER_MEMORY=off "
-            "TRIDENT_KNN_LISTS=registers TRIDENT_KNN_SLICES=8 TRIDENT_KNN_LIST_BOUND=on TRIDENT_RIDGE_GRAPHS=off "
+            "TRIDENT_DIFFUSION_TRIP_STEPS=4 TRIDENT_KNN_LISTS=registers TRIDENT_KNN_SLICES=8 TRIDENT_KNN_LIST_BOUND=on TRIDENT_RIDGE_GRAPHS=off "
             "TRIDENT_RIDGE_ROW_SEGMENTS=off TRIDENT_RIDGE_ROW_LANES=16 TRIDENT_RIDGE_COLUMN_BANDS=3 "
             "TRIDENT_RIDGE_DEVICE_SETUP=off");
 }
@@ -57,6 +58,8 @@ TEST(Overrides, ABadValueIsRefusedNamingTheVariable) {
   EXPECT_EQ(message("TRIDENT_KNN_SLICES=65"), "TRIDENT_KNN_SLICES: expected auto or a count from 1 to 64, got '65'");
   EXPECT_EQ(message("TRIDENT_KNN_SLICES= 8"), "TRIDENT_KNN_SLICES: expected auto or a count from 1 to 64, got ' 8'");
   EXPECT_EQ(message("TRIDENT_KNN_SLICES=+8"), "TRIDENT_KNN_SLICES: expected auto or a count from 1 to 64, got '+8'");
+  EXPECT_EQ(message("TRIDENT_DIFFUSION_TRIP_STEPS=9"),
+            "TRIDENT_DIFFUSION_TRIP_STEPS: expected auto or steps per trip from 1 to 8, got '9'");
   EXPECT_EQ(message("TRIDENT_RIDGE_ROW_LANES=3"),
             "TRIDENT_RIDGE_ROW_LANES: expected auto or lanes per row (1, 2, 4, 8, 16 or 32), got '3'");
   EXPECT_EQ(message("TRIDENT_RIDGE_COLUMN_BANDS=0"),
@@ -82,7 +85,7 @@ TEST(Overrides, ARenamedSettingIsWarnedWithItsNewName) {
 
 TEST(Overrides, EveryNameIsListedOnce) {
   const auto names = core::override_names();
-  EXPECT_EQ(names.size(), 11u);
+  EXPECT_EQ(names.size(), 12u);
   for (std::size_t i = 0; i < names.size(); ++i)
     for (std::size_t j = i + 1; j < names.size(); ++j) EXPECT_NE(names[i], names[j]);
 }

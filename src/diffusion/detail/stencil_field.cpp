@@ -28,10 +28,28 @@ void applied_field_only(const Grid<T>& u, const Grid<T>& laplacian, const Grid<T
       KOKKOS_LAMBDA(const int j, const int i) { laplacian(j - w, i - w) = -field_change(u, cf, j, i); });
 }
 
+template <class T>
+Grid<T> field_faces(const Grid<T>& cf) {
+  const int ny = static_cast<int>(cf.extent(0)), nx = static_cast<int>(cf.extent(1));
+  Grid<T> faces(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::field_faces"), 2 * (ny + 1),
+                nx + 1);
+  Kokkos::parallel_for(
+      "trident::diffusion::field_faces", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {ny + 1, nx + 1}),
+      KOKKOS_LAMBDA(const int j, const int i) {
+        const auto c_at = [&](int y, int x) { return y >= 0 && y < ny && x >= 0 && x < nx ? cf(y, x) : T(0); };
+        const T c = c_at(j, i);
+        faces(j, i) = face_c(c, c_at(j, i - 1));
+        faces(ny + 1 + j, i) = face_c(c, c_at(j - 1, i));
+      });
+  Kokkos::fence();
+  return faces;
+}
+
 #define TRIDENT_FIELD(T)                                                                                        \
   template void step_field<T>(const ExecutionSpace&, const Grid<T>&, const Grid<T>&, const Grid<T>&, const Grid<T>&, \
                               std::int64_t, const Kokkos::View<std::int64_t>&, const Box&);                    \
-  template void applied_field_only<T>(const Grid<T>&, const Grid<T>&, const Grid<T>&, const Box&);
+  template void applied_field_only<T>(const Grid<T>&, const Grid<T>&, const Grid<T>&, const Box&);  \
+  template Grid<T> field_faces<T>(const Grid<T>&);
 TRIDENT_FIELD(float)
 TRIDENT_FIELD(double)
 #undef TRIDENT_FIELD

@@ -20,7 +20,7 @@ KOKKOS_INLINE_FUNCTION T face_c(T a, T b) {
 }
 
 // The change of a cell from its neighbours' values and its faces' c (the one formula of the
-// one-step kernel and the trips, trip_kernel.hpp).
+// one-step kernel and the trips, trip_kernel.hpp, which take the faces from field_faces).
 template <class T>
 KOKKOS_INLINE_FUNCTION T field_change_of(T centre, T west, T east, T south, T north, T c_west, T c_east, T c_south,
                                          T c_north) {
@@ -39,6 +39,13 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T field_ratio(T h, T face) {
   return h / face;
 }
+
+// The faces' c of the field `cf` (shaped like u) for the trips (trip_kernel.hpp), which read
+// them instead of computing each face once a trip: two planes of (rows + 1) x (columns + 1)
+// values, the first holding at (j, i) the face between cells (j, i - 1) and (j, i), the
+// second the face between (j - 1, i) and (j, i), by face_c with c zero outside the grid.
+template <class T>
+Grid<T> field_faces(const Grid<T>& cf);
 
 // The step on the cells of `box` from `u` into `next`, queued on `space`; `laplacian` as in
 // stencil.hpp's step (block-shaped, or empty), receiving A(u). A non-finite cell lowers

@@ -47,7 +47,6 @@ TripRule<T> Stepper<T>::trip_rule() const {
                                   : TripRule<T>::isotropic;
   rule.cx = scheme_.cx;
   rule.cy = scheme_.cy;
-  rule.cf = scheme_.cf;
   const Source<T>& source = scheme_.source;
   rule.source = source.kind == Source<T>::Kind::constant ? 1 : source.kind == Source<T>::Kind::field ? 2 : 0;
   rule.s = source.value;
@@ -64,6 +63,11 @@ TripRule<T> Stepper<T>::trip_rule() const {
     side.h = line.h;
   }
   return rule;
+}
+
+template <class T>
+void Stepper<T>::field_complete() {
+  if (scheme_.field()) rule_.faces = field_faces<T>(scheme_.cf);
 }
 
 template <class T>

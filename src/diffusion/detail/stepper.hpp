@@ -73,6 +73,9 @@ class Stepper {
   void refresh(const Grid<T>& u);
   // refresh(u), then L(u) (or the anisotropic step's A(u)) on the block into `laplacian`.
   void laplacian_of(const Grid<T>& u, const Grid<T>& laplacian);
+  // The scheme's diffusivity field is whole (halo and ghosts set): its faces for the trips
+  // (field_faces), once, before the first trip.
+  void field_complete();
   // Fills the halo of a field that does not change (the source's) from the neighbours.
   void fill_halo(const Grid<T>& field);
   // u was replaced (a restart): its halo holds nothing current.

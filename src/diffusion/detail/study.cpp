@@ -33,6 +33,13 @@ namespace {
 constexpr std::int64_t kNeverBad = std::numeric_limits<std::int64_t>::max();
 constexpr double kCheckSeconds = 0.5;  // target time between collective checks
 
+// A test's forced trips, else TRIDENT_DIFFUSION_TRIP_STEPS's steps (0: the rule's).
+TripShape trips_for(const TripShape& forced, const core::Overrides& overrides) {
+  TripShape shape = forced;
+  if (shape.steps == 0) shape.steps = overrides.diffusion_trip_steps;
+  return shape;
+}
+
 // What every rank learns at a check: the first non-finite step, a pending stop signal,
 // and (from rank 0) how many steps until the next check.
 struct CheckResult {
@@ -108,7 +115,7 @@ class Solver : public PreparedStudy {
         interior_host_(Kokkos::create_mirror_view(interior_)),
         first_bad_("trident::diffusion::first_bad"),
         scheme_(scheme_for<T>(s, d_, halo_width_)),
-        stepper_(d_, ctx.transport, halo_width_, scheme_, hooks.trips,
+        stepper_(d_, ctx.transport, halo_width_, scheme_, trips_for(hooks.trips, ctx.overrides),
                  hooks.time_tiles ? TripTuner::When::always : TripTuner::When::automatic, ctx.overrides.peer_memory) {
     Kokkos::deep_copy(first_bad_, kNeverBad);
     scheme_.edges.set_fixed(u_);
@@ -117,6 +124,7 @@ class Solver : public PreparedStudy {
     if (scheme_.field()) {  // its halo and ghosts, then every cell's checks
       stepper_.fill_halo(scheme_.cf);
       finish_c_field<T>(scheme_.cf, s, d_, halo_width_);
+      stepper_.field_complete();
     }
     if (stepper_.comm() != nullptr) ctx.timers.add("diffusion.device_comm", stepper_.comm()->setup_seconds());
     std::ostringstream line;

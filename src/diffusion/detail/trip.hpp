@@ -81,7 +81,7 @@ struct TripRule {
   enum Operator { isotropic, anisotropic, field };
   Operator op = isotropic;
   T cx = T(0), cy = T(0);  // anisotropic
-  Grid<T> cf;              // field: c on u's grid (halo and ghosts included)
+  Grid<T> faces;           // field: its faces' c on u's grid (field_faces: stencil_field.hpp)
   int source = 0;          // 0 none; 1 the number s; 2 the field sf (on u's grid)
   T s = T(0);
   Grid<T> sf;

@@ -32,13 +32,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // the others set only on the rows and columns they border, so that an edge tile costs what
   // it costs without them. A chain's edge tiles keep cell(), with which its kernel spills less.
   static constexpr bool kFollowAlone = kForm == kFollow;
-  // kField: two rows of c (this row's and the last, a zero column on either side), then each
-  // thread's faces of the last kSteps rows (west and east) and kSteps + 1 rows (north; a
-  // row's south face is the north face of the row below it, face_c being symmetric).
-  static constexpr int kCRows = kFlag + 1;
-  static constexpr int kSideFaces = kCRows + 2 * kStride;
-  static constexpr int kNorthFaces = kSideFaces + 2 * kSteps * kTripColumns;
-  static constexpr int kScratchValues = kWithField ? kNorthFaces + (kSteps + 1) * kTripColumns : kFlag + 1;
+  static constexpr int kScratchValues = kFlag + 1;
 
   Grid<T> u, next;
   Kokkos::View<std::int64_t> first_bad;
@@ -51,16 +45,6 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // board(plan.tiles) hands out (trip, tile) pairs in that order.
   int chain = 0;
   Kokkos::View<int*> board;
-
-  // c at (j, i) of a field shaped like u, or zero outside the grid.
-  KOKKOS_INLINE_FUNCTION T load_c(int j, int i, bool wanted) const {
-    if constexpr (kWithField) {
-      if (wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
-          static_cast<unsigned>(i) < static_cast<unsigned>(nx))
-        return this->cf[std::size_t(j) * std::size_t(nx) + std::size_t(i)];
-    }
-    return T(0);
-  }
 
   // The source's value, or zero outside the grid (a domain's edge beyond the allocated halo).
   template <int kMode>
@@ -190,14 +174,9 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     T centre_of[kColumnsPerThread][kSteps], south_of[kColumnsPerThread][kSteps];
     T ahead[kColumnsPerThread][kPrefetch];
     unsigned updates[kColumnsPerThread], checks[kColumnsPerThread];  // bit k: this column at step k
-    FieldRows<T, kWithField> cs;
     for (int q = 0; q < kColumnsPerThread; ++q) {
       const int col = rank + q * size, i = x0 + col;
       updates[q] = checks[q] = 0;
-      if constexpr (kWithField) {
-        cs.ahead[q] = load_c(y0, i, col < columns);
-        cs.mid[q] = T(0);
-      }
       if constexpr (kEdge && (kForm & kFollow) != 0) {  // this column's edge cells, once (cell)
         if (this->west.kind != 0 && i == this->west.edge)
           updates[q] |= this->west.kind == 1 ? kNeumannWest : kConvectiveWest;
@@ -223,11 +202,11 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     bool not_finite = false;
     if constexpr (kEdge && kFollowAlone && kMode == kOneTrip) {
       follow_rows<kEdge, kFixed, kExact, kMode>(team, base, kept, m, x0, y0, columns, rows, prologue, centre_of,
-                                                south_of, ahead, updates, checks, not_finite, cs);
+                                                south_of, ahead, updates, checks, not_finite);
     } else {
       for (int s = 0; s < prologue; ++s)
         row<kEdge, kFixed, kExact, true, kEdge, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of,
-                                                              south_of, ahead, updates, checks, not_finite, cs);
+                                                              south_of, ahead, updates, checks, not_finite);
       // kEdgeRowsApart: an edge tile's rows before `inside_to` reach only rows that every step
       // updates (a row that some step does not update lies below them or among the prologue's),
       // so they test the columns alone, one bit a step.
@@ -237,18 +216,18 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         for (int s = prologue; s < inside_to; ++s)
           row<kEdge, kFixed, kExact, false, false, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
                                                                  centre_of, south_of, ahead, updates, checks,
-                                                                 not_finite, cs);
+                                                                 not_finite);
       } else if constexpr (!kEdge) {
         for (int s = prologue; s < rows; ++s)
           row<kEdge, kFixed, kExact, false, false, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
                                                                  centre_of, south_of, ahead, updates, checks,
-                                                                 not_finite, cs);
+                                                                 not_finite);
       }
       if constexpr (kEdge)
         for (int s = inside_to; s < rows; ++s)
           row<kEdge, kFixed, kExact, false, true, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
                                                                 centre_of, south_of, ahead, updates, checks,
-                                                                not_finite, cs);
+                                                                not_finite);
     }
     if (kExact) return false;
     if (not_finite) shared(kFlag) = T(1);
@@ -277,8 +256,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
                                           T (&south_of)[kColumnsPerThread][kSteps],
                                           T (&ahead)[kColumnsPerThread][kPrefetch],
                                           const unsigned (&updates)[kColumnsPerThread],
-                                          const unsigned (&checks)[kColumnsPerThread], bool& not_finite,
-                                          FieldRows<T, kWithField>& cs) const {
+                                          const unsigned (&checks)[kColumnsPerThread], bool& not_finite) const {
     const int windows[2] = {this->south.kind != 0 ? this->south.edge - y0 + 1 : rows,
                             this->north.kind != 0 ? this->north.edge - y0 + 1 : rows};
     const auto between = [&](auto prologue_tag, auto row_test_tag, int from, const int to) {
@@ -289,13 +267,11 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         if (ghosts)
           for (; from < end; ++from)
             row<kEdge, kFixed, kExact, kP, kR, kMode, true>(team, base, kept, from, m, x0, y0, columns, rows,
-                                                            centre_of, south_of, ahead, updates, checks, not_finite,
-                                                            cs);
+                                                            centre_of, south_of, ahead, updates, checks, not_finite);
         else
           for (; from < end; ++from)
             row<kEdge, kFixed, kExact, kP, kR, kMode, false>(team, base, kept, from, m, x0, y0, columns, rows,
-                                                             centre_of, south_of, ahead, updates, checks, not_finite,
-                                                             cs);
+                                                             centre_of, south_of, ahead, updates, checks, not_finite);
       }
     };
     using Yes = std::true_type;
@@ -320,8 +296,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
                                        T (&south_of)[kColumnsPerThread][kSteps],
                                        T (&ahead)[kColumnsPerThread][kPrefetch],
                                        const unsigned (&updates)[kColumnsPerThread],
-                                       const unsigned (&checks)[kColumnsPerThread], bool& not_finite,
-                                       FieldRows<T, kWithField>& cs) const {
+                                       const unsigned (&checks)[kColumnsPerThread], bool& not_finite) const {
     // Cells with c's plain update (kFollowAlone's ghosts chosen on the way, in a single
     // trip), or by cell.
     constexpr bool kChooseGhosts = kEdge && kFollowAlone && kMode == kOneTrip;
@@ -344,7 +319,6 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
       ahead[q][kPrefetch - 1] = load<kMode>(y0 + s + kPrefetch, i, s + kPrefetch < rows);
       now[col] = north;
-      if constexpr (kWithField) field_row(base, s, col, i, y0, rows, q, cs);
       // The west and east values a step takes: its neighbours' (published on the last row),
       // or with kChooseGhosts a neumann ghost's, which is the edge cell's own value.
       const int west_at = kChooseGhosts && (updates[q] & kNeumannWest) ? col : col - 1;
@@ -388,7 +362,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
             if (k == north_k) north_value = ghost(this->north, centre, T(0));
           v = stepped(centre, laplacian_with_north(centre, side_sum, north_value), c);
         } else {
-          v = cell<kEdge>(base, s, k, col, updates[q], k == south_k, k == north_k, centre,
+          v = cell<kEdge>(j, i, updates[q], k == south_k, k == north_k, centre,
                           before[(k - 1) * kStride + col - 1], before[(k - 1) * kStride + col + 1],
                           south_of[q][k - 1], north);
         }
@@ -420,50 +394,28 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     team.team_barrier();
   }
 
-  // kField, at row s of the stream: the faces of row s - 1 (its c now known around it: the
-  // row above loaded ahead, the neighbouring columns' published on the last row), into this
-  // thread's rings; and this row's c published for the next.
-  KOKKOS_FORCEINLINE_FUNCTION void field_row(T* const base, const int s, const int col, const int i, const int y0,
-                                             const int rows, const int q, FieldRows<T, kWithField>& cs) const {
-    if constexpr (kWithField) {
-      T* const c_rows = base - 1 + kCRows + 1;  // column 0 of the first row of c
-      const T c_north = cs.ahead[q];            // c of row s
-      cs.ahead[q] = load_c(y0 + s + 1, i, s + 1 < rows);
-      const T* c_before = c_rows + ((s + 1) & 1) * kStride;  // row s - 1's, published then
-      const T c = cs.mid[q];
-      if (s > 0) {
-        T* const sides = base - 1 + kSideFaces + ((s - 1) & (kSteps - 1)) * 2 * kTripColumns + col;
-        sides[0] = face_c(c, c_before[col - 1]);
-        sides[kTripColumns] = face_c(c, c_before[col + 1]);
-        base[-1 + kNorthFaces + ((s - 1) % (kSteps + 1)) * kTripColumns + col] = face_c(c, c_north);
-      }
-      c_rows[(s & 1) * kStride + col] = c_north;
-      cs.mid[q] = c_north;
-    }
-  }
-
   // The step's value of cell (j, i) (row s - k of the stream, step k) from its neighbours' of
   // the step before, by the one-step kernels' formulas: ghosts that follow their edge cell
   // set from it first (kFollow, at the domain's edge), then the operator.
   template <bool kEdge>
-  KOKKOS_FORCEINLINE_FUNCTION T cell(T* const base, const int s, const int k, const int col, const unsigned at,
-                                     const bool at_south, const bool at_north, const T centre, T west, T east,
-                                     T south, T north) const {
+  KOKKOS_FORCEINLINE_FUNCTION T cell(const int j, const int i, const unsigned at, const bool at_south,
+                                     const bool at_north, const T centre, T west, T east, T south, T north) const {
     if constexpr (kForm == 0) {
       return T(0);
     } else {
       T f_west = T(0), f_east = T(0), f_south = T(0), f_north = T(0);
       if constexpr (kWithField) {
-        const T* const sides = base - 1 + kSideFaces + ((s - k) & (kSteps - 1)) * 2 * kTripColumns + col;
-        f_west = sides[0];
-        f_east = sides[kTripColumns];
-        // rows s - k and s - k - 1 in the ring of kSteps + 1 (s's place found once a row)
-        constexpr int kRing = kSteps + 1;
-        int north_slot = s % kRing - k, south_slot = north_slot - 1;
-        north_slot += north_slot < 0 ? kRing : 0;
-        south_slot += south_slot < 0 ? kRing : 0;
-        f_north = base[-1 + kNorthFaces + north_slot * kTripColumns + col];
-        f_south = base[-1 + kNorthFaces + south_slot * kTripColumns + col];
+        // the faces' c from the rule's planes (field_faces), zero for a cell outside the grid
+        // (an edge tile's, whose value is never kept)
+        if (!kEdge || (static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
+                       static_cast<unsigned>(i) < static_cast<unsigned>(nx))) {
+          const T* const west_face = this->faces + std::size_t(j) * std::size_t(nx + 1) + std::size_t(i);
+          const T* const south_face = west_face + this->face_plane;
+          f_west = west_face[0];
+          f_east = west_face[1];
+          f_south = south_face[0];
+          f_north = south_face[nx + 1];
+        }
       }
       if constexpr (kEdge && (kForm & kFollow) != 0) {
         if (at & kAtWest) west = ghost(this->west, centre, f_west);

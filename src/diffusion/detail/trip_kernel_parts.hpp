@@ -74,11 +74,13 @@ int form_of(const TripRule<T>& rule) {
 }
 
 // The rule's data the kernels hold (none for c's plain update: its kernel's arguments stay
-// as small as they were). Fields as pointers into grids shaped like u.
+// as small as they were). Fields as pointers: the source into a grid shaped like u, the
+// faces into field_faces' planes.
 template <class T>
 struct TripExtras {
   T cx = T(0), cy = T(0), s = T(0);
-  const T* cf = nullptr;
+  const T* faces = nullptr;  // TripRule::faces: its west plane, then the south one
+  std::size_t face_plane = 0;  // the values of a plane
   const T* sf = nullptr;
   int source = 0;
   TripSide<T> west, east, south, north;
@@ -86,15 +88,6 @@ struct TripExtras {
 struct TripNoExtras {};
 template <class T, int kForm>
 using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras, TripExtras<T>>;
-
-// A field's c in a thread's registers: of the row loaded ahead and of the row before it
-// (kField only).
-template <class T, bool kWith>
-struct FieldRows {
-  T ahead[kColumnsPerThread], mid[kColumnsPerThread];
-};
-template <class T>
-struct FieldRows<T, false> {};
 
 // Bits of a column's `updates` above its steps': its cells are the west (east) edge's, whose
 // ghosts follow them (kFollow), by neumann's rule or by convective's.

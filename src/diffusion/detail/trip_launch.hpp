@@ -22,14 +22,18 @@ void hold_rule(TripNoExtras&, const TripRule<T>&, const Grid<T>&) {}
 template <class T>
 void hold_rule(TripExtras<T>& x, const TripRule<T>& rule, const Grid<T>& u) {
   const auto shaped_like_u = [&u](const Grid<T>& f) { return f.extent(0) == u.extent(0) && f.extent(1) == u.extent(1); };
+  const auto faces_of_u = [&u](const Grid<T>& f) {
+    return f.extent(0) == 2 * (u.extent(0) + 1) && f.extent(1) == u.extent(1) + 1;
+  };
   x.cx = rule.cx;
   x.cy = rule.cy;
   x.s = rule.s;
   x.source = rule.source;
-  x.cf = rule.op == TripRule<T>::field && shaped_like_u(rule.cf) ? rule.cf.data() : nullptr;
+  x.faces = rule.op == TripRule<T>::field && faces_of_u(rule.faces) ? rule.faces.data() : nullptr;
+  x.face_plane = (u.extent(0) + 1) * (u.extent(1) + 1);
   x.sf = rule.source == 2 && shaped_like_u(rule.sf) ? rule.sf.data() : nullptr;
-  if ((rule.op == TripRule<T>::field && x.cf == nullptr) || (rule.source == 2 && x.sf == nullptr))
-    Kokkos::abort("trident::diffusion::step_trip: a rule's field is not shaped like u");
+  if ((rule.op == TripRule<T>::field && x.faces == nullptr) || (rule.source == 2 && x.sf == nullptr))
+    Kokkos::abort("trident::diffusion::step_trip: a rule's field is not shaped for u");
   x.west = rule.west;
   x.east = rule.east;
   x.south = rule.south;
