@@ -241,7 +241,8 @@ void write_selection(io::OutputFile& out, const ridge::RidgeSettings& settings,
     out.write_array<double>("/ridge/gcv", s.gcv_values, {n});
     out.write_array<double>("/ridge/gcv_trace", s.traces, {n});
     out.describe("/ridge/gcv", {"lambda"}, "generalized cross-validation function G(lambda)", "1");
-    out.describe("/ridge/gcv_trace", {"lambda"}, "estimated trace of I - A A_lambda^#", "1");
+    out.describe("/ridge/gcv_trace", {"lambda"},
+                 "estimated t(lambda) = trace(A A_lambda^#), G's denominator being (rows - t)^2", "1");
   }
   const std::string group = "/ridge/selection";
   out.create_group(group);
