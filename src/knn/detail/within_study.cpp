@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "core/comm.hpp"
@@ -172,6 +174,21 @@ class WithinStudy : public PreparedStudy {
       std::vector<double> limits;
       std::vector<std::int64_t> counts;
       double entries = 0.0;  // the rows' entries (or counts) over the rounds so far
+      // A round's rows go into rows_ on a thread of their own while the next round's passes
+      // run (the host's writes of a row's place cost about what a light round's count pass
+      // does); rows_ is touched only after that thread is joined.
+      struct Joined {  // joined on every way out, an exception's too
+        std::thread thread;
+        ~Joined() {
+          if (thread.joinable()) thread.join();
+        }
+      } adding;
+      std::exception_ptr add_failed;
+      const auto join_adding = [&] {
+        if (adding.thread.joinable()) adding.thread.join();
+        if (add_failed) std::rethrow_exception(std::exchange(add_failed, nullptr));
+      };
+      std::int64_t rows_done = rows_->done_rows();
       const std::int64_t brute_references = method_.use_index ? 0 : inputs_.n_references;
       const double rounds_start = wall_seconds();
       for (;;) {
@@ -212,13 +229,21 @@ class WithinStudy : public PreparedStudy {
           RaggedRows found;  // kept by rows_ as it is
           mpi::collective(comm, [&] {
             search.append(round_points, n, found, round_self, round_limits);
+            join_adding();  // the last round's rows
           });
           entries += static_cast<double>(found.indices.size());
-          rows_->add(rows, n, std::move(found));
+          adding.thread = std::thread([this, rows, n, &add_failed, f = std::move(found)]() mutable {
+            try {
+              rows_->add(rows, n, std::move(f));
+            } catch (...) {
+              add_failed = std::current_exception();
+            }
+          });
         }
         next = end;
+        rows_done += n;
         if (context_.progress_seconds > 0)
-          progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()))));
+          progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(comm, static_cast<double>(rows_done))));
         // one agreement a round on every rank: a pending signal anywhere, and work left anywhere
         std::int64_t agreed[2] = {signals::pending(), next < todo.size() ? 1 : 0};
         mpi::max_over_ranks(comm, agreed, 2);
@@ -228,7 +253,10 @@ class WithinStudy : public PreparedStudy {
           break;
         }
       }
-      mpi::collective(comm, [&] { search.finish(); });  // the last round's rows in place
+      mpi::collective(comm, [&] {
+        join_adding();
+        search.finish();  // the last round's rows in place
+      });
       const WithinProfile& p = search.profile();
       const double parts =
           p.upload_seconds + p.count_seconds + p.fill_seconds + p.download_seconds + p.host_seconds;
