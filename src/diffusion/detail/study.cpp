@@ -59,9 +59,12 @@ template <class T>
 bool check_block_fits(const DiffusionSettings& s, const Decomposition& d, int halo, const RunContext& ctx) {
   mpi::collective(ctx.comm, [&] {
     const std::int64_t ny = d.y().size, nx = d.x().size;
-    // u and u_next with their halos; the interior copy and, if kept, L(u) (block-shaped)
+    // u and u_next with their halos; the interior copy and, if kept, L(u) (block-shaped); a
+    // diffusivity field on u's grid and its faces' two planes (field_faces), a source field
+    const std::int64_t cells = (ny + 2 * halo) * (nx + 2 * halo), faces = 2 * (ny + 2 * halo + 1) * (nx + 2 * halo + 1);
     std::int64_t need = static_cast<std::int64_t>(sizeof(T)) *
-                        (2 * (ny + 2 * halo) * (nx + 2 * halo) + (s.laplacian ? 2 : 1) * ny * nx);
+                        (2 * cells + (s.laplacian ? 2 : 1) * ny * nx + (s.c_field() ? cells + faces : 0) +
+                         (s.source.present() && s.source.from_file ? cells : 0));
     // where the device is the host, the start field's staging (float64 and T) shares it
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                    Kokkos::DefaultExecutionSpace::memory_space>::accessible)
