@@ -177,13 +177,13 @@ class WithinStudy : public PreparedStudy {
       // A round's rows go into rows_ on a thread of their own while the next round's passes
       // run (the host's writes of a row's place cost about what a light round's count pass
       // does); rows_ is touched only after that thread is joined.
+      std::exception_ptr add_failed;  // (declared first: the thread that sets it is joined before it goes)
       struct Joined {  // joined on every way out, an exception's too
         std::thread thread;
         ~Joined() {
           if (thread.joinable()) thread.join();
         }
       } adding;
-      std::exception_ptr add_failed;
       const auto join_adding = [&] {
         if (adding.thread.joinable()) adding.thread.join();
         if (add_failed) std::rethrow_exception(std::exchange(add_failed, nullptr));
