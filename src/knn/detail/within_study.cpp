@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <exception>
+#include <future>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "core/comm.hpp"
@@ -176,17 +175,11 @@ class WithinStudy : public PreparedStudy {
       double entries = 0.0;  // the rows' entries (or counts) over the rounds so far
       // A round's rows go into rows_ on a thread of their own while the next round's passes
       // run (the host's writes of a row's place cost about what a light round's count pass
-      // does); rows_ is touched only after that thread is joined.
-      std::exception_ptr add_failed;  // (declared first: the thread that sets it is joined before it goes)
-      struct Joined {  // joined on every way out, an exception's too
-        std::thread thread;
-        ~Joined() {
-          if (thread.joinable()) thread.join();
-        }
-      } adding;
+      // does); rows_ is touched only after that thread is done (get() rethrows what failed
+      // there; the future waits for it on every way out, an exception's too).
+      std::future<void> adding;
       const auto join_adding = [&] {
-        if (adding.thread.joinable()) adding.thread.join();
-        if (add_failed) std::rethrow_exception(std::exchange(add_failed, nullptr));
+        if (adding.valid()) adding.get();
       };
       std::int64_t rows_done = rows_->done_rows();
       const std::int64_t brute_references = method_.use_index ? 0 : inputs_.n_references;
@@ -232,13 +225,8 @@ class WithinStudy : public PreparedStudy {
             join_adding();  // the last round's rows
           });
           entries += static_cast<double>(found.indices.size());
-          adding.thread = std::thread([this, rows, n, &add_failed, f = std::move(found)]() mutable {
-            try {
-              rows_->add(rows, n, std::move(f));
-            } catch (...) {
-              add_failed = std::current_exception();
-            }
-          });
+          adding = std::async(std::launch::async,
+                              [this, rows, n, f = std::move(found)]() mutable { rows_->add(rows, n, std::move(f)); });
         }
         next = end;
         rows_done += n;
