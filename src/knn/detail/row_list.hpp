@@ -23,7 +23,8 @@ inline RowList all_rows(std::int64_t n) {
 }
 
 // The rows a pass searches: all of 0, 1, ..., count - 1 without a list (a search's first
-// pass over a contiguous chunk), or the rows of a list (the rows a pass could not prove).
+// pass over a contiguous chunk), or the rows of a list (the rows a pass could not prove);
+// or a slice of either (a round's rows).
 class RowSelection {
  public:
   static RowSelection all(std::int64_t count) { return RowSelection(nullptr, count); }
@@ -31,12 +32,21 @@ class RowSelection {
 
   std::int64_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
-  std::int64_t operator[](std::int64_t i) const { return list_ != nullptr ? list_[i] : i; }
+  std::int64_t operator[](std::int64_t i) const { return list_ != nullptr ? list_[i] : first_ + i; }
+  // The `count` rows list[0 .. count - 1].
+  static RowSelection of(const std::int64_t* list, std::int64_t count) { return RowSelection(list, count); }
+  // Rows [from, from + count) of this selection (as long as it holds them).
+  RowSelection slice(std::int64_t from, std::int64_t count) const {
+    RowSelection s(list_ != nullptr ? list_ + from : nullptr, count);
+    s.first_ = list_ != nullptr ? 0 : first_ + from;
+    return s;
+  }
 
  private:
   RowSelection(const std::int64_t* list, std::int64_t count) : list_(list), count_(count > 0 ? count : 0) {}
   const std::int64_t* list_;
   std::int64_t count_;
+  std::int64_t first_ = 0;  // the first row without a list
 };
 
 }  // namespace trident::knn

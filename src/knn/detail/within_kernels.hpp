@@ -82,8 +82,9 @@ struct WithinTest {
 
 // Row o's entries: counted (fill false: offsets(o) = the count) or written from offsets(o).
 // With `slots`, the count pass also keeps each row's first `slots` entries (row o's from
-// o * slots), and the fill pass copies every row that fit there instead of searching it
-// again: the same entries (the same test, the same angles), which the row order then sorts.
+// o * slots), and the fill pass leaves every row that fit there to the row order, which
+// copies it from there in order instead of searching it again: the same entries (the same
+// test, the same angles).
 struct WithinSink {
   RowOffsets offsets;
   EntryIndices index;
@@ -113,20 +114,14 @@ struct WithinSink {
   KOKKOS_INLINE_FUNCTION void finish(int o, std::int64_t count) const {
     if (!fill) offsets(o) = count;
   }
-  // The fill pass: row o copied from what the count pass kept, where all of it fit; returns
-  // whether it was.
-  KOKKOS_INLINE_FUNCTION bool copy_kept(int o) const {
-    if (!fill || slots == 0) return false;
-    const std::int64_t from = offsets(o), size = offsets(o + 1) - from;
-    if (size > slots) return false;
-    const std::int64_t kept = static_cast<std::int64_t>(o) * slots;
-    for (std::int64_t i = 0; i < size; ++i) {
-      index(from + i) = kept_index(kept + i);
-      angle(from + i) = kept_angle(kept + i);
-    }
-    return true;
+  // The fill pass: whether row o all fit in what the count pass kept (WithinOrder writes it).
+  KOKKOS_INLINE_FUNCTION bool kept_whole(int o) const {
+    return fill && slots > 0 && offsets(o + 1) - offsets(o) <= slots;
   }
 };
+
+// The most entries a row the count pass keeps (WithinSearch::kept_slots).
+constexpr int kMostKeptSlots = 32;
 
 // What both methods share: the observations, the test, the sink, each observation's own
 // limit and reference where given, and the order the threads take them in.
@@ -148,7 +143,7 @@ struct WithinBrute {
 
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const int o = round.order(t);
-    if (round.sink.copy_kept(o)) return;
+    if (round.sink.kept_whole(o)) return;
     const Vec4<double> p = round.observations(o);
     const WithinTest test = round.shared.of(round.limits, round.chords, round.inners, o);
     const int n = static_cast<int>(references.extent(0));
@@ -181,7 +176,7 @@ struct WithinIndex {
 
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const int o = round.order(t);
-    if (round.sink.copy_kept(o)) return;
+    if (round.sink.kept_whole(o)) return;
     const Vec4<double> p = round.observations(o);
     const WithinTest test = round.shared.of(round.limits, round.chords, round.inners, o);
     const std::int64_t at = round.sink.start(o);
@@ -228,26 +223,41 @@ struct WithinIndex {
 // thread a row (an insertion sort: short rows are the common case of a cross-match), and
 // their angles turned into distances, radius * angle (one rounding: the same bits as on the
 // host); longer rows are left to the host (within_search.cpp), which orders them the same way
-// and then multiplies.
+// and then multiplies. A row the count pass kept whole is ordered in the thread's own memory
+// on its way from the kept entries to the row's place.
 constexpr std::int64_t kDeviceOrderedRow = 64;
 
-// The order of within_search.cpp's order_row: by (angle, index), then each run of ties
-// (1e-12 relative, chained) by index. Both keys are compared exactly, so the order is the
-// same bits wherever it is made.
-struct WithinOrder {
-  RowOffsets offsets;  // row o at [offsets(o), offsets(o + 1))
-  EntryIndices index;
-  EntryAngles angle;
-  double radius = 1.0;
-
-  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
-    const std::int64_t from = offsets(o), to = offsets(o + 1);
-    if (to - from > kDeviceOrderedRow) return;
-    for (std::int64_t i = from + 1; i < to; ++i) {
+// The order of within_search.cpp's order_row on entries [from, to) of `angle` and `index`
+// (callables giving each entry's reference): by (angle, index), then each run of ties (1e-12
+// relative, chained) by index. Both keys are compared exactly, so the order is the same bits
+// wherever it is made.
+template <class Angle, class Index>
+KOKKOS_INLINE_FUNCTION void order_entries(const Angle& angle, const Index& index, std::int64_t from, std::int64_t to) {
+  for (std::int64_t i = from + 1; i < to; ++i) {
+    const double a = angle(i);
+    const int r = index(i);
+    std::int64_t j = i;
+    while (j > from && (angle(j - 1) > a || (angle(j - 1) == a && index(j - 1) > r))) {
+      angle(j) = angle(j - 1);
+      index(j) = index(j - 1);
+      --j;
+    }
+    angle(j) = a;
+    index(j) = r;
+  }
+  for (std::int64_t start = from; start < to;) {
+    std::int64_t end = start + 1;
+    while (end < to) {
+      const double x = angle(end - 1), y = angle(end);
+      const double larger = x > y ? x : y;
+      if (!((x > y ? x - y : y - x) <= kTieRelative * larger)) break;
+      ++end;
+    }
+    for (std::int64_t i = start + 1; i < end; ++i) {  // the run by index (angles travel with them)
       const double a = angle(i);
       const int r = index(i);
       std::int64_t j = i;
-      while (j > from && (angle(j - 1) > a || (angle(j - 1) == a && index(j - 1) > r))) {
+      while (j > start && index(j - 1) > r) {
         angle(j) = angle(j - 1);
         index(j) = index(j - 1);
         --j;
@@ -255,29 +265,43 @@ struct WithinOrder {
       angle(j) = a;
       index(j) = r;
     }
-    for (std::int64_t start = from; start < to;) {
-      std::int64_t end = start + 1;
-      while (end < to && tied(angle(end - 1), angle(end))) ++end;
-      for (std::int64_t i = start + 1; i < end; ++i) {  // the run by index (angles travel with them)
-        const double a = angle(i);
-        const int r = index(i);
-        std::int64_t j = i;
-        while (j > start && index(j - 1) > r) {
-          angle(j) = angle(j - 1);
-          index(j) = index(j - 1);
-          --j;
-        }
-        angle(j) = a;
-        index(j) = r;
-      }
-      start = end;
-    }
-    for (std::int64_t i = from; i < to; ++i) angle(i) = radius * angle(i);
+    start = end;
   }
+}
 
-  KOKKOS_INLINE_FUNCTION static bool tied(double a, double b) {
-    const double larger = a > b ? a : b;
-    return (a > b ? a - b : b - a) <= kTieRelative * larger;
+struct WithinOrder {
+  RowOffsets offsets;  // row o at [offsets(o), offsets(o + 1))
+  EntryIndices index;
+  EntryAngles angle;
+  double radius = 1.0;
+  // the count pass's kept rows (WithinSink's), copied from there in order where whole
+  EntryIndices kept_index;
+  EntryAngles kept_angle;
+  int slots = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int o) const {
+    const std::int64_t from = offsets(o), to = offsets(o + 1);
+    if (to - from <= slots) {
+      double a[kMostKeptSlots];
+      int r[kMostKeptSlots];
+      const int size = static_cast<int>(to - from);
+      const std::int64_t kept = static_cast<std::int64_t>(o) * slots;
+      for (int i = 0; i < size; ++i) {
+        a[i] = kept_angle(kept + i);
+        r[i] = kept_index(kept + i);
+      }
+      order_entries([&](std::int64_t i) -> double& { return a[i]; }, [&](std::int64_t i) -> int& { return r[i]; }, 0,
+                    size);
+      for (int i = 0; i < size; ++i) {
+        index(from + i) = r[i];
+        angle(from + i) = radius * a[i];
+      }
+      return;
+    }
+    if (to - from > kDeviceOrderedRow) return;
+    order_entries([&](std::int64_t i) -> double& { return angle(i); }, [&](std::int64_t i) -> int& { return index(i); },
+                  from, to);
+    for (std::int64_t i = from; i < to; ++i) angle(i) = radius * angle(i);
   }
 };
 

@@ -19,7 +19,8 @@ WithinRows::WithinRows(std::int64_t first, std::int64_t count, bool counts_only)
       size_(static_cast<std::size_t>(count), 0) {}
 
 // (every row given to add() is one not done yet: done_rows_ counts them)
-void WithinRows::add(const std::int64_t* rows, std::int64_t n, RaggedRows found) {
+void WithinRows::add(const RowSelection& rows, RaggedRows found) {
+  const std::int64_t n = rows.size();
   const auto block = static_cast<std::int32_t>(blocks_.size());
   const std::int64_t* const offsets = found.offsets.data();
   core::host_parallel_ranges(n, std::int64_t(1) << 16, [&](std::int64_t begin, std::int64_t end) {
@@ -36,7 +37,8 @@ void WithinRows::add(const std::int64_t* rows, std::int64_t n, RaggedRows found)
   blocks_.push_back(std::move(found));
 }
 
-void WithinRows::add_counts(const std::int64_t* rows, std::int64_t n, const std::vector<std::int64_t>& counts) {
+void WithinRows::add_counts(const RowSelection& rows, const std::vector<std::int64_t>& counts) {
+  const std::int64_t n = rows.size();
   for (std::int64_t i = 0; i < n; ++i) {
     size_[static_cast<std::size_t>(rows[i])] = counts[static_cast<std::size_t>(i)];
     done_[static_cast<std::size_t>(rows[i])] = 1;

@@ -14,6 +14,7 @@
 
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
+#include "knn/detail/row_list.hpp"
 #include "knn/detail/within_search.hpp"
 
 namespace trident::knn {
@@ -42,14 +43,14 @@ class WithinRows {
     return blocks_[static_cast<std::size_t>(block_[r])].distances.data() + start_[r];
   }
 
-  // Row `rows[i]` (0-based in the chunk, each once; i < n) gets row i of `found` (kept as it
-  // is), and is done.
-  void add(const std::int64_t* rows, std::int64_t n, RaggedRows found);
+  // Row `rows[i]` (0-based in the chunk, each once; i < rows.size()) gets row i of `found`
+  // (kept as it is), and is done.
+  void add(const RowSelection& rows, RaggedRows found);
   void add(const std::vector<std::int64_t>& rows, RaggedRows found) {
-    add(rows.data(), static_cast<std::int64_t>(rows.size()), std::move(found));
+    add(RowSelection::of(rows.data(), static_cast<std::int64_t>(rows.size())), std::move(found));
   }
   // k: count: row `rows[i]` holds counts[i] references, and is done.
-  void add_counts(const std::int64_t* rows, std::int64_t n, const std::vector<std::int64_t>& counts);
+  void add_counts(const RowSelection& rows, const std::vector<std::int64_t>& counts);
   // The references within counted over the rows done (k: count), else the entries.
   std::int64_t pairs() const;
 

@@ -70,6 +70,36 @@ ObservationOrder place_order(const PointsView<double>& obs, int n) {
   return order;
 }
 
+// A round's entries on the host, allocated ahead of its count and first touched on half the
+// host's threads (huge pages advised) while the device counts (the other half still copy the
+// last round's entries): the download then copies into memory whose pages exist, instead of
+// faulting each page in on its copy threads.
+struct TouchedEntries {
+  core::UninitializedVector<NeighbourIndex> indices;
+  core::UninitializedVector<double> distances;
+};
+
+template <class V>
+void touch(V& v, std::size_t n) {
+  io::reserve_huge(v, n);
+  v.resize(n);
+  auto* const bytes = reinterpret_cast<unsigned char*>(v.data());
+  constexpr std::int64_t kPage = 4096;
+  const std::int64_t pages = static_cast<std::int64_t>((n * sizeof(typename V::value_type) + kPage - 1) / kPage);
+  const std::int64_t threads = std::max(1, core::host_threads() / 2);
+  core::host_parallel_ranges(pages, std::max<std::int64_t>(1024, (pages + threads - 1) / threads),
+                             [bytes](std::int64_t begin, std::int64_t end) {
+                               for (std::int64_t p = begin; p < end; ++p) bytes[p * kPage] = 0;
+                             });
+}
+
+TouchedEntries touched_entries(std::size_t n) {
+  TouchedEntries t;
+  touch(t.indices, n);
+  touch(t.distances, n);
+  return t;
+}
+
 }  // namespace
 
 struct WithinSearch::Device {
@@ -87,6 +117,9 @@ struct WithinSearch::Device {
   transport::StagedDownload rows_download;
   // a round's offsets, on the calling thread while rows_download may be busy on its own
   transport::StagedDownload offsets_download{std::size_t(16) << 20};
+  // this round's entries on the host, being touched while the device counts (none in the
+  // first round: no mean row yet)
+  std::future<TouchedEntries> touched;
   // the last round's download and long rows' order (their host seconds), declared last: its
   // destructor waits for it before the arrays it reads go
   std::future<double> pending;
@@ -204,6 +237,13 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
     sink.kept_angle = first_of(d.kept_angles, kept, "trident::knn::within::kept_angles");
   }
   round.sink = sink;
+  // the entries' host arrays, touched beside the count pass: sized for the mean row so far and
+  // a sixteenth more (a round that outgrows them takes fresh ones)
+  if (profile_.rows > 0 && rows.offsets.back() == 0) {
+    const double mean = static_cast<double>(profile_.entries) / static_cast<double>(profile_.rows);
+    const auto expected = static_cast<std::size_t>(mean * static_cast<double>(n) * (1.0 + 1.0 / 16)) + 4096;
+    d.touched = std::async(std::launch::async, [expected] { return touched_entries(expected); });
+  }
   d.pass(round, n, "trident::knn::within_count");
   Kokkos::parallel_scan(
       "trident::knn::within_offsets", Kokkos::RangePolicy<ExecSpace>(0, n + 1),
@@ -229,12 +269,20 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   round.sink.fill = true;
   d.pass(round, n, "trident::knn::within_fill");
   Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
-                       WithinOrder{sink.offsets, round.sink.index, round.sink.angle, radius_});
+                       WithinOrder{sink.offsets, round.sink.index, round.sink.angle, radius_, sink.kept_index,
+                                   sink.kept_angle, sink.slots});
   Kokkos::fence();
   const double t3 = wall_seconds();
   finish();  // one download at a time (its buffers): the last round's, which ran beside this round's passes
   const auto at = static_cast<std::size_t>(base);
   const std::size_t size = at + static_cast<std::size_t>(total);
+  if (d.touched.valid()) {
+    TouchedEntries t = d.touched.get();
+    if (t.indices.size() >= size) {
+      rows.indices = std::move(t.indices);
+      rows.distances = std::move(t.distances);
+    }
+  }
   if (rows.indices.capacity() < size) io::reserve_huge(rows.indices, size);  // (a copy only when appending to rows)
   if (rows.distances.capacity() < size) io::reserve_huge(rows.distances, size);
   rows.indices.resize(size);

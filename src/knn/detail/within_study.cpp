@@ -42,22 +42,29 @@ std::string figure(double v, const char* format) {
 // round's arrays take 12 bytes an entry on the host and on the device, twice there (a round's
 // entries still travel while the next is filled). The brute force
 // (`brute_references` > 0) takes at most 2^36 pairs a round (as the k-nearest rounds do), and
-// never fewer than 16384 rows. The rows do not depend on the rounds.
+// never fewer than 16384 rows. On a device the rows left for the last round are halved twice
+// (1/2, 1/4, 1/4 of them), as the k-nearest search's last slice is, where they hold more than
+// kDeviceTailEntries entries at the mean row: the last round's entries travel with nothing left
+// to run beside them, and a round costs a few milliseconds more than its rows. The rows do not
+// depend on the rounds.
 constexpr std::int64_t kHostRoundRows = 16384, kDeviceRoundRows = 65536, kDeviceRoundMostRows = 4194304;
 constexpr double kDeviceRoundEntries = 67108864.0;  // 2^26: 768 MiB of entries
 constexpr double kDeviceBrutePairs = 68719476736.0;  // 2^36
+constexpr double kDeviceTailEntries = 16777216.0;  // 2^24: 192 MiB of entries, about 10 ms of download
 
 std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, double entries_so_far,
-                        std::int64_t brute_references) {
+                        std::int64_t brute_references, std::int64_t rows_left) {
   if (settings.batch_size > 0) return settings.batch_size;
   if (!kOnDevice) return kHostRoundRows;
+  const double mean = rows_so_far > 0 ? std::max(1.0, entries_so_far / static_cast<double>(rows_so_far)) : 0.0;
   std::int64_t rows = kDeviceRoundRows;
-  if (rows_so_far > 0) {
-    const double mean = std::max(1.0, entries_so_far / static_cast<double>(rows_so_far));
+  if (rows_so_far > 0)
     rows = std::clamp(static_cast<std::int64_t>(kDeviceRoundEntries / mean), kDeviceRoundRows, kDeviceRoundMostRows);
-  }
   if (brute_references > 0)
     rows = std::min(rows, std::max(kHostRoundRows, static_cast<std::int64_t>(kDeviceBrutePairs / static_cast<double>(brute_references))));
+  if (rows_left <= rows && rows_left > rows / 4 && rows_left >= 2 * kDeviceRoundRows &&
+      static_cast<double>(rows_left) * mean > kDeviceTailEntries)
+    return rows_left / 2;
   return rows;
 }
 
@@ -143,18 +150,18 @@ class WithinStudy : public PreparedStudy {
         mpi::collective(comm, [&] { search.warm_up(vectors, std::min<std::int64_t>(inputs_.count, 256), radii); });
       }
       const double start = wall_seconds();
-      // every row when none is done (a run that is not a restart), else those not done
-      RowList todo;
-      if (rows_->done_rows() == 0) {
-        todo = all_rows(inputs_.count);
-      } else {
+      // every row when none is done (a run that is not a restart: no list), else those not done
+      RowList not_done;
+      RowSelection todo = RowSelection::all(inputs_.count);
+      if (rows_->done_rows() != 0) {
         for (std::int64_t i = 0; i < inputs_.count; ++i)
-          if (rows_->done()[static_cast<std::size_t>(i)] == 0) todo.push_back(i);
+          if (rows_->done()[static_cast<std::size_t>(i)] == 0) not_done.push_back(i);
+        todo = RowSelection(not_done);
       }
       const double done_before = mpi::sum_over_ranks(comm, static_cast<double>(rows_->done_rows()));
       Progress progress(comm, "knn: search,", static_cast<std::int64_t>(done_before), inputs_.n_observations,
                         context_.progress_seconds, "row");
-      std::size_t next = 0;
+      std::int64_t next = 0;
       // each observation's index among the references, when the set is searched against itself
       core::UninitializedVector<std::int64_t> own;
       if (settings_.exclude_self) {
@@ -185,10 +192,9 @@ class WithinStudy : public PreparedStudy {
       const std::int64_t brute_references = method_.use_index ? 0 : inputs_.n_references;
       const double rounds_start = wall_seconds();
       for (;;) {
-        const std::size_t end = std::min(
-            todo.size(), next + static_cast<std::size_t>(round_rows(settings_, static_cast<std::int64_t>(next), entries, brute_references)));
-        const std::int64_t* const rows = todo.data() + next;
-        const auto n = static_cast<std::int64_t>(end - next);
+        const std::int64_t n = std::min(todo.size() - next,
+                                        round_rows(settings_, next, entries, brute_references, todo.size() - next));
+        const RowSelection rows = todo.slice(next, n);
         const Vec4<double>* round_points = nullptr;
         const std::int64_t* round_self = nullptr;
         const double* round_limits = nullptr;
@@ -216,7 +222,7 @@ class WithinStudy : public PreparedStudy {
           mpi::collective(comm, [&] {
             search.count(round_points, n, counts, round_self, round_limits);
           });
-          rows_->add_counts(rows, n, counts);
+          rows_->add_counts(rows, counts);
           for (const std::int64_t c : counts) entries += static_cast<double>(c);
         } else {
           RaggedRows found;  // kept by rows_ as it is
@@ -226,9 +232,9 @@ class WithinStudy : public PreparedStudy {
           });
           entries += static_cast<double>(found.indices.size());
           adding = std::async(std::launch::async,
-                              [this, rows, n, f = std::move(found)]() mutable { rows_->add(rows, n, std::move(f)); });
+                              [this, rows, f = std::move(found)]() mutable { rows_->add(rows, std::move(f)); });
         }
-        next = end;
+        next += n;
         rows_done += n;
         if (context_.progress_seconds > 0)
           progress.update(static_cast<std::int64_t>(mpi::sum_over_ranks(comm, static_cast<double>(rows_done))));
