@@ -238,7 +238,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   }
   round.sink = sink;
   // the entries' host arrays, touched beside the count pass: sized for the mean row so far and
-  // a sixteenth more (a round that outgrows them takes fresh ones)
+  // a sixteenth more (a round that outgrows them, or fills too few of them, takes fresh ones)
   if (profile_.rows > 0 && rows.offsets.back() == 0) {
     const double mean = static_cast<double>(profile_.entries) / static_cast<double>(profile_.rows);
     const auto expected = static_cast<std::size_t>(mean * static_cast<double>(n) * (1.0 + 1.0 / 16)) + 4096;
@@ -277,8 +277,10 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   const auto at = static_cast<std::size_t>(base);
   const std::size_t size = at + static_cast<std::size_t>(total);
   if (d.touched.valid()) {
+    // taken where the round fills at least three quarters of them (what it leaves stays
+    // allocated with the rows until the output is written), else freed
     TouchedEntries t = d.touched.get();
-    if (t.indices.size() >= size) {
+    if (t.indices.size() >= size && 4 * size >= 3 * t.indices.size()) {
       rows.indices = std::move(t.indices);
       rows.distances = std::move(t.distances);
     }
