@@ -4,7 +4,7 @@ namespace trident::diffusion {
 
 template <class T>
 void step_field(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& next, const Grid<T>& laplacian,
-                const Grid<T>& cf, std::int64_t step, const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
+                const Grid<T>& faces, std::int64_t step, const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
   if (box.empty()) return;
   const int w = halo_of(u, laplacian);
   const unsigned ny = static_cast<unsigned>(laplacian.extent(0)), nx = static_cast<unsigned>(laplacian.extent(1));
@@ -12,7 +12,7 @@ void step_field(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& ne
       "trident::diffusion::step_field",
       Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>(space, {box.y0, box.x0}, {box.y1, box.x1}),
       KOKKOS_LAMBDA(const int j, const int i) {
-        const T change = field_change(u, cf, j, i);
+        const T change = field_change(u, faces, j, i);
         const T v = u(j, i) + change;
         next(j, i) = v;
         if (static_cast<unsigned>(j - w) < ny && static_cast<unsigned>(i - w) < nx) laplacian(j - w, i - w) = -change;
@@ -21,11 +21,11 @@ void step_field(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& ne
 }
 
 template <class T>
-void applied_field_only(const Grid<T>& u, const Grid<T>& laplacian, const Grid<T>& cf, const Box& box) {
+void applied_field_only(const Grid<T>& u, const Grid<T>& laplacian, const Grid<T>& faces, const Box& box) {
   const int w = halo_of(u, laplacian);
   Kokkos::parallel_for(
       "trident::diffusion::applied_field", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({box.y0, box.x0}, {box.y1, box.x1}),
-      KOKKOS_LAMBDA(const int j, const int i) { laplacian(j - w, i - w) = -field_change(u, cf, j, i); });
+      KOKKOS_LAMBDA(const int j, const int i) { laplacian(j - w, i - w) = -field_change(u, faces, j, i); });
 }
 
 template <class T>

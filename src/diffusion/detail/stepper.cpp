@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "diffusion/detail/stencil_anisotropic.hpp"
 #include "diffusion/detail/stencil_field.hpp"
@@ -68,6 +69,12 @@ TripRule<T> Stepper<T>::trip_rule() const {
 template <class T>
 void Stepper<T>::field_complete() {
   if (scheme_.field()) rule_.faces = field_faces<T>(scheme_.cf);
+}
+
+template <class T>
+const Grid<T>& Stepper<T>::faces() const {
+  if (rule_.faces.extent(0) == 0) throw std::logic_error("diffusion: a field's step before its faces (field_complete)");
+  return rule_.faces;
 }
 
 template <class T>
@@ -192,7 +199,7 @@ void Stepper<T>::step_box(const Grid<T>& u, const Grid<T>& next, const Grid<T>& 
                           const Kokkos::View<std::int64_t>& first_bad, const Box& box) {
   const ExecutionSpace compute;
   if (scheme_.field())
-    step_field<T>(compute, u, next, laplacian, scheme_.cf, step, first_bad, box);
+    step_field<T>(compute, u, next, laplacian, faces(), step, first_bad, box);
   else if (scheme_.anisotropic)
     step_anisotropic<T>(compute, u, next, laplacian, scheme_.cx, scheme_.cy, step, first_bad, box);
   else
@@ -261,7 +268,7 @@ template <class T>
 void Stepper<T>::laplacian_of(const Grid<T>& u, const Grid<T>& laplacian) {
   refresh(u);
   if (scheme_.field())
-    applied_field_only<T>(u, laplacian, scheme_.cf, interior_);
+    applied_field_only<T>(u, laplacian, faces(), interior_);
   else if (scheme_.anisotropic)
     applied_only<T>(u, laplacian, scheme_.cx, scheme_.cy, interior_);
   else

@@ -73,8 +73,8 @@ class Stepper {
   void refresh(const Grid<T>& u);
   // refresh(u), then L(u) (or the anisotropic step's A(u)) on the block into `laplacian`.
   void laplacian_of(const Grid<T>& u, const Grid<T>& laplacian);
-  // The scheme's diffusivity field is whole (halo and ghosts set): its faces for the trips
-  // (field_faces), once, before the first trip.
+  // The scheme's diffusivity field is whole (halo and ghosts set): its faces for the trips and
+  // the one-step kernels (field_faces), once, before the first step.
   void field_complete();
   // Fills the halo of a field that does not change (the source's) from the neighbours.
   void fill_halo(const Grid<T>& field);
@@ -102,6 +102,8 @@ class Stepper {
   Trip plain_trip(int steps) const;
   // The scheme in the trips' terms (ghosts that follow, source, operator).
   TripRule<T> trip_rule() const;
+  // The field's faces (field_complete's; throws std::logic_error before it).
+  const Grid<T>& faces() const;
   const Decomposition& d_;
   int width_;
   Scheme<T> scheme_;
