@@ -73,12 +73,8 @@ ObservationOrder place_order(const PointsView<double>& obs, int n) {
 // A round's entries on the host, allocated ahead of its count and first touched on half the
 // host's threads (huge pages advised) while the device counts (the other half still copy the
 // last round's entries): the download then copies into memory whose pages exist, instead of
-// faulting each page in on its copy threads.
-struct TouchedEntries {
-  core::UninitializedVector<NeighbourIndex> indices;
-  core::UninitializedVector<double> distances;
-};
-
+// faulting each page in on its copy threads. (allocate_rows fills every entry on every
+// thread, which would take the copies' threads and write each byte once more.)
 template <class V>
 void touch(V& v, std::size_t n) {
   io::reserve_huge(v, n);
@@ -93,8 +89,8 @@ void touch(V& v, std::size_t n) {
                              });
 }
 
-TouchedEntries touched_entries(std::size_t n) {
-  TouchedEntries t;
+Neighbours touched_entries(std::size_t n) {
+  Neighbours t;
   touch(t.indices, n);
   touch(t.distances, n);
   return t;
@@ -119,7 +115,7 @@ struct WithinSearch::Device {
   transport::StagedDownload offsets_download{std::size_t(16) << 20};
   // this round's entries on the host, being touched while the device counts (none in the
   // first round: no mean row yet)
-  std::future<TouchedEntries> touched;
+  std::future<Neighbours> touched;
   // the last round's download and long rows' order (their host seconds), declared last: its
   // destructor waits for it before the arrays it reads go
   std::future<double> pending;
@@ -279,7 +275,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   if (d.touched.valid()) {
     // taken where the round fills at least three quarters of them (what it leaves stays
     // allocated with the rows until the output is written), else freed
-    TouchedEntries t = d.touched.get();
+    Neighbours t = d.touched.get();
     if (t.indices.size() >= size && 4 * size >= 3 * t.indices.size()) {
       rows.indices = std::move(t.indices);
       rows.distances = std::move(t.distances);
