@@ -23,6 +23,9 @@
 #                     their names (all of them)
 #   KNN_WITHIN_PARTS  1: after each distance query, its --verbose search parts line (rounds,
 #                     upload and place order, count pass, fill pass, download, host)
+#   KNN_WITHIN_REPEAT every case R times (1), the cases in turn each time, so that a ratio's
+#                     two searches run minutes apart at most; then each targeted case's
+#                     median ratio over the R (the baselines alone move by 10-30 % a run)
 # e.g. on one H200: bench/knn/within.sh build/cuda
 #      here, small:  KNN_WITHIN_N=16384 bench/knn/within.sh build/cpu
 set -euo pipefail
@@ -52,7 +55,7 @@ deck() {
   echo "$file"
 }
 
-declare -A base
+declare -A base ratios
 run() {  # NAME BASELINE TARGET LINES
   local name=$1 baseline=$2 target=$3 found ratio
   [[ -z $baseline ]] || grep -qE -- "$cases" <<<"$name" || return 0
@@ -62,6 +65,7 @@ run() {  # NAME BASELINE TARGET LINES
   base[$name]=$seconds
   ratio=-
   [[ -n $baseline ]] && ratio=$(awk -v a="$seconds" -v b="${base[$baseline]}" 'BEGIN { printf "%.2f", a / b }')
+  [[ -z $target ]] || ratios[$name]+=" $ratio"
   printf '%-34s %10s %8s %12s %7s %s\n' "$name" "$seconds" "$whole" "$found" "$ratio" "$target"
   if [[ ${KNN_WITHIN_PARTS:-0} == 1 ]]; then grep -E "search parts: [0-9]+ round" "$log" | sed -E 's/.*search parts: /    /' || true; fi
 }
@@ -71,14 +75,25 @@ echo "knn_within: n = $n uniform observations, $refs references; D16 = $d16 m, D
      "commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 printf '%-34s %10s %8s %12s %7s %s\n' case search_s whole_s neighbours ratio target
 b="  batch_size: $batch\n"
-run "k: 16" "" "" "  k: 16\n"
-run "k: all, D16" "k: 16" "<= 1.5" "  k: all\n  max_distance: $d16\n$b"
-run "k: 16 within D16" "k: 16" "" "  k: 16\n  max_distance: $d16\n"
-run "k: count, D16" "k: 16" "" "  k: count\n  max_distance: $d16\n$b"
-run "k: 1" "" "" "  k: 1\n"
-run "k: all, D1" "k: 1" "<= 1" "  k: all\n  max_distance: $d1\n$b"
-run "match: best, D1" "k: 1" "" "  match: best\n  max_distance: $d1\n$b"
-run "k: 17" "" "" "  k: 17\n"
 self="  observations: {generate: {count: $n, seed: 1}}\n  references: observations\n"
-run "self, k: 16 (exclude_self)" "k: 17" "<= 1" "  k: 16\n$self"
-run "self, match: mutual, D1" "k: 17" "" "  match: mutual\n  max_distance: $d1\n$self$b"
+repeat=${KNN_WITHIN_REPEAT:-1}
+for ((time = 1; time <= repeat; time++)); do
+  run "k: 16" "" "" "  k: 16\n"
+  run "k: all, D16" "k: 16" "<= 1.5" "  k: all\n  max_distance: $d16\n$b"
+  run "k: 16 within D16" "k: 16" "" "  k: 16\n  max_distance: $d16\n"
+  run "k: count, D16" "k: 16" "" "  k: count\n  max_distance: $d16\n$b"
+  run "k: 1" "" "" "  k: 1\n"
+  run "k: all, D1" "k: 1" "<= 1" "  k: all\n  max_distance: $d1\n$b"
+  run "match: best, D1" "k: 1" "" "  match: best\n  max_distance: $d1\n$b"
+  run "k: 17" "" "" "  k: 17\n"
+  run "self, k: 16 (exclude_self)" "k: 17" "<= 1" "  k: 16\n$self"
+  run "self, match: mutual, D1" "k: 17" "" "  match: mutual\n  max_distance: $d1\n$self$b"
+done
+if ((repeat > 1)); then
+  echo "median ratio over $repeat times:"
+  for name in "k: all, D16" "k: all, D1" "self, k: 16 (exclude_self)"; do
+    [[ -n ${ratios[$name]:-} ]] || continue
+    printf '%-34s %s  (%s)\n' "$name" "$(tr ' ' '\n' <<<"${ratios[$name]}" | grep . | sort -g |
+      awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" "${ratios[$name]# }"
+  done
+fi

@@ -12,6 +12,7 @@
 #include "knn/detail/index/radix_sort.hpp"
 #include "knn/detail/index/sphere_index.hpp"
 #include "knn/detail/within_kernels.hpp"
+#include "transport/side_stream.hpp"
 #include "transport/staged_download.hpp"
 
 namespace trident::knn {
@@ -103,6 +104,13 @@ struct WithinSearch::Device {
   std::shared_ptr<const SphereIndex> index;
   // a round's arrays, kept for the next round
   PointsView<double> observations;
+  // the next round's observations (upload_ahead), uploaded on a queue of their own beside a
+  // round's passes: asked for, then on their way (sent_points: none)
+  PointsView<double> observations_ahead;
+  const Vec4<double>* asked_points = nullptr;
+  const Vec4<double>* sent_points = nullptr;
+  std::int64_t asked_count = 0, sent_count = 0;
+  std::unique_ptr<transport::SideStream> ahead_queue;
   ObservationLimits limits, chords, inners;
   ObservationSelf self;
   RowOffsets offsets;
@@ -126,8 +134,15 @@ struct WithinSearch::Device {
                      const WithinTest& test) {
     WithinRound round;
     round.shared = test;
-    round.observations = first_of(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
-    Kokkos::deep_copy(round.observations, HostPoints(points, static_cast<std::size_t>(n)));
+    if (sent_points != nullptr) ahead_queue->space().fence();  // (also before its buffer is written again)
+    if (sent_points != nullptr && points == sent_points && n <= sent_count) {
+      std::swap(observations, observations_ahead);
+      round.observations = Kokkos::subview(observations, std::make_pair(std::size_t(0), static_cast<std::size_t>(n)));
+    } else {
+      round.observations = first_of(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
+      Kokkos::deep_copy(round.observations, HostPoints(points, static_cast<std::size_t>(n)));
+    }
+    sent_points = nullptr;
     if (own_limits != nullptr) {
       host_chords.resize(static_cast<std::size_t>(n));
       host_inners.resize(static_cast<std::size_t>(n));
@@ -148,6 +163,19 @@ struct WithinSearch::Device {
     }
     round.order = place_order(round.observations, n);
     return round;
+  }
+
+  // Starts the upload asked for by upload_ahead (called once the round's own is done, so
+  // that the two do not share the link).
+  void send_ahead() {
+    if (asked_points == nullptr) return;
+    if (!ahead_queue) ahead_queue = std::make_unique<transport::SideStream>();
+    const auto count = static_cast<std::size_t>(asked_count);
+    Kokkos::deep_copy(ahead_queue->space(), first_of(observations_ahead, count, "trident::knn::within::observations"),
+                      HostPoints(asked_points, count));
+    sent_points = asked_points;
+    sent_count = asked_count;
+    asked_points = nullptr;
   }
 
   // Runs the count (sink.fill false) or the fill pass over the round's n observations.
@@ -184,6 +212,11 @@ void WithinSearch::warm_up(const Vec4<double>* observations, std::int64_t count,
   profile_ = kept;
 }
 
+void WithinSearch::upload_ahead(const Vec4<double>* observations, std::int64_t count) const {
+  device_->asked_points = count > 0 ? observations : nullptr;
+  device_->asked_count = count;
+}
+
 void WithinSearch::finish() const {
   Device& d = *device_;
   if (!d.pending.valid()) return;
@@ -201,6 +234,7 @@ void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, s
   WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
   Kokkos::fence();
   const double t1 = wall_seconds();
+  d.send_ahead();
   round.sink.offsets = first_of(d.offsets, static_cast<std::size_t>(n), "trident::knn::within::offsets");
   d.pass(round, n, "trident::knn::within_count");
   const std::size_t before = counts.size();
@@ -222,6 +256,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
   Kokkos::fence();
   const double t1 = wall_seconds();
+  d.send_ahead();
   // the same functor twice: counts (keeping short rows' entries), then (offsets known) the
   // entries of the rows that did not fit
   WithinSink sink;

@@ -24,9 +24,10 @@ struct RaggedRows {
 };
 
 // Where a search's time went, summed over its rounds (each part ends at a fence): the
-// observations' upload and place order, the count pass (with the offsets' download), the fill
-// pass and the device's row order, the time spent waiting for the rows' downloads (which
-// run beside the next round's passes), and the host's order of long rows (beside them too).
+// observations' upload (what was not uploaded ahead) and place order, the count pass (with
+// the offsets' download), the fill pass and the device's row order, the time spent waiting
+// for the rows' downloads (which run beside the next round's passes), and the host's order
+// of long rows (beside them too).
 struct WithinProfile {
   std::int64_t rounds = 0, largest_round = 0, rows = 0, entries = 0;
   double upload_seconds = 0, count_seconds = 0, fill_seconds = 0, download_seconds = 0, host_seconds = 0;
@@ -53,6 +54,12 @@ class WithinSearch {
   // append.
   void count(const Vec4<double>* observations, std::int64_t count, std::vector<std::int64_t>& counts,
              const std::int64_t* self = nullptr, const double* limits = nullptr) const;
+  // The next round's observations, or a prefix of them (`count` at most what the next round
+  // may take): the next append() or count() uploads them beside its own passes, and the round
+  // after takes them from there where its observations begin at `observations` (and are no
+  // more). Those host points must stay put until then; page-locked, the upload is the link's
+  // alone. A hint only: a round given other points uploads its own.
+  void upload_ahead(const Vec4<double>* observations, std::int64_t count) const;
   // Waits until the rows of the last append() are in place (rethrowing what failed there).
   void finish() const;
   // Loads the kernels (and allocates the download's buffers) by a search of `count`

@@ -68,6 +68,12 @@ std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, d
   return rows;
 }
 
+// The most rows round_rows gives a round.
+std::int64_t most_round_rows(const KnnSettings& settings) {
+  if (settings.batch_size > 0) return settings.batch_size;
+  return kOnDevice ? kDeviceRoundMostRows : kHostRoundRows;
+}
+
 void write_checkpoint_file(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
                            std::int64_t n_observations, std::int64_t n_references, const WithinRows& rows) {
   io::OutputFile file(comm, path, /*overwrite=*/true);
@@ -216,6 +222,13 @@ class WithinStudy : public PreparedStudy {
           round_points = batch.data();
           if (settings_.exclude_self) round_self = self.data();
           if (own_radii) round_limits = limits.data();
+        }
+        // the next round's observations (as many as it may take) uploaded beside this one's
+        // passes, where they are consecutive
+        const std::int64_t ahead = std::min(todo.size() - next - n, most_round_rows(settings_));
+        if (ahead > 0) {
+          const RowSelection coming = todo.slice(next + n, ahead);
+          if (coming[ahead - 1] - coming[0] == ahead - 1) search.upload_ahead(vectors + coming[0], ahead);
         }
         if (settings_.rows == KnnRows::count) {
           counts.clear();
