@@ -1,4 +1,4 @@
-// diffusion.source: a number or a field added after the neighbour sum, against a serial
+// diffusion.source: a number or a field added after the neighbour sum, each against a serial
 // float64 loop and the totals it must give, and the same bits on any rank count, layout,
 // halo width and trip length through restarts; a source file with a NaN is refused naming
 // the cell.
@@ -121,6 +121,54 @@ TEST(MpiDiffusionSourceAnswers, AFieldSourceMatchesASerialLoopAndAddsItsSumEachS
       after += closed.field[(k + 1) * cells + q];
     }
     EXPECT_NEAR(after - before, added, 1e-12) << "step " << k;
+  }
+}
+
+// A number as the source: against the same serial float64 loop (dirichlet -0.25 west, neumann
+// elsewhere), and, all sides neumann, the total grows by the number times the cells each
+// step.
+TEST(MpiDiffusionSourceAnswers, ANumberSourceMatchesASerialLoopAndAddsItOnEveryCell) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "source_number_answers");
+  const long nx = 17, ny = 12, steps = 90;
+  const double value = 0.0037;
+  const std::vector<double> u0 = random_field(nx, ny, 31, 0.0, 1.0);
+  test::write_start_file(comm, folder + "/u0.h5", u0, nx, ny);
+  diffusion::DiffusionSettings s = test::from_file(nx, ny, steps, folder + "/u0.h5");
+  s.precision = Precision::float64;
+  s.c = 0.2;
+  s.source.value = value;
+  const Boundary neumann{BoundaryKind::neumann, 0.0, 0.0};
+  s.boundary = {Boundary{BoundaryKind::dirichlet, -0.25, 0.0}, neumann, neumann, neumann};
+  const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
+  std::vector<double> u = u0, next(u.size());
+  for (long k = 0; k < steps; ++k) {
+    const auto at = [&](long i, long j) {
+      i = i < 0 ? -1 : std::min(i, nx - 1);  // west ghost: the dirichlet value; east: the edge
+      j = std::max(0L, std::min(j, ny - 1));  // south and north: the edge
+      return i < 0 ? -0.25 : u[std::size_t(j * nx + i)];
+    };
+    for (long j = 0; j < ny; ++j)
+      for (long i = 0; i < nx; ++i) {
+        const double l = 4 * at(i, j) - (((at(i - 1, j) + at(i + 1, j)) + at(i, j - 1)) + at(i, j + 1));
+        next[std::size_t(j * nx + i)] = (at(i, j) - 0.2 * l) + value;
+      }
+    u.swap(next);
+  }
+  EXPECT_LT(test::max_abs_difference(out.last_field(), u), 1e-12);
+
+  s.boundary.fill(neumann);
+  s.output_every = 1;
+  s.steps = 15;
+  const auto closed = test::run_diffusion(comm, s, folder + "/closed.h5");
+  const std::size_t cells = std::size_t(nx * ny);
+  for (std::size_t k = 0; k + 1 < closed.steps.size(); ++k) {
+    double before = 0, after = 0;
+    for (std::size_t q = 0; q < cells; ++q) {
+      before += closed.field[k * cells + q];
+      after += closed.field[(k + 1) * cells + q];
+    }
+    EXPECT_NEAR(after - before, value * static_cast<double>(cells), 1e-12) << "step " << k;
   }
 }
 

@@ -4,8 +4,8 @@
 // /knn/counts and the matched, unmatched, ambiguous and mutual counts; equal to the test's
 // own float64 answer (a plain loop over every pair, both ways); the same bits through the
 // brute force, the index and auto, and after a stop and a restart. Duplicated observations
-// and references far apart in index (ties across ranks), a set against itself with its own
-// radii.
+// and references far apart in index (ties across ranks), distances tied within the tolerance
+// though not equal, a set against itself with its own radii.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -187,6 +187,31 @@ TEST(MpiKnnMatch, MutualInASetAgainstItselfWithItsOwnRadii) {
                                           "  references: observations\n");
   expect_answer(set, set, radii, true, true, m);
   EXPECT_GT(m.mutual_matches, 0);
+}
+
+TEST(MpiKnnMatch, MutualTiesWithinTheToleranceGoToTheLowerIndex) {
+  // Two observations whose distances to one reference differ by about 3e-13 relative: tied
+  // (1e-12) though not equal, the farther one first in index and the nearer one last (on
+  // another rank), so that the tie rule, not the rounding, gives the first the mutual match.
+  // The other observations lie far from that reference; the other references far from all.
+  const std::vector<test::Point> refs = {{10.0, 20.0}, {-40.0, 150.0}, {60.0, -100.0}};
+  std::vector<test::Point> obs = {{10.0, 20.0 + 4.5 * (1 + 3e-13)}};
+  for (const test::Point& p : test::random_points(60, 97))
+    if (test::reference_distance(p, refs[0], test::kEarth) > 2000e3) obs.push_back(p);
+  obs.push_back({10.0, 24.5});
+  const double first = test::reference_distance(obs.front(), refs[0], test::kEarth);
+  const double last = test::reference_distance(obs.back(), refs[0], test::kEarth);
+  ASSERT_GT(first, last);
+  ASSERT_TRUE(test::tie(first, last));
+  const std::string points = test::csv_points("knn_match_near_tie_points", obs, refs);
+  const std::vector<double> limits(obs.size(), 900e3);
+  const Match m = check("knn_match_near_tie", "  match: mutual\n  max_distance: 900e3\n  batch_size: 6\n" + points);
+  expect_answer(obs, refs, limits, false, true, m);
+  ASSERT_EQ(m.mutual.size(), obs.size());
+  EXPECT_EQ(m.index.front(), 0);
+  EXPECT_EQ(m.index.back(), 0);
+  EXPECT_EQ(m.mutual.front(), 1);
+  EXPECT_EQ(m.mutual.back(), 0);
 }
 
 TEST(MpiKnnMatch, NamesTheMatchesAsKOneDoes) {

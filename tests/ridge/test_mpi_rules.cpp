@@ -1,7 +1,8 @@
 // The λ rules through the whole study on a problem with known noise, against dense float64
 // references (Cholesky solves of the damped normal equations, the exact GCV trace), on 1 to
 // 4 ranks, with the λ split over the ranks and with the rows split; and convergence
-// honesty: the rules choose only among converged λ.
+// honesty: the rules choose only among converged λ, and quasi-optimality's steps skip the
+// λ that did not converge.
 #include <gtest/gtest.h>
 
 #include <mpi.h>
@@ -17,6 +18,7 @@
 #include "io/output_file.hpp"
 #include "reference.hpp"
 #include "ridge/detail/matrix_market.hpp"
+#include "ridge/detail/rules.hpp"
 #include "ridge/detail/study.hpp"
 #include "run_deck.hpp"
 #include "support/test_support.hpp"
@@ -274,6 +276,41 @@ TEST(MpiRidgeConvergence, RulesChooseOnlyConvergedLambdas) {
     EXPECT_EQ(corner, at) << "limit " << limit;
     EXPECT_TRUE(in.has("/ridge/solution"));
   }
+}
+
+// Quasi-optimality's steps run from each converged λ to the next converged one, past any
+// that did not converge between them (a sweep rarely leaves one there: its small λ stop
+// first), whichever rank holds each solution row.
+TEST(MpiRidgeConvergence, StepsSkipTheLambdasThatDidNotConverge) {
+  const int ranks = mpi::size(MPI_COMM_WORLD), me = mpi::rank(MPI_COMM_WORLD);
+  constexpr int kColumns = 3;
+  const int stops[] = {1, kStopIterationLimit, 2, 1, kStopConditionLimit, 2};
+  const auto row = [](int j) { return std::vector<double>{1.0 * j, 0.5 * j * j, 1.0 / (j + 1)}; };
+  std::vector<LambdaOutcome> outcomes;
+  std::vector<double> mine, rows;
+  for (int j = 0; j < 6; ++j) {
+    LambdaOutcome o;
+    o.lambda = std::pow(10.0, j - 3);
+    o.stop_reason = stops[j];
+    outcomes.push_back(o);
+    if (j % ranks != me) continue;  // λ j's row on rank j % ranks
+    mine.push_back(o.lambda);
+    for (double v : row(j)) rows.push_back(v);
+  }
+  const GatheredSweep curve = GatheredSweep::from_outcomes(outcomes, mine, rows);
+  std::vector<std::uint8_t> converged;
+  for (const int stop : stops) converged.push_back(converged_stop(stop) ? 1 : 0);
+  const std::vector<double> steps = solution_steps(MPI_COMM_WORLD, curve, converged, kColumns);
+  const auto distance = [&](int i, int j) {
+    double s = 0;
+    for (int c = 0; c < kColumns; ++c) s += std::pow(row(j)[c] - row(i)[c], 2);
+    return std::sqrt(s);
+  };
+  ASSERT_EQ(steps.size(), 6u);
+  EXPECT_DOUBLE_EQ(steps[0], distance(0, 2));  // past λ 1 (the iteration limit)
+  EXPECT_DOUBLE_EQ(steps[2], distance(2, 3));
+  EXPECT_DOUBLE_EQ(steps[3], distance(3, 5));  // past λ 4 (the condition limit)
+  for (const int j : {1, 4, 5}) EXPECT_TRUE(std::isnan(steps[j])) << "λ " << j;
 }
 
 }  // namespace
