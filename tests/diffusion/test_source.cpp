@@ -32,6 +32,40 @@ void write_source(MPI_Comm comm, const std::string& path, const std::vector<doub
   file.commit();
 }
 
+// u after `steps` of u <- (u - c L(u)) + s_i on an nx x ny grid (s: each cell's source),
+// the west ghost holding `west` (dirichlet) and the other sides neumann: the plain serial
+// float64 loop the runs are held to.
+std::vector<double> serial_steps(std::vector<double> u, long nx, long ny, long steps, double c, double west,
+                                 const std::vector<double>& s) {
+  std::vector<double> next(u.size());
+  for (long k = 0; k < steps; ++k) {
+    const auto at = [&](long i, long j) {
+      i = i < 0 ? -1 : std::min(i, nx - 1);  // west ghost: the dirichlet value; east: the edge
+      j = std::max(0L, std::min(j, ny - 1));  // south and north: the edge
+      return i < 0 ? west : u[std::size_t(j * nx + i)];
+    };
+    for (long j = 0; j < ny; ++j)
+      for (long i = 0; i < nx; ++i) {
+        const double l = 4 * at(i, j) - (((at(i - 1, j) + at(i + 1, j)) + at(i, j - 1)) + at(i, j + 1));
+        next[std::size_t(j * nx + i)] = (at(i, j) - c * l) + s[std::size_t(j * nx + i)];
+      }
+    u.swap(next);
+  }
+  return u;
+}
+
+// Every step of `closed` (a frame each step, all sides neumann) adds `added` to the total.
+void expect_total_grows_by(const test::DiffusionOutput& closed, std::size_t cells, double added) {
+  for (std::size_t k = 0; k + 1 < closed.steps.size(); ++k) {
+    double before = 0, after = 0;
+    for (std::size_t q = 0; q < cells; ++q) {
+      before += closed.field[k * cells + q];
+      after += closed.field[(k + 1) * cells + q];
+    }
+    EXPECT_NEAR(after - before, added, 1e-12) << "step " << k;
+  }
+}
+
 class MpiDiffusionSource : public testing::TestWithParam<std::tuple<std::string, long, std::string, int>> {};
 
 TEST_P(MpiDiffusionSource, EveryLayoutHaloAndTripGivesTheOneRankBits) {
@@ -91,37 +125,14 @@ TEST(MpiDiffusionSourceAnswers, AFieldSourceMatchesASerialLoopAndAddsItsSumEachS
   const Boundary neumann{BoundaryKind::neumann, 0.0, 0.0};
   s.boundary = {Boundary{BoundaryKind::dirichlet, 0.5, 0.0}, neumann, neumann, neumann};
   const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
-  std::vector<double> u = u0, next(u.size());
-  for (long k = 0; k < steps; ++k) {
-    const auto at = [&](long i, long j) {
-      i = i < 0 ? -1 : std::min(i, nx - 1);  // west ghost: the dirichlet value; east: the edge
-      j = std::max(0L, std::min(j, ny - 1));  // south and north: the edge
-      return i < 0 ? 0.5 : u[std::size_t(j * nx + i)];
-    };
-    for (long j = 0; j < ny; ++j)
-      for (long i = 0; i < nx; ++i) {
-        const double l = 4 * at(i, j) - (((at(i - 1, j) + at(i + 1, j)) + at(i, j - 1)) + at(i, j + 1));
-        next[std::size_t(j * nx + i)] = (at(i, j) - 0.22 * l) + src[std::size_t(j * nx + i)];
-      }
-    u.swap(next);
-  }
-  EXPECT_LT(test::max_abs_difference(out.last_field(), u), 1e-12);
+  EXPECT_LT(test::max_abs_difference(out.last_field(), serial_steps(u0, nx, ny, steps, 0.22, 0.5, src)), 1e-12);
 
   s.boundary.fill(neumann);
   s.output_every = 1;
   s.steps = 20;
-  const auto closed = test::run_diffusion(comm, s, folder + "/closed.h5");
   double added = 0;
   for (double v : src) added += v;
-  const std::size_t cells = std::size_t(nx * ny);
-  for (std::size_t k = 0; k + 1 < closed.steps.size(); ++k) {
-    double before = 0, after = 0;
-    for (std::size_t q = 0; q < cells; ++q) {
-      before += closed.field[k * cells + q];
-      after += closed.field[(k + 1) * cells + q];
-    }
-    EXPECT_NEAR(after - before, added, 1e-12) << "step " << k;
-  }
+  expect_total_grows_by(test::run_diffusion(comm, s, folder + "/closed.h5"), std::size_t(nx * ny), added);
 }
 
 // A number as the source: against the same serial float64 loop (dirichlet -0.25 west, neumann
@@ -141,35 +152,14 @@ TEST(MpiDiffusionSourceAnswers, ANumberSourceMatchesASerialLoopAndAddsItOnEveryC
   const Boundary neumann{BoundaryKind::neumann, 0.0, 0.0};
   s.boundary = {Boundary{BoundaryKind::dirichlet, -0.25, 0.0}, neumann, neumann, neumann};
   const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
-  std::vector<double> u = u0, next(u.size());
-  for (long k = 0; k < steps; ++k) {
-    const auto at = [&](long i, long j) {
-      i = i < 0 ? -1 : std::min(i, nx - 1);  // west ghost: the dirichlet value; east: the edge
-      j = std::max(0L, std::min(j, ny - 1));  // south and north: the edge
-      return i < 0 ? -0.25 : u[std::size_t(j * nx + i)];
-    };
-    for (long j = 0; j < ny; ++j)
-      for (long i = 0; i < nx; ++i) {
-        const double l = 4 * at(i, j) - (((at(i - 1, j) + at(i + 1, j)) + at(i, j - 1)) + at(i, j + 1));
-        next[std::size_t(j * nx + i)] = (at(i, j) - 0.2 * l) + value;
-      }
-    u.swap(next);
-  }
-  EXPECT_LT(test::max_abs_difference(out.last_field(), u), 1e-12);
+  const std::vector<double> everywhere(u0.size(), value);
+  EXPECT_LT(test::max_abs_difference(out.last_field(), serial_steps(u0, nx, ny, steps, 0.2, -0.25, everywhere)), 1e-12);
 
   s.boundary.fill(neumann);
   s.output_every = 1;
   s.steps = 15;
-  const auto closed = test::run_diffusion(comm, s, folder + "/closed.h5");
-  const std::size_t cells = std::size_t(nx * ny);
-  for (std::size_t k = 0; k + 1 < closed.steps.size(); ++k) {
-    double before = 0, after = 0;
-    for (std::size_t q = 0; q < cells; ++q) {
-      before += closed.field[k * cells + q];
-      after += closed.field[(k + 1) * cells + q];
-    }
-    EXPECT_NEAR(after - before, value * static_cast<double>(cells), 1e-12) << "step " << k;
-  }
+  expect_total_grows_by(test::run_diffusion(comm, s, folder + "/closed.h5"), std::size_t(nx * ny),
+                        value * static_cast<double>(nx * ny));
 }
 
 // A source file with a NaN is refused before any step, naming the file, the dataset and
