@@ -192,7 +192,8 @@ TEST(MpiKnnMatch, MutualInASetAgainstItselfWithItsOwnRadii) {
 TEST(MpiKnnMatch, MutualTiesWithinTheToleranceGoToTheLowerIndex) {
   // Two observations whose distances to one reference differ by about 3e-13 relative: tied
   // (1e-12) though not equal, the farther one first in index and the nearer one last (on
-  // another rank), so that the tie rule, not the rounding, gives the first the mutual match.
+  // another rank when there are several), so that the tie rule, not the rounding, gives the
+  // first the mutual match.
   // The other observations lie far from that reference; the other references far from all.
   const std::vector<test::Point> refs = {{10.0, 20.0}, {-40.0, 150.0}, {60.0, -100.0}};
   std::vector<test::Point> obs = {{10.0, 20.0 + 4.5 * (1 + 3e-13)}};
