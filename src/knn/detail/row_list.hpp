@@ -33,6 +33,9 @@ class RowSelection {
   std::int64_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   std::int64_t operator[](std::int64_t i) const { return list_ != nullptr ? list_[i] : first_ + i; }
+  // Whether the rows are r, r + 1, ..., r + size() - 1 (not empty): for an ascending
+  // selection, whether its ends are size() - 1 apart.
+  bool consecutive() const { return count_ > 0 && (*this)[count_ - 1] - (*this)[0] == count_ - 1; }
   // The `count` rows list[0 .. count - 1].
   static RowSelection of(const std::int64_t* list, std::int64_t count) { return RowSelection(list, count); }
   // Rows [from, from + count) of this selection (as long as it holds them).

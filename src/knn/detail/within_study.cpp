@@ -52,10 +52,16 @@ constexpr double kDeviceRoundEntries = 67108864.0;  // 2^26: 768 MiB of entries
 constexpr double kDeviceBrutePairs = 68719476736.0;  // 2^36
 constexpr double kDeviceTailEntries = 16777216.0;  // 2^24: 192 MiB of entries, about 10 ms of download
 
+// The most rows round_rows gives a round: all it gives where the deck sets a batch or the
+// back end is the host's.
+std::int64_t most_round_rows(const KnnSettings& settings) {
+  if (settings.batch_size > 0) return settings.batch_size;
+  return kOnDevice ? kDeviceRoundMostRows : kHostRoundRows;
+}
+
 std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, double entries_so_far,
                         std::int64_t brute_references, std::int64_t rows_left) {
-  if (settings.batch_size > 0) return settings.batch_size;
-  if (!kOnDevice) return kHostRoundRows;
+  if (settings.batch_size > 0 || !kOnDevice) return most_round_rows(settings);
   const double mean = rows_so_far > 0 ? std::max(1.0, entries_so_far / static_cast<double>(rows_so_far)) : 0.0;
   std::int64_t rows = kDeviceRoundRows;
   if (rows_so_far > 0)
@@ -66,12 +72,6 @@ std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, d
       static_cast<double>(rows_left) * mean > kDeviceTailEntries)
     return rows_left / 2;
   return rows;
-}
-
-// The most rows round_rows gives a round.
-std::int64_t most_round_rows(const KnnSettings& settings) {
-  if (settings.batch_size > 0) return settings.batch_size;
-  return kOnDevice ? kDeviceRoundMostRows : kHostRoundRows;
 }
 
 void write_checkpoint_file(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
@@ -204,7 +204,7 @@ class WithinStudy : public PreparedStudy {
         const Vec4<double>* round_points = nullptr;
         const std::int64_t* round_self = nullptr;
         const double* round_limits = nullptr;
-        if (n > 0 && rows[n - 1] - rows[0] == n - 1) {  // (todo is ascending)
+        if (rows.consecutive()) {  // (todo is ascending)
           const auto from = static_cast<std::size_t>(rows[0]);
           round_points = vectors + from;
           if (settings_.exclude_self) round_self = own.data() + from;
@@ -225,11 +225,8 @@ class WithinStudy : public PreparedStudy {
         }
         // the next round's observations (as many as it may take) uploaded beside this one's
         // passes, where they are consecutive
-        const std::int64_t ahead = std::min(todo.size() - next - n, most_round_rows(settings_));
-        if (ahead > 0) {
-          const RowSelection coming = todo.slice(next + n, ahead);
-          if (coming[ahead - 1] - coming[0] == ahead - 1) search.upload_ahead(vectors + coming[0], ahead);
-        }
+        const RowSelection coming = todo.slice(next + n, std::min(todo.size() - next - n, most_round_rows(settings_)));
+        if (coming.consecutive()) search.upload_ahead(vectors + coming[0], coming.size());
         if (settings_.rows == KnnRows::count) {
           counts.clear();
           mpi::collective(comm, [&] {
