@@ -159,6 +159,14 @@ class KnnStudy : public PreparedStudy {
     int signal = 0;
     {
       auto timer = context_.timers.scope("knn.total");
+      // staged before the index's build, which a set searched against itself then uploads
+      // from the same locked vectors
+      std::optional<ObservationVectors> observations;
+      {
+        auto stage = context_.timers.scope("knn.stage");
+        if (settings_.self) observations.emplace(references, r.first);
+        else observations.emplace(r.lat_lon.data(), r.count);
+      }
       if (method_.use_index) {  // built once here, shared by every round
         {
           auto warm = context_.timers.scope("knn.warm_up");
@@ -167,11 +175,6 @@ class KnnStudy : public PreparedStudy {
         auto build = context_.timers.scope("knn.index_build");
         r.method = KnnMethod::index;
         r.index_build_seconds = build_run_index(references, options, context_.comm);
-      }
-      std::optional<ObservationVectors> observations;
-      {
-        auto stage = context_.timers.scope("knn.stage");
-        observations.emplace(r.lat_lon.data(), r.count);
       }
       {
         auto warm = context_.timers.scope("knn.warm_up");

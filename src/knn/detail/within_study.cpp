@@ -137,16 +137,17 @@ class WithinStudy : public PreparedStudy {
     int signal = 0;
     {
       auto total = context_.timers.scope("knn.total");
-      if (method_.use_index) {
-        auto timer = context_.timers.scope("knn.index_build");
-        build = build_run_index(inputs_.references, options, comm);
-      }
-      // the observations' unit vectors staged (page-locked) and the kernels loaded by a search
-      // of a few rows before the search, as the k-nearest study does
+      // the observations' unit vectors staged (page-locked) before the index's build, and the
+      // kernels loaded by a search of a few rows before the search, as the k-nearest study does
       std::optional<ObservationVectors> staged;
       {
         auto stage = context_.timers.scope("knn.stage");
-        staged.emplace(inputs_.lat_lon.data(), inputs_.count);
+        if (settings_.self) staged.emplace(inputs_.references, inputs_.first);
+        else staged.emplace(inputs_.lat_lon.data(), inputs_.count);
+      }
+      if (method_.use_index) {
+        auto timer = context_.timers.scope("knn.index_build");
+        build = build_run_index(inputs_.references, options, comm);
       }
       const Vec4<double>* const vectors = staged->data();
       const WithinSearch search(inputs_.references, options.index, settings_.max_distance, settings_.radius);
