@@ -16,6 +16,7 @@ set(TRIDENT_SOURCES_core
 )
 set(TRIDENT_SOURCES_transport
   transport/device_comm.cpp
+  transport/locked_arena.cpp
   transport/nccl_comm.cpp
   transport/page_lock.cpp
   transport/peer_areas.cpp

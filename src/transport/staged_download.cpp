@@ -57,4 +57,16 @@ void StagedDownload::copy(void* host, const void* device, std::size_t bytes) {
   }
 }
 
+void StagedDownload::copy_to_locked(void* host, const void* device, std::size_t bytes) {
+  if constexpr (!kStaged) {
+    copy(host, device, bytes);
+  } else {
+    if (bytes == 0) return;
+    const ExecutionSpace& space = queue_->space();
+    Kokkos::deep_copy(space, Kokkos::View<char*, PinnedHostSpace, Unmanaged>(static_cast<char*>(host), bytes),
+                      Kokkos::View<const char*, DeviceMemory, Unmanaged>(static_cast<const char*>(device), bytes));
+    space.fence();
+  }
+}
+
 }  // namespace trident::transport

@@ -25,6 +25,9 @@ class StagedDownload {
   // place. Its copies run on its own queue, so it may be called on another host thread while
   // that thread launches the next kernels (one copy at a time).
   void copy(void* host, const void* device, std::size_t bytes);
+  // As copy(), into host memory already page-locked (a LockedArena's): on the same queue,
+  // straight from the device, with no staging and no host copy.
+  void copy_to_locked(void* host, const void* device, std::size_t bytes);
 
  private:
   std::size_t chunk_;

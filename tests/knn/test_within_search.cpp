@@ -2,12 +2,15 @@
 // and lets its entries arrive beside the next round, so rows taken in rounds of uneven sizes
 // into one RaggedRows (offsets carried on) and into one RaggedRows a round must both hold,
 // once finish() returns, every row of the test's own float64 answer (within_reference.hpp);
-// and a warm-up leaves no trace in the rounds' profile.
+// and a warm-up leaves no trace in the rounds' profile. With a locked arena the rounds' entries
+// are made there while they fit, and the rows are the same bits as without one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <memory>
 #include <vector>
 
 #include "knn/detail/search.hpp"
@@ -84,6 +87,56 @@ TEST(KnnWithinSearch, RoundsIntoOneRowSetOrOneARoundHoldEveryRowOnceFinished) {
   }
   EXPECT_EQ(entries, together.offsets.back());
   EXPECT_GT(entries, 700 * 5);  // (rows of a few entries, not empty ones)
+}
+
+// The rounds of `search` over `obs_vectors` (sizes `rounds`), a RaggedRows each, finished.
+std::vector<RaggedRows> rounds_of(const WithinSearch& search, const std::vector<Vec4<double>>& obs_vectors,
+                                  const std::vector<std::int64_t>& rounds) {
+  std::vector<RaggedRows> rows(rounds.size());
+  std::int64_t first = 0;
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    search.append(obs_vectors.data() + first, rounds[r], rows[r]);
+    first += rounds[r];
+  }
+  search.finish();
+  return rows;
+}
+
+TEST(KnnWithinSearch, ALockedArenaHoldsTheRoundsEntriesWhileTheyFitAndChangesNoRow) {
+  const std::vector<test::Point> refs = random_points(2000, 21), obs = random_points(900, 22);
+  const std::vector<Vec4<double>> ref_vectors = vectors_of(refs), obs_vectors = vectors_of(obs);
+  const std::vector<std::int64_t> rounds = {100, 300, 300, 200};
+  const WithinSearch plain(ref_vectors, nullptr, kLimit, kEarth);
+  const std::vector<RaggedRows> want = rounds_of(plain, obs_vectors, rounds);
+  std::int64_t entries = 0;
+  for (const RaggedRows& r : want) entries += r.offsets.back();
+  ASSERT_GT(entries, 900 * 5);
+  const std::size_t entry_bytes = sizeof(NeighbourIndex) + sizeof(double);
+  // room for every round (and for the arrays a round sizes ahead and leaves, a few thousand
+  // entries over its rows each), then for the first round alone
+  for (const std::size_t room : {4 * static_cast<std::size_t>(entries + 4 * 4096) * entry_bytes,
+                                 static_cast<std::size_t>(want[0].offsets.back() + 64) * entry_bytes}) {
+    const auto arena = std::make_shared<transport::LockedArena>(room);
+    WithinSearch search(ref_vectors, nullptr, kLimit, kEarth);
+    search.use_arena(arena);
+    const std::vector<RaggedRows> got = rounds_of(search, obs_vectors, rounds);
+    int in_arena = 0;
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      EXPECT_EQ(got[r].offsets, want[r].offsets) << "round " << r << ", arena of " << room << " bytes";
+      EXPECT_TRUE(std::equal(got[r].indices.begin(), got[r].indices.end(), want[r].indices.begin(), want[r].indices.end()))
+          << "round " << r << ", arena of " << room << " bytes";
+      EXPECT_TRUE(std::equal(got[r].distances.begin(), got[r].distances.end(), want[r].distances.begin(),
+                             want[r].distances.end()))
+          << "round " << r << ", arena of " << room << " bytes";
+      const auto n = static_cast<std::size_t>(got[r].offsets.back());
+      const bool held = arena->holds(got[r].indices.data(), n * sizeof(NeighbourIndex)) &&
+                        arena->holds(got[r].distances.data(), n * sizeof(double));
+      in_arena += held ? 1 : 0;
+    }
+    // every round where the arena holds them all; the first alone where it holds only its entries
+    EXPECT_EQ(in_arena, room > 2 * static_cast<std::size_t>(entries) * entry_bytes ? 4 : 1) << room << " bytes";
+    EXPECT_TRUE(arena->holds(got[0].indices.data(), static_cast<std::size_t>(got[0].offsets.back()) * sizeof(NeighbourIndex)));
+  }
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <utility>
+
+#include "core/host_threads.hpp"
 
 namespace trident::knn {
 
@@ -36,42 +39,52 @@ void RowFinish::restored(const ChunkRows& rows) {
 void RowFinish::finish(ChunkRows& rows, const Vec4<double>* observations, const std::vector<Vec4<double>>& references) {
   if (!own_ && !limited_) return;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (std::size_t i = 0; i < finished_.size(); ++i) {
-    if (finished_[i] != 0 || rows.done[i] == 0) continue;
-    finished_[i] = 1;
-    const NeighbourIndex* from_index = rows.neighbours.indices.data() + i * static_cast<std::size_t>(search_k_);
-    const double* from_distance = rows.neighbours.distances.data() + i * static_cast<std::size_t>(search_k_);
-    NeighbourIndex* index = (own_ ? rows_.indices.data() : rows.neighbours.indices.data()) + i * static_cast<std::size_t>(k_);
-    double* distance = (own_ ? rows_.distances.data() : rows.neighbours.distances.data()) + i * static_cast<std::size_t>(k_);
-    const std::int64_t self = exclude_self_ ? rows.first + static_cast<std::int64_t>(i) : -1;
-    if (own_) {
-      // the k + 1 nearest less the point itself are the k nearest others; where the point is
-      // not among them (duplicates of lower index fill the row), their first k are
-      int kept = 0;
-      for (int j = 0; j < search_k_ && kept < k_; ++j) {
-        if (from_index[j] == self) continue;
-        index[kept] = from_index[j];
-        distance[kept++] = from_distance[j];
+  std::mutex totals;
+  // rows apart from each other, on the host's threads (2^24 rows of k + 1 entries take
+  // about a second on one)
+  core::host_parallel_ranges(static_cast<std::int64_t>(finished_.size()), std::int64_t(1) << 14,
+                             [&](std::int64_t begin, std::int64_t end) {
+    std::int64_t kept_here = 0, short_here = 0;
+    for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
+      if (finished_[i] != 0 || rows.done[i] == 0) continue;
+      finished_[i] = 1;
+      const NeighbourIndex* from_index = rows.neighbours.indices.data() + i * static_cast<std::size_t>(search_k_);
+      const double* from_distance = rows.neighbours.distances.data() + i * static_cast<std::size_t>(search_k_);
+      NeighbourIndex* index = (own_ ? rows_.indices.data() : rows.neighbours.indices.data()) + i * static_cast<std::size_t>(k_);
+      double* distance = (own_ ? rows_.distances.data() : rows.neighbours.distances.data()) + i * static_cast<std::size_t>(k_);
+      const std::int64_t self = exclude_self_ ? rows.first + static_cast<std::int64_t>(i) : -1;
+      if (own_) {
+        // the k + 1 nearest less the point itself are the k nearest others; where the point is
+        // not among them (duplicates of lower index fill the row), their first k are
+        int kept = 0;
+        for (int j = 0; j < search_k_ && kept < k_; ++j) {
+          if (from_index[j] == self) continue;
+          index[kept] = from_index[j];
+          distance[kept++] = from_distance[j];
+        }
       }
+      if (!limited_) continue;
+      const double limit = radii_ != nullptr ? radii_[i] : max_distance_;
+      bool near_limit = false;
+      for (int j = 0; j < k_; ++j)
+        near_limit = near_limit || (index[j] >= 0 && distance[j] > limit && distance[j] <= limit * (1 + kNearLimit));
+      if (near_limit) search_row(index, distance, observations[i], references, self, limit);
+      // the entries within keep their order (nearest first, ties by index) at the row's front
+      int kept = 0;
+      for (int j = 0; j < k_; ++j) {
+        if (index[j] < 0 || !(distance[j] <= limit)) continue;  // NaN: cut before a restart
+        index[kept] = index[j];
+        distance[kept++] = distance[j];
+      }
+      std::fill(index + kept, index + k_, NeighbourIndex(-1));
+      std::fill(distance + kept, distance + k_, nan);
+      kept_here += kept;
+      if (kept < k_) ++short_here;
     }
-    if (!limited_) continue;
-    const double limit = radii_ != nullptr ? radii_[i] : max_distance_;
-    bool near_limit = false;
-    for (int j = 0; j < k_; ++j)
-      near_limit = near_limit || (index[j] >= 0 && distance[j] > limit && distance[j] <= limit * (1 + kNearLimit));
-    if (near_limit) search_row(index, distance, observations[i], references, self, limit);
-    // the entries within keep their order (nearest first, ties by index) at the row's front
-    int kept = 0;
-    for (int j = 0; j < k_; ++j) {
-      if (index[j] < 0 || !(distance[j] <= limit)) continue;  // NaN: cut before a restart
-      index[kept] = index[j];
-      distance[kept++] = distance[j];
-    }
-    std::fill(index + kept, index + k_, NeighbourIndex(-1));
-    std::fill(distance + kept, distance + k_, nan);
-    kept_ += kept;
-    if (kept < k_) ++short_rows_;
-  }
+    const std::lock_guard<std::mutex> hold(totals);
+    kept_ += kept_here;
+    short_rows_ += short_here;
+  });
 }
 
 // Rare (a reference within 1e-9 relative beyond the limit): a plain float64 pass over every

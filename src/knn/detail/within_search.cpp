@@ -90,8 +90,22 @@ void touch(V& v, std::size_t n) {
                              });
 }
 
-Neighbours touched_entries(std::size_t n) {
-  Neighbours t;
+// A round's entries on the host: from the arena where they fit there (touched already),
+// else fresh memory touched here.
+struct HostEntries {
+  transport::ArenaVector<NeighbourIndex> indices;
+  transport::ArenaVector<double> distances;
+};
+HostEntries touched_entries(std::size_t n, const std::shared_ptr<transport::LockedArena>& arena) {
+  HostEntries t{transport::arena_vector<NeighbourIndex>(arena), transport::arena_vector<double>(arena)};
+  t.indices.reserve(n);
+  t.distances.reserve(n);
+  if (arena && arena->holds(t.indices.data(), n * sizeof(NeighbourIndex)) &&
+      arena->holds(t.distances.data(), n * sizeof(double))) {
+    t.indices.resize(n);
+    t.distances.resize(n);
+    return t;
+  }
   touch(t.indices, n);
   touch(t.distances, n);
   return t;
@@ -123,7 +137,7 @@ struct WithinSearch::Device {
   transport::StagedDownload offsets_download{std::size_t(16) << 20};
   // this round's entries on the host, being touched while the device counts (none in the
   // first round: no mean row yet)
-  std::future<Neighbours> touched;
+  std::future<HostEntries> touched;
   // the last round's download and long rows' order (their host seconds), declared last: its
   // destructor waits for it before the arrays it reads go
   std::future<double> pending;
@@ -204,12 +218,13 @@ int WithinSearch::kept_slots() const {
   return mean > 24.0 ? 0 : mean > 6.0 ? 32 : 16;
 }
 
-void WithinSearch::warm_up(const Vec4<double>* observations, std::int64_t count, const double* limits) const {
+std::int64_t WithinSearch::warm_up(const Vec4<double>* observations, std::int64_t count, const double* limits) const {
   const WithinProfile kept = profile_;
   RaggedRows rows;
   append(observations, count, rows, nullptr, limits);
   finish();
   profile_ = kept;
+  return rows.offsets.back();
 }
 
 void WithinSearch::upload_ahead(const Vec4<double>* observations, std::int64_t count) const {
@@ -273,7 +288,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   if (profile_.rows > 0 && rows.offsets.back() == 0) {
     const double mean = static_cast<double>(profile_.entries) / static_cast<double>(profile_.rows);
     const auto expected = static_cast<std::size_t>(mean * static_cast<double>(n) * (1.0 + 1.0 / 16)) + 4096;
-    d.touched = std::async(std::launch::async, [expected] { return touched_entries(expected); });
+    d.touched = std::async(std::launch::async, [expected, arena = arena_] { return touched_entries(expected, arena); });
   }
   d.pass(round, n, "trident::knn::within_count");
   Kokkos::parallel_scan(
@@ -310,11 +325,15 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   if (d.touched.valid()) {
     // taken where the round fills at least three quarters of them (what it leaves stays
     // allocated with the rows until the output is written), else freed
-    Neighbours t = d.touched.get();
+    HostEntries t = d.touched.get();
     if (t.indices.size() >= size && 4 * size >= 3 * t.indices.size()) {
       rows.indices = std::move(t.indices);
       rows.distances = std::move(t.distances);
     }
+  }
+  if (rows.indices.capacity() == 0 && arena_) {  // (the first round: no mean row to touch ahead for)
+    rows.indices = transport::arena_vector<NeighbourIndex>(arena_);
+    rows.distances = transport::arena_vector<double>(arena_);
   }
   if (rows.indices.capacity() < size) io::reserve_huge(rows.indices, size);  // (a copy only when appending to rows)
   if (rows.distances.capacity() < size) io::reserve_huge(rows.distances, size);
@@ -345,10 +364,19 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   const NeighbourIndex* const index_from = round.sink.index.data();
   const double* const angle_from = round.sink.angle.data();
   const double radius = radius_;
-  d.pending = std::async(std::launch::async, [&d, indices, distances, index_from, angle_from, total, radius,
+  const bool locked = arena_ && arena_->holds(indices, static_cast<std::size_t>(total) * sizeof(NeighbourIndex)) &&
+                      arena_->holds(distances, static_cast<std::size_t>(total) * sizeof(double));
+  d.pending = std::async(std::launch::async, [&d, indices, distances, index_from, angle_from, total, radius, locked,
                                               long_rows = std::move(long_rows)] {
-    d.rows_download.copy(indices, index_from, static_cast<std::size_t>(total) * sizeof(NeighbourIndex));
-    d.rows_download.copy(distances, angle_from, static_cast<std::size_t>(total) * sizeof(double));
+    const auto index_bytes = static_cast<std::size_t>(total) * sizeof(NeighbourIndex);
+    const auto distance_bytes = static_cast<std::size_t>(total) * sizeof(double);
+    if (locked) {
+      d.rows_download.copy_to_locked(indices, index_from, index_bytes);
+      d.rows_download.copy_to_locked(distances, angle_from, distance_bytes);
+    } else {
+      d.rows_download.copy(indices, index_from, index_bytes);
+      d.rows_download.copy(distances, angle_from, distance_bytes);
+    }
     const double start = wall_seconds();
     core::host_parallel_ranges(static_cast<std::int64_t>(long_rows.size()), 16, [&](std::int64_t begin, std::int64_t end) {
       std::vector<std::pair<double, int>> entries;

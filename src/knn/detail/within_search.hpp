@@ -9,17 +9,19 @@
 #include "core/uninitialized_vector.hpp"
 #include "knn/detail/geometry.hpp"
 #include "knn/detail/result_rows.hpp"
+#include "transport/locked_arena.hpp"
 
 namespace trident::knn {
 
 struct SphereIndex;
 
 // Rows one after another: row i's entries at [offsets[i], offsets[i + 1]) of the arrays
-// (offsets has rows + 1 entries, from 0).
+// (offsets has rows + 1 entries, from 0). The entries are left uninitialized by a resize, and
+// come from WithinSearch's locked arena where it has one (use_arena).
 struct RaggedRows {
   core::UninitializedVector<std::int64_t> offsets{0};  // (filled by a download too)
-  core::UninitializedVector<NeighbourIndex> indices;  // (filled by a download: not zeroed first)
-  core::UninitializedVector<double> distances;
+  transport::ArenaVector<NeighbourIndex> indices;  // (filled by a download: not zeroed first)
+  transport::ArenaVector<double> distances;
   std::int64_t rows() const { return static_cast<std::int64_t>(offsets.size()) - 1; }
 };
 
@@ -64,8 +66,12 @@ class WithinSearch {
   void finish() const;
   // Loads the kernels (and allocates the download's buffers) by a search of `count`
   // observations (their own distances `limits` where given, as in append), whose rows and
-  // times are left out of profile().
-  void warm_up(const Vec4<double>* observations, std::int64_t count, const double* limits = nullptr) const;
+  // times are left out of profile(); returns the entries their rows hold.
+  std::int64_t warm_up(const Vec4<double>* observations, std::int64_t count, const double* limits = nullptr) const;
+  // The rounds' entries from here on made in `arena` (page-locked host memory made before
+  // the search) where they fit there: they then come straight from the device, with no
+  // staging and no host copy; those that do not fit take ordinary memory, as without one.
+  void use_arena(std::shared_ptr<transport::LockedArena> arena) { arena_ = std::move(arena); }
   // The rounds so far.
   const WithinProfile& profile() const { return profile_; }
 
@@ -77,6 +83,7 @@ class WithinSearch {
   int kept_slots() const;
 
   double max_distance_, radius_;
+  std::shared_ptr<transport::LockedArena> arena_;
   mutable WithinProfile profile_;
 };
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/comm.hpp"
+#include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
 #include "core/log.hpp"
@@ -72,6 +73,20 @@ std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, d
       static_cast<double>(rows_left) * mean > kDeviceTailEntries)
     return rows_left / 2;
   return rows;
+}
+
+// Bytes of page-locked host memory for the rounds' entries (WithinSearch::use_arena), made
+// before the search as the k-nearest rows are locked before theirs: the warm-up's mean row
+// times the rows left, and a sixth more (a round's arrays are sized a sixteenth over its
+// expected entries), at most half the host's free memory. None on host back ends (nothing to
+// lock) or below 64 MiB, where the staged copies cost little.
+std::size_t arena_bytes(std::int64_t warm_rows, std::int64_t warm_entries, std::int64_t rows_left) {
+  if (!kOnDevice || warm_rows <= 0 || rows_left <= 0) return 0;
+  const double mean = static_cast<double>(warm_entries) / static_cast<double>(warm_rows);
+  const double entries = mean * static_cast<double>(rows_left) * (1.0 + 1.0 / 6) + 65536.0;
+  const double bytes = std::min(entries * static_cast<double>(sizeof(NeighbourIndex) + sizeof(double)),
+                                0.5 * static_cast<double>(host_free_bytes()));
+  return bytes >= 67108864.0 ? static_cast<std::size_t>(bytes) : 0;
 }
 
 void write_checkpoint_file(MPI_Comm comm, const std::string& path, const KnnSettings& settings,
@@ -150,11 +165,20 @@ class WithinStudy : public PreparedStudy {
         build = build_run_index(inputs_.references, options, comm);
       }
       const Vec4<double>* const vectors = staged->data();
-      const WithinSearch search(inputs_.references, options.index, settings_.max_distance, settings_.radius);
+      WithinSearch search(inputs_.references, options.index, settings_.max_distance, settings_.radius);
+      const std::int64_t warm_rows = std::min<std::int64_t>(inputs_.count, 256);
+      std::int64_t warm_entries = 0;
       {
         auto warm = context_.timers.scope("knn.warm_up");
         const double* const radii = inputs_.radii.empty() ? nullptr : inputs_.radii.data();  // (column radii)
-        mpi::collective(comm, [&] { search.warm_up(vectors, std::min<std::int64_t>(inputs_.count, 256), radii); });
+        mpi::collective(comm, [&] { warm_entries = search.warm_up(vectors, warm_rows, radii); });
+      }
+      if (settings_.rows != KnnRows::count) {
+        auto lock = context_.timers.scope("knn.page_lock");
+        mpi::collective(comm, [&] {
+          const std::size_t bytes = arena_bytes(warm_rows, warm_entries, inputs_.count - rows_->done_rows());
+          if (bytes > 0) search.use_arena(std::make_shared<transport::LockedArena>(bytes));
+        });
       }
       const double start = wall_seconds();
       // every row when none is done (a run that is not a restart: no list), else those not done
