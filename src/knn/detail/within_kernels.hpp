@@ -157,12 +157,35 @@ struct WithinBrute {
   }
 };
 
+// The lowest set bit of a non-zero mask.
+KOKKOS_INLINE_FUNCTION int lowest_bit(unsigned m) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(static_cast<int>(m)) - 1;
+#else
+  return __builtin_ctz(m);
+#endif
+}
+
+// The children of one node still to visit, a byte a level (kFanout = 8, at most 16 levels), in
+// two registers: the walk's whole state besides its level and the first child's index, with
+// no stack in local memory.
+struct LevelMasks {
+  std::uint64_t low = 0, high = 0;  // levels 0-7, 8-15
+  KOKKOS_INLINE_FUNCTION unsigned get(int level) const {
+    return static_cast<unsigned>((level < 8 ? low >> (8 * level) : high >> (8 * (level - 8))) & 0xffu);
+  }
+  KOKKOS_INLINE_FUNCTION void set(int level, unsigned m) {
+    std::uint64_t& word = level < 8 ? low : high;
+    const int shift = 8 * (level & 7);
+    word = (word & ~(std::uint64_t(0xff) << shift)) | (std::uint64_t(m) << shift);
+  }
+};
+
 struct WithinIndex {
   WithinRound round;
   SphereIndexView index;
 
-  // a node on the stack: its level above its index in the level (leaves: < 2^27 of them)
-  static constexpr int kNodeBits = 27;
+  static_assert(kFanout == 8 && kMaxLevels <= 16, "LevelMasks holds a byte of children a level");
 
   // Whether node `node` of `level` may hold a reference within: |p - centre| - radius <=
   // reach, squared (no square root; the margins of `reach` dwarf the rounding either way,
@@ -174,6 +197,15 @@ struct WithinIndex {
     return dx * dx + dy * dy + dz * dz <= beyond * beyond;
   }
 
+  // The children first, first + 1, ... of `level` that may hold a reference within, a bit each.
+  KOKKOS_INLINE_FUNCTION unsigned reaching(const Vec4<double>& p, double reach, int level, int first) const {
+    unsigned m = 0;
+    const int last = first + kFanout < index.level_count[level] ? first + kFanout : index.level_count[level];
+    for (int c = first; c < last; ++c)
+      if (reaches(p, reach, level, c)) m |= 1u << (c - first);
+    return m;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
     const int o = round.order(t);
     if (round.sink.kept_whole(o)) return;
@@ -182,26 +214,39 @@ struct WithinIndex {
     const std::int64_t at = round.sink.start(o);
     std::int64_t count = 0;
     const double reach = test.chord + 1e-12;  // the balls' own rounding
-    // depth first from the root: a node's children are tested before they go on the stack
-    // (the leaves among them searched at once), so it holds at most kFanout a level
-    int stack[kMaxLevels * kFanout];
-    int top = 0;
-    if (reaches(p, reach, index.levels - 1, 0)) stack[top++] = (index.levels - 1) << kNodeBits;
-    while (top > 0) {
-      const int packed = stack[--top];
-      const int level = packed >> kNodeBits, node = packed & ((1 << kNodeBits) - 1);
-      if (level == 0) {  // (only a root that is a leaf)
+    const int top = index.levels - 1;
+    if (!reaches(p, reach, top, 0)) {
+      round.sink.finish(o, count);
+      return;
+    }
+    if (top == 0) {  // (a root that is a leaf)
+      leaf(p, test, o, 0, at, count);
+      round.sink.finish(o, count);
+      return;
+    }
+    // depth first, children in order: at `level`, the children of one node (the first of
+    // them `first`) still to visit; a leaf's references are searched as its bit is taken
+    LevelMasks masks;
+    int level = top - 1, first = 0;
+    masks.set(level, reaching(p, reach, level, first));
+    for (;;) {
+      const unsigned m = masks.get(level);
+      if (m == 0) {  // this node done: back to its parent's level
+        if (level + 1 >= top) break;
+        ++level;
+        first = (first >> 6) << 3;  // the parent is first / 8, its own first sibling that / 8 * 8
+        continue;
+      }
+      const int c = lowest_bit(m);
+      masks.set(level, m & (m - 1));
+      const int node = first + c;
+      if (level == 0) {
         leaf(p, test, o, node, at, count);
         continue;
       }
-      const int first = node * kFanout, last = first + kFanout < index.level_count[level - 1] ? first + kFanout : index.level_count[level - 1];
-      if (level == 1) {
-        for (int c = first; c < last; ++c)
-          if (reaches(p, reach, 0, c)) leaf(p, test, o, c, at, count);
-        continue;
-      }
-      for (int c = last - 1; c >= first; --c)
-        if (reaches(p, reach, level - 1, c)) stack[top++] = (level - 1) << kNodeBits | c;
+      --level;
+      first = node * kFanout;
+      masks.set(level, reaching(p, reach, level, first));
     }
     round.sink.finish(o, count);
   }
