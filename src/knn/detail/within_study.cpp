@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <future>
+#include <new>
 #include <optional>
 #include <utility>
 
@@ -78,14 +79,14 @@ std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, d
 // Bytes of page-locked host memory for the rounds' entries (WithinSearch::use_arena), made
 // before the search as the k-nearest rows are locked before theirs: the warm-up's mean row
 // times the rows left, and a sixth more (a round's arrays are sized a sixteenth over its
-// expected entries), at most half the host's free memory. None on host back ends (nothing to
-// lock) or below 64 MiB, where the staged copies cost little.
-std::size_t arena_bytes(std::int64_t warm_rows, std::int64_t warm_entries, std::int64_t rows_left) {
+// expected entries), at most half the host's free memory shared by its ranks (`host_ranks`).
+// None on host back ends (nothing to lock) or below 64 MiB, where the staged copies cost little.
+std::size_t arena_bytes(std::int64_t warm_rows, std::int64_t warm_entries, std::int64_t rows_left, int host_ranks) {
   if (!kOnDevice || warm_rows <= 0 || rows_left <= 0) return 0;
   const double mean = static_cast<double>(warm_entries) / static_cast<double>(warm_rows);
   const double entries = mean * static_cast<double>(rows_left) * (1.0 + 1.0 / 6) + 65536.0;
   const double bytes = std::min(entries * static_cast<double>(sizeof(NeighbourIndex) + sizeof(double)),
-                                0.5 * static_cast<double>(host_free_bytes()));
+                                0.5 * static_cast<double>(host_free_bytes()) / std::max(1, host_ranks));
   return bytes >= 67108864.0 ? static_cast<std::size_t>(bytes) : 0;
 }
 
@@ -176,8 +177,12 @@ class WithinStudy : public PreparedStudy {
       if (settings_.rows != KnnRows::count) {
         auto lock = context_.timers.scope("knn.page_lock");
         mpi::collective(comm, [&] {
-          const std::size_t bytes = arena_bytes(warm_rows, warm_entries, inputs_.count - rows_->done_rows());
-          if (bytes > 0) search.use_arena(std::make_shared<transport::LockedArena>(bytes));
+          const std::size_t bytes = arena_bytes(warm_rows, warm_entries, inputs_.count - rows_->done_rows(),
+                                                context_.binding.local_ranks);
+          try {
+            if (bytes > 0) search.use_arena(std::make_shared<transport::LockedArena>(bytes));
+          } catch (const std::bad_alloc&) {  // the rounds' entries then take ordinary memory
+          }
         });
       }
       const double start = wall_seconds();
