@@ -31,7 +31,6 @@ class LockedArena {
   void* take(std::size_t bytes);
   // Whether [data, data + bytes) lies in the arena (page-locked where a lock was made).
   bool holds(const void* data, std::size_t bytes) const;
-  std::size_t size() const { return size_; }
 
  private:
   char* data_ = nullptr;
