@@ -11,16 +11,9 @@
 
 namespace trident::core {
 
-template <class T>
-struct DefaultInitAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = DefaultInitAllocator<U>;
-  };
-  DefaultInitAllocator() noexcept = default;
-  template <class U>
-  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
-
+// An allocator's construct() that leaves a new element default-initialized (numbers: not
+// written), for allocators that want it (DefaultInitAllocator, transport::ArenaAllocator).
+struct DefaultInitConstruct {
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
     ::new (static_cast<void*>(p)) U;
@@ -29,6 +22,18 @@ struct DefaultInitAllocator : std::allocator<T> {
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
+};
+
+template <class T>
+struct DefaultInitAllocator : std::allocator<T>, DefaultInitConstruct {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() noexcept = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  using DefaultInitConstruct::construct;
 };
 
 template <class T>

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/uninitialized_vector.hpp"
 #include "transport/page_lock.hpp"
 
 namespace trident::transport {
@@ -42,7 +43,7 @@ class LockedArena {
 // A vector allocator that takes from an arena where it has one and the array fits there,
 // else from the heap; it leaves new elements uninitialized, as core::UninitializedVector.
 template <class T>
-struct ArenaAllocator {
+struct ArenaAllocator : core::DefaultInitConstruct {
   using value_type = T;
   using propagate_on_container_move_assignment = std::true_type;
   using propagate_on_container_copy_assignment = std::true_type;
@@ -68,14 +69,6 @@ struct ArenaAllocator {
   void deallocate(T* p, std::size_t n) noexcept {
     if (arena && arena->holds(p, n * sizeof(T))) return;  // freed with the arena
     ::operator delete(p);
-  }
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   template <class U>
   bool operator==(const ArenaAllocator<U>& other) const noexcept {
