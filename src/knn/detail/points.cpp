@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
 #include "core/splitmix64.hpp"
+#include "io/reserve_huge.hpp"
 #include "knn/detail/geometry.hpp"
 #include "knn/detail/csv_points.hpp"
 #include "knn/detail/hdf5_ids.hpp"
@@ -54,7 +55,9 @@ std::vector<double> read_points(const PointSource& source, std::int64_t first,
   if (count <= 0) return {};
   if (source.kind == PointSource::Kind::csv) return read_csv_points(source, first, count, source.has_ids() ? ids : nullptr);
   if (source.kind == PointSource::Kind::hdf5) return read_hdf5_points(source, first, count);
-  std::vector<double> points(static_cast<std::size_t>(2 * count));
+  std::vector<double> points;
+  io::reserve_huge(points, static_cast<std::size_t>(2 * count));  // (written to the output from here)
+  points.resize(static_cast<std::size_t>(2 * count));
   // Each point comes from its own index (counter-based), so threads may take any share.
   core::host_parallel_ranges(count, kPointsPerHostThread, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) generated_point(source.seed, first + i, points[2 * i], points[2 * i + 1]);

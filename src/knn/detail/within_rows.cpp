@@ -6,6 +6,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
+#include "io/reserve_huge.hpp"
 
 namespace trident::knn {
 
@@ -64,7 +65,7 @@ WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observ
   }
   // this rank's rows in observation order, after every lower rank's entries
   std::vector<std::int64_t> offsets;
-  offsets.reserve(static_cast<std::size_t>(count_) + 1);
+  io::reserve_huge(offsets, static_cast<std::size_t>(count_) + 1);  // (written to the file from here)
   const MPI_Comm comm = out.comm();
   const int ranks = mpi::size(comm), rank = mpi::rank(comm);
   std::vector<std::int64_t> totals(static_cast<std::size_t>(ranks));

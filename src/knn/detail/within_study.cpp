@@ -15,6 +15,7 @@
 #include "core/progress.hpp"
 #include "core/signals.hpp"
 #include "io/paths.hpp"
+#include "io/reserve_huge.hpp"
 #include "knn/detail/checkpoint.hpp"
 #include "knn/detail/id_output.hpp"
 #include "knn/detail/inputs.hpp"
@@ -76,13 +77,14 @@ std::int64_t round_rows(const KnnSettings& settings, std::int64_t rows_so_far, d
   return rows;
 }
 
-// Bytes of page-locked host memory for the rounds' entries (WithinSearch::use_arena), made
-// before the search as the k-nearest rows are locked before theirs: the warm-up's mean row
-// times the rows left, and a sixth more (a round's arrays are sized a sixteenth over its
-// expected entries), at most half the host's free memory shared by its ranks (`host_ranks`).
-// None on host back ends (nothing to lock) or below 64 MiB, where the staged copies cost little.
+// Bytes of host memory for the rounds' entries (WithinSearch::use_arena), made before the
+// search (page-locked on a GPU, as the k-nearest rows are locked before theirs; in huge pages
+// everywhere, which the kernel copies into the output file several times faster than small
+// pages): the warm-up's mean row times the rows left, and a sixth more (a round's arrays are
+// sized a sixteenth over its expected entries), at most half the host's free memory shared by
+// its ranks (`host_ranks`). None below 64 MiB, where the copies cost little.
 std::size_t arena_bytes(std::int64_t warm_rows, std::int64_t warm_entries, std::int64_t rows_left, int host_ranks) {
-  if (!kOnDevice || warm_rows <= 0 || rows_left <= 0) return 0;
+  if (warm_rows <= 0 || rows_left <= 0) return 0;
   const double mean = static_cast<double>(warm_entries) / static_cast<double>(warm_rows);
   const double entries = mean * static_cast<double>(rows_left) * (1.0 + 1.0 / 6) + 65536.0;
   const double bytes = std::min(entries * static_cast<double>(sizeof(NeighbourIndex) + sizeof(double)),
@@ -331,7 +333,11 @@ class WithinStudy : public PreparedStudy {
     out.create_dataset<double>("/knn/observations", {n, 2});
     out.create_dataset<double>("/knn/latitude", {n});
     out.create_dataset<double>("/knn/longitude", {n});
-    std::vector<double> latitude(count), longitude(count);
+    std::vector<double> latitude, longitude;  // (in huge pages, as the rows: arena_bytes says why)
+    io::reserve_huge(latitude, count);
+    io::reserve_huge(longitude, count);
+    latitude.resize(count);
+    longitude.resize(count);
     for (std::size_t i = 0; i < count; ++i) {
       latitude[i] = inputs_.lat_lon[2 * i];
       longitude[i] = inputs_.lat_lon[2 * i + 1];
