@@ -215,17 +215,19 @@ struct WithinIndex {
     std::int64_t count = 0;
     const double reach = test.chord + 1e-12;  // the balls' own rounding
     const int top = index.levels - 1;
-    if (!reaches(p, reach, top, 0)) {
-      round.sink.finish(o, count);
-      return;
+    if (reaches(p, reach, top, 0)) {
+      if (top == 0) leaf(p, test, o, 0, at, count);  // (a root that is a leaf)
+      else walk(p, test, o, reach, at, count);
     }
-    if (top == 0) {  // (a root that is a leaf)
-      leaf(p, test, o, 0, at, count);
-      round.sink.finish(o, count);
-      return;
-    }
-    // depth first, children in order: at `level`, the children of one node (the first of
-    // them `first`) still to visit; a leaf's references are searched as its bit is taken
+    round.sink.finish(o, count);
+  }
+
+  // The leaves below a root that reaches, depth first, children in order: at `level`, the
+  // children of one node (the first of them `first`) still to visit; a leaf's references are
+  // searched as its bit is taken.
+  KOKKOS_INLINE_FUNCTION void walk(const Vec4<double>& p, const WithinTest& test, int o, double reach,
+                                   std::int64_t at, std::int64_t& count) const {
+    const int top = index.levels - 1;
     LevelMasks masks;
     int level = top - 1, first = 0;
     masks.set(level, reaching(p, reach, level, first));
@@ -248,7 +250,6 @@ struct WithinIndex {
       first = node * kFanout;
       masks.set(level, reaching(p, reach, level, first));
     }
-    round.sink.finish(o, count);
   }
 
   // The references of leaf `node` within the test of observation o.

@@ -368,15 +368,9 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
                       arena_->holds(distances, static_cast<std::size_t>(total) * sizeof(double));
   d.pending = std::async(std::launch::async, [&d, indices, distances, index_from, angle_from, total, radius, locked,
                                               long_rows = std::move(long_rows)] {
-    const auto index_bytes = static_cast<std::size_t>(total) * sizeof(NeighbourIndex);
-    const auto distance_bytes = static_cast<std::size_t>(total) * sizeof(double);
-    if (locked) {
-      d.rows_download.copy_to_locked(indices, index_from, index_bytes);
-      d.rows_download.copy_to_locked(distances, angle_from, distance_bytes);
-    } else {
-      d.rows_download.copy(indices, index_from, index_bytes);
-      d.rows_download.copy(distances, angle_from, distance_bytes);
-    }
+    const auto copy = locked ? &transport::StagedDownload::copy_to_locked : &transport::StagedDownload::copy;
+    (d.rows_download.*copy)(indices, index_from, static_cast<std::size_t>(total) * sizeof(NeighbourIndex));
+    (d.rows_download.*copy)(distances, angle_from, static_cast<std::size_t>(total) * sizeof(double));
     const double start = wall_seconds();
     core::host_parallel_ranges(static_cast<std::int64_t>(long_rows.size()), 16, [&](std::int64_t begin, std::int64_t end) {
       std::vector<std::pair<double, int>> entries;
