@@ -56,18 +56,24 @@ V first_of(V& buffer, std::size_t n, const char* label) {
 template <class T>
 using HostArray = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
+// What a round's place order writes, kept for the next round (see SortSpace).
+struct PlaceOrderSpace {
+  index::Keys keys;
+  ObservationOrder order;
+  index::SortSpace sort;
+};
+
 // 0 .. n-1 ordered by the cube keys of obs(0 .. n-1) (stable: ties keep their order), on the
 // device.
-ObservationOrder place_order(const PointsView<double>& obs, int n) {
-  const auto no_init = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
-  index::Keys keys(no_init("trident::knn::within::keys"), static_cast<std::size_t>(n));
-  ObservationOrder order(no_init("trident::knn::within::order"), static_cast<std::size_t>(n));
+ObservationOrder place_order(const PointsView<double>& obs, int n, PlaceOrderSpace& space) {
+  index::Keys keys = first_of(space.keys, static_cast<std::size_t>(n), "trident::knn::within::keys");
+  ObservationOrder order = first_of(space.order, static_cast<std::size_t>(n), "trident::knn::within::order");
   Kokkos::parallel_for(
       "trident::knn::within_keys", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(int o) {
         keys(o) = index::cube_key(obs(o));
         order(o) = o;
       });
-  index::sort_by_key(keys, order);
+  index::sort_by_key(keys, order, space.sort);
   return order;
 }
 
@@ -127,6 +133,7 @@ struct WithinSearch::Device {
   std::unique_ptr<transport::SideStream> ahead_queue;
   ObservationLimits limits, chords, inners;
   ObservationSelf self;
+  PlaceOrderSpace place_order_space;
   RowOffsets offsets;
   EntryIndices indices[2], kept_indices;  // a round's entries (two sets, alternating)
   EntryAngles angles[2], kept_angles;
@@ -154,7 +161,7 @@ struct WithinSearch::Device {
       round.observations = Kokkos::subview(observations, std::make_pair(std::size_t(0), static_cast<std::size_t>(n)));
     } else {
       round.observations = first_of(observations, static_cast<std::size_t>(n), "trident::knn::within::observations");
-      Kokkos::deep_copy(round.observations, HostPoints(points, static_cast<std::size_t>(n)));
+      Kokkos::deep_copy(ExecSpace(), round.observations, HostPoints(points, static_cast<std::size_t>(n)));
     }
     sent_points = nullptr;
     if (own_limits != nullptr) {
@@ -167,15 +174,16 @@ struct WithinSearch::Device {
       round.limits = first_of(limits, static_cast<std::size_t>(n), "trident::knn::within::limits");
       round.chords = first_of(chords, static_cast<std::size_t>(n), "trident::knn::within::chords");
       round.inners = first_of(inners, static_cast<std::size_t>(n), "trident::knn::within::inners");
-      Kokkos::deep_copy(round.limits, HostArray<const double>(own_limits, static_cast<std::size_t>(n)));
-      Kokkos::deep_copy(round.chords, HostArray<const double>(host_chords.data(), static_cast<std::size_t>(n)));
-      Kokkos::deep_copy(round.inners, HostArray<const double>(host_inners.data(), static_cast<std::size_t>(n)));
+      const auto count = static_cast<std::size_t>(n);
+      Kokkos::deep_copy(ExecSpace(), round.limits, HostArray<const double>(own_limits, count));
+      Kokkos::deep_copy(ExecSpace(), round.chords, HostArray<const double>(host_chords.data(), count));
+      Kokkos::deep_copy(ExecSpace(), round.inners, HostArray<const double>(host_inners.data(), count));
     }
     if (own != nullptr) {
       round.self = first_of(self, static_cast<std::size_t>(n), "trident::knn::within::self");
-      Kokkos::deep_copy(round.self, HostArray<const std::int64_t>(own, static_cast<std::size_t>(n)));
+      Kokkos::deep_copy(ExecSpace(), round.self, HostArray<const std::int64_t>(own, static_cast<std::size_t>(n)));
     }
-    round.order = place_order(round.observations, n);
+    round.order = place_order(round.observations, n, place_order_space);
     return round;
   }
 
@@ -247,14 +255,16 @@ void WithinSearch::count(const Vec4<double>* observations, std::int64_t count, s
   Device& d = *device_;
   const double t0 = wall_seconds();
   WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
-  Kokkos::fence();
+  ExecSpace().fence();
   const double t1 = wall_seconds();
   d.send_ahead();
   round.sink.offsets = first_of(d.offsets, static_cast<std::size_t>(n), "trident::knn::within::offsets");
   d.pass(round, n, "trident::knn::within_count");
   const std::size_t before = counts.size();
   counts.resize(before + static_cast<std::size_t>(n));
-  Kokkos::deep_copy(HostArray<std::int64_t>(counts.data() + before, static_cast<std::size_t>(n)), round.sink.offsets);
+  Kokkos::deep_copy(ExecSpace(), HostArray<std::int64_t>(counts.data() + before, static_cast<std::size_t>(n)),
+                    round.sink.offsets);
+  ExecSpace().fence();
   profile_.rounds += 1;
   profile_.largest_round = std::max(profile_.largest_round, count);
   profile_.upload_seconds += t1 - t0;
@@ -269,7 +279,10 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   Device& d = *device_;
   const double t0 = wall_seconds();
   WithinRound round = d.upload(observations, n, self, limits, WithinTest(radius_, max_distance_));
-  Kokkos::fence();
+  // (the default instance's fences only, here and below: a fence of the whole device, as
+  // a plain deep_copy or freeing device memory makes, would wait for the last round's
+  // download on its own queue)
+  ExecSpace().fence();
   const double t1 = wall_seconds();
   d.send_ahead();
   // the same functor twice: counts (keeping short rows' entries), then (offsets known) the
@@ -303,7 +316,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   rows.offsets.resize(first_row + static_cast<std::size_t>(n));  // (not zeroed: the download fills it)
   // offsets 1..n of the round, made the rows' by adding `base` below; through page-locked
   // buffers on every host thread, as the entries, rather than a plain copy into fresh memory
-  Kokkos::fence();
+  ExecSpace().fence();
   d.offsets_download.copy(rows.offsets.data() + first_row, sink.offsets.data() + 1,
                           static_cast<std::size_t>(n) * sizeof(std::int64_t));
   const std::int64_t total = rows.offsets.back();
@@ -317,7 +330,7 @@ void WithinSearch::append(const Vec4<double>* observations, std::int64_t count, 
   Kokkos::parallel_for("trident::knn::within_order", Kokkos::RangePolicy<ExecSpace>(0, n),
                        WithinOrder{sink.offsets, round.sink.index, round.sink.angle, radius_, sink.kept_index,
                                    sink.kept_angle, sink.slots});
-  Kokkos::fence();
+  ExecSpace().fence();
   const double t3 = wall_seconds();
   finish();  // one download at a time (its buffers): the last round's, which ran beside this round's passes
   const auto at = static_cast<std::size_t>(base);

@@ -1,5 +1,6 @@
-// On CUDA with Kokkos 4.3 or later: Kokkos' sort_by_key (Thrust's radix sort, stable for
-// integer keys). Elsewhere a least-significant-digit radix sort (8-bit digits) in portable
+// On CUDA: CUB's radix sort (stable), with its scratch and second arrays from the caller's
+// SortSpace (Thrust's, under Kokkos' sort_by_key, allocates and frees its own each call).
+// Elsewhere a least-significant-digit radix sort (8-bit digits) in portable
 // Kokkos, whose one thread a block of 1024 pairs suits host back ends. Each pass counts
 // the digits of blocks of consecutive pairs, turns the counts into each block's first
 // position per digit by one scan (digit-major, so equal digits keep the order of their
@@ -12,8 +13,8 @@
 #include <type_traits>
 #include <utility>
 
-#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION >= 40300
-#include <Kokkos_Sort.hpp>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cub/device/device_radix_sort.cuh>
 #define TRIDENT_INDEX_DEVICE_SORT 1
 #endif
 
@@ -28,6 +29,17 @@ constexpr int kDigits = 1 << kRadixBits;
 constexpr int kBlock = 1024;
 
 using Counts = Kokkos::View<int*, DeviceMemory>;
+using Scratch = Kokkos::View<unsigned char*, DeviceMemory>;
+
+// The first n of `v`, which grows (a quarter more than asked) when it holds fewer.
+template <class V>
+V first_of(V& v, std::size_t n, const char* label) {
+  if (v.extent(0) < n) {
+    v = V();
+    v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4);
+  }
+  return Kokkos::subview(v, std::make_pair(std::size_t(0), n));
+}
 
 // The bits in which at least two keys differ.
 std::uint64_t varying_bits(const Keys& keys) {
@@ -77,27 +89,41 @@ void radix_pass(const Keys& keys, const Values& values, const Keys& to_keys, con
 
 }  // namespace
 
-void sort_by_key(Keys& keys, Values& values) {
+void sort_by_key(Keys& keys, Values& values, SortSpace& space) {
   const int n = static_cast<int>(keys.extent(0));
   if (n < 2) return;
+  const auto count = static_cast<std::size_t>(n);
+  Keys other_keys = first_of(space.keys, count, "trident::knn::index::sort_keys");
+  Values other_values = first_of(space.values, count, "trident::knn::index::sort_values");
 #if defined(TRIDENT_INDEX_DEVICE_SORT)
   if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-    Kokkos::Experimental::sort_by_key(ExecSpace(), keys, values);
+    cub::DoubleBuffer<std::uint64_t> key_buffers(keys.data(), other_keys.data());
+    cub::DoubleBuffer<int> value_buffers(values.data(), other_values.data());
+    std::size_t bytes = 0;
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cub::DeviceRadixSort::SortPairs(nullptr, bytes, key_buffers, value_buffers, n));
+    const Scratch scratch = first_of(space.scratch, bytes, "trident::knn::index::sort_scratch");
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, key_buffers, value_buffers, n,
+                                                               0, 64, ExecSpace().cuda_stream()));
+    if (key_buffers.Current() != keys.data()) std::swap(keys, other_keys);
+    if (value_buffers.Current() != values.data()) std::swap(values, other_values);
     return;
   }
 #endif
   const std::uint64_t varying = varying_bits(keys);
   if (varying == 0) return;
-  const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
-  Keys other_keys(no_init("trident::knn::index::sort_keys"), n);
-  Values other_values(no_init("trident::knn::index::sort_values"), n);
-  const Counts counts(no_init("trident::knn::index::sort_counts"), kDigits * ((n + kBlock - 1) / kBlock));
+  const Counts counts(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::index::sort_counts")),
+                      kDigits * ((n + kBlock - 1) / kBlock));
   for (int shift = 0; shift < 64; shift += kRadixBits) {
     if (((varying >> shift) & (kDigits - 1)) == 0) continue;
     radix_pass(keys, values, other_keys, other_values, counts, shift);
     std::swap(keys, other_keys);
     std::swap(values, other_values);
   }
+}
+
+void sort_by_key(Keys& keys, Values& values) {
+  SortSpace space;
+  sort_by_key(keys, values, space);
 }
 
 }  // namespace trident::knn::index
