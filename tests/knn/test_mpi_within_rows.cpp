@@ -1,8 +1,8 @@
 // k: all's ragged rows written (WithinRows::write): the rows of every rank in observation
 // order, whatever order and blocks the rounds gave them in: blocks of consecutive rows in
 // order and out of order (written straight from the blocks), and one row a block in reverse
-// order (more runs than kMostPieces: copied first). The file read back against the rows as
-// they were made, on 1 to 4 ranks.
+// order (more runs than kMostPieces: copied first), over several of write()'s spans of rows.
+// The file read back against the rows as they were made, on 1 to 4 ranks.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -20,8 +20,9 @@
 namespace trident::knn {
 namespace {
 
-// Each rank's rows: more than kMostPieces, with a rank-dependent count (uneven chunks).
-std::int64_t rows_of_rank(int rank) { return 700 + 37 * rank; }
+// Each rank's rows: more than kMostPieces and two spans (kSpanRows), with a rank-dependent
+// count (uneven chunks).
+std::int64_t rows_of_rank(int rank) { return 2500 + 37 * rank; }
 
 struct Row {
   std::vector<NeighbourIndex> indices;
@@ -106,7 +107,10 @@ void check_written(Blocks blocks, const std::string& name) {
   EXPECT_EQ(written.indices, mine) << name;
 }
 
-TEST(MpiKnnWithinRows, BlocksInOrderAreWrittenStraight) { check_written(Blocks::in_order, "in_order"); }
+TEST(MpiKnnWithinRows, BlocksInOrderAreWrittenStraight) {
+  ASSERT_GT(rows_of_rank(0), 2 * WithinRows::kSpanRows);  // (offsets found in several spans)
+  check_written(Blocks::in_order, "in_order");
+}
 
 TEST(MpiKnnWithinRows, BlocksOutOfOrderAreWrittenInObservationOrder) {
   check_written(Blocks::out_of_order, "out_of_order");

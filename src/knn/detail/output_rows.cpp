@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "core/host_threads.hpp"
 #include "io/direct_rows.hpp"
+#include "io/reserve_huge.hpp"
 
 namespace trident::knn {
 
@@ -35,13 +37,25 @@ void describe_rows(io::OutputFile& out) {
     out.describe_text(dataset, "coordinates", "latitude longitude");
 }
 
-// Column `column` of `count` rows of two values.
-std::vector<double> column_of(const std::vector<double>& pairs, std::int64_t count, int column) {
-  std::vector<double> values(static_cast<std::size_t>(count));
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = pairs[2 * i + static_cast<std::size_t>(column)];
-  return values;
-}
 }  // namespace
+
+CoordinateColumns coordinate_columns(const std::vector<double>& lat_lon, std::int64_t count) {
+  CoordinateColumns c;
+  io::reserve_huge(c.latitude, static_cast<std::size_t>(count));
+  io::reserve_huge(c.longitude, static_cast<std::size_t>(count));
+  c.latitude.resize(static_cast<std::size_t>(count));  // (not written: the threads' copies touch it first)
+  c.longitude.resize(static_cast<std::size_t>(count));
+  double* const latitude = c.latitude.data();
+  double* const longitude = c.longitude.data();
+  const double* const pairs = lat_lon.data();
+  core::host_parallel_ranges(count, std::int64_t(1) << 16, [=](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      latitude[i] = pairs[2 * i];
+      longitude[i] = pairs[2 * i + 1];
+    }
+  });
+  return c;
+}
 
 OutputRows::OutputRows(io::OutputFile& out, std::int64_t n, int k, std::int64_t first, std::int64_t count,
                        const std::vector<double>& lat_lon, const Neighbours& rows)
@@ -50,8 +64,7 @@ OutputRows::OutputRows(io::OutputFile& out, std::int64_t n, int k, std::int64_t 
       count_(count),
       k_(k),
       lat_lon_(lat_lon.data()),
-      latitude_(column_of(lat_lon, count, 0)),
-      longitude_(column_of(lat_lon, count, 1)),
+      columns_(coordinate_columns(lat_lon, count)),
       indices_(rows.indices.data()),
       distances_(rows.distances.data()) {
   const auto rows_n = static_cast<std::uint64_t>(n), width = static_cast<std::uint64_t>(k);
@@ -76,8 +89,8 @@ OutputRows::OutputRows(io::OutputFile& out, std::int64_t n, int k, std::int64_t 
     writer_.push([=] { io::write_bytes_at(partial, path, dataset, static_cast<std::uint64_t>(at), values, bytes); });
   };
   push(kObservations, at_observations_, lat_lon_, mine * 2 * sizeof(double));
-  push(kLatitude, at_latitude_, latitude_.data(), mine * sizeof(double));
-  push(kLongitude, at_longitude_, longitude_.data(), mine * sizeof(double));
+  push(kLatitude, at_latitude_, columns_.latitude.data(), mine * sizeof(double));
+  push(kLongitude, at_longitude_, columns_.longitude.data(), mine * sizeof(double));
 }
 
 void OutputRows::after_round(const std::vector<std::uint8_t>& done) {
@@ -117,8 +130,8 @@ void OutputRows::finish() {
   if (at_indices_ < 0) out_.write_slab(kIndices, offset, {mine, k}, indices_);
   if (at_distances_ < 0) out_.write_slab(kDistances, offset, {mine, k}, distances_);
   if (at_observations_ < 0) out_.write_slab(kObservations, offset, {mine, 2}, lat_lon_);
-  if (at_latitude_ < 0) out_.write_slab(kLatitude, {offset[0]}, {mine}, latitude_.data());
-  if (at_longitude_ < 0) out_.write_slab(kLongitude, {offset[0]}, {mine}, longitude_.data());
+  if (at_latitude_ < 0) out_.write_slab(kLatitude, {offset[0]}, {mine}, columns_.latitude.data());
+  if (at_longitude_ < 0) out_.write_slab(kLongitude, {offset[0]}, {mine}, columns_.longitude.data());
 }
 
 }  // namespace trident::knn

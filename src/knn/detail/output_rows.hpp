@@ -10,6 +10,7 @@
 #include <exception>
 #include <vector>
 
+#include "core/uninitialized_vector.hpp"
 #include "io/write_queue.hpp"
 #include "io/output_file.hpp"
 #include "knn/detail/result_rows.hpp"
@@ -19,6 +20,14 @@ namespace trident::knn {
 // Describes /knn/observations (n x 2), /knn/latitude and /knn/longitude (n) for netCDF
 // readers (io::OutputFile::describe), as OutputRows and the ragged rows of k: all write them.
 void describe_observations(io::OutputFile& out);
+
+// The columns of `count` (latitude, longitude) pairs, for /knn/latitude and /knn/longitude:
+// split on the host's threads into huge pages (a fresh array's first touch, on one thread
+// and in small pages, took longer than writing it).
+struct CoordinateColumns {
+  core::UninitializedVector<double> latitude, longitude;
+};
+CoordinateColumns coordinate_columns(const std::vector<double>& lat_lon, std::int64_t count);
 
 class OutputRows {
  public:
@@ -53,7 +62,7 @@ class OutputRows {
   std::int64_t first_, count_;
   int k_;
   const double* lat_lon_;
-  std::vector<double> latitude_, longitude_;  // lat_lon_'s columns, for /knn/latitude and /knn/longitude
+  CoordinateColumns columns_;  // lat_lon_'s
   const NeighbourIndex* indices_;
   const double* distances_;
   // byte addresses, -1: write_slab

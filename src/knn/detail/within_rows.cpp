@@ -6,6 +6,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/host_threads.hpp"
+#include "core/uninitialized_vector.hpp"
 #include "io/reserve_huge.hpp"
 
 namespace trident::knn {
@@ -64,8 +65,6 @@ WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observ
     return {};
   }
   // this rank's rows in observation order, after every lower rank's entries
-  std::vector<std::int64_t> offsets;
-  io::reserve_huge(offsets, static_cast<std::size_t>(count_) + 1);  // (written to the file from here)
   const MPI_Comm comm = out.comm();
   const int ranks = mpi::size(comm), rank = mpi::rank(comm);
   std::vector<std::int64_t> totals(static_cast<std::size_t>(ranks));
@@ -78,6 +77,8 @@ WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observ
   }
   // The entries written straight from the blocks the rounds made: a piece is a run of rows
   // whose entries follow each other in one block (a block's rows, as a run makes them).
+  // The offsets and pieces of spans of kSpanRows rows on the host's threads (2^24 rows read
+  // 21 bytes each), then the spans' pieces joined where they follow each other.
   struct Piece {
     const NeighbourIndex* indices;
     const double* distances;
@@ -85,21 +86,58 @@ WithinRows::Written WithinRows::write(io::OutputFile& out, std::int64_t n_observ
     std::int32_t block;
     std::int64_t start;  // in the block's arrays
   };
+  constexpr std::int64_t kSpan = kSpanRows;
+  const std::int64_t spans = (count_ + kSpan - 1) / kSpan;
+  const auto follows = [](const Piece& last, std::int32_t block, std::int64_t start) {
+    return last.block == block && last.start + last.size == start;
+  };
+  const auto span_rows = [this](std::int64_t s) {
+    const std::int64_t end = std::min(count_, (s + 1) * kSpan);
+    return std::make_pair(static_cast<std::size_t>(s * kSpan), static_cast<std::size_t>(end));
+  };
+  std::vector<std::int64_t> span_entries(static_cast<std::size_t>(spans) + 1, 0);
+  std::vector<std::vector<Piece>> span_pieces(static_cast<std::size_t>(spans));
+  core::host_parallel_ranges(spans, 1, [&](std::int64_t first_span, std::int64_t end_span) {
+    for (std::int64_t s = first_span; s < end_span; ++s) {
+      std::vector<Piece>& pieces = span_pieces[static_cast<std::size_t>(s)];
+      std::int64_t at = 0;
+      const auto [begin, end] = span_rows(s);
+      for (std::size_t row = begin; row < end; ++row) {
+        if (done_[row] == 0 || size_[row] == 0) continue;
+        if (!pieces.empty() && follows(pieces.back(), block_[row], start_[row]))
+          pieces.back().size += size_[row];
+        else
+          pieces.push_back({row_indices(static_cast<std::int64_t>(row)), row_distances(static_cast<std::int64_t>(row)),
+                            size_[row], block_[row], start_[row]});
+        at += size_[row];
+      }
+      span_entries[static_cast<std::size_t>(s) + 1] = at;
+    }
+  });
+  for (std::size_t s = 1; s < span_entries.size(); ++s) span_entries[s] += span_entries[s - 1];
+  const std::int64_t at = span_entries.back();
+  core::UninitializedVector<std::int64_t> offsets;  // (written to the file from here)
+  io::reserve_huge(offsets, static_cast<std::size_t>(count_) + 1);
+  offsets.resize(static_cast<std::size_t>(count_) + (rank == ranks - 1 ? 1 : 0));
+  core::host_parallel_ranges(spans, 1, [&](std::int64_t first_span, std::int64_t end_span) {
+    for (std::int64_t s = first_span; s < end_span; ++s) {
+      std::int64_t next = before + span_entries[static_cast<std::size_t>(s)];
+      const auto [begin, end] = span_rows(s);
+      for (std::size_t row = begin; row < end; ++row) {
+        offsets[row] = next;
+        if (done_[row] != 0) next += size_[row];
+      }
+    }
+  });
+  if (rank == ranks - 1) offsets.back() = total;  // the end of the last row
   std::vector<Piece> pieces;
-  std::int64_t at = 0;
-  for (std::size_t row = 0; row < done_.size(); ++row) {
-    offsets.push_back(before + at);
-    if (done_[row] == 0 || size_[row] == 0) continue;
-    const bool follows = !pieces.empty() && pieces.back().block == block_[row] &&
-                         pieces.back().start + pieces.back().size == start_[row];
-    if (follows)
-      pieces.back().size += size_[row];
-    else
-      pieces.push_back({row_indices(static_cast<std::int64_t>(row)), row_distances(static_cast<std::int64_t>(row)),
-                        size_[row], block_[row], start_[row]});
-    at += size_[row];
-  }
-  if (rank == ranks - 1) offsets.push_back(total);  // the end of the last row
+  for (const std::vector<Piece>& span : span_pieces)
+    for (const Piece& piece : span) {
+      if (!pieces.empty() && follows(pieces.back(), piece.block, piece.start))
+        pieces.back().size += piece.size;
+      else
+        pieces.push_back(piece);
+    }
   // Rows out of order (a restart on another rank count) make many small pieces: then one
   // piece, copied in observation order.
   std::vector<NeighbourIndex> indices;

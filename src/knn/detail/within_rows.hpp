@@ -68,6 +68,8 @@ class WithinRows {
   // The most pieces (runs of rows) a rank writes straight from its blocks; more (rows out of
   // order, after a restart on another rank count) are copied into one first.
   static constexpr std::size_t kMostPieces = 256;
+  // write() finds the offsets and pieces of spans of this many rows on the host's threads.
+  static constexpr std::int64_t kSpanRows = 1024;
 
   // This rank's rows of a file that write() made, with `done` (count) marking the finished
   // ones. Throws InputError naming `path` when the datasets do not fit.

@@ -333,18 +333,10 @@ class WithinStudy : public PreparedStudy {
     out.create_dataset<double>("/knn/observations", {n, 2});
     out.create_dataset<double>("/knn/latitude", {n});
     out.create_dataset<double>("/knn/longitude", {n});
-    std::vector<double> latitude, longitude;  // (in huge pages, as the rows: arena_bytes says why)
-    io::reserve_huge(latitude, count);
-    io::reserve_huge(longitude, count);
-    latitude.resize(count);
-    longitude.resize(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      latitude[i] = inputs_.lat_lon[2 * i];
-      longitude[i] = inputs_.lat_lon[2 * i + 1];
-    }
+    const CoordinateColumns columns = coordinate_columns(inputs_.lat_lon, inputs_.count);
     out.write_slab("/knn/observations", {first, 0}, {count, 2}, inputs_.lat_lon.data());
-    out.write_slab("/knn/latitude", {first}, {count}, latitude.data());
-    out.write_slab("/knn/longitude", {first}, {count}, longitude.data());
+    out.write_slab("/knn/latitude", {first}, {count}, columns.latitude.data());
+    out.write_slab("/knn/longitude", {first}, {count}, columns.longitude.data());
     describe_observations(out);
     out.describe_text("/knn/observations", "coordinates", "latitude longitude");
     const bool match = settings_.match != KnnMatch::none;
