@@ -9,6 +9,7 @@
 #include "core/timers.hpp"
 #include "io/reserve_huge.hpp"
 #include "knn/detail/index/cube_key.hpp"
+#include "knn/detail/index/kept_buffer.hpp"
 #include "knn/detail/index/radix_sort.hpp"
 #include "knn/detail/index/sphere_index.hpp"
 #include "knn/detail/within_kernels.hpp"
@@ -40,17 +41,6 @@ void order_row(std::vector<std::pair<double, int>>& entries) {
               [](const auto& a, const auto& b) { return a.second < b.second; });
     start = end;
   }
-}
-
-// The first n of `buffer`, which grows (a quarter more than asked) when it holds fewer: a
-// round's arrays are kept for the next round.
-template <class V>
-V first_of(V& buffer, std::size_t n, const char* label) {
-  if (buffer.extent(0) < n) {
-    buffer = V();
-    buffer = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4);
-  }
-  return Kokkos::subview(buffer, std::make_pair(std::size_t(0), n));
 }
 
 template <class T>

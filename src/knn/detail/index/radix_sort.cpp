@@ -13,6 +13,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "knn/detail/index/kept_buffer.hpp"
+
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cub/device/device_radix_sort.cuh>
 #define TRIDENT_INDEX_DEVICE_SORT 1
@@ -30,16 +32,6 @@ constexpr int kBlock = 1024;
 
 using Counts = Kokkos::View<int*, DeviceMemory>;
 using Scratch = Kokkos::View<unsigned char*, DeviceMemory>;
-
-// The first n of `v`, which grows (a quarter more than asked) when it holds fewer.
-template <class V>
-V first_of(V& v, std::size_t n, const char* label) {
-  if (v.extent(0) < n) {
-    v = V();
-    v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4);
-  }
-  return Kokkos::subview(v, std::make_pair(std::size_t(0), n));
-}
 
 // The bits in which at least two keys differ.
 std::uint64_t varying_bits(const Keys& keys) {
