@@ -26,6 +26,7 @@ set(TRIDENT_SOURCES_transport
   transport/queue_recording.cpp
   transport/side_stream.cpp
   transport/staged_download.cpp
+  transport/staged_upload.cpp
 )
 set(TRIDENT_SOURCES_io
   io/direct_rows.cpp
@@ -162,6 +163,7 @@ set(TRIDENT_TEST_SOURCES_core
 )
 set(TRIDENT_TEST_SOURCES_transport
   transport/test_device_comm.cpp
+  transport/test_staged_upload.cpp
 )
 set(TRIDENT_TEST_SOURCES_io
   io/test_exact_text.cpp

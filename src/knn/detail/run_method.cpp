@@ -73,8 +73,10 @@ void warm_up_index_build(const std::vector<Vec4<double>>& references) {
   if (few > 0) build_sphere_index(std::vector<Vec4<double>>(references.begin(), references.begin() + few));
 }
 
-double build_run_index(const std::vector<Vec4<double>>& references, SearchOptions& options, MPI_Comm comm) {
-  mpi::collective(comm, [&] { options.index = std::make_shared<const SphereIndex>(build_sphere_index(references)); });
+double build_run_index(const std::vector<Vec4<double>>& references, SearchOptions& options, MPI_Comm comm,
+                       transport::StagedUpload* upload) {
+  mpi::collective(comm,
+                  [&] { options.index = std::make_shared<const SphereIndex>(build_sphere_index(references, upload)); });
   const SphereIndex& index = *options.index;
   const double slowest = mpi::max_over_ranks(comm, index.build_seconds);
   log::info(comm, "knn: spatial index of " + std::to_string(index.view.references) + " references: " +

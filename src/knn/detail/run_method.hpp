@@ -14,6 +14,7 @@
 #include "knn/detail/geometry.hpp"
 #include "knn/detail/inputs.hpp"
 #include "knn/detail/search_options.hpp"
+#include "transport/staged_upload.hpp"
 
 namespace trident::knn {
 
@@ -42,8 +43,9 @@ void warm_up_index_build(const std::vector<Vec4<double>>& references);
 
 // Builds the index of `references` into options.index on every rank and logs its shape
 // (leaves, levels, device bytes) and build time; returns the build's seconds on this rank.
-// Collective.
-double build_run_index(const std::vector<Vec4<double>>& references, SearchOptions& options, MPI_Comm comm);
+// The references go up through `upload` where given (build_sphere_index). Collective.
+double build_run_index(const std::vector<Vec4<double>>& references, SearchOptions& options, MPI_Comm comm,
+                       transport::StagedUpload* upload = nullptr);
 
 // Before a search in rounds through options.index: a search of up to 256 of the `count`
 // observations (CUDA loads each kernel's module at its first launch), and the device

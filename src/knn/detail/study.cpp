@@ -162,10 +162,12 @@ class KnnStudy : public PreparedStudy {
       // staged before the index's build, which a set searched against itself then uploads
       // from the same locked vectors
       std::optional<ObservationVectors> observations;
+      transport::StagedUpload reference_upload;  // (a set against itself: locked already)
       {
         auto stage = context_.timers.scope("knn.stage");
         if (settings_.self) observations.emplace(references, r.first);
         else observations.emplace(r.lat_lon.data(), r.count);
+        if (method_.use_index && !settings_.self) reference_upload.prepare();
       }
       if (method_.use_index) {  // built once here, shared by every round
         {
@@ -174,7 +176,7 @@ class KnnStudy : public PreparedStudy {
         }
         auto build = context_.timers.scope("knn.index_build");
         r.method = KnnMethod::index;
-        r.index_build_seconds = build_run_index(references, options, context_.comm);
+        r.index_build_seconds = build_run_index(references, options, context_.comm, &reference_upload);
       }
       {
         auto warm = context_.timers.scope("knn.warm_up");

@@ -158,14 +158,16 @@ class WithinStudy : public PreparedStudy {
       // the observations' unit vectors staged (page-locked) before the index's build, and the
       // kernels loaded by a search of a few rows before the search, as the k-nearest study does
       std::optional<ObservationVectors> staged;
+      transport::StagedUpload reference_upload;  // (a set against itself: locked already)
       {
         auto stage = context_.timers.scope("knn.stage");
         if (settings_.self) staged.emplace(inputs_.references, inputs_.first);
         else staged.emplace(inputs_.lat_lon.data(), inputs_.count);
+        if (method_.use_index && !settings_.self) reference_upload.prepare();
       }
       if (method_.use_index) {
         auto timer = context_.timers.scope("knn.index_build");
-        build = build_run_index(inputs_.references, options, comm);
+        build = build_run_index(inputs_.references, options, comm, &reference_upload);
       }
       const Vec4<double>* const vectors = staged->data();
       WithinSearch search(inputs_.references, options.index, settings_.max_distance, settings_.radius);

@@ -102,7 +102,7 @@ std::size_t sphere_index_build_bytes(std::int64_t references) {
   return n * sizeof(Vec4<double>) + index + sort;
 }
 
-SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references) {
+SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references, transport::StagedUpload* upload) {
   if (references.empty() || references.size() >= static_cast<std::size_t>(kNoIndex)) {
     throw RunError("knn: the index takes 1 to 2147483646 references, got " + std::to_string(references.size()));
   }
@@ -113,9 +113,9 @@ SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references) {
   SphereIndexView& ix = result.view;
   ix.references = n;
   result.references = PointsView<double>(no_init("trident::knn::index::references"), n);
-  Kokkos::deep_copy(result.references,
-                    Kokkos::View<const Vec4<double>*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        references.data(), references.size()));
+  transport::StagedUpload own;
+  (upload != nullptr ? *upload : own)
+      .copy(result.references.data(), references.data(), references.size() * sizeof(Vec4<double>));
   {
     const PointsView<double> refs = result.references;
     index::Keys keys(no_init("trident::knn::index::keys"), n);

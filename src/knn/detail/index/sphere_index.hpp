@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "knn/detail/screen_kernels.hpp"
+#include "transport/staged_upload.hpp"
 
 namespace trident::knn {
 
@@ -64,8 +65,10 @@ struct SphereIndex {
   std::size_t bytes() const;
 };
 
-// Builds the index of `references` (unit vectors; fewer than 2^31) on the device.
-SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references);
+// Builds the index of `references` (unit vectors; fewer than 2^31) on the device. They go
+// up through `upload` where given (its buffers made before the timed build), else through
+// one of its own.
+SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references, transport::StagedUpload* upload = nullptr);
 
 // Device bytes that building the index of `references` references takes at its peak: the
 // references' copy, the index, and the keys and orders of the sort (twice each, as the
