@@ -1,28 +1,15 @@
 #include "transport/staged_download.hpp"
 
 #include <cstring>
-#include <type_traits>
 
-#include "core/host_threads.hpp"
+#include "transport/staging.hpp"
 
 namespace trident::transport {
 
-namespace {
-
-using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-using DeviceMemory = Kokkos::DefaultExecutionSpace::memory_space;
-constexpr bool kStaged = !std::is_same<DeviceMemory, Kokkos::HostSpace>::value;
-
-// [from, from + bytes) to `to` on the host's threads, in ranges of at least 4 MiB (whole huge
-// pages, first touched by the thread that fills them; 2 MiB ranges measured slower).
-void host_copy(char* to, const char* from, std::size_t bytes) {
-  core::host_parallel_ranges(static_cast<std::int64_t>(bytes), std::int64_t(4) << 20,
-                             [to, from](std::int64_t begin, std::int64_t end) {
-                               std::memcpy(to + begin, from + begin, static_cast<std::size_t>(end - begin));
-                             });
-}
-
-}  // namespace
+using staging::DeviceMemory;
+using staging::host_copy;
+using staging::kStaged;
+using staging::Unmanaged;
 
 StagedDownload::StagedDownload(std::size_t chunk_bytes) : chunk_(chunk_bytes > 0 ? chunk_bytes : 1) {
   if constexpr (kStaged) {

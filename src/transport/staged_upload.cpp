@@ -8,26 +8,14 @@
 #include <cuda_runtime.h>
 #endif
 
-#include "core/host_threads.hpp"
+#include "transport/staging.hpp"
 
 namespace trident::transport {
 
-namespace {
-
-using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-using DeviceMemory = Kokkos::DefaultExecutionSpace::memory_space;
-constexpr bool kStaged = !std::is_same<DeviceMemory, Kokkos::HostSpace>::value;
-
-// [from, from + bytes) to `to` on the host's threads, in ranges of at least 4 MiB (as
-// StagedDownload's copies).
-void host_copy(char* to, const char* from, std::size_t bytes) {
-  core::host_parallel_ranges(static_cast<std::int64_t>(bytes), std::int64_t(4) << 20,
-                             [to, from](std::int64_t begin, std::int64_t end) {
-                               std::memcpy(to + begin, from + begin, static_cast<std::size_t>(end - begin));
-                             });
-}
-
-}  // namespace
+using staging::DeviceMemory;
+using staging::host_copy;
+using staging::kStaged;
+using staging::Unmanaged;
 
 bool page_locked(const void* host) {
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -68,7 +68,8 @@ struct SphereIndex {
 // Builds the index of `references` (unit vectors; fewer than 2^31) on the device. They go
 // up through `upload` where given (its buffers made before the timed build), else through
 // one of its own.
-SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references, transport::StagedUpload* upload = nullptr);
+SphereIndex build_sphere_index(const std::vector<Vec4<double>>& references,
+                               transport::StagedUpload* upload = nullptr);
 
 // Device bytes that building the index of `references` references takes at its peak: the
 // references' copy, the index, and the keys and orders of the sort (twice each, as the
