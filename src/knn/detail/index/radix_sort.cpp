@@ -30,8 +30,7 @@ constexpr int kDigits = 1 << kRadixBits;
 // kDigits ints a block (a quarter of the keys' bytes).
 constexpr int kBlock = 1024;
 
-using Counts = Kokkos::View<int*, DeviceMemory>;
-using Scratch = Kokkos::View<unsigned char*, DeviceMemory>;
+using Counts = Values;
 
 // The bits in which at least two keys differ.
 std::uint64_t varying_bits(const Keys& keys) {
@@ -93,7 +92,7 @@ void sort_by_key(Keys& keys, Values& values, SortSpace& space) {
     cub::DoubleBuffer<int> value_buffers(values.data(), other_values.data());
     std::size_t bytes = 0;
     KOKKOS_IMPL_CUDA_SAFE_CALL(cub::DeviceRadixSort::SortPairs(nullptr, bytes, key_buffers, value_buffers, n));
-    const Scratch scratch = first_of(space.scratch, bytes, "trident::knn::index::sort_scratch");
+    const auto scratch = first_of(space.scratch, bytes, "trident::knn::index::sort_scratch");
     KOKKOS_IMPL_CUDA_SAFE_CALL(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, key_buffers, value_buffers, n,
                                                                0, 64, ExecSpace().cuda_stream()));
     if (key_buffers.Current() != keys.data()) std::swap(keys, other_keys);
@@ -103,8 +102,8 @@ void sort_by_key(Keys& keys, Values& values, SortSpace& space) {
 #endif
   const std::uint64_t varying = varying_bits(keys);
   if (varying == 0) return;
-  const Counts counts(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("trident::knn::index::sort_counts")),
-                      kDigits * ((n + kBlock - 1) / kBlock));
+  const Counts counts = first_of(space.counts, static_cast<std::size_t>(kDigits) * ((count + kBlock - 1) / kBlock),
+                                 "trident::knn::index::sort_counts");
   for (int shift = 0; shift < 64; shift += kRadixBits) {
     if (((varying >> shift) & (kDigits - 1)) == 0) continue;
     radix_pass(keys, values, other_keys, other_values, counts, shift);

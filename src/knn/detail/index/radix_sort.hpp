@@ -18,7 +18,8 @@ using Values = Kokkos::View<int*, DeviceMemory>;
 struct SortSpace {
   Keys keys;
   Values values;
-  Kokkos::View<unsigned char*, DeviceMemory> scratch;
+  Kokkos::View<unsigned char*, DeviceMemory> scratch;  // CUB's, on CUDA
+  Values counts;  // the portable sort's digit counts, elsewhere
 };
 
 // Sorts keys(0..n) ascending, moving values(i) with keys(i); pairs of equal keys keep their
