@@ -70,6 +70,7 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/detail/trip_form_anisotropic.cpp
   diffusion/detail/trip_form_field.cpp
   diffusion/detail/trip_form_follow.cpp
+  diffusion/detail/trip_form_mirror.cpp
   diffusion/detail/trip_form_source.cpp
   diffusion/detail/trip_tiles.cpp
   diffusion/detail/trip_tuner.cpp

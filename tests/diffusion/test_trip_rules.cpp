@@ -1,6 +1,6 @@
 // Trips of several steps (trip.hpp, forced on a host by the test hooks) with every rule the
 // one-step kernels know: each boundary kind (ghosts that follow their edge cells set at each
-// step of a trip), a source (a number or a field), the anisotropic step (dx != dy) and a
+// step of a trip, or neumann's read mirrored), a source (a number or a field), the anisotropic step (dx != dy) and a
 // diffusivity field, alone and together. A run of trips gives every frame (field and
 // Laplacian) of the run of one step at a time (forced on a device too) bit for bit, on these
 // ranks and on one rank, with tiles that cross many edges (small ones with a tail of short
@@ -74,6 +74,9 @@ diffusion::DiffusionSettings rule_deck(MPI_Comm comm, const std::string& name, l
     s.c = 0.0;
   };
   if (name == "neumann") s.boundary.fill(kNeumann);
+  // neumann sides mirrored in the trips (trip.hpp) beside the other rules' ghosts and halos
+  if (name == "neumann_dirichlet") s.boundary = {kNeumann, dirichlet(1.0), kPeriodic, kPeriodic};
+  if (name == "neumann_periodic") s.boundary = {kPeriodic, kPeriodic, kNeumann, dirichlet(0.5)};
   if (name == "convective")
     s.boundary = {convective(0.1, 2.0), convective(0.2, -1.0), convective(0.05, 0.5), convective(0.15, 1.0)};
   if (name == "periodic") s.boundary.fill(kPeriodic);
@@ -159,8 +162,9 @@ TEST_P(MpiDiffusionTripRules, WholeRunsGiveTheOneStepBits) {
   MPI_Barrier(comm);
 }
 
-const auto kRules = testing::Values("neumann", "convective", "periodic", "dirichlet_1", "mixed", "source_number",
-                                    "source_field", "anisotropic", "anisotropic_rules", "c_field", "c_field_rules");
+const auto kRules = testing::Values("neumann", "neumann_dirichlet", "neumann_periodic", "convective", "periodic",
+                                    "dirichlet_1", "mixed", "source_number", "source_field", "anisotropic",
+                                    "anisotropic_rules", "c_field", "c_field_rules");
 
 const auto kName = [](const auto& info) {
   return std::get<0>(info.param) + "_m" + std::to_string(std::get<1>(info.param)) + "_w" +
@@ -178,6 +182,14 @@ INSTANTIATE_TEST_SUITE_P(Float32, MpiDiffusionTripRules,
                          kName);
 INSTANTIATE_TEST_SUITE_P(Float32Long, MpiDiffusionTripRules,
                          testing::Combine(kRules, testing::Values(8), testing::Values(0L), testing::Values("auto"),
+                                          testing::Values(Precision::float32), testing::Values(Tiles::small_with_tail)),
+                         kName);
+
+// Blocks of 7 and 8 rows on 4 ranks: those under a trip's 8 steps set neumann's ghosts at
+// each step, the others mirror them, in one run.
+INSTANTIATE_TEST_SUITE_P(Float32Rows, MpiDiffusionTripRules,
+                         testing::Combine(testing::Values("neumann", "neumann_periodic"), testing::Values(8),
+                                          testing::Values(0L), testing::Values("rows"),
                                           testing::Values(Precision::float32), testing::Values(Tiles::small_with_tail)),
                          kName);
 

@@ -33,6 +33,7 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
   toward_[1] = d.east() != MPI_PROC_NULL;
   toward_[2] = d.south() != MPI_PROC_NULL;
   toward_[3] = d.north() != MPI_PROC_NULL;
+  mirror_neumann_sides();
   if (alone_) return;
   // NCCL only if peer memory does not carry the halos (transport::DeviceComm).
   comm_ = std::make_unique<transport::DeviceComm>(d.cart(), transport, transport::DeviceComm::NcclStart::when_needed);
@@ -64,6 +65,24 @@ TripRule<T> Stepper<T>::trip_rule() const {
     side.h = line.h;
   }
   return rule;
+}
+
+template <class T>
+void Stepper<T>::mirror_neumann_sides() {
+  const Edges<T>& edges = scheme_.edges;
+  if (rule_.op != TripRule<T>::isotropic || rule_.source != 0) return;
+  Mirror found;
+  for (int k = 0; k < edges.lines(); ++k) {
+    const auto& line = edges.line(k);
+    if (line.kind == BoundaryKind::convective) return;
+    if (line.kind != BoundaryKind::neumann) continue;
+    const int depth = line.vertical ? interior_.x1 - interior_.x0 : interior_.y1 - interior_.y0;
+    if (depth < kMaxTripSteps) return;  // the image would reach past the block's far side
+    const bool low = line.ghost < line.edge;
+    found.edge[(line.vertical ? 2 : 0) + (low ? 0 : 1)] = low ? line.edge : line.edge + 1;
+  }
+  rule_.mirror = found;
+  for (TripSide<T>* side : {&rule_.west, &rule_.east, &rule_.south, &rule_.north}) side->kind = 0;
 }
 
 template <class T>
@@ -121,6 +140,12 @@ Trip Stepper<T>::trip_from(int valid) const {
   trip.first = extended(valid - 1);
   const int shrink[4] = {toward_[2], toward_[3], toward_[0], toward_[1]};  // y0, y1, x0, x1
   std::copy(shrink, shrink + 4, trip.shrink);
+  // the steps update the mirror images too, as deep as a trip reads
+  const Mirror& mirror = rule_.mirror;
+  if (mirror.edge[0] != -kNoMirror) trip.first.y0 -= kMaxTripSteps;
+  if (mirror.edge[1] != kNoMirror) trip.first.y1 += kMaxTripSteps;
+  if (mirror.edge[2] != -kNoMirror) trip.first.x0 -= kMaxTripSteps;
+  if (mirror.edge[3] != kNoMirror) trip.first.x1 += kMaxTripSteps;
   return trip;
 }
 

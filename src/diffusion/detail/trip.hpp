@@ -73,6 +73,33 @@ struct TripSide {
   T ambient = T(0), ratio = T(0), h = T(0);  // convective: ghost = edge + ratio (ambient - edge)
 };
 
+// A side of `Mirror` with nothing to mirror (far from any index, and twice it still an int).
+constexpr int kNoMirror = 1 << 29;
+
+// The edges (a first row or column, or one past a last) beyond which a trip reads the grid's
+// cells mirrored (reflected), each as the cell as far inside the edge: neumann's ghost is the
+// edge cell itself, and a mirror image m cells deep stays one through m steps when the trip's
+// `first` box covers it, so that the tiles at such an edge take c's plain update with no
+// ghost to set. The image's rows add their south and north values in the other order (the
+// sum's order mirrored too: trip_kernel.hpp); its columns need not (west + east commutes).
+struct Mirror {
+  int edge[4] = {-kNoMirror, kNoMirror, -kNoMirror, kNoMirror};  // y0 (south), y1 (north), x0 (west), x1 (east)
+  bool any() const {
+    return edge[0] != -kNoMirror || edge[1] != kNoMirror || edge[2] != -kNoMirror || edge[3] != kNoMirror;
+  }
+  // Whether the cells `b` and m around it reach past a mirrored edge.
+  KOKKOS_INLINE_FUNCTION bool reached(const Box& b, int m) const {
+    return b.y0 - m < edge[0] || b.y1 + m > edge[1] || b.x0 - m < edge[2] || b.x1 + m > edge[3];
+  }
+  // Whether row j lies past the south or north edge.
+  KOKKOS_INLINE_FUNCTION bool past_row(int j) const { return j < edge[0] || j >= edge[1]; }
+  // The row (or column) index v read at, reflected at the edges lo and hi.
+  KOKKOS_INLINE_FUNCTION static int reflected(int v, int lo, int hi) {
+    v = v < lo ? 2 * lo - 1 - v : v;
+    return v >= hi ? 2 * hi - 1 - v : v;
+  }
+};
+
 // What a trip's steps compute besides c's isotropic update (the stepper's Scheme), each cell
 // with the one-step kernels' formulas (stencil_anisotropic.hpp, stencil_field.hpp, the
 // source added after the step, boundary.hpp's ghosts). The default: c's update alone.
@@ -86,12 +113,16 @@ struct TripRule {
   T s = T(0);
   Grid<T> sf;
   TripSide<T> west, east, south, north;
+  // Neumann's sides read mirrored instead (with c's plain update alone; `first` covering the
+  // images, Mirror).
+  Mirror mirror;
   bool follows() const { return west.kind != 0 || east.kind != 0 || south.kind != 0 || north.kind != 0; }
 };
 
 // `m` steps (2 <= m <= kMaxTripSteps) from `u` into `next`: next <- the cells of trip.keep
 // after m steps, queued on `space`. u must hold valid values on step_box(0) and one cell
-// around it; cells outside the grid count as zero. A cell that turns non-finite at step
+// around it, which past a mirrored edge (Mirror) are read reflected (its ghosts are never
+// read); cells outside the grid count as zero. A cell that turns non-finite at step
 // `step` + k lowers `first_bad` to `step` + k + 1. L(u) is not kept (trips never hold a
 // frame's step). `rule`: what the steps compute besides c's update (c is unused where its
 // operator is not the isotropic one).

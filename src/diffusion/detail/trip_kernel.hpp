@@ -46,9 +46,14 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   int chain = 0;
   Kokkos::View<int*> board;
 
-  // The source's value, or zero outside the grid (a domain's edge beyond the allocated halo).
-  template <int kMode>
+  // The source's value, or zero outside the grid (a domain's edge beyond the allocated halo);
+  // kReflect (an edge tile's, kMirror): past a mirrored edge, the cell mirrored inside it.
+  template <int kMode, bool kReflect>
   KOKKOS_INLINE_FUNCTION T load(int j, int i, bool wanted) const {
+    if constexpr (kReflect && kForm == kMirror) {
+      j = Mirror::reflected(j, this->mirror.edge[0], this->mirror.edge[1]);
+      i = Mirror::reflected(i, this->mirror.edge[2], this->mirror.edge[3]);
+    }
     if (!(wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
           static_cast<unsigned>(i) < static_cast<unsigned>(nx)))
       return T(0);
@@ -129,10 +134,12 @@ struct TripKernel : TripExtrasOf<T, kForm> {
 
   template <int kMode>
   KOKKOS_INLINE_FUNCTION void run_at(const Member& team, const Scratch& shared, const Box& kept) const {
-    // Most tiles read only cells that every step updates: they skip the test of each cell.
+    // Most tiles read only cells that every step updates, none mirrored: they skip the test
+    // of each cell.
     const Box last = step_box<kMode>(m - 1);
-    const bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
-                        kept.x1 + m <= last.x1);
+    bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
+                  kept.x1 + m <= last.x1);
+    if constexpr (kForm == kMirror) edge = edge || this->mirror.reached(kept, m);
     // Trips of kSteps steps (most of them) know their length when compiled.
     if (m == kSteps)
       edge ? run_tile<true, kSteps, kMode>(team, shared, kept) : run_tile<false, kSteps, kMode>(team, shared, kept);
@@ -193,7 +200,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         centre_of[q][k - 1] = south_of[q][k - 1] = T(0);
       }
       TRIDENT_UNROLL
-      for (int r = 0; r < kPrefetch; ++r) ahead[q][r] = load<kMode>(y0 + r, i, col < columns && r < rows);
+      for (int r = 0; r < kPrefetch; ++r) ahead[q][r] = load<kMode, kEdge>(y0 + r, i, col < columns && r < rows);
     }
     T* const base = shared.data() + 1;  // column 0 of the strip (after the zero column)
     // Step k's values are right from row s = 2k on: the first 2m rows skip the steps whose
@@ -204,19 +211,30 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       follow_rows<kEdge, kFixed, kExact, kMode>(team, base, kept, m, x0, y0, columns, rows, prologue, centre_of,
                                                 south_of, ahead, updates, checks, not_finite);
     } else {
+      // kMirror: the rows on which a step reaches past the south mirrored edge lie among the
+      // prologue's, those past the north one among the last loop's (kGhostRows).
+      constexpr bool kMirrorRows = kEdge && kForm == kMirror;
       for (int s = 0; s < prologue; ++s)
-        row<kEdge, kFixed, kExact, true, kEdge, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows, centre_of,
-                                                              south_of, ahead, updates, checks, not_finite);
+        row<kEdge, kFixed, kExact, true, kEdge, kMode, kMirrorRows>(team, base, kept, s, m, x0, y0, columns, rows,
+                                                                    centre_of, south_of, ahead, updates, checks,
+                                                                    not_finite);
       // kEdgeRowsApart: an edge tile's rows before `inside_to` reach only rows that every step
       // updates (a row that some step does not update lies below them or among the prologue's),
       // so they test the columns alone, one bit a step.
       int inside_to = kEdge ? prologue : rows;
       if constexpr (kEdge && kEdgeRowsApart<T>) {
         inside_to = edge_inside_to<kMode>(m, y0, rows, prologue);
+        if constexpr (kMirrorRows) inside_to = mirror_rows_from(y0, prologue, inside_to);
         for (int s = prologue; s < inside_to; ++s)
           row<kEdge, kFixed, kExact, false, false, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
                                                                  centre_of, south_of, ahead, updates, checks,
                                                                  not_finite);
+      } else if constexpr (kMirrorRows) {
+        inside_to = mirror_rows_from(y0, prologue, rows);
+        for (int s = prologue; s < inside_to; ++s)
+          row<kEdge, kFixed, kExact, false, true, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
+                                                                centre_of, south_of, ahead, updates, checks,
+                                                                not_finite);
       } else if constexpr (!kEdge) {
         for (int s = prologue; s < rows; ++s)
           row<kEdge, kFixed, kExact, false, false, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
@@ -225,14 +243,21 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       }
       if constexpr (kEdge)
         for (int s = inside_to; s < rows; ++s)
-          row<kEdge, kFixed, kExact, false, true, kMode, false>(team, base, kept, s, m, x0, y0, columns, rows,
-                                                                centre_of, south_of, ahead, updates, checks,
-                                                                not_finite);
+          row<kEdge, kFixed, kExact, false, true, kMode, kMirrorRows>(team, base, kept, s, m, x0, y0, columns, rows,
+                                                                      centre_of, south_of, ahead, updates, checks,
+                                                                      not_finite);
     }
     if (kExact) return false;
     if (not_finite) shared(kFlag) = T(1);
     team.team_barrier();
     return shared(kFlag) != T(0);
+  }
+
+  // kMirror: the first row (from `prologue`, before `to`) on which a step reaches past the
+  // north mirrored edge.
+  KOKKOS_INLINE_FUNCTION int mirror_rows_from(const int y0, const int prologue, const int to) const {
+    const int from = this->mirror.edge[1] - y0 + 1;
+    return from < prologue ? prologue : from < to ? from : to;
   }
 
   // An edge tile's first row that some step reaches without updating it (kEdgeRowsApart).
@@ -288,7 +313,8 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // Row s of the stream (see stream). kPrologue: s < 2 m, where step k runs only from s = 2k
   // and otherwise only passes its registers on. kRowTest: some step reaches a row it does not
   // update (an edge tile's first or last rows). kGhostRows (kFollowAlone): some step reaches
-  // the south or north edge row, whose ghost it sets (any other form sets its ghosts in cell).
+  // the south or north edge row, whose ghost it sets (any other form sets its ghosts in cell);
+  // kMirror: some step may reach past a mirrored edge, and takes such rows in mirrored order.
   template <bool kEdge, int kFixed, bool kExact, bool kPrologue, bool kRowTest, int kMode, bool kGhostRows>
   KOKKOS_FORCEINLINE_FUNCTION void row(const Member& team, T* const base, const Box& kept, const int s, const int m,
                                        const int x0, const int y0, const int columns, const int rows,
@@ -300,7 +326,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     // Cells with c's plain update (kFollowAlone's ghosts chosen on the way, in a single
     // trip), or by cell.
     constexpr bool kChooseGhosts = kEdge && kFollowAlone && kMode == kOneTrip;
-    constexpr bool kPlainCells = kForm == 0 || (kFollowAlone && (!kEdge || kChooseGhosts));
+    constexpr bool kPlainCells = kForm == 0 || kForm == kMirror || (kFollowAlone && (!kEdge || kChooseGhosts));
     const int rank = team.team_rank(), size = team.team_size();
     const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
     T* now = base + (s & 1) * kSteps * kStride;
@@ -317,7 +343,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       T north = ahead[q][0];  // step 0 of row s
       TRIDENT_UNROLL
       for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
-      ahead[q][kPrefetch - 1] = load<kMode>(y0 + s + kPrefetch, i, s + kPrefetch < rows);
+      ahead[q][kPrefetch - 1] = load<kMode, kEdge>(y0 + s + kPrefetch, i, s + kPrefetch < rows);
       now[col] = north;
       // The west and east values a step takes: its neighbours' (published on the last row),
       // or with kChooseGhosts a neumann ghost's, which is the edge cell's own value.
@@ -355,7 +381,19 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         const int j = y0 + s - k;  // the row step k reaches
         const T centre = centre_of[q][k - 1];
         T v;
-        if constexpr (kPlainCells) {
+        if constexpr (kForm == kMirror && kEdge) {
+          if constexpr (kGhostRows) {
+            // past a mirrored edge the sum's order is mirrored too: there the south value is
+            // the north one of the cell mirrored inside, so that both sums are the same bits
+            const T west = before[(k - 1) * kStride + col - 1], east = before[(k - 1) * kStride + col + 1];
+            const bool past = this->mirror.past_row(j);
+            const T first = past ? north : south_of[q][k - 1], last = past ? south_of[q][k - 1] : north;
+            v = stepped(centre, laplacian_with_north(centre, sides_of(west, east, first), last), c);
+          } else {
+            const T side_sum = kHoistSides<T> ? sides[k - 1] : sides_at(k, centre);
+            v = stepped(centre, laplacian_with_north(centre, side_sum, north), c);
+          }
+        } else if constexpr (kPlainCells) {
           const T side_sum = kHoistSides<T> ? sides[k - 1] : sides_at(k, centre);
           T north_value = north;
           if constexpr (kChooseGhosts && kGhostRows)

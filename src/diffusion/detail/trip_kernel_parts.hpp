@@ -12,8 +12,10 @@ namespace trident::diffusion::trips {
 // What an instance computes besides c's isotropic update (its form, TripRule's in bits).
 // kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
 // edge; kSource: a source added after each step (a number or a field: TripRule::source);
-// kAnisotropic, kField: the operator. Runs take the fewest bits their rule needs (form_of).
-constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8;
+// kAnisotropic, kField: the operator. kMirror (alone): c's plain update, whose edge tiles read
+// past a mirrored edge reflected (neumann's sides, TripRule::mirror). Runs take the fewest
+// bits their rule needs (form_of).
+constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8, kMirror = 16;
 
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
@@ -70,7 +72,8 @@ int form_of(const TripRule<T>& rule) {
   if (rule.op == TripRule<T>::field) return kFollow | kSource | kField;
   if (rule.op == TripRule<T>::anisotropic) return kFollow | kSource | kAnisotropic;
   if (rule.source != 0) return kFollow | kSource;
-  return rule.follows() ? kFollow : 0;
+  if (rule.follows()) return kFollow;
+  return rule.mirror.any() ? kMirror : 0;
 }
 
 // The rule's data the kernels hold (none for c's plain update: its kernel's arguments stay
@@ -86,8 +89,12 @@ struct TripExtras {
   TripSide<T> west, east, south, north;
 };
 struct TripNoExtras {};
+struct TripMirrorExtras {
+  Mirror mirror;
+};
 template <class T, int kForm>
-using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras, TripExtras<T>>;
+using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras,
+                                        std::conditional_t<kForm == kMirror, TripMirrorExtras, TripExtras<T>>>;
 
 // Bits of a column's `updates` above its steps': its cells are the west (east) edge's, whose
 // ghosts follow them (kFollow), by neumann's rule or by convective's.

@@ -1,7 +1,7 @@
 #pragma once
 // The launches of the trip kernel (trip_kernel.hpp) for one form: a trip, and a chain of trips
 // in one launch. Each form's instances are compiled in a file of their own
-// (trip_form_*.cpp, by TRIDENT_TRIP_FORM_INSTANCES), so that a CUDA build compiles the five
+// (trip_form_*.cpp, by TRIDENT_TRIP_FORM_INSTANCES), so that a CUDA build compiles the six
 // forms side by side instead of one after another in trip.cpp.
 #include <algorithm>
 
@@ -19,6 +19,10 @@ int resident_teams(const ExecutionSpace& space) {
 // The rule's data into an instance of its form.
 template <class T>
 void hold_rule(TripNoExtras&, const TripRule<T>&, const Grid<T>&) {}
+template <class T>
+void hold_rule(TripMirrorExtras& x, const TripRule<T>& rule, const Grid<T>&) {
+  x.mirror = rule.mirror;
+}
 template <class T>
 void hold_rule(TripExtras<T>& x, const TripRule<T>& rule, const Grid<T>& u) {
   const auto shaped_like_u = [&u](const Grid<T>& f) { return f.extent(0) == u.extent(0) && f.extent(1) == u.extent(1); };
