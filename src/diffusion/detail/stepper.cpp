@@ -142,10 +142,10 @@ Trip Stepper<T>::trip_from(int valid) const {
   std::copy(shrink, shrink + 4, trip.shrink);
   // the steps update the mirror images too, as deep as a trip reads
   const Mirror& mirror = rule_.mirror;
-  if (mirror.edge[0] != -kNoMirror) trip.first.y0 -= kMaxTripSteps;
-  if (mirror.edge[1] != kNoMirror) trip.first.y1 += kMaxTripSteps;
-  if (mirror.edge[2] != -kNoMirror) trip.first.x0 -= kMaxTripSteps;
-  if (mirror.edge[3] != kNoMirror) trip.first.x1 += kMaxTripSteps;
+  if (mirror.mirrors(0)) trip.first.y0 -= kMaxTripSteps;
+  if (mirror.mirrors(1)) trip.first.y1 += kMaxTripSteps;
+  if (mirror.mirrors(2)) trip.first.x0 -= kMaxTripSteps;
+  if (mirror.mirrors(3)) trip.first.x1 += kMaxTripSteps;
   return trip;
 }
 

@@ -84,15 +84,8 @@ constexpr int kNoMirror = 1 << 29;
 // sum's order mirrored too: trip_kernel.hpp); its columns need not (west + east commutes).
 struct Mirror {
   int edge[4] = {-kNoMirror, kNoMirror, -kNoMirror, kNoMirror};  // y0 (south), y1 (north), x0 (west), x1 (east)
-  bool any() const {
-    return edge[0] != -kNoMirror || edge[1] != kNoMirror || edge[2] != -kNoMirror || edge[3] != kNoMirror;
-  }
-  // Whether the cells `b` and m around it reach past a mirrored edge.
-  KOKKOS_INLINE_FUNCTION bool reached(const Box& b, int m) const {
-    return b.y0 - m < edge[0] || b.y1 + m > edge[1] || b.x0 - m < edge[2] || b.x1 + m > edge[3];
-  }
-  // Whether row j lies past the south or north edge.
-  KOKKOS_INLINE_FUNCTION bool past_row(int j) const { return j < edge[0] || j >= edge[1]; }
+  bool mirrors(int k) const { return edge[k] != (k % 2 == 0 ? -kNoMirror : kNoMirror); }
+  bool any() const { return mirrors(0) || mirrors(1) || mirrors(2) || mirrors(3); }
   // The row (or column) index v read at, reflected at the edges lo and hi.
   KOKKOS_INLINE_FUNCTION static int reflected(int v, int lo, int hi) {
     v = v < lo ? 2 * lo - 1 - v : v;

@@ -47,13 +47,11 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   Kokkos::View<int*> board;
 
   // The source's value, or zero outside the grid (a domain's edge beyond the allocated halo);
-  // kReflect (an edge tile's, kMirror): past a mirrored edge, the cell mirrored inside it.
+  // kReflect (an edge tile's, kMirror): a row past a mirrored edge read as its mirror image
+  // inside (columns: column_read).
   template <int kMode, bool kReflect>
   KOKKOS_INLINE_FUNCTION T load(int j, int i, bool wanted) const {
-    if constexpr (kReflect && kForm == kMirror) {
-      j = Mirror::reflected(j, this->mirror.edge[0], this->mirror.edge[1]);
-      i = Mirror::reflected(i, this->mirror.edge[2], this->mirror.edge[3]);
-    }
+    if constexpr (kReflect && kForm == kMirror) j = Mirror::reflected(j, mirror_edge(0), mirror_edge(1));
     if (!(wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
           static_cast<unsigned>(i) < static_cast<unsigned>(nx)))
       return T(0);
@@ -61,6 +59,22 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     if constexpr (kMode != kOneTrip) return __ldcg(&(kMode == kChainOdd ? next : u)(j, i));
 #endif
     return (kMode == kChainOdd ? next : u)(j, i);
+  }
+
+  // The column a strip's column reads and writes: kMirror's edge tiles read past a mirrored
+  // west or east edge reflected (and write only kept cells, which no reflection moves).
+  template <bool kEdge>
+  KOKKOS_INLINE_FUNCTION int column_read(const int i) const {
+    if constexpr (kEdge && kForm == kMirror) return Mirror::reflected(i, mirror_edge(2), mirror_edge(3));
+    return i;
+  }
+
+  // kMirror: side k's mirrored edge (Mirror::edge's order), from the trip's first box, which
+  // covers kMaxTripSteps cells of its image and never shrinks there.
+  KOKKOS_INLINE_FUNCTION int mirror_edge(const int k) const {
+    if (!((this->mirror_sides >> k) & 1)) return k % 2 == 0 ? -kNoMirror : kNoMirror;
+    const int e = k == 0 ? trip.first.y0 : k == 1 ? trip.first.y1 : k == 2 ? trip.first.x0 : trip.first.x1;
+    return k % 2 == 0 ? e + kMaxTripSteps : e - kMaxTripSteps;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -139,7 +153,9 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     const Box last = step_box<kMode>(m - 1);
     bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
                   kept.x1 + m <= last.x1);
-    if constexpr (kForm == kMirror) edge = edge || this->mirror.reached(kept, m);
+    if constexpr (kForm == kMirror)
+      edge = edge || kept.y0 - m < mirror_edge(0) || kept.y1 + m > mirror_edge(1) || kept.x0 - m < mirror_edge(2) ||
+             kept.x1 + m > mirror_edge(3);
     // Trips of kSteps steps (most of them) know their length when compiled.
     if (m == kSteps)
       edge ? run_tile<true, kSteps, kMode>(team, shared, kept) : run_tile<false, kSteps, kMode>(team, shared, kept);
@@ -182,7 +198,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     T ahead[kColumnsPerThread][kPrefetch];
     unsigned updates[kColumnsPerThread], checks[kColumnsPerThread];  // bit k: this column at step k
     for (int q = 0; q < kColumnsPerThread; ++q) {
-      const int col = rank + q * size, i = x0 + col;
+      const int col = rank + q * size, i = column_read<kEdge>(x0 + col);
       updates[q] = checks[q] = 0;
       if constexpr (kEdge && (kForm & kFollow) != 0) {  // this column's edge cells, once (cell)
         if (this->west.kind != 0 && i == this->west.edge)
@@ -256,7 +272,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // kMirror: the first row (from `prologue`, before `to`) on which a step reaches past the
   // north mirrored edge.
   KOKKOS_INLINE_FUNCTION int mirror_rows_from(const int y0, const int prologue, const int to) const {
-    const int from = this->mirror.edge[1] - y0 + 1;
+    const int from = mirror_edge(1) - y0 + 1;
     return from < prologue ? prologue : from < to ? from : to;
   }
 
@@ -338,7 +354,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       if (this->north.kind != 0) north_k = y0 + s - this->north.edge;
     }
     for (int q = 0; q < kColumnsPerThread; ++q) {
-      const int col = rank + q * size, i = x0 + col;
+      const int col = rank + q * size, i = column_read<kEdge>(x0 + col);
       if (col >= columns) continue;
       T north = ahead[q][0];  // step 0 of row s
       TRIDENT_UNROLL
@@ -386,7 +402,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
             // past a mirrored edge the sum's order is mirrored too: there the south value is
             // the north one of the cell mirrored inside, so that both sums are the same bits
             const T west = before[(k - 1) * kStride + col - 1], east = before[(k - 1) * kStride + col + 1];
-            const bool past = this->mirror.past_row(j);
+            const bool past = j < mirror_edge(0) || j >= mirror_edge(1);
             const T first = past ? north : south_of[q][k - 1], last = past ? south_of[q][k - 1] : north;
             v = stepped(centre, laplacian_with_north(centre, sides_of(west, east, first), last), c);
           } else {

@@ -89,8 +89,11 @@ struct TripExtras {
   TripSide<T> west, east, south, north;
 };
 struct TripNoExtras {};
+// kMirror's: which sides mirror; their edges come from the trip's first box
+// (TripKernel::mirror_edge). The kernel's arguments grow by one word: with the four edges, its
+// float trips spilled registers (ptxas).
 struct TripMirrorExtras {
-  Mirror mirror;
+  unsigned mirror_sides = 0;  // bit k: Mirror::edge[k] mirrors
 };
 template <class T, int kForm>
 using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras,
