@@ -89,15 +89,21 @@ struct TripExtras {
   TripSide<T> west, east, south, north;
 };
 struct TripNoExtras {};
-// kMirror's: which sides mirror; their edges come from the trip's first box
-// (TripKernel::mirror_edge). The kernel's arguments grow by one word: with the four edges, its
-// float trips spilled registers (ptxas).
-struct TripMirrorExtras {
-  unsigned mirror_sides = 0;  // bit k: Mirror::edge[k] mirrors
+// kFollow alone and kMirror hold only what they read: larger kernel arguments made ptxas
+// spill their float trips' registers (kMirror's four edges, 16 bytes, took its 8-step trip
+// from 4 to 104 bytes of spill stores; all of TripExtras took kFollow's from 256 to 404).
+template <class T>
+struct TripFollowExtras {
+  TripSide<T> west, east, south, north;
+};
+struct TripMirrorExtras {  // which sides mirror; the edges come from the trip's first box
+  unsigned mirror_sides = 0;  // bit k: Mirror::edge[k] mirrors (TripKernel::mirror_edge)
 };
 template <class T, int kForm>
-using TripExtrasOf = std::conditional_t<kForm == 0, TripNoExtras,
-                                        std::conditional_t<kForm == kMirror, TripMirrorExtras, TripExtras<T>>>;
+using TripExtrasOf = std::conditional_t<
+    kForm == 0, TripNoExtras,
+    std::conditional_t<kForm == kMirror, TripMirrorExtras,
+                       std::conditional_t<kForm == kFollow, TripFollowExtras<T>, TripExtras<T>>>>;
 
 // Bits of a column's `updates` above its steps': its cells are the west (east) edge's, whose
 // ghosts follow them (kFollow), by neumann's rule or by convective's.

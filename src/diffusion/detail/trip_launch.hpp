@@ -26,6 +26,13 @@ void hold_rule(TripMirrorExtras& x, const TripRule<T>& rule, const Grid<T>&) {
     if (rule.mirror.mirrors(k)) x.mirror_sides |= 1u << k;
 }
 template <class T>
+void hold_rule(TripFollowExtras<T>& x, const TripRule<T>& rule, const Grid<T>&) {
+  x.west = rule.west;
+  x.east = rule.east;
+  x.south = rule.south;
+  x.north = rule.north;
+}
+template <class T>
 void hold_rule(TripExtras<T>& x, const TripRule<T>& rule, const Grid<T>& u) {
   const auto shaped_like_u = [&u](const Grid<T>& f) { return f.extent(0) == u.extent(0) && f.extent(1) == u.extent(1); };
   const auto faces_of_u = [&u](const Grid<T>& f) {
