@@ -1,7 +1,7 @@
 // Trips of several steps (trip.hpp, forced on a host by the test hooks) with every rule the
 // one-step kernels know: each boundary kind (ghosts that follow their edge cells set at each
-// step of a trip, or neumann's read mirrored), a source (a number or a field), the anisotropic step (dx != dy) and a
-// diffusivity field, alone and together. A run of trips gives every frame (field and
+// step of a trip, or neumann's read mirrored), a source (a number or a field), the
+// anisotropic step (dx != dy) and a diffusivity field, alone and together. A run of trips gives every frame (field and
 // Laplacian) of the run of one step at a time (forced on a device too) bit for bit, on these
 // ranks and on one rank, with tiles that cross many edges (small ones with a tail of short
 // bands, or the tiles of chains), and a restart with trips from the one-step run's

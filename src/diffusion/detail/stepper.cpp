@@ -71,7 +71,7 @@ template <class T>
 void Stepper<T>::mirror_neumann_sides() {
   const Edges<T>& edges = scheme_.edges;
   if (rule_.op != TripRule<T>::isotropic || rule_.source != 0) return;
-  Mirror found;
+  unsigned sides = 0;
   for (int k = 0; k < edges.lines(); ++k) {
     const auto& line = edges.line(k);
     if (line.kind == BoundaryKind::convective) return;
@@ -79,9 +79,9 @@ void Stepper<T>::mirror_neumann_sides() {
     const int depth = line.vertical ? interior_.x1 - interior_.x0 : interior_.y1 - interior_.y0;
     if (depth < kMaxTripSteps) return;  // the image would reach past the block's far side
     const bool low = line.ghost < line.edge;
-    found.edge[(line.vertical ? 2 : 0) + (low ? 0 : 1)] = low ? line.edge : line.edge + 1;
+    sides |= 1u << ((line.vertical ? 2 : 0) + (low ? 0 : 1));
   }
-  rule_.mirror = found;
+  rule_.mirror_sides = sides;
   for (TripSide<T>* side : {&rule_.west, &rule_.east, &rule_.south, &rule_.north}) side->kind = 0;
 }
 
@@ -141,11 +141,11 @@ Trip Stepper<T>::trip_from(int valid) const {
   const int shrink[4] = {toward_[2], toward_[3], toward_[0], toward_[1]};  // y0, y1, x0, x1
   std::copy(shrink, shrink + 4, trip.shrink);
   // the steps update the mirror images too, as deep as a trip reads
-  const Mirror& mirror = rule_.mirror;
-  if (mirror.mirrors(0)) trip.first.y0 -= kMaxTripSteps;
-  if (mirror.mirrors(1)) trip.first.y1 += kMaxTripSteps;
-  if (mirror.mirrors(2)) trip.first.x0 -= kMaxTripSteps;
-  if (mirror.mirrors(3)) trip.first.x1 += kMaxTripSteps;
+  const unsigned mirror = rule_.mirror_sides;
+  if (mirror & 1u) trip.first.y0 -= kMaxTripSteps;
+  if (mirror & 2u) trip.first.y1 += kMaxTripSteps;
+  if (mirror & 4u) trip.first.x0 -= kMaxTripSteps;
+  if (mirror & 8u) trip.first.x1 += kMaxTripSteps;
   return trip;
 }
 

@@ -104,7 +104,7 @@ class Stepper {
   TripRule<T> trip_rule() const;
   // Neumann's sides as the trips' mirrored edges (trip.hpp) where c's plain update is all the
   // trips compute besides them and the block is at least a trip's steps deep across each:
-  // sets rule_.mirror and takes those sides out of rule_'s ghosts that follow.
+  // sets rule_.mirror_sides and takes those sides out of rule_'s ghosts that follow.
   void mirror_neumann_sides();
   // The field's faces (field_complete's; throws std::logic_error before it).
   const Grid<T>& faces() const;

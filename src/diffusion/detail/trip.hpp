@@ -73,25 +73,22 @@ struct TripSide {
   T ambient = T(0), ratio = T(0), h = T(0);  // convective: ghost = edge + ratio (ambient - edge)
 };
 
-// A side of `Mirror` with nothing to mirror (far from any index, and twice it still an int).
+// Mirrored sides (TripRule::mirror_sides): past such an edge a trip reads the grid's cells
+// mirrored (reflected), each as the cell as far inside the edge: neumann's ghost is the edge
+// cell itself, and a mirror image m cells deep stays one through m steps when the trip's
+// `first` box covers it (kMaxTripSteps cells past the edge), so that the tiles at such an
+// edge take c's plain update with no ghost to set. The image's rows add their south and north
+// values in the other order (the sum's order mirrored too: trip_kernel.hpp); its columns need
+// not (west + east commutes).
+//
+// An edge where nothing mirrors (far from any index, and twice it still an int).
 constexpr int kNoMirror = 1 << 29;
-
-// The edges (a first row or column, or one past a last) beyond which a trip reads the grid's
-// cells mirrored (reflected), each as the cell as far inside the edge: neumann's ghost is the
-// edge cell itself, and a mirror image m cells deep stays one through m steps when the trip's
-// `first` box covers it, so that the tiles at such an edge take c's plain update with no
-// ghost to set. The image's rows add their south and north values in the other order (the
-// sum's order mirrored too: trip_kernel.hpp); its columns need not (west + east commutes).
-struct Mirror {
-  int edge[4] = {-kNoMirror, kNoMirror, -kNoMirror, kNoMirror};  // y0 (south), y1 (north), x0 (west), x1 (east)
-  bool mirrors(int k) const { return edge[k] != (k % 2 == 0 ? -kNoMirror : kNoMirror); }
-  bool any() const { return mirrors(0) || mirrors(1) || mirrors(2) || mirrors(3); }
-  // The row (or column) index v read at, reflected at the edges lo and hi.
-  KOKKOS_INLINE_FUNCTION static int reflected(int v, int lo, int hi) {
-    v = v < lo ? 2 * lo - 1 - v : v;
-    return v >= hi ? 2 * hi - 1 - v : v;
-  }
-};
+// The row (or column) index v read at, reflected at the edges lo (a first row or column) and
+// hi (one past a last).
+KOKKOS_INLINE_FUNCTION int reflected(int v, int lo, int hi) {
+  v = v < lo ? 2 * lo - 1 - v : v;
+  return v >= hi ? 2 * hi - 1 - v : v;
+}
 
 // What a trip's steps compute besides c's isotropic update (the stepper's Scheme), each cell
 // with the one-step kernels' formulas (stencil_anisotropic.hpp, stencil_field.hpp, the
@@ -106,9 +103,9 @@ struct TripRule {
   T s = T(0);
   Grid<T> sf;
   TripSide<T> west, east, south, north;
-  // Neumann's sides read mirrored instead (with c's plain update alone; `first` covering the
-  // images, Mirror).
-  Mirror mirror;
+  // Neumann's sides read mirrored instead (with c's plain update alone; see reflected): bit k
+  // for side k in Trip::shrink's order (south, north, west, east).
+  unsigned mirror_sides = 0;
   bool follows() const { return west.kind != 0 || east.kind != 0 || south.kind != 0 || north.kind != 0; }
 };
 

@@ -52,7 +52,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // inside (columns: column_read).
   template <int kMode, bool kReflect>
   KOKKOS_INLINE_FUNCTION T load(int j, int i, bool wanted) const {
-    if constexpr (kReflect && kForm == kMirror) j = Mirror::reflected(j, mirror_edge(0), mirror_edge(1));
+    if constexpr (kReflect && kForm == kMirror) j = reflected(j, mirror_edge(0), mirror_edge(1));
     if (!(wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
           static_cast<unsigned>(i) < static_cast<unsigned>(nx)))
       return T(0);
@@ -66,12 +66,13 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // west or east edge reflected (and write only kept cells, which no reflection moves).
   template <bool kEdge>
   KOKKOS_INLINE_FUNCTION int column_read(const int i) const {
-    if constexpr (kEdge && kForm == kMirror) return Mirror::reflected(i, mirror_edge(2), mirror_edge(3));
+    if constexpr (kEdge && kForm == kMirror) return reflected(i, mirror_edge(2), mirror_edge(3));
     return i;
   }
 
-  // kMirror: side k's mirrored edge (Mirror::edge's order), from the trip's first box, which
-  // covers kMaxTripSteps cells of its image and never shrinks there.
+  // kMirror: side k's mirrored edge (k in Trip::shrink's order), from the trip's first box,
+  // which covers kMaxTripSteps cells of its image and never shrinks there; kNoMirror's where
+  // the side does not mirror.
   KOKKOS_INLINE_FUNCTION int mirror_edge(const int k) const {
     if (!((this->mirror_sides >> k) & 1)) return k % 2 == 0 ? -kNoMirror : kNoMirror;
     const int e = k == 0 ? trip.first.y0 : k == 1 ? trip.first.y1 : k == 2 ? trip.first.x0 : trip.first.x1;
@@ -404,18 +405,13 @@ struct TripKernel : TripExtrasOf<T, kForm> {
         const int j = y0 + s - k;  // the row step k reaches
         const T centre = centre_of[q][k - 1];
         T v;
-        if constexpr (kForm == kMirror && kEdge) {
-          if constexpr (kGhostRows) {
-            // past a mirrored edge the sum's order is mirrored too: there the south value is
-            // the north one of the cell mirrored inside, so that both sums are the same bits
-            const T west = before[(k - 1) * kStride + col - 1], east = before[(k - 1) * kStride + col + 1];
-            const bool past = j < mirror_edge(0) || j >= mirror_edge(1);
-            const T first = past ? north : south_of[q][k - 1], last = past ? south_of[q][k - 1] : north;
-            v = stepped(centre, laplacian_with_north(centre, sides_of(west, east, first), last), c);
-          } else {
-            const T side_sum = kHoistSides<T> ? sides[k - 1] : sides_at(k, centre);
-            v = stepped(centre, laplacian_with_north(centre, side_sum, north), c);
-          }
+        if constexpr (kForm == kMirror && kEdge && kGhostRows) {
+          // past a mirrored edge the sum's order is mirrored too: there the south value is
+          // the north one of the cell mirrored inside, so that both sums are the same bits
+          const T west = before[(k - 1) * kStride + col - 1], east = before[(k - 1) * kStride + col + 1];
+          const bool past = j < mirror_edge(0) || j >= mirror_edge(1);
+          const T first = past ? north : south_of[q][k - 1], last = past ? south_of[q][k - 1] : north;
+          v = stepped(centre, laplacian_with_north(centre, sides_of(west, east, first), last), c);
         } else if constexpr (kPlainCells) {
           const T side_sum = kHoistSides<T> ? sides[k - 1] : sides_at(k, centre);
           T north_value = north;

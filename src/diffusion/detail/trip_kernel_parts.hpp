@@ -13,7 +13,7 @@ namespace trident::diffusion::trips {
 // kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
 // edge; kSource: a source added after each step (a number or a field: TripRule::source);
 // kAnisotropic, kField: the operator. kMirror (alone): c's plain update, whose edge tiles read
-// past a mirrored edge reflected (neumann's sides, TripRule::mirror). Runs take the fewest
+// past a mirrored edge reflected (neumann's sides, TripRule::mirror_sides). Runs take the fewest
 // bits their rule needs (form_of).
 constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8, kMirror = 16;
 
@@ -73,7 +73,7 @@ int form_of(const TripRule<T>& rule) {
   if (rule.op == TripRule<T>::anisotropic) return kFollow | kSource | kAnisotropic;
   if (rule.source != 0) return kFollow | kSource;
   if (rule.follows()) return kFollow;
-  return rule.mirror.any() ? kMirror : 0;
+  return rule.mirror_sides != 0 ? kMirror : 0;
 }
 
 // The rule's data the kernels hold (none for c's plain update: its kernel's arguments stay
@@ -97,7 +97,7 @@ struct TripFollowExtras {
   TripSide<T> west, east, south, north;
 };
 struct TripMirrorExtras {  // which sides mirror; the edges come from the trip's first box
-  unsigned mirror_sides = 0;  // bit k: Mirror::edge[k] mirrors (TripKernel::mirror_edge)
+  unsigned mirror_sides = 0;  // TripRule::mirror_sides (TripKernel::mirror_edge)
 };
 template <class T, int kForm>
 using TripExtrasOf = std::conditional_t<

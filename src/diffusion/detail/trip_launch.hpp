@@ -21,9 +21,7 @@ template <class T>
 void hold_rule(TripNoExtras&, const TripRule<T>&, const Grid<T>&) {}
 template <class T>
 void hold_rule(TripMirrorExtras& x, const TripRule<T>& rule, const Grid<T>&) {
-  x.mirror_sides = 0;
-  for (int k = 0; k < 4; ++k)
-    if (rule.mirror.mirrors(k)) x.mirror_sides |= 1u << k;
+  x.mirror_sides = rule.mirror_sides;
 }
 template <class T>
 void hold_rule(TripFollowExtras<T>& x, const TripRule<T>& rule, const Grid<T>&) {
