@@ -70,14 +70,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     return i;
   }
 
-  // kMirror: side k's mirrored edge (k in Trip::shrink's order), from the trip's first box,
-  // which covers kMaxTripSteps cells of its image and never shrinks there; kNoMirror's where
-  // the side does not mirror.
-  KOKKOS_INLINE_FUNCTION int mirror_edge(const int k) const {
-    if (!((this->mirror_sides >> k) & 1)) return k % 2 == 0 ? -kNoMirror : kNoMirror;
-    const int e = k == 0 ? trip.first.y0 : k == 1 ? trip.first.y1 : k == 2 ? trip.first.x0 : trip.first.x1;
-    return k % 2 == 0 ? e + kMaxTripSteps : e - kMaxTripSteps;
-  }
+  KOKKOS_INLINE_FUNCTION int mirror_edge(const int k) const { return this->edge(k, trip.first); }  // kMirror
 
   // Side k of the rule (kFollow's forms): a copy, with which ptxas spilled the float trips
   // less than with the members read in place.

@@ -96,8 +96,16 @@ template <class T>
 struct TripFollowExtras {
   TripSide<T> west, east, south, north;
 };
-struct TripMirrorExtras {  // which sides mirror; the edges come from the trip's first box
-  unsigned mirror_sides = 0;  // TripRule::mirror_sides (TripKernel::mirror_edge)
+struct TripMirrorExtras {
+  unsigned mirror_sides = 0;  // TripRule::mirror_sides
+  // Side k's mirrored edge (k in Trip::shrink's order), from the trip's `first` box, which
+  // covers kMaxTripSteps cells of its image and never shrinks there; kNoMirror's where the
+  // side does not mirror.
+  KOKKOS_INLINE_FUNCTION int edge(const int k, const Box& first) const {
+    if (!((mirror_sides >> k) & 1)) return k % 2 == 0 ? -kNoMirror : kNoMirror;
+    const int e = k == 0 ? first.y0 : k == 1 ? first.y1 : k == 2 ? first.x0 : first.x1;
+    return k % 2 == 0 ? e + kMaxTripSteps : e - kMaxTripSteps;
+  }
 };
 template <class T, int kForm>
 using TripExtrasOf = std::conditional_t<
