@@ -72,6 +72,7 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/detail/trip_form_follow.cpp
   diffusion/detail/trip_form_mirror.cpp
   diffusion/detail/trip_form_source.cpp
+  diffusion/detail/trip_form_wrap.cpp
   diffusion/detail/trip_tiles.cpp
   diffusion/detail/trip_tuner.cpp
   diffusion/detail/xdmf.cpp
@@ -186,6 +187,7 @@ set(TRIDENT_TEST_SOURCES_deck
 set(TRIDENT_TEST_SOURCES_diffusion
   diffusion/test_boundaries.cpp
   diffusion/test_c_field.cpp
+  diffusion/test_chain_tiles.cpp
   diffusion/test_diffusion_exact.cpp
   diffusion/test_diffusion_runs.cpp
   diffusion/test_frames.cpp

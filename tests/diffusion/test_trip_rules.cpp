@@ -1,7 +1,8 @@
 // Trips of several steps (trip.hpp, forced on a host by the test hooks) with every rule the
 // one-step kernels know: each boundary kind (ghosts that follow their edge cells set at each
-// step of a trip, or neumann's read mirrored), a source (a number or a field), the
-// anisotropic step (dx != dy) and a diffusivity field, alone and together. A run of trips gives every frame (field and
+// step of a trip, neumann's read mirrored, or a lone block's periodic axes read wrapped), a
+// source (a number or a field), the anisotropic step (dx != dy) and a diffusivity field, alone
+// and together. A run of trips gives every frame (field and
 // Laplacian) of the run of one step at a time (forced on a device too) bit for bit, on these
 // ranks and on one rank, with tiles that cross many edges (small ones with a tail of short
 // bands, or the tiles of chains), and a restart with trips from the one-step run's
@@ -80,6 +81,9 @@ diffusion::DiffusionSettings rule_deck(MPI_Comm comm, const std::string& name, l
   if (name == "convective")
     s.boundary = {convective(0.1, 2.0), convective(0.2, -1.0), convective(0.05, 0.5), convective(0.15, 1.0)};
   if (name == "periodic") s.boundary.fill(kPeriodic);
+  // one periodic axis, read wrapped by a lone block's trips as both are
+  if (name == "periodic_x") s.boundary = {kPeriodic, kPeriodic, dirichlet(1.0), dirichlet(0.0)};
+  if (name == "periodic_y") s.boundary = {dirichlet(0.5), dirichlet(0.0), kPeriodic, kPeriodic};
   if (name == "dirichlet_1") s.boundary.fill(dirichlet(1.0));
   if (name == "mixed") s.boundary = mixed;
   if (name == "source_number") {
@@ -109,7 +113,7 @@ diffusion::DiffusionSettings rule_deck(MPI_Comm comm, const std::string& name, l
   return s;
 }
 
-enum class Tiles { small_with_tail, chained };
+enum class Tiles { small_with_tail, chained, wrapped_chain };
 
 class MpiDiffusionTripRules
     : public testing::TestWithParam<std::tuple<std::string, int, long, std::string, Precision, Tiles>> {};
@@ -127,7 +131,9 @@ TEST_P(MpiDiffusionTripRules, WholeRunsGiveTheOneStepBits) {
   single.trips.steps = 1;
   const auto one_step = test::run_diffusion(comm, s, folder + "/one_step.h5", "", io::Mode::automatic, single);
   diffusion::StudyTestHooks forced;
-  forced.trips = tiles == Tiles::small_with_tail ? TripShape{steps, 3, 4, 2, 2} : TripShape{steps, 9, 10};
+  forced.trips = tiles == Tiles::small_with_tail ? TripShape{steps, 3, 4, 2, 2}
+                 : tiles == Tiles::chained       ? TripShape{steps, 9, 10}
+                                                 : TripShape{steps, 13, 10};
   const auto trips = test::run_diffusion(comm, s, folder + "/trips.h5", "", io::Mode::automatic, forced);
   const auto resumed = test::run_diffusion(comm, s, folder + "/resumed.h5", folder + "/one_step.h5.checkpoint.h5",
                                            io::Mode::automatic, forced);
@@ -163,14 +169,16 @@ TEST_P(MpiDiffusionTripRules, WholeRunsGiveTheOneStepBits) {
 }
 
 const auto kRules = testing::Values("neumann", "neumann_dirichlet", "neumann_periodic", "convective", "periodic",
-                                    "dirichlet_1", "mixed", "source_number", "source_field", "anisotropic",
-                                    "anisotropic_rules", "c_field", "c_field_rules");
+                                    "periodic_x", "periodic_y", "dirichlet_1", "mixed", "source_number",
+                                    "source_field", "anisotropic", "anisotropic_rules", "c_field", "c_field_rules");
 
 const auto kName = [](const auto& info) {
   return std::get<0>(info.param) + "_m" + std::to_string(std::get<1>(info.param)) + "_w" +
          std::to_string(std::get<2>(info.param)) + "_" + std::get<3>(info.param) + "_" +
          core::precision_name(std::get<4>(info.param)) +
-         (std::get<5>(info.param) == Tiles::chained ? "_chained" : "_small_tiles");
+         (std::get<5>(info.param) == Tiles::chained         ? "_chained"
+          : std::get<5>(info.param) == Tiles::wrapped_chain ? "_wrapped_chain"
+                                                            : "_small_tiles");
 };
 
 // Trips of 3 steps (the 4-step instance, its length known at run time only) with halos 5
@@ -191,6 +199,17 @@ INSTANTIATE_TEST_SUITE_P(Float32Rows, MpiDiffusionTripRules,
                          testing::Combine(testing::Values("neumann", "neumann_periodic"), testing::Values(8),
                                           testing::Values(0L), testing::Values("rows"),
                                           testing::Values(Precision::float32), testing::Values(Tiles::small_with_tail)),
+                         kName);
+
+// Strips of 13 columns and bands of 10 rows, whose last ones (11 and 9) hold a trip's reach:
+// on one rank (a block alone, periodic axes read wrapped) a device chains trips of 2 and 3
+// steps (3 and 2 a chain between the frames, 7 steps apart) across the wrap, where strips of 9
+// (the last of 1 column) run one launch a trip.
+INSTANTIATE_TEST_SUITE_P(Wrapped, MpiDiffusionTripRules,
+                         testing::Combine(testing::Values("periodic", "periodic_x", "periodic_y"),
+                                          testing::Values(2, 3), testing::Values(0L), testing::Values("auto"),
+                                          testing::Values(Precision::float32, Precision::float64),
+                                          testing::Values(Tiles::wrapped_chain)),
                          kName);
 
 INSTANTIATE_TEST_SUITE_P(Float64, MpiDiffusionTripRules,

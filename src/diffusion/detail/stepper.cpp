@@ -33,12 +33,18 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
   toward_[1] = d.east() != MPI_PROC_NULL;
   toward_[2] = d.south() != MPI_PROC_NULL;
   toward_[3] = d.north() != MPI_PROC_NULL;
-  mirror_neumann_sides();
+  fold_sides();
   if (alone_) return;
   // NCCL only if peer memory does not carry the halos (transport::DeviceComm).
   comm_ = std::make_unique<transport::DeviceComm>(d.cart(), transport, transport::DeviceComm::NcclStart::when_needed);
   halo_ = std::make_unique<HaloExchange<T>>(d, *comm_, width_, peer_memory);
   wait_clock_ = std::make_unique<transport::QueueWaitClock>();
+  // Periodic axes read wrapped: the block steps as one alone, its halo (its own cells) copied
+  // only for the ghosts that a single step reads.
+  if (rule_.wrap_axes != 0) {
+    alone_ = true;
+    std::fill_n(toward_, 4, false);
+  }
 }
 
 template <class T>
@@ -68,9 +74,19 @@ TripRule<T> Stepper<T>::trip_rule() const {
 }
 
 template <class T>
-void Stepper<T>::mirror_neumann_sides() {
+void Stepper<T>::fold_sides() {
   const Edges<T>& edges = scheme_.edges;
   if (rule_.op != TripRule<T>::isotropic || rule_.source != 0) return;
+  // A block with no other block anywhere wraps its periodic axes in its trips, where it is at
+  // least two trips' reach across each of them (else none: the halo serves them all). With one
+  // step a trip (a host's rule) the halo, exchanged once every `width` steps, costs less than
+  // the copy of the ghosts that each single step would then need.
+  const int columns = interior_.x1 - interior_.x0, rows = interior_.y1 - interior_.y0;
+  unsigned axes = 0;
+  if (d_.dims()[0] == 1 && d_.dims()[1] == 1 && trip_steps_ > 1) {
+    axes = (d_.periodic()[1] ? 1u : 0u) | (d_.periodic()[0] ? 2u : 0u);
+    if (((axes & 1u) && rows < 2 * kMaxTripSteps) || ((axes & 2u) && columns < 2 * kMaxTripSteps)) axes = 0;
+  }
   unsigned sides = 0;
   for (int k = 0; k < edges.lines(); ++k) {
     const auto& line = edges.line(k);
@@ -82,6 +98,7 @@ void Stepper<T>::mirror_neumann_sides() {
     sides |= 1u << ((line.vertical ? 2 : 0) + (low ? 0 : 1));
   }
   rule_.mirror_sides = sides;
+  rule_.wrap_axes = sides == 0 ? axes : 0;  // one fold a trip (trip_kernel_parts.hpp): else the halo wraps
   for (TripSide<T>* side : {&rule_.west, &rule_.east, &rule_.south, &rule_.north}) side->kind = 0;
 }
 
@@ -98,7 +115,9 @@ const Grid<T>& Stepper<T>::faces() const {
 
 template <class T>
 std::string Stepper<T>::describe() const {
-  if (alone_) return "not needed (one block)";
+  if (alone_)
+    return rule_.wrap_axes != 0 ? "not needed (one block, its periodic axes read wrapped by the trips)"
+                                : "not needed (one block)";
   return std::to_string(width_) + (width_ == 1 ? " cell deep every step" : " cells deep every " +
                                                        std::to_string(width_) + " steps") +
          ", overlapped with the inside of the block, through " +
@@ -140,12 +159,12 @@ Trip Stepper<T>::trip_from(int valid) const {
   trip.first = extended(valid - 1);
   const int shrink[4] = {toward_[2], toward_[3], toward_[0], toward_[1]};  // y0, y1, x0, x1
   std::copy(shrink, shrink + 4, trip.shrink);
-  // the steps update the mirror images too, as deep as a trip reads
-  const unsigned mirror = rule_.mirror_sides;
-  if (mirror & 1u) trip.first.y0 -= kMaxTripSteps;
-  if (mirror & 2u) trip.first.y1 += kMaxTripSteps;
-  if (mirror & 4u) trip.first.x0 -= kMaxTripSteps;
-  if (mirror & 8u) trip.first.x1 += kMaxTripSteps;
+  // the steps update the mirror and wrapped images too, as deep as a trip reads
+  const unsigned folded = rule_.mirror_sides | (rule_.wrap_axes & 1u ? 3u : 0u) | (rule_.wrap_axes & 2u ? 12u : 0u);
+  if (folded & 1u) trip.first.y0 -= kMaxTripSteps;
+  if (folded & 2u) trip.first.y1 += kMaxTripSteps;
+  if (folded & 4u) trip.first.x0 -= kMaxTripSteps;
+  if (folded & 8u) trip.first.x1 += kMaxTripSteps;
   return trip;
 }
 
@@ -256,6 +275,7 @@ void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>&
   const Source<T>& source = scheme_.source;
   if (edges.follows()) edges.follow(compute, u);
   if (alone_) {
+    if (halo_) halo_->exchange(compute, u);  // periodic axes read wrapped by the trips: their ghosts
     step_box(u, next, laplacian, c, step, first_bad, interior_);
     source.add(compute, next, interior_, step, first_bad);
     return;
@@ -282,7 +302,7 @@ void Stepper<T>::step_once(const Grid<T>& u, const Grid<T>& next, const Grid<T>&
 template <class T>
 void Stepper<T>::refresh(const Grid<T>& u) {
   const ExecutionSpace compute;
-  if (!alone_ && valid_ < 1) {
+  if (halo_ && (alone_ || valid_ < 1)) {  // alone with a halo: axes wrapped, which trips leave stale
     halo_->exchange(compute, u);
     valid_ = width_;
   }
@@ -302,7 +322,7 @@ void Stepper<T>::laplacian_of(const Grid<T>& u, const Grid<T>& laplacian) {
 
 template <class T>
 void Stepper<T>::fill_halo(const Grid<T>& field) {
-  if (alone_) return;
+  if (!halo_) return;
   const ExecutionSpace compute;
   halo_->exchange(compute, field);
   compute.fence();

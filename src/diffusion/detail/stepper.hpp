@@ -6,7 +6,8 @@
 // valid depth shrinks by one a step. A step that needs an exchange updates the inside of
 // the block (the cells that read no halo) while the halos travel, then the strips along
 // the edges once they have arrived. A block alone updates its cells with one kernel and
-// nothing else: the one-rank path pays for none of this.
+// nothing else: the one-rank path pays for none of this; so does a block with no other block
+// whose trips read its periodic axes wrapped (fold_sides), whose halo only serves single steps.
 //
 // Several steps may go in one trip through memory (trip.hpp): a trip of m steps needs a halo
 // valid m cells deep, so it takes at most the halo's valid depth, and a trip that starts with
@@ -102,10 +103,11 @@ class Stepper {
   Trip plain_trip(int steps) const;
   // The scheme in the trips' terms (ghosts that follow, source, operator).
   TripRule<T> trip_rule() const;
-  // Neumann's sides as the trips' mirrored edges (trip.hpp) where c's plain update is all the
-  // trips compute besides them and the block is at least a trip's steps deep across each:
-  // sets rule_.mirror_sides and takes those sides out of rule_'s ghosts that follow.
-  void mirror_neumann_sides();
+  // Where c's plain update is all the trips compute besides them: neumann's sides as the
+  // trips' mirrored edges (trip.hpp) where the block is at least a trip's steps deep across
+  // each (rule_.mirror_sides, those sides taken out of rule_'s ghosts that follow), and the
+  // periodic axes of a block with no other as wrapped ones (rule_.wrap_axes).
+  void fold_sides();
   // The field's faces (field_complete's; throws std::logic_error before it).
   const Grid<T>& faces() const;
   const Decomposition& d_;

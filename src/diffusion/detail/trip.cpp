@@ -8,6 +8,7 @@
 // The forms other than the plain one are compiled in trip_form_*.cpp.
 TRIDENT_TRIP_FORM_EXTERN(trident::diffusion::trips::kFollow)
 TRIDENT_TRIP_FORM_EXTERN(trident::diffusion::trips::kMirror)
+TRIDENT_TRIP_FORM_EXTERN(trident::diffusion::trips::kWrap)
 TRIDENT_TRIP_FORM_EXTERN(trident::diffusion::trips::kFollow | trident::diffusion::trips::kSource)
 TRIDENT_TRIP_FORM_EXTERN(trident::diffusion::trips::kFollow | trident::diffusion::trips::kSource |
                          trident::diffusion::trips::kAnisotropic)
@@ -26,6 +27,7 @@ auto with_form(const TripRule<T>& rule, F&& f) {
     case 0: return f(std::integral_constant<int, 0>());
     case kFollow: return f(std::integral_constant<int, kFollow>());
     case kMirror: return f(std::integral_constant<int, kMirror>());
+    case kWrap: return f(std::integral_constant<int, kWrap>());
     case kFollow | kSource: return f(std::integral_constant<int, kFollow | kSource>());
     case kFollow | kSource | kAnisotropic: return f(std::integral_constant<int, kFollow | kSource | kAnisotropic>());
     default: return f(std::integral_constant<int, kFollow | kSource | kField>());

@@ -81,6 +81,10 @@ struct TripSide {
 // values in the other order (the sum's order mirrored too: trip_kernel.hpp); its columns need
 // not (west + east commutes).
 //
+// Wrapped axes (TripRule::wrap_axes) are read the same way, each cell past the edge as the
+// cell as far inside the other edge: a block alone across a periodic axis, whose cells there
+// are its own. The images are copies in the sum's order too, so nothing is swapped.
+//
 // An edge where nothing mirrors (far from any index, and twice it still an int).
 constexpr int kNoMirror = 1 << 29;
 // The row (or column) index v read at, reflected at the edges lo (a first row or column) and
@@ -88,6 +92,12 @@ constexpr int kNoMirror = 1 << 29;
 KOKKOS_INLINE_FUNCTION int reflected(int v, int lo, int hi) {
   v = v < lo ? 2 * lo - 1 - v : v;
   return v >= hi ? 2 * hi - 1 - v : v;
+}
+// The same index wrapped: moved by the period hi - lo into [lo, hi) (from less than a period
+// outside it).
+KOKKOS_INLINE_FUNCTION int wrapped(int v, int lo, int hi) {
+  v = v < lo ? v + (hi - lo) : v;
+  return v >= hi ? v - (hi - lo) : v;
 }
 
 // What a trip's steps compute besides c's isotropic update (the stepper's Scheme), each cell
@@ -106,13 +116,16 @@ struct TripRule {
   // Neumann's sides read mirrored instead (with c's plain update alone; see reflected): bit k
   // for side k in Trip::shrink's order (south, north, west, east).
   unsigned mirror_sides = 0;
+  // Periodic axes of a block alone across them read wrapped (with c's plain update alone; see
+  // wrapped): bit 0 y (south and north), bit 1 x (west and east).
+  unsigned wrap_axes = 0;
   bool follows() const { return west.kind != 0 || east.kind != 0 || south.kind != 0 || north.kind != 0; }
 };
 
 // `m` steps (2 <= m <= kMaxTripSteps) from `u` into `next`: next <- the cells of trip.keep
 // after m steps, queued on `space`. u must hold valid values on step_box(0) and one cell
-// around it, which past a mirrored edge (Mirror) are read reflected (its ghosts are never
-// read); cells outside the grid count as zero. A cell that turns non-finite at step
+// around it, which past a mirrored edge are read reflected and past a wrapped one wrapped (its
+// ghosts are never read); cells outside the grid count as zero. A cell that turns non-finite at step
 // `step` + k lowers `first_bad` to `step` + k + 1. L(u) is not kept (trips never hold a
 // frame's step). `rule`: what the steps compute besides c's update (c is unused where its
 // operator is not the isotropic one).

@@ -24,6 +24,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   using Scratch =
       Kokkos::View<T*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   static constexpr bool kWithField = (kForm & kField) != 0;
+  static constexpr bool kFolds = kForm == kMirror || kForm == kWrap;  // edges read folded
   // Two rows (this row's values and the last row's) of each step but the last, with a zero
   // column on either side of the strip so that its edge columns read no neighbour's memory.
   static constexpr int kStride = kTripColumns + 2;
@@ -48,11 +49,11 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   Kokkos::View<int*> board;
 
   // The source's value, or zero outside the grid (a domain's edge beyond the allocated halo);
-  // kReflect (an edge tile's, kMirror): a row past a mirrored edge read as its mirror image
-  // inside (columns: column_read).
+  // kReflect (an edge tile's, kFolds): a row past a mirrored or wrapped edge read as its
+  // image inside (columns: column_read).
   template <int kMode, bool kReflect>
   KOKKOS_INLINE_FUNCTION T load(int j, int i, bool wanted) const {
-    if constexpr (kReflect && kForm == kMirror) j = reflected(j, mirror_edge(0), mirror_edge(1));
+    if constexpr (kReflect && kFolds) j = this->folded(j, 0, trip.first);
     if (!(wanted && static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
           static_cast<unsigned>(i) < static_cast<unsigned>(nx)))
       return T(0);
@@ -62,15 +63,15 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     return (kMode == kChainOdd ? next : u)(j, i);
   }
 
-  // The column a strip's column reads and writes: kMirror's edge tiles read past a mirrored
-  // west or east edge reflected (and write only kept cells, which no reflection moves).
+  // The column a strip's column reads and writes: kFolds' edge tiles read past a mirrored or
+  // wrapped west or east edge folded (and write only kept cells, which no fold moves).
   template <bool kEdge>
   KOKKOS_INLINE_FUNCTION int column_read(const int i) const {
-    if constexpr (kEdge && kForm == kMirror) return reflected(i, mirror_edge(2), mirror_edge(3));
+    if constexpr (kEdge && kFolds) return this->folded(i, 1, trip.first);
     return i;
   }
 
-  KOKKOS_INLINE_FUNCTION int mirror_edge(const int k) const { return this->edge(k, trip.first); }  // kMirror
+  KOKKOS_INLINE_FUNCTION int mirror_edge(const int k) const { return this->edge(k, trip.first); }  // kFolds
 
   // Side k of the rule (kFollow's forms): a copy, with which ptxas spilled the float trips
   // less than with the members read in place.
@@ -111,13 +112,12 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       team.team_barrier();
       const int ticket = chain_ticket;
       if (ticket >= chain * plan.tiles) return;
-      const int n = ticket / plan.tiles, t = ticket - n * plan.tiles;
+      const int n = ticket / plan.tiles, t = plan.chain_tile(trip, ticket, this->wraps(0));
       if (n > 0) {
         if (rank < 9) {
-          const int strips = plan.strips(trip.keep[0]);
-          const int a = t % strips + rank % 3 - 1, b = t / strips + rank / 3 - 1;
-          if (a >= 0 && a < strips && b >= 0 && b * strips + a < plan.tiles) {
-            const volatile int* flag = &board(b * strips + a);
+          const int around = plan.chain_neighbour(trip, t, rank, this->wraps(1), this->wraps(0));
+          if (around >= 0) {
+            const volatile int* flag = &board(around);
             while (*flag < n) {
             }
           }
@@ -140,7 +140,8 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       }
       __threadfence();  // this thread's values, before the tile is marked done
       team.team_barrier();
-      if (rank == 0) atomicExch(&board(chain_ticket % plan.tiles), chain_ticket / plan.tiles + 1);
+      if (rank == 0)
+        atomicExch(&board(plan.chain_tile(trip, chain_ticket, this->wraps(0))), chain_ticket / plan.tiles + 1);
     }
 #else
     (void)team;
@@ -154,7 +155,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     const Box last = step_box<kMode>(m - 1);
     bool edge = !(kept.y0 - m >= last.y0 && kept.y1 + m <= last.y1 && kept.x0 - m >= last.x0 &&
                   kept.x1 + m <= last.x1);
-    if constexpr (kForm == kMirror)
+    if constexpr (kFolds)
       edge = edge || kept.y0 - m < mirror_edge(0) || kept.y1 + m > mirror_edge(1) || kept.x0 - m < mirror_edge(2) ||
              kept.x1 + m > mirror_edge(3);
     // Trips of kSteps steps (most of them) know their length when compiled.
@@ -343,7 +344,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     // Cells with c's plain update (kFollowAlone's ghosts chosen on the way, in a single
     // trip), or by cell.
     constexpr bool kChooseGhosts = kEdge && kFollowAlone && kMode == kOneTrip;
-    constexpr bool kPlainCells = kForm == 0 || kForm == kMirror || (kFollowAlone && (!kEdge || kChooseGhosts));
+    constexpr bool kPlainCells = kForm == 0 || kFolds || (kFollowAlone && (!kEdge || kChooseGhosts));
     const int rank = team.team_rank(), size = team.team_size();
     const T* before = base + ((s + 1) & 1) * kSteps * kStride;  // published on row s - 1
     T* now = base + (s & 1) * kSteps * kStride;

@@ -13,9 +13,12 @@ namespace trident::diffusion::trips {
 // kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
 // edge; kSource: a source added after each step (a number or a field: TripRule::source);
 // kAnisotropic, kField: the operator. kMirror (alone): c's plain update, whose edge tiles read
-// past a mirrored edge reflected (neumann's sides, TripRule::mirror_sides). Runs take the fewest
-// bits their rule needs (form_of).
-constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8, kMirror = 16;
+// past a mirrored edge reflected (neumann's sides, TripRule::mirror_sides); kWrap (alone) the
+// same, read past a wrapped edge wrapped (a lone block's periodic axes, TripRule::wrap_axes): a
+// form of its own, since choosing between the two at run time made ptxas spill the float trip
+// of 8 steps more (4 / 32 to 8 / 44 bytes of spill stores / loads), and neumann's decks slower.
+// Runs take the fewest bits their rule needs (form_of).
+constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8, kMirror = 16, kWrap = 32;
 
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
@@ -73,7 +76,7 @@ int form_of(const TripRule<T>& rule) {
   if (rule.op == TripRule<T>::anisotropic) return kFollow | kSource | kAnisotropic;
   if (rule.source != 0) return kFollow | kSource;
   if (rule.follows()) return kFollow;
-  return rule.mirror_sides != 0 ? kMirror : 0;
+  return rule.mirror_sides != 0 ? kMirror : rule.wrap_axes != 0 ? kWrap : 0;
 }
 
 // The rule's data the kernels hold (none for c's plain update: its kernel's arguments stay
@@ -81,6 +84,7 @@ int form_of(const TripRule<T>& rule) {
 // faces into field_faces' planes.
 template <class T>
 struct TripExtras {
+  KOKKOS_INLINE_FUNCTION static constexpr bool wraps(int) { return false; }  // only kWrap's axes wrap
   T cx = T(0), cy = T(0), s = T(0);
   const T* faces = nullptr;  // TripRule::faces: its west plane, then the south one
   std::size_t face_plane = 0;  // the values of a plane
@@ -88,29 +92,49 @@ struct TripExtras {
   int source = 0;
   TripSide<T> west, east, south, north;
 };
-struct TripNoExtras {};
-// kFollow alone and kMirror hold only what they read: larger kernel arguments made ptxas
+struct TripNoExtras {
+  KOKKOS_INLINE_FUNCTION static constexpr bool wraps(int) { return false; }
+};
+// kFollow alone, kMirror and kWrap hold only what they read: larger kernel arguments made ptxas
 // spill their float trips' registers (kMirror's four edges, 16 bytes, took its 8-step trip
 // from 4 to 104 bytes of spill stores; all of TripExtras took kFollow's from 256 to 404).
 template <class T>
 struct TripFollowExtras {
+  KOKKOS_INLINE_FUNCTION static constexpr bool wraps(int) { return false; }
   TripSide<T> west, east, south, north;
 };
-struct TripMirrorExtras {
-  unsigned mirror_sides = 0;  // TripRule::mirror_sides
-  // Side k's mirrored edge (k in Trip::shrink's order), from the trip's `first` box, which
-  // covers kMaxTripSteps cells of its image and never shrinks there; kNoMirror's where the
-  // side does not mirror.
+// kMirror's sides (kWraps false) or kWrap's (true).
+template <bool kWraps>
+struct TripFoldExtras {
+  // Bit k for side k in Trip::shrink's order: TripRule::mirror_sides, or both sides of each of
+  // TripRule::wrap_axes.
+  unsigned sides = 0;
+  // Whether axis a (0 y, 1 x) wraps.
+  KOKKOS_INLINE_FUNCTION bool wraps(const int a) const { return kWraps && ((sides >> (2 * a)) & 1u); }
+  // Side k's mirrored or wrapped edge, from the trip's `first` box, which covers kMaxTripSteps
+  // cells of its image and never shrinks there; kNoMirror's where the side does neither.
   KOKKOS_INLINE_FUNCTION int edge(const int k, const Box& first) const {
-    if (!((mirror_sides >> k) & 1)) return k % 2 == 0 ? -kNoMirror : kNoMirror;
+    if (!((sides >> k) & 1u)) return k % 2 == 0 ? -kNoMirror : kNoMirror;
     const int e = k == 0 ? first.y0 : k == 1 ? first.y1 : k == 2 ? first.x0 : first.x1;
     return k % 2 == 0 ? e + kMaxTripSteps : e - kMaxTripSteps;
+  }
+  // The index v along axis a read at: reflected (kMirror) or wrapped (kWrap) past the edges.
+  // kWrap's rows (read a row at a time) test their axis first, and its columns (once a thread)
+  // select their edges: of the forms tried, those with which ptxas spilled the float trips of 8
+  // steps least (none in one trip, 36 / 120 bytes of spill stores / loads in a chain).
+  KOKKOS_INLINE_FUNCTION int folded(const int v, const int a, const Box& first) const {
+    if constexpr (kWraps) {  // both sides of an axis or neither
+      if (a == 0) return wraps(0) ? wrapped(v, first.y0 + kMaxTripSteps, first.y1 - kMaxTripSteps) : v;
+      const bool w = wraps(1);
+      return wrapped(v, w ? first.x0 + kMaxTripSteps : -kNoMirror, w ? first.x1 - kMaxTripSteps : kNoMirror);
+    }
+    return reflected(v, edge(2 * a, first), edge(2 * a + 1, first));
   }
 };
 template <class T, int kForm>
 using TripExtrasOf = std::conditional_t<
     kForm == 0, TripNoExtras,
-    std::conditional_t<kForm == kMirror, TripMirrorExtras,
+    std::conditional_t<kForm == kMirror || kForm == kWrap, TripFoldExtras<kForm == kWrap>,
                        std::conditional_t<kForm == kFollow, TripFollowExtras<T>, TripExtras<T>>>>;
 
 // Bits of a column's `updates` above its steps': its cells are the west (east) edge's, whose

@@ -1,7 +1,7 @@
 #pragma once
 // The launches of the trip kernel (trip_kernel.hpp) for one form: a trip, and a chain of trips
 // in one launch. Each form's instances are compiled in a file of their own
-// (trip_form_*.cpp, by TRIDENT_TRIP_FORM_INSTANCES), so that a CUDA build compiles the six
+// (trip_form_*.cpp, by TRIDENT_TRIP_FORM_INSTANCES), so that a CUDA build compiles the seven
 // forms side by side instead of one after another in trip.cpp.
 #include <algorithm>
 
@@ -20,8 +20,12 @@ int resident_teams(const ExecutionSpace& space) {
 template <class T>
 void hold_rule(TripNoExtras&, const TripRule<T>&, const Grid<T>&) {}
 template <class T>
-void hold_rule(TripMirrorExtras& x, const TripRule<T>& rule, const Grid<T>&) {
-  x.mirror_sides = rule.mirror_sides;
+void hold_rule(TripFoldExtras<false>& x, const TripRule<T>& rule, const Grid<T>&) {
+  x.sides = rule.mirror_sides;
+}
+template <class T>
+void hold_rule(TripFoldExtras<true>& x, const TripRule<T>& rule, const Grid<T>&) {
+  x.sides = (rule.wrap_axes & 1u ? 3u : 0u) | (rule.wrap_axes & 2u ? 12u : 0u);
 }
 template <class T>
 void hold_rule(TripFollowExtras<T>& x, const TripRule<T>& rule, const Grid<T>&) {
@@ -110,6 +114,12 @@ int launch_chain(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& n
     Kernel kernel = trip_kernel<T, kSteps, kForm>(space, u, next, c, step, m, first_bad, trip, shape, rule);
     const TilePlan& plan = kernel.plan;
     if (plan.tail_height > 0 || plan.columns < m || plan.rows < m) return 0;
+    // across a wrapped axis the first tiles read m cells into the last ones, which must hold them
+    const int last_columns = (trip.keep[0].x1 - trip.keep[0].x0) % plan.columns;
+    const int last_rows = (trip.keep[0].y1 - trip.keep[0].y0) % plan.rows;
+    if (((rule.wrap_axes & 2u) && last_columns > 0 && last_columns < m) ||
+        ((rule.wrap_axes & 1u) && last_rows > 0 && last_rows < m))
+      return 0;
     if (static_cast<int>(board.extent(0)) <= plan.tiles)
       board = Kokkos::View<int*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::chain_board"),
                                  plan.tiles + 1);

@@ -33,6 +33,24 @@ struct TilePlan {
   // strip t % strips of band t / strips).
   KOKKOS_INLINE_FUNCTION int strips(const Box& keep) const { return strips_across(keep, columns); }
 
+  // A chain's tile for `ticket` (its plan: one kept box, no tail; tickets trip-major): trip n's
+  // tiles in order, but across a wrapped y axis trip n starts at band n (mod bands), so that
+  // its first band waits for bands handed out nearly a trip before, not just before it.
+  KOKKOS_INLINE_FUNCTION int chain_tile(const Trip& trip, const int ticket, const bool wrap_y) const {
+    const int n = ticket / tiles, t = ticket - n * tiles, strips = this->strips(trip.keep[0]);
+    return wrap_y ? (t / strips + n) % (tiles / strips) * strips + t % strips : t;
+  }
+  // A chain's tile k (0 to 8: 3 x 3, tile t at 4) around tile t, across a wrapped axis the
+  // tile at its other end; -1 past an edge.
+  KOKKOS_INLINE_FUNCTION int chain_neighbour(const Trip& trip, const int t, const int k, const bool wrap_x,
+                                             const bool wrap_y) const {
+    const int strips = this->strips(trip.keep[0]);
+    int a = t % strips + k % 3 - 1, b = t / strips + k / 3 - 1;
+    if (wrap_x) a = (a + strips) % strips;
+    if (wrap_y) b = (b + tiles / strips) % (tiles / strips);
+    return a >= 0 && a < strips && b >= 0 && b * strips + a < tiles ? b * strips + a : -1;
+  }
+
   // The cells tile t keeps (0 <= t < tiles), the same for each `trip` it was planned for.
   // Indices fixed when compiled (a kernel that indexes its arguments at run time copies
   // them to local memory).
