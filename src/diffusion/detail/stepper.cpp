@@ -34,6 +34,10 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
   toward_[2] = d.south() != MPI_PROC_NULL;
   toward_[3] = d.north() != MPI_PROC_NULL;
   fold_sides();
+  // Ghosts that follow their edge cells with c's plain update: a trip's tiles along those
+  // edges apart, beside the plain kernel's (split_at_following_edges).
+  if (rule_.follows() && rule_.op == TripRule<T>::isotropic && rule_.source == 0 && trip_steps_ > 1)
+    edge_side_ = std::make_unique<transport::SideStream>();
   if (alone_) return;
   // NCCL only if peer memory does not carry the halos (transport::DeviceComm).
   comm_ = std::make_unique<transport::DeviceComm>(d.cart(), transport, transport::DeviceComm::NcclStart::when_needed);
@@ -186,6 +190,7 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   const ExecutionSpace compute;
   if (alone_ || valid_ >= steps) {
     Trip trip = plain_trip(steps);
+    if (alone_ && edge_side_ && split_at_following_edges(u, next, c, step, steps, first_bad, trip)) return;
     const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, trip, shape_, rule_);
     step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape, rule_);
     if (!alone_) valid_ -= steps;
@@ -213,6 +218,32 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   const TripShape rest_shape = tuner_.shape_for(kRestTrip, compute, u, next, c, steps, trip, shape_, rule_);
   step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, rest_shape, rule_);
   valid_ = width_ - steps;
+}
+
+template <class T>
+bool Stepper<T>::split_at_following_edges(const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int steps,
+                                          const Kokkos::View<std::int64_t>& first_bad, const Trip& trip) {
+  const Box keep = trip.keep[0];
+  const Box inner{keep.y0 + (rule_.south.kind != 0 ? steps : 0), keep.y1 - (rule_.north.kind != 0 ? steps : 0),
+                  keep.x0 + (rule_.west.kind != 0 ? steps : 0), keep.x1 - (rule_.east.kind != 0 ? steps : 0)};
+  if (trip.keeps != 1 || inner.empty()) return false;
+  Trip inside = trip, edges = trip;
+  inside.keeps = edges.keeps = 0;
+  inside.add_keep(inner);
+  edges.add_keep({keep.y0, inner.y0, keep.x0, keep.x1});  // south of the inside, whole width
+  edges.add_keep({inner.y1, keep.y1, keep.x0, keep.x1});  // north of it
+  edges.add_keep({inner.y0, inner.y1, keep.x0, inner.x0});  // beside it
+  edges.add_keep({inner.y0, inner.y1, inner.x1, keep.x1});
+  const ExecutionSpace compute;
+  const TripRule<T> plain;
+  const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, inside, shape_, plain);
+  edges_start_.record(compute);
+  edges_start_.wait_on(edge_side_->space());
+  step_trip<T>(edge_side_->space(), u, next, c, step, steps, first_bad, edges, TripShape{}, rule_);
+  step_trip<T>(compute, u, next, c, step, steps, first_bad, inside, shape, plain);
+  edges_done_.record(edge_side_->space());
+  edges_done_.wait_on(compute);
+  return true;
 }
 
 template <class T>

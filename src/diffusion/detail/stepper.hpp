@@ -108,6 +108,13 @@ class Stepper {
   // each (rule_.mirror_sides, those sides taken out of rule_'s ghosts that follow), and the
   // periodic axes of a block with no other as wrapped ones (rule_.wrap_axes).
   void fold_sides();
+  // A block alone whose ghosts follow some edges (c's plain update besides them): `trip`'s
+  // cells at least its steps from those edges by the plain kernel, the others by the follow
+  // form on edge_side_ at the same time (whose kernel spills and whose tiles run longer: at
+  // 2000², where a trip is one wave of tiles, its slowest tile set the trip's time). False
+  // (nothing queued) where the trip keeps several boxes or nothing lies that far inside.
+  bool split_at_following_edges(const Grid<T>& u, const Grid<T>& next, T c, std::int64_t step, int steps,
+                                const Kokkos::View<std::int64_t>& first_bad, const Trip& trip);
   // The field's faces (field_complete's; throws std::logic_error before it).
   const Grid<T>& faces() const;
   const Decomposition& d_;
@@ -124,6 +131,8 @@ class Stepper {
   std::unique_ptr<transport::DeviceComm> comm_;
   std::unique_ptr<HaloExchange<T>> halo_;
   std::unique_ptr<transport::QueueWaitClock> wait_clock_;
+  std::unique_ptr<transport::SideStream> edge_side_;  // split_at_following_edges' queue
+  transport::QueueMark edges_start_, edges_done_;
   Kokkos::View<int*> chain_board_;  // a chain's counters (trip.hpp), grown by its first launch
   int chain_rows_ = 0;              // the rows of the last chain's tiles
 };
