@@ -25,11 +25,12 @@ int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, 
   return static_cast<int>(requested);
 }
 
-int halo_width_for(const Decomposition& d, std::int64_t requested) {
+int halo_width_for(const Decomposition& d, std::int64_t requested, bool wrapped) {
   int width = 1;
   // The same on every rank (the smallest block is a global figure): thrown by all alike.
   const bool periodic = d.periodic()[0] || d.periodic()[1];
   mpi::collective(d.cart(), [&] { width = halo_width_for(d.dims(), d.nx(), d.ny(), requested, periodic); });
+  if (wrapped && requested <= 0) width = static_cast<int>(std::min<std::int64_t>(width, kWrappedHaloWidth));
   return width;
 }
 

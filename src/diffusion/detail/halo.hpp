@@ -35,8 +35,12 @@ namespace trident::diffusion {
 // 32 and 64 on four GPUs at 2000^2 and 8192^2: docs/history/diffusion.md).
 constexpr std::int64_t kDefaultHaloWidth = 64;
 // A block alone across a periodic axis is its own neighbour there: it has a halo as if it
-// had neighbours.
-int halo_width_for(const Decomposition& d, std::int64_t requested);
+// had neighbours. But where its trips read those axes wrapped (`wrapped`: Stepper's
+// fold_sides) the halo serves its single steps alone, and is kWrappedHaloWidth deep unless
+// the deck asks otherwise: the grid's pitch with 16 to 64 cells of halo took the periodic
+// 8192^2 float64 deck 2 % longer a step (docs/history/diffusion.md).
+constexpr std::int64_t kWrappedHaloWidth = 8;
+int halo_width_for(const Decomposition& d, std::int64_t requested, bool wrapped = false);
 // The same for `blocks` (ranks along x, y) over an nx x ny grid, on one rank: InputError,
 // not collective (validate checks a job of another size with it).
 int halo_width_for(std::array<int, 2> blocks, std::int64_t nx, std::int64_t ny, std::int64_t requested,

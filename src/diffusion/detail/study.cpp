@@ -40,6 +40,14 @@ TripShape trips_for(const TripShape& forced, const core::Overrides& overrides) {
   return shape;
 }
 
+// Whether a lone block's trips will read its periodic axes wrapped (Stepper::fold_sides, which
+// also asks for 16 cells across each): c's plain update, no neumann or convective side, trips
+// of several steps.
+bool trips_may_wrap(const DiffusionSettings& s, const Decomposition& d, const TripShape& trips) {
+  return d.dims()[0] == 1 && d.dims()[1] == 1 && (s.periodic_x() || s.periodic_y()) && !s.ghosts_follow_edges() &&
+         !s.anisotropic() && !s.c_field() && !s.source.present() && steps_per_trip(true, 1, trips.steps) > 1;
+}
+
 // What every rank learns at a check: the first non-finite step, a pending stop signal,
 // and (from rank 0) how many steps until the next check.
 struct CheckResult {
@@ -109,7 +117,7 @@ class Solver : public PreparedStudy {
         d_(ctx.comm, s.nx, s.ny, s.ranks, {s.periodic_x(), s.periodic_y()}),
         ny_(d_.y().size),
         nx_(d_.x().size),
-        halo_width_(halo_width_for(d_, s.halo_width)),
+        halo_width_(halo_width_for(d_, s.halo_width, trips_may_wrap(s, d_, trips_for(hooks.trips, ctx.overrides)))),
         fits_(check_block_fits<T>(s, d_, halo_width_, ctx)),
         u_("trident::diffusion::u", ny_ + 2 * halo_width_, nx_ + 2 * halo_width_),
         next_("trident::diffusion::u_next", ny_ + 2 * halo_width_, nx_ + 2 * halo_width_),
