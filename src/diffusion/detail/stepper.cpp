@@ -239,7 +239,7 @@ bool Stepper<T>::split_at_following_edges(const Grid<T>& u, const Grid<T>& next,
   const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, inside, shape_, plain);
   edges_start_.record(compute);
   edges_start_.wait_on(edge_side_->space());
-  step_trip<T>(edge_side_->space(), u, next, c, step, steps, first_bad, edges, TripShape{}, rule_);
+  step_trip<T>(edge_side_->space(), u, next, c, step, steps, first_bad, edges, shape_, rule_);
   step_trip<T>(compute, u, next, c, step, steps, first_bad, inside, shape, plain);
   edges_done_.record(edge_side_->space());
   edges_done_.wait_on(compute);
