@@ -36,7 +36,7 @@ Stepper<T>::Stepper(const Decomposition& d, const core::TransportChoice& transpo
   fold_sides();
   // Ghosts that follow their edge cells with c's plain update: a trip's tiles along those
   // edges apart, beside the plain kernel's (split_at_following_edges).
-  if (rule_.follows() && rule_.op == TripRule<T>::isotropic && rule_.source == 0 && trip_steps_ > 1)
+  if (alone_ && rule_.follows() && rule_.op == TripRule<T>::isotropic && rule_.source == 0 && trip_steps_ > 1)
     edge_side_ = std::make_unique<transport::SideStream>();
   if (alone_) return;
   // NCCL only if peer memory does not carry the halos (transport::DeviceComm).
@@ -164,7 +164,7 @@ Trip Stepper<T>::trip_from(int valid) const {
   const int shrink[4] = {toward_[2], toward_[3], toward_[0], toward_[1]};  // y0, y1, x0, x1
   std::copy(shrink, shrink + 4, trip.shrink);
   // the steps update the mirror and wrapped images too, as deep as a trip reads
-  const unsigned folded = rule_.mirror_sides | (rule_.wrap_axes & 1u ? 3u : 0u) | (rule_.wrap_axes & 2u ? 12u : 0u);
+  const unsigned folded = rule_.mirror_sides | rule_.wrap_sides();
   if (folded & 1u) trip.first.y0 -= kMaxTripSteps;
   if (folded & 2u) trip.first.y1 += kMaxTripSteps;
   if (folded & 4u) trip.first.x0 -= kMaxTripSteps;
@@ -190,7 +190,7 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   const ExecutionSpace compute;
   if (alone_ || valid_ >= steps) {
     Trip trip = plain_trip(steps);
-    if (alone_ && edge_side_ && split_at_following_edges(u, next, c, step, steps, first_bad, trip)) return;
+    if (edge_side_ && split_at_following_edges(u, next, c, step, steps, first_bad, trip)) return;
     const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, trip, shape_, rule_);
     step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, shape, rule_);
     if (!alone_) valid_ -= steps;
@@ -207,14 +207,7 @@ void Stepper<T>::advance(const Grid<T>& u, const Grid<T>& next, const Grid<T>& l
   wait_clock_->begin(compute);
   halo_->finish(compute, u);
   wait_clock_->end(compute);
-  if (in.empty()) {
-    trip.add_keep(all);
-  } else {
-    trip.add_keep({all.y0, in.y0, all.x0, all.x1});  // the rows before the inside, whole width
-    trip.add_keep({in.y1, all.y1, all.x0, all.x1});  // the rows after it
-    trip.add_keep({in.y0, in.y1, all.x0, in.x0});    // beside it
-    trip.add_keep({in.y0, in.y1, in.x1, all.x1});
-  }
+  trip.add_ring(all, in);
   const TripShape rest_shape = tuner_.shape_for(kRestTrip, compute, u, next, c, steps, trip, shape_, rule_);
   step_trip<T>(compute, u, next, c, step, steps, first_bad, trip, rest_shape, rule_);
   valid_ = width_ - steps;
@@ -230,10 +223,7 @@ bool Stepper<T>::split_at_following_edges(const Grid<T>& u, const Grid<T>& next,
   Trip inside = trip, edges = trip;
   inside.keeps = edges.keeps = 0;
   inside.add_keep(inner);
-  edges.add_keep({keep.y0, inner.y0, keep.x0, keep.x1});  // south of the inside, whole width
-  edges.add_keep({inner.y1, keep.y1, keep.x0, keep.x1});  // north of it
-  edges.add_keep({inner.y0, inner.y1, keep.x0, inner.x0});  // beside it
-  edges.add_keep({inner.y0, inner.y1, inner.x1, keep.x1});
+  edges.add_ring(keep, inner);
   const ExecutionSpace compute;
   const TripRule<T> plain;
   const TripShape shape = tuner_.shape_for(kPlainTrip, compute, u, next, c, steps, inside, shape_, plain);

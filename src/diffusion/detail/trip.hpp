@@ -49,6 +49,18 @@ struct Trip {
   void add_keep(const Box& b) {
     if (!b.empty()) keep[keeps++] = b;
   }
+  // Keeps the cells of `outer` outside `inner` (inside it, or empty): the rows before `inner`
+  // and after it, whole width, then the columns beside it; all of `outer` when `inner` is empty.
+  void add_ring(const Box& outer, const Box& inner) {
+    if (inner.empty()) {
+      add_keep(outer);
+      return;
+    }
+    add_keep({outer.y0, inner.y0, outer.x0, outer.x1});
+    add_keep({inner.y1, outer.y1, outer.x0, outer.x1});
+    add_keep({inner.y0, inner.y1, outer.x0, inner.x0});
+    add_keep({inner.y0, inner.y1, inner.x1, outer.x1});
+  }
 };
 
 // The tiles of a trip: the columns a strip keeps and the rows a team streams; 0 lets the
@@ -119,6 +131,8 @@ struct TripRule {
   // Periodic axes of a block alone across them read wrapped (with c's plain update alone; see
   // wrapped): bit 0 y (south and north), bit 1 x (west and east).
   unsigned wrap_axes = 0;
+  // wrap_axes as sides, in mirror_sides' bits.
+  unsigned wrap_sides() const { return (wrap_axes & 1u ? 3u : 0u) | (wrap_axes & 2u ? 12u : 0u); }
   bool follows() const { return west.kind != 0 || east.kind != 0 || south.kind != 0 || north.kind != 0; }
 };
 

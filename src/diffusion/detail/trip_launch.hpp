@@ -25,7 +25,7 @@ void hold_rule(TripFoldExtras<false>& x, const TripRule<T>& rule, const Grid<T>&
 }
 template <class T>
 void hold_rule(TripFoldExtras<true>& x, const TripRule<T>& rule, const Grid<T>&) {
-  x.sides = (rule.wrap_axes & 1u ? 3u : 0u) | (rule.wrap_axes & 2u ? 12u : 0u);
+  x.sides = rule.wrap_sides();
 }
 template <class T>
 void hold_rule(TripFollowExtras<T>& x, const TripRule<T>& rule, const Grid<T>&) {
