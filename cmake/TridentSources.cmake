@@ -69,6 +69,7 @@ set(TRIDENT_SOURCES_diffusion
   diffusion/detail/trip.cpp
   diffusion/detail/trip_form_anisotropic.cpp
   diffusion/detail/trip_form_field.cpp
+  diffusion/detail/trip_form_field_alone.cpp
   diffusion/detail/trip_form_follow.cpp
   diffusion/detail/trip_form_mirror.cpp
   diffusion/detail/trip_form_source.cpp

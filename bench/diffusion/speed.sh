@@ -21,7 +21,7 @@
 #    trident's timing summary), the ratio to the default deck's of the same size and
 #    precision (the goals: within 1.03 for every boundary rule, at most 1.5 for the field),
 #    and the memory floor of the rule's trips: the bytes a cell a trip (u read and written,
-#    2 x 4 in float32; a field s read, 4 more; a field c's two arrays of faces, 8 more) over
+#    2 x 4 in float32; a field s read, 4 more; a field c's faces, 16 more, 2 x 8 in float64) over
 #    T steps a trip. VARIANTS
 #    (names below, space-separated) picks the variants; VARIANTS= runs the default alone.
 #    REPEAT=R runs each case R times and keeps the fastest (default 1). KERNELS=0 skips
@@ -79,7 +79,8 @@ trip_bytes() {
   local size=4
   [ "$2" = float64 ] && size=8
   case $1 in
-    c_field) echo $((4 * size)) ;;  # the faces' two arrays (docs/diffusion.md)
+    c_field) # the faces (docs/diffusion.md): four a cell in float32, two in float64
+      if [ "$2" = float64 ]; then echo $((4 * size)); else echo $((6 * size)); fi ;;
     source_field) echo $((3 * size)) ;;
     *) echo $((2 * size)) ;;
   esac

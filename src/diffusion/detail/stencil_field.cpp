@@ -1,5 +1,7 @@
 #include "diffusion/detail/stencil_field.hpp"
 
+#include <string>
+
 namespace trident::diffusion {
 
 template <class T>
@@ -31,16 +33,28 @@ void applied_field_only(const Grid<T>& u, const Grid<T>& laplacian, const Grid<T
 template <class T>
 Grid<T> field_faces(const Grid<T>& cf) {
   const int ny = static_cast<int>(cf.extent(0)), nx = static_cast<int>(cf.extent(1));
-  Grid<T> faces(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trident::diffusion::field_faces"), 2 * (ny + 1),
-                nx + 1);
-  Kokkos::parallel_for(
-      "trident::diffusion::field_faces", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {ny + 1, nx + 1}),
-      KOKKOS_LAMBDA(const int j, const int i) {
-        const auto c_at = [&](int y, int x) { return y >= 0 && y < ny && x >= 0 && x < nx ? cf(y, x) : T(0); };
-        const T c = c_at(j, i);
-        faces(j, i) = face_c(c, c_at(j, i - 1));
-        faces(ny + 1 + j, i) = face_c(c, c_at(j - 1, i));
-      });
+  const auto c_at = [cf, ny, nx] KOKKOS_FUNCTION(int y, int x) {
+    return y >= 0 && y < ny && x >= 0 && x < nx ? cf(y, x) : T(0);
+  };
+  const std::string name = "trident::diffusion::field_faces";
+  Grid<T> faces;
+  if constexpr (kFourFacesACell<T>) {
+    faces = Grid<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), ny, 4 * nx);
+    Kokkos::parallel_for(
+        name, Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {ny, nx}), KOKKOS_LAMBDA(const int j, const int i) {
+          faces(j, 4 * i + kFaceWest) = face_c(c_at(j, i), c_at(j, i - 1));
+          faces(j, 4 * i + kFaceEast) = face_c(c_at(j, i + 1), c_at(j, i));
+          faces(j, 4 * i + kFaceSouth) = face_c(c_at(j, i), c_at(j - 1, i));
+          faces(j, 4 * i + kFaceNorth) = face_c(c_at(j + 1, i), c_at(j, i));
+        });
+  } else {
+    faces = Grid<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), ny + 1, 2 * (nx + 1));
+    Kokkos::parallel_for(
+        name, Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {ny + 1, nx + 1}), KOKKOS_LAMBDA(const int j, const int i) {
+          faces(j, 2 * i) = face_c(c_at(j, i), c_at(j, i - 1));
+          faces(j, 2 * i + 1) = face_c(c_at(j, i), c_at(j - 1, i));
+        });
+  }
   Kokkos::fence();
   return faces;
 }

@@ -14,6 +14,7 @@ TRIDENT_TRIP_FORM_EXTERN(trident::diffusion::trips::kFollow | trident::diffusion
                          trident::diffusion::trips::kAnisotropic)
 TRIDENT_TRIP_FORM_EXTERN(trident::diffusion::trips::kFollow | trident::diffusion::trips::kSource |
                          trident::diffusion::trips::kField)
+TRIDENT_TRIP_FORM_EXTERN(trident::diffusion::trips::kField)
 
 namespace trident::diffusion {
 
@@ -30,6 +31,7 @@ auto with_form(const TripRule<T>& rule, F&& f) {
     case kWrap: return f(std::integral_constant<int, kWrap>());
     case kFollow | kSource: return f(std::integral_constant<int, kFollow | kSource>());
     case kFollow | kSource | kAnisotropic: return f(std::integral_constant<int, kFollow | kSource | kAnisotropic>());
+    case kField: return f(std::integral_constant<int, kField>());
     default: return f(std::integral_constant<int, kFollow | kSource | kField>());
   }
 }

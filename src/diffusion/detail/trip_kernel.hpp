@@ -456,17 +456,11 @@ struct TripKernel : TripExtrasOf<T, kForm> {
     } else {
       T f_west = T(0), f_east = T(0), f_south = T(0), f_north = T(0);
       if constexpr (kWithField) {
-        // the faces' c from the rule's planes (field_faces), zero for a cell outside the grid
-        // (an edge tile's, whose value is never kept)
+        // the faces' c from the rule's (field_faces), zero for a cell outside the grid (an
+        // edge tile's, whose value is never kept)
         if (!kEdge || (static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
-                       static_cast<unsigned>(i) < static_cast<unsigned>(nx))) {
-          const T* const west_face = this->faces + std::size_t(j) * std::size_t(nx + 1) + std::size_t(i);
-          const T* const south_face = west_face + this->face_plane;
-          f_west = west_face[0];
-          f_east = west_face[1];
-          f_south = south_face[0];
-          f_north = south_face[nx + 1];
-        }
+                       static_cast<unsigned>(i) < static_cast<unsigned>(nx)))
+          faces_of_cell(this->faces, std::size_t(nx), std::size_t(j), std::size_t(i), f_west, f_east, f_south, f_north);
       }
       if constexpr (kEdge && (kForm & kFollow) != 0) {
         if (at & kAtWest) west = ghost(side(kWest), centre, f_west);

@@ -12,8 +12,10 @@ namespace trident::diffusion::trips {
 // What an instance computes besides c's isotropic update (its form, TripRule's in bits).
 // kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
 // edge; kSource: a source added after each step (a number or a field: TripRule::source);
-// kAnisotropic, kField: the operator. kMirror (alone): c's plain update, whose edge tiles read
-// past a mirrored edge reflected (neumann's sides, TripRule::mirror_sides); kWrap (alone) the
+// kAnisotropic, kField: the operator (kField alone: a field's with its ghosts held still and
+// no source, whose kernel holds the faces alone and spills nothing). kMirror (alone): c's
+// plain update, whose edge tiles read past a mirrored edge reflected (neumann's sides,
+// TripRule::mirror_sides); kWrap (alone) the
 // same, read past a wrapped edge wrapped (a lone block's periodic axes, TripRule::wrap_axes): a
 // form of its own, since choosing between the two at run time made ptxas spill the float trip
 // of 8 steps more (4 / 32 to 8 / 44 bytes of spill stores / loads), and neumann's decks slower.
@@ -24,9 +26,10 @@ constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8, kMirror = 
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
 // is needed, so that memory's latency hides behind the steps of the rows in between. The
 // rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
-// the launch bounds hold the registers to: float's anisotropic and field operators (c_x and
-// c_y, the faces' c) take 6 (80 registers), with which they spill less and ran faster than
-// with 8 (64) at 8192², while its other forms ran slower with 6. Double adds up each step's
+// the launch bounds hold the registers to: float's anisotropic operator and the field's with
+// ghosts that follow or a source (c_x and c_y, the faces' c) take 6 (80 registers), with
+// which they spill less and ran faster than with 8 (64) at 8192², while its other forms, the
+// field's alone among them, ran slower with 6. Double adds up each step's
 // sides before the chain of steps (kHoistSides), which its fewer teams can spend the
 // registers on; float's edge tiles test their rows apart (kEdgeRowsApart), which made
 // double's slower (docs/history/diffusion.md).
@@ -35,7 +38,7 @@ constexpr int kPrefetch = 4;
 constexpr bool kOnDevice = true;
 template <class T, int kSteps, int kForm = 0>
 constexpr int kTeamsPerMultiprocessor =
-    sizeof(T) == 4 ? ((kForm & (kAnisotropic | kField)) != 0 ? 6 : 8) : (kSteps <= 4 ? 6 : 4);
+    sizeof(T) == 4 ? (kForm != kField && (kForm & (kAnisotropic | kField)) != 0 ? 6 : 8) : (kSteps <= 4 ? 6 : 4);
 template <class T>
 constexpr bool kHoistSides = sizeof(T) == 8;
 template <class T>
@@ -72,7 +75,7 @@ __shared__ int chain_ticket;
 
 template <class T>
 int form_of(const TripRule<T>& rule) {
-  if (rule.op == TripRule<T>::field) return kFollow | kSource | kField;
+  if (rule.op == TripRule<T>::field) return rule.follows() || rule.source != 0 ? kFollow | kSource | kField : kField;
   if (rule.op == TripRule<T>::anisotropic) return kFollow | kSource | kAnisotropic;
   if (rule.source != 0) return kFollow | kSource;
   if (rule.follows()) return kFollow;
@@ -86,8 +89,7 @@ template <class T>
 struct TripExtras {
   KOKKOS_INLINE_FUNCTION static constexpr bool wraps(int) { return false; }  // only kWrap's axes wrap
   T cx = T(0), cy = T(0), s = T(0);
-  const T* faces = nullptr;  // TripRule::faces: its west plane, then the south one
-  std::size_t face_plane = 0;  // the values of a plane
+  const T* faces = nullptr;  // TripRule::faces (field_faces)
   const T* sf = nullptr;
   int source = 0;
   TripSide<T> west, east, south, north;
@@ -102,6 +104,12 @@ template <class T>
 struct TripFollowExtras {
   KOKKOS_INLINE_FUNCTION static constexpr bool wraps(int) { return false; }
   TripSide<T> west, east, south, north;
+};
+// kField alone (a field's operator with its ghosts held still and no source): its faces.
+template <class T>
+struct TripFieldExtras {
+  KOKKOS_INLINE_FUNCTION static constexpr bool wraps(int) { return false; }
+  const T* faces = nullptr;
 };
 // kMirror's sides (kWraps false) or kWrap's (true).
 template <bool kWraps>
@@ -134,8 +142,10 @@ struct TripFoldExtras {
 template <class T, int kForm>
 using TripExtrasOf = std::conditional_t<
     kForm == 0, TripNoExtras,
-    std::conditional_t<kForm == kMirror || kForm == kWrap, TripFoldExtras<kForm == kWrap>,
-                       std::conditional_t<kForm == kFollow, TripFollowExtras<T>, TripExtras<T>>>>;
+    std::conditional_t<
+        kForm == kMirror || kForm == kWrap, TripFoldExtras<kForm == kWrap>,
+        std::conditional_t<kForm == kFollow, TripFollowExtras<T>,
+                           std::conditional_t<kForm == kField, TripFieldExtras<T>, TripExtras<T>>>>>;
 
 // Bits of a column's `updates` above its steps': its cells are the west (east) edge's, whose
 // ghosts follow them (kFollow), by neumann's rule or by convective's.

@@ -1,7 +1,7 @@
 #pragma once
 // The launches of the trip kernel (trip_kernel.hpp) for one form: a trip, and a chain of trips
 // in one launch. Each form's instances are compiled in a file of their own
-// (trip_form_*.cpp, by TRIDENT_TRIP_FORM_INSTANCES), so that a CUDA build compiles the seven
+// (trip_form_*.cpp, by TRIDENT_TRIP_FORM_INSTANCES), so that a CUDA build compiles the eight
 // forms side by side instead of one after another in trip.cpp.
 #include <algorithm>
 
@@ -35,17 +35,18 @@ void hold_rule(TripFollowExtras<T>& x, const TripRule<T>& rule, const Grid<T>&) 
   x.north = rule.north;
 }
 template <class T>
+void hold_rule(TripFieldExtras<T>& x, const TripRule<T>& rule, const Grid<T>& u) {
+  if (!faces_fit(rule.faces, u)) Kokkos::abort("trident::diffusion::step_trip: a rule's field is not shaped for u");
+  x.faces = rule.faces.data();
+}
+template <class T>
 void hold_rule(TripExtras<T>& x, const TripRule<T>& rule, const Grid<T>& u) {
   const auto shaped_like_u = [&u](const Grid<T>& f) { return f.extent(0) == u.extent(0) && f.extent(1) == u.extent(1); };
-  const auto faces_of_u = [&u](const Grid<T>& f) {
-    return f.extent(0) == 2 * (u.extent(0) + 1) && f.extent(1) == u.extent(1) + 1;
-  };
   x.cx = rule.cx;
   x.cy = rule.cy;
   x.s = rule.s;
   x.source = rule.source;
-  x.faces = rule.op == TripRule<T>::field && faces_of_u(rule.faces) ? rule.faces.data() : nullptr;
-  x.face_plane = (u.extent(0) + 1) * (u.extent(1) + 1);
+  x.faces = rule.op == TripRule<T>::field && faces_fit(rule.faces, u) ? rule.faces.data() : nullptr;
   x.sf = rule.source == 2 && shaped_like_u(rule.sf) ? rule.sf.data() : nullptr;
   if ((rule.op == TripRule<T>::field && x.faces == nullptr) || (rule.source == 2 && x.sf == nullptr))
     Kokkos::abort("trident::diffusion::step_trip: a rule's field is not shaped for u");
