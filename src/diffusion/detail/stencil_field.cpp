@@ -50,7 +50,8 @@ Grid<T> field_faces(const Grid<T>& cf) {
   } else {
     faces = Grid<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), ny + 1, 2 * (nx + 1));
     Kokkos::parallel_for(
-        name, Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {ny + 1, nx + 1}), KOKKOS_LAMBDA(const int j, const int i) {
+        name, Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {ny + 1, nx + 1}),
+        KOKKOS_LAMBDA(const int j, const int i) {
           faces(j, 2 * i) = face_c(c_at(j, i), c_at(j, i - 1));
           faces(j, 2 * i + 1) = face_c(c_at(j, i), c_at(j - 1, i));
         });

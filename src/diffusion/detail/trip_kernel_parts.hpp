@@ -13,12 +13,12 @@ namespace trident::diffusion::trips {
 // kFollow: ghosts that follow their edge cells, set at each step in the tiles at the domain's
 // edge; kSource: a source added after each step (a number or a field: TripRule::source);
 // kAnisotropic, kField: the operator (kField alone: a field's with its ghosts held still and
-// no source, whose kernel holds the faces alone and spills nothing). kMirror (alone): c's
+// no source, whose kernel holds the faces alone and spills far less). kMirror (alone): c's
 // plain update, whose edge tiles read past a mirrored edge reflected (neumann's sides,
-// TripRule::mirror_sides); kWrap (alone) the
-// same, read past a wrapped edge wrapped (a lone block's periodic axes, TripRule::wrap_axes): a
-// form of its own, since choosing between the two at run time made ptxas spill the float trip
-// of 8 steps more (4 / 32 to 8 / 44 bytes of spill stores / loads), and neumann's decks slower.
+// TripRule::mirror_sides); kWrap (alone) the same, read past a wrapped edge wrapped (a lone
+// block's periodic axes, TripRule::wrap_axes): a form of its own, since choosing between the
+// two at run time made ptxas spill the float trip of 8 steps more (4 / 32 to 8 / 44 bytes of
+// spill stores / loads), and neumann's decks slower.
 // Runs take the fewest bits their rule needs (form_of).
 constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8, kMirror = 16, kWrap = 32;
 
