@@ -1,7 +1,8 @@
 // diffusion.c: {file, dataset}: a diffusivity cell by cell with harmonic-mean faces. A
-// two-material field against a serial float64 loop of the formula (1e-12; float32 1e-6), the same bits
-// on any rank count, layout, halo width and trip length with every boundary rule through
-// restarts, and the refusals naming the cell (negative, unstable, convective edge at c = 0).
+// two-material field against a serial float64 loop of the formula (1e-12; float32 1e-6),
+// the same bits on any rank count, layout, halo width and trip length with every boundary
+// rule through restarts, and the refusals naming the cell (negative, unstable, convective
+// edge at c = 0).
 #include <gtest/gtest.h>
 
 #include <cmath>
