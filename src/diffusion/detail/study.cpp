@@ -20,6 +20,7 @@
 #include "diffusion/detail/halo.hpp"
 #include "diffusion/detail/start_field.hpp"
 #include "diffusion/detail/stencil.hpp"
+#include "diffusion/detail/stencil_field.hpp"
 #include "diffusion/detail/scheme.hpp"
 #include "diffusion/detail/stepper.hpp"
 #include "diffusion/detail/study_test_hooks.hpp"
@@ -68,8 +69,9 @@ bool check_block_fits(const DiffusionSettings& s, const Decomposition& d, int ha
   mpi::collective(ctx.comm, [&] {
     const std::int64_t ny = d.y().size, nx = d.x().size;
     // u and u_next with their halos; the interior copy and, if kept, L(u) (block-shaped); a
-    // diffusivity field on u's grid and its faces (field_faces: at most four a cell), a source field
-    const std::int64_t cells = (ny + 2 * halo) * (nx + 2 * halo), faces = 4 * (ny + 2 * halo + 1) * (nx + 2 * halo + 1);
+    // diffusivity field on u's grid and its faces (field_faces), a source field
+    const std::int64_t cells = (ny + 2 * halo) * (nx + 2 * halo);
+    const std::int64_t faces = kFourFacesACell<T> ? 4 * cells : 2 * (ny + 2 * halo + 1) * (nx + 2 * halo + 1);
     std::int64_t need = static_cast<std::int64_t>(sizeof(T)) *
                         (2 * cells + (s.laplacian ? 2 : 1) * ny * nx + (s.c_field() ? cells + faces : 0) +
                          (s.source.present() && s.source.from_file ? cells : 0));
