@@ -37,9 +37,9 @@ Grid<T> field_faces(const Grid<T>& cf) {
     return y >= 0 && y < ny && x >= 0 && x < nx ? cf(y, x) : T(0);
   };
   const std::string name = "trident::diffusion::field_faces";
-  Grid<T> faces;
+  const auto extents = faces_extents<T>(ny, nx);
+  Grid<T> faces(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), extents.first, extents.second);
   if constexpr (kFourFacesACell<T>) {
-    faces = Grid<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), ny, 4 * nx);
     Kokkos::parallel_for(
         name, Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {ny, nx}), KOKKOS_LAMBDA(const int j, const int i) {
           faces(j, 4 * i + kFaceWest) = face_c(c_at(j, i), c_at(j, i - 1));
@@ -48,7 +48,6 @@ Grid<T> field_faces(const Grid<T>& cf) {
           faces(j, 4 * i + kFaceNorth) = face_c(c_at(j + 1, i), c_at(j, i));
         });
   } else {
-    faces = Grid<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), ny + 1, 2 * (nx + 1));
     Kokkos::parallel_for(
         name, Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {ny + 1, nx + 1}),
         KOKKOS_LAMBDA(const int j, const int i) {

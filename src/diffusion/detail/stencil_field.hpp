@@ -10,6 +10,7 @@
 // to rounding.
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "diffusion/detail/stencil.hpp"
 
@@ -61,11 +62,19 @@ template <class T>
 constexpr bool kFourFacesACell = sizeof(T) == 4;
 template <class T>
 Grid<T> field_faces(const Grid<T>& cf);
+// The extents (rows, values a row) of field_faces' grid for a field of `rows` x `columns`.
+template <class T>
+constexpr std::pair<std::int64_t, std::int64_t> faces_extents(const std::int64_t rows, const std::int64_t columns) {
+  if constexpr (kFourFacesACell<T>)
+    return {rows, 4 * columns};
+  else
+    return {rows + 1, 2 * (columns + 1)};
+}
 // Whether `faces` is field_faces' of a field shaped like u.
 template <class T>
 bool faces_fit(const Grid<T>& faces, const Grid<T>& u) {
-  return kFourFacesACell<T> ? faces.extent(0) == u.extent(0) && faces.extent(1) == 4 * u.extent(1)
-                            : faces.extent(0) == u.extent(0) + 1 && faces.extent(1) == 2 * (u.extent(1) + 1);
+  const auto extents = faces_extents<T>(std::int64_t(u.extent(0)), std::int64_t(u.extent(1)));
+  return std::int64_t(faces.extent(0)) == extents.first && std::int64_t(faces.extent(1)) == extents.second;
 }
 
 // Cell (j, i)'s four faces from field_faces' values `faces` of a grid of nx columns: on a GPU
@@ -76,13 +85,9 @@ KOKKOS_FORCEINLINE_FUNCTION void faces_of_cell(const T* faces, const std::size_t
   if constexpr (kFourFacesACell<T>) {
     const T* const q = faces + (j * nx + i) * 4;
 #if defined(__CUDA_ARCH__)
-    if constexpr (sizeof(T) == 4) {
-      const float4 f = __ldg(reinterpret_cast<const float4*>(q));
-      west = f.x, east = f.y, south = f.z, north = f.w;
-    } else {
-      const double2 a = __ldg(reinterpret_cast<const double2*>(q)), b = __ldg(reinterpret_cast<const double2*>(q) + 1);
-      west = a.x, east = a.y, south = b.x, north = b.y;
-    }
+    static_assert(sizeof(T) == 4, "four faces a cell are read as one float4");
+    const float4 f = __ldg(reinterpret_cast<const float4*>(q));
+    west = f.x, east = f.y, south = f.z, north = f.w;
 #else
     west = q[kFaceWest], east = q[kFaceEast], south = q[kFaceSouth], north = q[kFaceNorth];
 #endif

@@ -71,7 +71,8 @@ bool check_block_fits(const DiffusionSettings& s, const Decomposition& d, int ha
     // u and u_next with their halos; the interior copy and, if kept, L(u) (block-shaped); a
     // diffusivity field on u's grid and its faces (field_faces), a source field
     const std::int64_t cells = (ny + 2 * halo) * (nx + 2 * halo);
-    const std::int64_t faces = kFourFacesACell<T> ? 4 * cells : 2 * (ny + 2 * halo + 1) * (nx + 2 * halo + 1);
+    const auto face_extents = faces_extents<T>(ny + 2 * halo, nx + 2 * halo);
+    const std::int64_t faces = face_extents.first * face_extents.second;
     std::int64_t need = static_cast<std::int64_t>(sizeof(T)) *
                         (2 * cells + (s.laplacian ? 2 : 1) * ny * nx + (s.c_field() ? cells + faces : 0) +
                          (s.source.present() && s.source.from_file ? cells : 0));
