@@ -12,6 +12,7 @@
 #include "diffusion/detail/stencil_anisotropic.hpp"
 #include "diffusion/detail/stencil_field.hpp"
 #include "diffusion/detail/trip.hpp"
+#include "diffusion/detail/trip_face_ring.hpp"
 #include "diffusion/detail/trip_kernel_parts.hpp"
 #include "diffusion/detail/trip_tiles.hpp"
 
@@ -29,12 +30,14 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // column on either side of the strip so that its edge columns read no neighbour's memory.
   static constexpr int kStride = kTripColumns + 2;
   static constexpr int kFlag = 2 * kSteps * kStride;  // a flag: a value was not finite
-  // The follow form alone takes c's plain update everywhere in a single trip, its ghosts
-  // chosen in the step (row): a neumann west or east ghost read as the edge cell's own value,
-  // the others set only on the rows and columns they border, so that an edge tile costs what
-  // it costs without them. A chain's edge tiles keep cell(), with which its kernel spills less.
+  // The follow form alone takes c's plain update everywhere in a single trip, its ghosts chosen
+  // in the step (row): a neumann west or east ghost read as the edge cell's own value, the others
+  // set only on the rows and columns they border, so that an edge tile costs what it costs
+  // without them. A chain's edge tiles keep cell(), with which its kernel spills less.
   static constexpr bool kFollowAlone = kForm == kFollow;
-  static constexpr int kScratchValues = kFlag + 1;
+  static constexpr bool kRing = kWithField && kOnDevice && sizeof(T) == 4;
+  using Ring = FaceRing<kSteps>;  // a float field's faces on a GPU, after the flag (trip_face_ring.hpp)
+  static constexpr int kScratchValues = kFlag + 1 + (kRing ? Ring::kValues : 0);
 
   Grid<T> u, next;
   Kokkos::View<std::int64_t> first_bad;
@@ -73,8 +76,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
 
   KOKKOS_INLINE_FUNCTION int mirror_edge(const int k) const { return this->edge(k, trip.first); }  // kFolds
 
-  // Side k of the rule (kFollow's forms): a copy, with which ptxas spilled the float trips
-  // less than with the members read in place.
+  // Side k of the rule (kFollow's forms): a copy, with which ptxas spilled less.
   KOKKOS_INLINE_FUNCTION TripSide<T> side(const int k) const {
     return k == kWest ? this->west : k == kEast ? this->east : k == kSouth ? this->south : this->north;
   }
@@ -177,7 +179,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   }
 
   KOKKOS_INLINE_FUNCTION void clear(const Member& team, const Scratch& shared) const {
-    for (int k = team.team_rank(); k < kScratchValues; k += team.team_size()) shared(k) = T(0);
+    for (int k = team.team_rank(); k <= kFlag; k += team.team_size()) shared(k) = T(0);  // not the ring
     team.team_barrier();
   }
 
@@ -265,14 +267,14 @@ struct TripKernel : TripExtrasOf<T, kForm> {
                                                                       centre_of, south_of, ahead, updates, checks,
                                                                       not_finite);
     }
+    if constexpr (kRing) Ring::drain();
     if (kExact) return false;
     if (not_finite) shared(kFlag) = T(1);
     team.team_barrier();
     return shared(kFlag) != T(0);
   }
 
-  // kMirror: the first row (from `prologue`, before `to`) on which a step reaches past the
-  // north mirrored edge.
+  // kMirror: the first row (from `prologue`, before `to`) where a step reaches past the north mirrored edge.
   KOKKOS_INLINE_FUNCTION int mirror_rows_from(const int y0, const int prologue, const int to) const {
     const int from = mirror_edge(1) - y0 + 1;
     return from < prologue ? prologue : from < to ? from : to;
@@ -363,6 +365,8 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
       ahead[q][kPrefetch - 1] = load<kMode, kEdge>(y0 + s + kPrefetch, i, s + kPrefetch < rows);
       now[col] = north;
+      typename Ring::Row ring;  // kRing: this thread's ring on this row
+      if constexpr (kRing) ring = Ring(base + kFlag).fetch(this->faces, ny, nx, y0, s, i, rank);
       // The west and east values a step takes: its neighbours' (published on the last row),
       // or with kChooseGhosts a neumann ghost's, which is the edge cell's own value.
       const int west_at = kChooseGhosts && (updates[q] & kNeumannWest) ? col : col - 1;
@@ -413,7 +417,9 @@ struct TripKernel : TripExtrasOf<T, kForm> {
             if (k == north_k) north_value = ghost(side(kNorth), centre, T(0));
           v = stepped(centre, laplacian_with_north(centre, side_sum, north_value), c);
         } else {
-          v = cell<kEdge>(j, i, updates[q], k == south_k, k == north_k, centre,
+          T ring_faces[4] = {};
+          if constexpr (kRing) Ring::read(ring, k, ring_faces);
+          v = cell<kEdge>(j, i, ring_faces, updates[q], k == south_k, k == north_k, centre,
                           before[(k - 1) * kStride + col - 1], before[(k - 1) * kStride + col + 1],
                           south_of[q][k - 1], north);
         }
@@ -449,15 +455,16 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // the step before, by the one-step kernels' formulas: ghosts that follow their edge cell
   // set from it first (kFollow, at the domain's edge), then the operator.
   template <bool kEdge>
-  KOKKOS_FORCEINLINE_FUNCTION T cell(const int j, const int i, const unsigned at, const bool at_south,
-                                     const bool at_north, const T centre, T west, T east, T south, T north) const {
+  KOKKOS_FORCEINLINE_FUNCTION T cell(const int j, const int i, const T (&ring_faces)[4], const unsigned at,
+                                     const bool at_south, const bool at_north, const T centre, T west, T east, T south,
+                                     T north) const {
     if constexpr (kForm == 0) {
       return T(0);
     } else {
-      T f_west = T(0), f_east = T(0), f_south = T(0), f_north = T(0);
-      if constexpr (kWithField) {
-        // the faces' c from the rule's (field_faces), zero for a cell outside the grid (an
-        // edge tile's, whose value is never kept)
+      // the faces' c from the rule's (field_faces), zero for a cell outside the grid (an edge
+      // tile's, whose value is never kept); kRing: `ring_faces`, read from the ring by row
+      T f_west = ring_faces[0], f_east = ring_faces[1], f_south = ring_faces[2], f_north = ring_faces[3];
+      if constexpr (kWithField && !kRing) {
         if (!kEdge || (static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
                        static_cast<unsigned>(i) < static_cast<unsigned>(nx)))
           faces_of_cell(this->faces, std::size_t(nx), std::size_t(j), std::size_t(i), f_west, f_east, f_south, f_north);

@@ -1,0 +1,87 @@
+#pragma once
+// A float diffusivity field's faces in a trip on a GPU (trip_kernel.hpp): each thread copies
+// its column's four faces a cell (field_faces) a row ahead into a ring of its own in shared
+// memory, once a trip, and every step reads them there. Read from global memory at each step,
+// a team's last rows of faces did not stay in L1 beside u's rows, and their loads waited on L2.
+// The copies are asynchronous (cp.async), so they hold no registers while they are in flight;
+// a thread reads only what it copied, so no barrier orders them. The values are field_faces',
+// bit for bit. Double's faces (two a cell, half the bytes) stay in L1, and a ring of them ran
+// slower (docs/history/diffusion-field.md).
+#include <cstddef>
+#include <cstdint>
+
+#include "diffusion/detail/stencil_field.hpp"
+#include "diffusion/detail/trip.hpp"
+
+namespace trident::diffusion::trips {
+
+template <int kSteps>
+struct FaceRing {
+  // Rows held: the kSteps rows that a row's steps reach, and the row copied ahead.
+  static constexpr int kSlots = kSteps + 1;
+  static constexpr int kSlotBytes = kTripColumns * 16;  // a row's faces, a float4 a cell
+  // The ring's floats in a team's scratch (and 16 bytes for its alignment).
+  static constexpr int kValues = (kSlots * kSlotBytes + 16) / int(sizeof(float));
+
+  char* base;  // 16-byte aligned
+
+  KOKKOS_INLINE_FUNCTION explicit FaceRing(float* scratch_at) {
+    base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(scratch_at) + 15) & ~std::uintptr_t(15));
+  }
+
+  // A thread's ring on a row of the stream, and the slot of the row that step 1 reaches.
+  struct Row {
+    const char* ring = nullptr;
+    int slot = 0;
+  };
+
+  // Row s of a stream from row y0 (trip_kernel.hpp), on `thread`'s column i: starts copying
+  // the faces of cell (y0 + s, i) (zero outside the ny x nx grid) as a group of its own, and
+  // waits for every group before it, which holds the rows the row's steps reach (s - 1 and
+  // before).
+  KOKKOS_INLINE_FUNCTION Row fetch(const float* faces, const int ny, const int nx, const int y0, const int s,
+                                   const int i, const int thread) const {
+    const int slot = (s + kSlots - 1) % kSlots;
+    copy(faces, ny, nx, y0 + s, i, base + (slot + 1 < kSlots ? slot + 1 : 0) * kSlotBytes + 16 * thread);
+    return Row{base + 16 * thread, slot};
+  }
+
+  // Waits for every copy: before the ring's slots are copied into anew (the next tile, or the
+  // tile's second pass).
+  KOKKOS_INLINE_FUNCTION static void drain() {
+#if defined(__CUDA_ARCH__)
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+  }
+
+  // Step k's faces on a row (west, east, south, north), from fetch's Row: its row's slot is
+  // k - 1 before step 1's.
+  KOKKOS_INLINE_FUNCTION static void read(const Row& row, const int k, float (&f)[4]) {
+#if defined(__CUDA_ARCH__)
+    const int at = row.slot - (k - 1) + (row.slot < k - 1 ? kSlots : 0);
+    const float4 four = *reinterpret_cast<const float4*>(row.ring + at * kSlotBytes);
+    f[0] = four.x, f[1] = four.y, f[2] = four.z, f[3] = four.w;  // kFaceWest ... kFaceNorth
+#else
+    (void)row, (void)k, (void)f;
+#endif
+  }
+
+ private:
+  KOKKOS_INLINE_FUNCTION static void copy(const float* faces, const int ny, const int nx, const int j, const int i,
+                                          char* to) {
+#if defined(__CUDA_ARCH__)
+    const bool inside = static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
+                        static_cast<unsigned>(i) < static_cast<unsigned>(nx);
+    const float* const from = faces + (inside ? (std::size_t(j) * std::size_t(nx) + std::size_t(i)) * 4 : 0);
+    const unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    const int bytes = inside ? 16 : 0;  // zero-filled past `bytes`
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(from), "r"(bytes) : "memory");
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+#else
+    (void)faces, (void)ny, (void)nx, (void)j, (void)i, (void)to;
+#endif
+  }
+};
+
+}  // namespace trident::diffusion::trips
