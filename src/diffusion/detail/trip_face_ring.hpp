@@ -6,7 +6,7 @@
 // The copies are asynchronous (cp.async), so they hold no registers while they are in flight;
 // a thread reads only what it copied, so no barrier orders them. The values are field_faces',
 // bit for bit. Double's faces (two a cell, half the bytes) stay in L1, and a ring of them ran
-// slower (docs/history/diffusion-field.md).
+// no faster at 8192^2 (docs/history/diffusion-field.md).
 #include <cstddef>
 #include <cstdint>
 

@@ -30,10 +30,10 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // column on either side of the strip so that its edge columns read no neighbour's memory.
   static constexpr int kStride = kTripColumns + 2;
   static constexpr int kFlag = 2 * kSteps * kStride;  // a flag: a value was not finite
-  // The follow form alone takes c's plain update everywhere in a single trip, its ghosts chosen
-  // in the step (row): a neumann west or east ghost read as the edge cell's own value, the others
-  // set only on the rows and columns they border, so that an edge tile costs what it costs
-  // without them. A chain's edge tiles keep cell(), with which its kernel spills less.
+  // The follow form alone takes c's plain update everywhere in a single trip, its ghosts
+  // chosen in the step (row): a neumann west or east ghost read as the edge cell's own value,
+  // the others set only on the rows and columns they border, so that an edge tile costs what
+  // it costs without them. A chain's edge tiles keep cell(), with which its kernel spills less.
   static constexpr bool kFollowAlone = kForm == kFollow;
   static constexpr bool kRing = kWithField && kOnDevice && sizeof(T) == 4;
   using Ring = FaceRing<kSteps>;  // a float field's faces on a GPU, after the flag (trip_face_ring.hpp)
