@@ -26,7 +26,10 @@ struct FaceRing {
   char* base;  // 16-byte aligned
 
   KOKKOS_INLINE_FUNCTION explicit FaceRing(float* scratch_at) {
-    base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(scratch_at) + 15) & ~std::uintptr_t(15));
+    // aligned as an offset from the scratch pointer, so that the compiler still knows the
+    // ring is in shared memory and reads it with shared loads, not generic ones
+    char* const at = reinterpret_cast<char*>(scratch_at);
+    base = at + ((16 - (reinterpret_cast<std::uintptr_t>(at) & 15)) & 15);
   }
 
   // A thread's ring on a row of the stream, and the slot of the row that step 1 reaches.
