@@ -9,7 +9,12 @@ every 8 steps as gcv.cpp checks them. For each settling rule (a change of the bl
 over 8 steps of at most F standard errors of the mean, or of at most E of G, twice in a row)
 it prints the step the probes stop at and the error then left in t at the worst λ, against
 t after all STEPS steps: in standard errors (the estimate's own spread) and as a share of
-G(λ) = rows ||r||^2 / (rows - t)^2 (2 Δt / (rows - t)). The rule gcv.cpp takes is the first.
+G(λ) = rows ||r||^2 / (rows - t)^2 (2 Δt / (rows - t)). The rule gcv.cpp takes with
+`gcv_settle: all` is the first. Then gcv_settle: minimum (gcv.cpp's default): the step at which
+the λ of least G (t from below) has settled by that rule and every other λ's G from below
+exceeds its G from above (each probe's Gauss rule, B_k's last β dropped), ||r|| from b's own
+bidiagonalization (b normal(3, 1), as the deck's) after all STEPS steps; and G there against
+its limit.
 
     bench/ridge/gcv_settling_model.py [N [PROBES [STEPS]]]    (default 15000 8 1200: minutes)
 """
@@ -34,9 +39,10 @@ a = sp.csr_matrix((rng.random((n, per_row)).ravel(), columns.ravel(), np.arange(
 at = a.T.tocsr()
 
 z = np.random.default_rng(2).choice([-1.0, 1.0], size=(n, probes))
+z = np.column_stack([z, np.random.default_rng(3).normal(3.0, 1.0, n)])  # and b, for ||r||
 beta = [np.linalg.norm(z, axis=0)]
 u = z / beta[0]
-v = np.zeros((n, probes))
+v = np.zeros_like(z)
 alpha = []
 for k in range(steps):
     v = at @ u - v * (beta[-1] if k > 0 else 0.0)
@@ -48,12 +54,23 @@ for k in range(steps):
 alpha, beta = np.array(alpha), np.array(beta)
 
 
-def gauss(q, k, lam):  # ProbeBidiagonal::quadrature of the first k steps
+def gauss(q, k, lam, upper=False):  # ProbeBidiagonal::quadrature (upper: upper_bound) of k steps
     d = 0.0
     for i in range(k - 1, -1, -1):
-        diagonal = alpha[i, q] ** 2 + beta[i + 1, q] ** 2 + lam * lam
+        last = 0.0 if upper and i == k - 1 else beta[i + 1, q] ** 2
+        diagonal = alpha[i, q] ** 2 + last + lam * lam
         d = diagonal if i == k - 1 else diagonal - (alpha[i + 1, q] * beta[i + 1, q]) ** 2 / d
     return (alpha[0, q] * beta[0, q]) ** 2 / d
+
+
+# ||b - A x_λ|| from b's bidiagonalization (the last column) after all the steps
+bk = np.zeros((steps + 1, steps))
+bk[np.arange(steps), np.arange(steps)] = alpha[:, probes]
+bk[np.arange(1, steps + 1), np.arange(steps)] = beta[1:, probes]
+e1 = np.zeros(steps + 1)
+e1[0] = beta[0, probes]
+residual = np.array([np.linalg.norm(e1 - bk @ np.linalg.solve(bk.T @ bk + lam * lam * np.eye(steps), bk.T @ e1))
+                     for lam in lambdas])
 
 
 checks = list(range(every, steps + 1, every))
@@ -86,3 +103,27 @@ for spread_share, g_share in [(0.03, 1e-6), (0.1, 1e-6), (0.3, 1e-6), (0.03, 1e-
     worst = int(np.argmax(2 * error / slack))
     print(f"{spread_share:g} SE or {g_share:g} of G{'':9s} {checks[c]:6d} {np.max(error / spread):9.3f} "
           f"{2 * error[worst] / slack[worst]:9.2e} {lambdas[worst]:.3g}")
+
+
+upper = np.array([[[gauss(q, k, lam, True) for lam in lambdas] for q in range(probes)] for k in checks])
+
+
+def g_of(t):
+    return np.where(n - t > 0, n * residual ** 2 / np.maximum(n - t, 1e-300) ** 2, np.inf)
+
+
+runs = np.zeros(len(lambdas), dtype=int)
+for c in range(1, len(checks)):
+    mean = quad[c].mean(0)
+    change = np.abs(quad[c] - quad[c - 1]).mean(0)
+    error = quad[c].std(0, ddof=1) / np.sqrt(probes)
+    runs = np.where((change <= 0.03 * error) | (2 * change <= 1e-6 * (n - mean)), runs + 1, 0)
+    low, high = g_of(mean), g_of(upper[c].mean(0))
+    j = int(np.argmin(low))
+    if runs[j] >= 2 and all(runs[i] >= 2 or low[i] > high[j] for i in range(len(lambdas)) if i != j):
+        break
+limit = g_of(final)
+print(f"minimum: stops at {checks[c]} steps, least G at λ = {lambdas[j]:.4g} (the limit's: "
+      f"{lambdas[int(np.argmin(limit))]:.4g}), G there {low[j]:.6g} against {limit[j]:.6g}; not settled at λ = "
+      + ", ".join(f"{lambdas[i]:.3g} (G in [{low[i]:.3g}, {high[i]:.3g}], limit {limit[i]:.3g})"
+                  for i in range(len(lambdas)) if runs[i] < 2))

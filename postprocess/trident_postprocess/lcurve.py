@@ -4,7 +4,9 @@ of best balance) circled. A λ whose LSMR did not converge (stop reason 3, cond(
 conlim, or 7, max_iterations) is drawn hollow. A stopped run's curve is partial: the
 unfinished λ are left out, the title says so, and no corner is circled. The other rules'
 choices (/ridge/selection: discrepancy, quasi-optimality, GCV) are marked on the curve, and
-where the run computed GCV its G(λ) is drawn in a second panel, its minimum marked."""
+where the run computed GCV its G(λ) is drawn in a second panel, its minimum marked; a λ
+whose G did not settle (the probes stopped once the minimum was decided) is drawn as the
+range its bounds allow (/ridge/gcv to /ridge/gcv_upper), not as a point."""
 import argparse
 
 import numpy as np
@@ -36,6 +38,10 @@ def draw(f, path):
     gcv = None
     if "gcv" in r and len(r["gcv"]) == len(p["order"]):
         gcv = np.asarray(r["gcv"][:], dtype=np.float64)[p["order"]][keep]
+        loose = np.zeros(len(gcv), dtype=bool)  # converged, G not settled: drawn as its range
+        if "gcv_settled" in r and "gcv_upper" in r:
+            loose = ~np.asarray(r["gcv_settled"][:], dtype=bool)[p["order"]][keep] & ~hollow
+            gcv_upper = np.asarray(r["gcv_upper"][:], dtype=np.float64)[p["order"]][keep]
     if gcv is None:
         fig, ax = plt.subplots(figsize=(7, 5.5))
     else:
@@ -78,8 +84,15 @@ def draw(f, path):
     if gcv is not None:
         gx.set_xscale("log")
         gx.set_yscale("log")
-        gx.plot(lam, gcv, "-", color="tab:orange", lw=1.2)
-        gx.plot(lam[~hollow], gcv[~hollow], "o", color="tab:orange", ms=4, ls="none")
+        firm = ~hollow & ~loose
+        gx.plot(lam[~loose], gcv[~loose], "-", color="tab:orange", lw=1.2)
+        gx.plot(lam[firm], gcv[firm], "o", color="tab:orange", ms=4, ls="none")
+        if loose.any():
+            # an infinite bound (t from above reaching rows) drawn to the panel's top
+            top = np.where(np.isfinite(gcv_upper[loose]), gcv_upper[loose], 10 * np.nanmax(gcv[np.isfinite(gcv)]))
+            gx.vlines(lam[loose], gcv[loose], top, color="tab:orange", lw=2, alpha=0.5,
+                      label="not settled: G within this range")
+            gx.plot(lam[loose], gcv[loose], "_", color="tab:orange", ms=8, ls="none")
         if hollow.any():
             gx.plot(lam[hollow], gcv[hollow], "o", mfc="none", mec="tab:orange", ms=5, ls="none",
                     label="not converged")
@@ -109,7 +122,7 @@ def draw(f, path):
     ax.legend(loc="lower left")  # below the elbow: empty on an L-curve
     fig.tight_layout()
     return fig, ax, {"partial": partial, "corner": corner, "hollow": lam[hollow], "chosen": chosen,
-                     "gcv": gcv is not None}
+                     "gcv": gcv is not None, "gcv_ranges": lam[loose] if gcv is not None else lam[:0]}
 
 
 def run(a):

@@ -168,6 +168,7 @@ void parse_rules(const Section& ridge, RidgeSettings& out) {
   // (s: the trace over rows), under 3 % of G for 600 rows and more where s <= 1/2.
   out.gcv_probes = ridge.integer("gcv_probes", between(0, 1000), out.select == RidgeRule::gcv ? 8 : 0);
   out.gcv_seed = static_cast<std::uint64_t>(ridge.integer("gcv_seed", at_least(0), 1));
+  out.gcv_settle_all = ridge.choice("gcv_settle", {"minimum", "all"}, "minimum") == "all";
   if (out.select == RidgeRule::discrepancy && out.noise_level == 0)
     ridge.fail("select", "discrepancy needs ridge.noise_level (the standard deviation of the noise in b)");
   if (out.refine_discrepancy > 0 && out.noise_level == 0)
@@ -195,7 +196,7 @@ RidgeSettings parse_ridge(const Section& top) {
   const Section ridge = top.section("ridge", {"matrix", "rhs", "lambdas", "solver", "precision",
                                               "keep_solutions", "refine_corner", "lambda_groups", "select",
                                               "noise_level", "tau", "refine_discrepancy", "gcv_probes",
-                                              "gcv_seed", "prior", "weights"});
+                                              "gcv_seed", "gcv_settle", "prior", "weights"});
   RidgeSettings out;
   out.matrix = parse_matrix(ridge);
   out.rhs = parse_rhs(ridge);

@@ -84,6 +84,9 @@ struct RidgeSettings {
   std::int64_t refine_discrepancy = 0;  // extra λ inside the discrepancy's bracket
   std::int64_t gcv_probes = 0;          // random probes of GCV's trace; 0: no GCV
   std::uint64_t gcv_seed = 1;
+  // when GCV's probes stop: false (`minimum`), once no further step can change the chosen λ;
+  // true (`all`), once every converged λ's G has settled
+  bool gcv_settle_all = false;
   RidgeVectorFile prior;    // x0 of min ||A x - b||^2 + λ^2 ||x - x0||^2
   RidgeVectorFile weights;  // w of min ||W^(1/2) (A x - b)||^2 + λ^2 ||x - x0||^2
   // Groups of ranks that split the λ list (each group's ranks split the rows of A); 0: the

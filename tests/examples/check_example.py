@@ -214,8 +214,9 @@ def ridge_deblur(out, data):
     """Each rule against numpy's SVD of the blur: the converged λ's residual norms (to 1e-3:
     LSMR's atol bounds A^T r, and at λ = 1.6e-4 the blur's conditioning leaves 5e-5 in ||r||),
     the discrepancy's λ (within 1 % of the
-    exact root of ||b - A x_λ|| = τ σ √rows), GCV's trace (4 standard deviations of the
-    probes' estimate) and its minimiser, and /ridge/solution equal to its row of solutions."""
+    exact root of ||b - A x_λ|| = τ σ √rows), GCV's trace where it settled (4 standard
+    deviations of the probes' estimate), the exact G within GCV's bounds where it did not
+    (up to that spread), its minimiser, and /ridge/solution equal to its row of solutions."""
     with h5py.File(os.path.join(data, "ridge_deblur.h5"), "r") as f:
         g = f["A"]
         n = int(g.attrs["shape"][0])
@@ -250,13 +251,28 @@ def ridge_deblur(out, data):
     probes = int(r["selection/gcv"].attrs["probes"])
     exact_t = np.array([np.sum(sv ** 2 / (sv ** 2 + lam ** 2)) for lam in lambdas])
     bound = 4 * np.sqrt(2 * exact_t / probes)
-    if np.any(np.abs(r["gcv_trace"][...] - exact_t)[conv] > bound[conv]):
-        fail(f"GCV traces {r['gcv_trace'][...][conv]} beyond 4 standard deviations of {exact_t[conv]}")
-    exact_g = n * np.array([residual(lam) ** 2 for lam in lambdas]) / (n - exact_t) ** 2
+    settled = r["gcv_settled"][...].astype(bool)
+    if np.any(settled & ~conv):
+        fail("GCV settled at a λ that did not converge")
+    trace = r["gcv_trace"][...]
+    if np.any(np.abs(trace - exact_t)[settled] > bound[settled]):
+        fail(f"GCV traces {trace[settled]} beyond 4 standard deviations of {exact_t[settled]}")
+    squares = n * np.array([residual(lam) ** 2 for lam in lambdas])
+    exact_g = squares / (n - exact_t) ** 2
+    # not settled: G between /ridge/gcv (t from below) and /ridge/gcv_upper, up to the probes'
+    # spread (4 standard deviations of t, carried to G)
+    slack = squares * 2 * bound / (n - exact_t) ** 3
+    low, high = r["gcv"][...], r["gcv_upper"][...]
+    loose = conv & ~settled
+    if np.any((low > exact_g + slack)[loose]) or np.any((high < exact_g - slack)[loose]):
+        fail(f"exact G {exact_g[loose]} outside GCV's bounds [{low[loose]}, {high[loose]}]")
     best = np.flatnonzero(conv)[np.argmin(exact_g[conv])]
     if abs(int(r["selection/gcv"].attrs["index"]) - best) > 1:
         fail(f"GCV index {int(r['selection/gcv'].attrs['index'])}, the SVD's {best}")
-    print(f"  ridge: GCV index {int(r['selection/gcv'].attrs['index'])}, the SVD's {best}; traces within 4 σ")
+    if not settled[int(r["selection/gcv"].attrs["index"])]:
+        fail("GCV's chosen λ did not settle")
+    print(f"  ridge: GCV index {int(r['selection/gcv'].attrs['index'])}, the SVD's {best}; {np.sum(settled)} settled "
+          f"traces within 4 σ, {np.sum(loose)} bracketed")
     chosen = int(r["selection"].attrs["index"])
     if not np.array_equal(r["solution"][...], r["solutions"][chosen]):
         fail("/ridge/solution differs from its row of /ridge/solutions")

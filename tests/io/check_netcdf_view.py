@@ -206,12 +206,15 @@ def check_ridge(path, solutions, full_count=None, rules=False):
         check(flags.get(-1) == "unfinished" and flags.get(7) == "max_iterations_reached" and len(flags) == 9,
               f"{where}: stop_reason flags {flags}")
         if rules:  # every rule's curve on lambda, the chosen solution on column
-            for name in ("converged", "solution_step", "quasi_optimality", "gcv", "gcv_trace"):
+            for name in ("converged", "solution_step", "quasi_optimality", "gcv", "gcv_trace", "gcv_upper",
+                         "gcv_settled"):
                 check(name in ds and ds[name].dims == ("lambda",), f"{where}: {name} missing or not on lambda")
             check(ds["solution"].dims == ("column",) and ds.sizes["column"] == columns,
                   f"{where}: solution {ds['solution'].dims}")
             check(ds["converged"].attrs.get("flag_meanings") == "not_converged converged",
                   f"{where}: converged {ds['converged'].attrs}")
+            check(ds["gcv_settled"].attrs.get("flag_meanings") == "not_settled settled",
+                  f"{where}: gcv_settled {ds['gcv_settled'].attrs}")
         if full_count is not None:
             check(0 < ds.sizes["lambda"] < full_count, f"{where}: {ds.sizes['lambda']} λ of {full_count} in a stopped run")
 

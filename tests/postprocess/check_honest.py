@@ -125,7 +125,8 @@ def lcurve_complete(path):
 
 def lcurve_rules(path):
     """A run with every rule (inputs/ridge_deblur.yaml): each rule's λ marked on the curve
-    at the point of its index, and G(λ) drawn with its minimum."""
+    at the point of its index, and G(λ) drawn with its minimum, each converged λ whose G did
+    not settle drawn as its range, not as a point."""
     f = h5py.File(path, "r")
     fig, ax, info = lcurve.draw(f, path)
     check(info["gcv"] and len(fig.axes) == 2, f"no GCV panel: {info}")
@@ -141,6 +142,14 @@ def lcurve_rules(path):
     gcv = f["ridge/gcv"][:]
     check(any(np.isclose(line.get_ydata(), gcv[int(f["ridge/selection/gcv"].attrs["index"])]).all()
               for line in gx.get_lines() if len(line.get_ydata()) == 1), "the GCV minimum is not marked")
+    lam = f["ridge/lambda"][:]
+    loose = f["ridge/converged"][:].astype(bool) & ~f["ridge/gcv_settled"][:].astype(bool)
+    check(loose.any(), "test is blind: every G settled")
+    check(sorted(info["gcv_ranges"]) == sorted(lam[loose]), f"ranges at {info['gcv_ranges']}, unsettled at {lam[loose]}")
+    ranges = [c for c in gx.collections if c.get_label().startswith("not settled")]
+    check(len(ranges) == 1 and len(ranges[0].get_segments()) == int(loose.sum()), "the unsettled G are not ranges")
+    points = np.concatenate([line.get_xdata() for line in gx.get_lines() if line.get_marker() == "o"])
+    check(not np.isin(lam[loose], points).any(), "an unsettled G is drawn as a point")
 
 
 def lcurve_stopped(path):

@@ -19,6 +19,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/comm.hpp"
@@ -28,6 +29,7 @@
 #include "ridge/detail/csr.hpp"
 #include "ridge/detail/gcv.hpp"
 #include "ridge/detail/matrix_rows.hpp"
+#include "ridge/detail/selection.hpp"
 #include "ridge/detail/sweep.hpp"
 
 namespace trident::ridge {
@@ -166,14 +168,14 @@ TEST(MpiGcvProbes, BlocksMatchTheHostReference) {
   }
 }
 
-// The traces estimate_traces gives (probes split over the λ groups, rows over each group's
-// ranks) against the reference's, for every divisor of the rank count as the λ groups.
+// The traces estimate_traces gives (blocks of probes shared out over the λ groups, rows over
+// each group's ranks) against the reference's, for every divisor of the rank count as the λ groups.
 TEST(MpiGcvProbes, TracesMatchTheHostReferenceOnEveryLayout) {
   for (const double decades : {1.0, 4.0}) {
     const Problem whole = test_problem(decades);
     const int ranks = mpi::size(MPI_COMM_WORLD);
     const std::vector<double> lambdas = {1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0};
-    constexpr std::int64_t kProbes = 11;  // a block of 8 and one of 3 on one group
+    constexpr std::int64_t kProbes = 11;  // a block of 8 and one of 3, on one group or two
     for (const Case& c : cases())
       for (int groups = 1; groups <= ranks; ++groups) {
         if (ranks % groups != 0) continue;
@@ -188,17 +190,24 @@ TEST(MpiGcvProbes, TracesMatchTheHostReferenceOnEveryLayout) {
             EngineOptions options;
             options.schedule = c.schedule;
             SweepSolver solver(mine, precision, c.kernels, layout.rows_comm(), options);
-            const std::vector<double> traces = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row,
-                                                               whole.a.rows, lambdas, kProbes, 3, steps);
+            const TraceEstimate t = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row, whole.a.rows,
+                                                    lambdas, kProbes, 3, steps);
             const std::vector<double> reference = test::reference_traces(whole, lambdas, kProbes, 3, steps);
             const std::vector<double> exact = exact_traces(whole, lambdas, kProbes, 3);
             const double rounding = precision == Precision::float32 ? 2e-8 : 1e-10;
+            EXPECT_EQ(t.steps, steps);
             for (std::size_t j = 0; j < lambdas.size(); ++j) {
-              EXPECT_LE(std::abs(traces[j] - reference[j]),
+              EXPECT_LE(std::abs(t.lower[j] - reference[j]),
                         0.6 * std::abs(reference[j] - exact[j]) + rounding * reference[j])
                   << "λ " << lambdas[j] << ": reference " << reference[j] << ", exact " << exact[j];
+              // the Gauss rule from above, the Gauss-Radau rule from below (A rounded to float
+              // in float32 moves the exact mean by about `rounding`)
+              EXPECT_LE(t.lower[j], exact[j] * (1 + rounding)) << "λ " << lambdas[j];
+              EXPECT_GE(t.upper[j], exact[j] * (1 - rounding)) << "λ " << lambdas[j];
+              EXPECT_EQ(t.settled[j], 1);  // nothing judged: all the steps run
               // every rank holds the same
-              EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, traces[j]), traces[j]);
+              EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, t.lower[j]), t.lower[j]);
+              EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, t.upper[j]), t.upper[j]);
             }
           }
       }
@@ -231,9 +240,12 @@ TEST(MpiGcvProbes, SettledQuadraturesEndTheStepsEarly) {
       const int r = layout.rank_in_group();
       const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
       SweepSolver solver(mine, Precision::float32, RidgeKernels::fused, layout.rows_comm());
-      std::int64_t taken = -1;
-      const std::vector<double> traces = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row, whole.a.rows,
-                                                         lambdas, kProbes, 3, kMostSteps, judged, &taken);
+      GcvSettling settling;
+      settling.judged = judged;
+      const TraceEstimate t = estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row, whole.a.rows, lambdas,
+                                              kProbes, 3, kMostSteps, settling);
+      const std::vector<double>& traces = t.lower;
+      const std::int64_t taken = t.steps;
       EXPECT_LT(taken, kMostSteps);
       EXPECT_EQ(taken % kProbeCheckEvery, 0);
       EXPECT_EQ(mpi::max_over_ranks(MPI_COMM_WORLD, double(taken)), double(taken));
@@ -247,7 +259,78 @@ TEST(MpiGcvProbes, SettledQuadraturesEndTheStepsEarly) {
         const double standard_error = std::sqrt(squares / (kProbes - 1) / kProbes);
         EXPECT_LE(std::abs(traces[j] - exact[j]), 0.5 * standard_error + 5 * kGcvSettled * (rows - exact[j]))
             << "λ " << lambdas[j] << " after " << taken << " steps, standard error " << standard_error;
+        EXPECT_EQ(t.settled[j], 1) << "λ " << lambdas[j];
       }
+    }
+}
+
+// gcv_settle: minimum. A block's steps end once the judged λ of least G (from below) is
+// settled and every other judged λ's G from below exceeds its G from above (or it settled
+// too): with one block, sooner than settling every λ. Then each λ's bounds still bracket the
+// exact mean over the same probes (dense Cholesky solves), the least G from below is the
+// exact mean's least G and settled, and a λ reported settled is within the settled rule's
+// error of the exact mean.
+TEST(MpiGcvProbes, ADecidedMinimumEndsTheStepsSooner) {
+  const int ranks = mpi::size(MPI_COMM_WORLD);
+  std::vector<double> lambdas;
+  for (int j = 0; j <= 12; ++j) lambdas.push_back(1e-4 * std::pow(10.0, j / 3.0));
+  const std::vector<std::uint8_t> judged(lambdas.size(), 1);
+  constexpr std::int64_t kMostSteps = 400;
+  const Problem whole = test_problem(2.0);
+  const test::Dense a = test::dense(whole.a);
+  const double rows = whole.a.rows;
+  std::vector<double> residual_norms;
+  for (const double lambda : lambdas) {
+    const std::vector<double> ax = test::multiply(a, test::ridge_by_cholesky(a, whole.b, lambda));
+    double s = 0;
+    for (int i = 0; i < whole.a.rows; ++i) s += (whole.b[i] - ax[i]) * (whole.b[i] - ax[i]);
+    residual_norms.push_back(std::sqrt(s));
+  }
+  for (const std::int64_t probes : {std::int64_t(8), std::int64_t(11)})
+    for (int groups = 1; groups <= ranks; ++groups) {
+      if (ranks % groups != 0) continue;
+      SCOPED_TRACE(std::to_string(probes) + " probes, " + std::to_string(groups) + " λ groups");
+      SweepLayout layout(MPI_COMM_WORLD, groups);
+      const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
+      const int r = layout.rank_in_group();
+      const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+      SweepSolver solver(mine, Precision::float64, RidgeKernels::fused, layout.rows_comm());
+      GcvSettling settling;
+      settling.judged = judged;
+      settling.residual_norms = residual_norms;
+      settling.whole_curve = true;
+      const TraceEstimate all =
+          estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row, whole.a.rows, lambdas, probes, 3,
+                          kMostSteps, settling);
+      settling.whole_curve = false;
+      const TraceEstimate least =
+          estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row, whole.a.rows, lambdas, probes, 3,
+                          kMostSteps, settling);
+      const std::vector<double> exact = exact_traces(whole, lambdas, probes, 3);
+      const std::vector<double> g_exact = gcv_function(whole.a.rows, residual_norms, exact);
+      const std::vector<double> g_low = gcv_function(whole.a.rows, residual_norms, least.lower);
+      const std::vector<double> g_high = gcv_function(whole.a.rows, residual_norms, least.upper);
+      // one block: sooner, some λ left unsettled; several: each settles every λ that could be
+      // least in their mean (kGcvBlockSpread), here all of them in the block of 3
+      const bool one_block = probes <= kProbeWidth;
+      if (one_block)
+        EXPECT_LT(least.steps, all.steps);
+      else
+        EXPECT_LE(least.steps, all.steps);
+      EXPECT_EQ(least.steps % kProbeCheckEvery, 0);
+      const auto argmin = [](const std::vector<double>& g) { return std::min_element(g.begin(), g.end()) - g.begin(); };
+      EXPECT_EQ(argmin(g_low), argmin(g_exact));
+      EXPECT_EQ(least.settled[static_cast<std::size_t>(argmin(g_low))], 1);
+      bool some_unsettled = false;
+      for (std::size_t j = 0; j < lambdas.size(); ++j) {
+        EXPECT_LE(least.lower[j], exact[j] * (1 + 1e-10)) << "λ " << lambdas[j];
+        EXPECT_GE(least.upper[j], exact[j] * (1 - 1e-10)) << "λ " << lambdas[j];
+        EXPECT_EQ(all.settled[j], 1) << "λ " << lambdas[j];
+        if (least.settled[j] != 0)
+          EXPECT_NEAR(least.lower[j], exact[j], 1e-3 * (rows - exact[j])) << "λ " << lambdas[j];
+        some_unsettled = some_unsettled || least.settled[j] == 0;
+      }
+      EXPECT_EQ(some_unsettled, one_block);
     }
 }
 

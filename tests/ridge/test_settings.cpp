@@ -138,7 +138,8 @@ TEST(RidgeSettings, BadValuesNameTheKey) {
 }
 
 // The λ rules' keys: the corner by default with neither discrepancy nor GCV; GCV's 8
-// probes only when it is the chosen rule; the prior's and weights' default datasets.
+// probes only when it is the chosen rule, settled to decide its minimum; the prior's and
+// weights' default datasets.
 TEST(RidgeSettings, RulesPriorAndWeights) {
   const std::string head = "ridge:\n  matrix: {generate: {rows: 5, columns: 4, density: 0.5}}\n  lambdas: [1.0]\n";
   RidgeSettings s = ridge(head);
@@ -151,6 +152,11 @@ TEST(RidgeSettings, RulesPriorAndWeights) {
   s = ridge(head + "  select: gcv\n");
   EXPECT_EQ(s.select, RidgeRule::gcv);
   EXPECT_EQ(s.gcv_probes, 8);
+  EXPECT_FALSE(s.gcv_settle_all);  // minimum
+  EXPECT_TRUE(ridge(head + "  select: gcv\n  gcv_settle: all\n").gcv_settle_all);
+  EXPECT_FALSE(ridge(head + "  select: gcv\n  gcv_settle: minimum\n").gcv_settle_all);
+  EXPECT_EQ(error_of(head + "  gcv_settle: some\n"),
+            "d.yaml:4:15: ridge.gcv_settle: expected one of minimum or all, got 'some'");
   s = ridge(head + "  select: discrepancy\n  noise_level: 0.5\n  tau: 1.05\n  refine_discrepancy: 3\n"
                    "  gcv_probes: 2\n  gcv_seed: 9\n  prior: {file: x0.h5}\n  weights: {file: w.h5, dataset: /v}\n");
   EXPECT_EQ(s.select, RidgeRule::discrepancy);

@@ -130,11 +130,24 @@ void add_gcv(MPI_Comm comm, const SweepLayout& layout, SweepSolver& solver, cons
   for (std::size_t j = 0; j < curve.outcomes().size(); ++j)
     if (s.converged[j] != 0) steps = std::max(steps, curve.outcomes()[j].iterations);
   const std::vector<double> lambdas = curve.lambdas();
-  // each block of probes ends once its quadratures of the converged λ have settled
-  s.traces = estimate_traces(comm, layout, solver, problem.first_row, problem.rows(), lambdas, settings.gcv_probes,
-                             settings.gcv_seed, steps, s.converged, &s.gcv_steps);
-  s.gcv_values = gcv_function(problem.rows(), curve.residual_norms(), s.traces);
+  // each block of probes ends once the converged λ of least G is decided (or with
+  // gcv_settle: all, once every converged λ's G has settled)
+  GcvSettling settling;
+  settling.judged = s.converged;
+  settling.whole_curve = settings.gcv_settle_all;
+  settling.residual_norms = curve.residual_norms();
+  const TraceEstimate t = estimate_traces(comm, layout, solver, problem.first_row, problem.rows(), lambdas,
+                                          settings.gcv_probes, settings.gcv_seed, steps, settling);
+  s.traces = t.lower;
+  s.gcv_steps = t.steps;
+  s.gcv_settled = t.settled;
+  s.gcv_values = gcv_function(problem.rows(), settling.residual_norms, t.lower);
+  s.gcv_upper = gcv_function(problem.rows(), settling.residual_norms, t.upper);
   s.gcv = gcv_choice(lambdas, s.gcv_values, s.converged);
+  std::vector<double> unsettled;
+  for (std::size_t j = 0; j < lambdas.size(); ++j)
+    if (s.converged[j] != 0 && s.gcv_settled[j] == 0) unsettled.push_back(lambdas[j]);
+  if (!unsettled.empty()) s.gcv_unsettled = lambda_list(unsettled);
 }
 
 std::vector<double> refinement_for(const ridge::RidgeSettings& settings, const GatheredSweep& curve,
@@ -210,6 +223,10 @@ void log_selection(MPI_Comm comm, const ridge::RidgeSettings& settings, const Se
   line(ridge::RidgeRule::gcv, "GCV minimum",
        "index " + std::to_string(s.gcv.index) + ", G = " + number(s.gcv.value) + ", " +
            std::to_string(settings.gcv_probes) + " probes of " + std::to_string(s.gcv_steps) + " steps");
+  if (s.gcv.index >= 0 && !s.gcv_unsettled.empty())
+    log::info(comm, "ridge: GCV's probes stopped once no further step could change its minimum: G at λ = " +
+                        s.gcv_unsettled + " lies between /ridge/gcv and /ridge/gcv_upper (ridge.gcv_settle: all "
+                        "settles every λ)");
 }
 
 void write_selection(io::OutputFile& out, const ridge::RidgeSettings& settings,
@@ -243,6 +260,18 @@ void write_selection(io::OutputFile& out, const ridge::RidgeSettings& settings,
     out.describe("/ridge/gcv", {"lambda"}, "generalized cross-validation function G(lambda)", "1");
     out.describe("/ridge/gcv_trace", {"lambda"},
                  "estimated t(lambda) = trace(A A_lambda^#), G's denominator being (rows - t)^2", "1");
+    out.write_array<double>("/ridge/gcv_upper", s.gcv_upper, {n});
+    out.describe("/ridge/gcv_upper", {"lambda"},
+                 "G(lambda) with t from above (the probes' Gauss rule): the probes' G lies between /ridge/gcv "
+                 "(t from below) and this",
+                 "1");
+    out.write_array<std::uint8_t>("/ridge/gcv_settled", s.gcv_settled, {n});
+    out.attribute("/ridge/gcv_settled", "meaning",
+                  std::string("1: G settled (/ridge/gcv is the estimate); 0: not converged, or the probes stopped "
+                              "before it settled (ridge.gcv_settle: minimum), G between /ridge/gcv and "
+                              "/ridge/gcv_upper"));
+    out.describe("/ridge/gcv_settled", {"lambda"}, "whether G(lambda) settled", "");
+    out.describe_flags("/ridge/gcv_settled", {0, 1}, "not_settled settled");
   }
   const std::string group = "/ridge/selection";
   out.create_group(group);
@@ -279,6 +308,7 @@ void write_selection(io::OutputFile& out, const ridge::RidgeSettings& settings,
   out.attribute(g, "probes", settings.gcv_probes);
   out.attribute(g, "seed", static_cast<std::int64_t>(settings.gcv_seed));
   out.attribute(g, "steps", s.gcv_steps);
+  out.attribute(g, "settle", std::string(settings.gcv_settle_all ? "all" : "minimum"));
 
   // The solution at the chosen λ, from the rank that holds it.
   if (chosen.index < 0 || !s.none.empty()) return;

@@ -27,7 +27,10 @@ struct Selection {
   double discrepancy_target = 0;         // tau * noise_level * sqrt(rows); 0: no noise level
   std::pair<long, long> discrepancy_bracket{-1, -1};
   std::vector<double> steps;             // ||x_i - x_next converged||, NaN elsewhere
-  std::vector<double> traces, gcv_values;  // empty without GCV
+  std::vector<double> traces, gcv_values;  // empty without GCV: t and G (t from below)
+  std::vector<double> gcv_upper;           // G with t from above (gcv.hpp's TraceEstimate)
+  std::vector<std::uint8_t> gcv_settled;   // per λ: G settled (TraceEstimate::settled)
+  std::string gcv_unsettled;               // the converged λ whose G did not settle, listed for the log
   std::int64_t gcv_steps = 0;            // bidiagonalization steps of each probe
   std::string none;                      // set when no rule chose (a stopped run): why
 

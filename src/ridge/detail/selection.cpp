@@ -144,7 +144,7 @@ std::vector<double> gcv_function(std::int64_t rows, const std::vector<double>& r
   const double m = static_cast<double>(rows);
   for (std::size_t i = 0; i < g.size() && i < traces.size(); ++i) {
     const double left = m - traces[i];
-    g[i] = m * residual_norms[i] * residual_norms[i] / (left * left);
+    g[i] = left > 0 ? m * residual_norms[i] * residual_norms[i] / (left * left) : HUGE_VAL;
   }
   return g;
 }

@@ -54,7 +54,8 @@ std::vector<double> quasi_optimality_function(const std::vector<double>& lambdas
                                               const std::vector<std::uint8_t>& converged);
 
 // GCV: G(λ) = rows * ||b - A x_λ||^2 / (rows - t(λ))^2 with t(λ) = trace(A A_λ^#) (estimated,
-// gcv.hpp); the converged λ of least G.
+// gcv.hpp), +inf where rows - t <= 0 (a bound on t from above can reach rows); the converged
+// λ of least G.
 std::vector<double> gcv_function(std::int64_t rows, const std::vector<double>& residual_norms,
                                  const std::vector<double>& traces);
 Choice gcv_choice(const std::vector<double>& lambdas, const std::vector<double>& gcv,
