@@ -12,7 +12,7 @@ t after all STEPS steps: in standard errors (the estimate's own spread) and as a
 G(λ) = rows ||r||^2 / (rows - t)^2 (2 Δt / (rows - t)). The rule gcv.cpp takes with
 `gcv_settle: all` is the first. Then gcv_settle: minimum (gcv.cpp's default): the step at which
 the λ of least G (t from below) has settled by that rule and every other λ's G from below
-exceeds its G from above (each probe's Gauss rule, B_k's last β dropped), ||r|| from b's own
+exceeds its G from above (each probe's least bound from above, gcv.cpp's upper_bound), ||r|| from b's own
 bidiagonalization (b normal(3, 1), as the deck's) after all STEPS steps; and G there against
 its limit.
 
@@ -55,12 +55,23 @@ alpha, beta = np.array(alpha), np.array(beta)
 
 
 def gauss(q, k, lam, upper=False):  # ProbeBidiagonal::quadrature (upper: upper_bound) of k steps
-    d = 0.0
-    for i in range(k - 1, -1, -1):
-        last = 0.0 if upper and i == k - 1 else beta[i + 1, q] ** 2
-        diagonal = alpha[i, q] ** 2 + last + lam * lam
-        d = diagonal if i == k - 1 else diagonal - (alpha[i + 1, q] * beta[i + 1, q]) ** 2 / d
-    return (alpha[0, q] * beta[0, q]) ** 2 / d
+    def e1_inverse(corner):  # B_k^T B_k's tridiagonal, its last diagonal `corner` (None: its own)
+        d = 0.0
+        for i in range(k - 1, -1, -1):
+            diagonal = alpha[i, q] ** 2 + beta[i + 1, q] ** 2
+            if i == k - 1 and corner is not None:
+                diagonal = corner
+            d = diagonal + lam * lam if i == k - 1 else diagonal + lam * lam - (alpha[i + 1, q] * beta[i + 1, q]) ** 2 / d
+        return (alpha[0, q] * beta[0, q]) ** 2 / d
+    if not upper:
+        return e1_inverse(None)
+    best = min(e1_inverse(alpha[k - 1, q] ** 2), beta[0, q] ** 2)  # Gauss on AA^T, and ||z||^2
+    if k >= 2:  # Gauss-Radau on A^T A with a node at 0
+        top = alpha[0, q] ** 2 + beta[1, q] ** 2
+        for i in range(1, k - 1):
+            top = alpha[i, q] ** 2 + beta[i + 1, q] ** 2 - (alpha[i, q] * beta[i, q]) ** 2 / top
+        best = min(best, e1_inverse((alpha[k - 1, q] * beta[k - 1, q]) ** 2 / top))
+    return best
 
 
 # ||b - A x_λ|| from b's bidiagonalization (the last column) after all the steps

@@ -334,5 +334,35 @@ TEST(MpiGcvProbes, ADecidedMinimumEndsTheStepsSooner) {
     }
 }
 
+// gcv_settle: minimum with the least G at the smallest λ (residual norms rising steeply with λ,
+// so that every other λ's G from below exceeds the smallest's G from above from the first
+// check on): the steps still end only once that λ has settled (two checks in a row after the
+// first), and its trace is then the exact mean's to the settled rule's error.
+TEST(MpiGcvProbes, TheLeastLambdaSettlesBeforeTheStepsEnd) {
+  std::vector<double> lambdas, residual_norms;
+  for (int j = 0; j <= 6; ++j) {
+    lambdas.push_back(std::pow(10.0, j / 2.0));
+    residual_norms.push_back(std::pow(10.0, 8.0 * j));
+  }
+  const Problem whole = test_problem(1.0);
+  SweepLayout layout(MPI_COMM_WORLD, 1);
+  const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
+  const int r = layout.rank_in_group();
+  const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+  SweepSolver solver(mine, Precision::float64, RidgeKernels::fused, layout.rows_comm());
+  GcvSettling settling;
+  settling.judged.assign(lambdas.size(), 1);
+  settling.residual_norms = residual_norms;
+  settling.whole_curve = false;
+  const TraceEstimate t =
+      estimate_traces(MPI_COMM_WORLD, layout, solver, mine.first_row, whole.a.rows, lambdas, 8, 3, 400, settling);
+  const std::vector<double> exact = exact_traces(whole, lambdas, 8, 3);
+  const std::vector<double> g = gcv_function(whole.a.rows, residual_norms, t.lower);
+  EXPECT_EQ(std::min_element(g.begin(), g.end()) - g.begin(), 0);
+  EXPECT_EQ(t.settled[0], 1);
+  EXPECT_GT(t.steps, kProbeCheckEvery * 2);
+  EXPECT_NEAR(t.lower[0], exact[0], 1e-3 * (whole.a.rows - exact[0]));
+}
+
 }  // namespace
 }  // namespace trident::ridge

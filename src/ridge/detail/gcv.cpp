@@ -34,20 +34,39 @@ double ProbeBidiagonal::quadrature(double lambda) const {
 
 double ProbeBidiagonal::upper_bound(const double lambda) const {
   const std::size_t k = alpha.size();
-  if (k == 0) return beta.empty() ? 0.0 : beta[0] * beta[0];  // g <= 1: zᵀ g(AAᵀ) z <= ||z||²
-  // as quadrature, the last diagonal alpha_k^2 alone: C_kᵀC_k + λ² I
-  const double shift = lambda * lambda;
-  double d = 0;
-  for (std::size_t i = k; i-- > 0;) {
-    if (i + 1 == k) {
-      d = alpha[i] * alpha[i] + shift;
-    } else {
+  const double all = beta.empty() ? 0.0 : beta[0] * beta[0];  // g <= 1: zᵀ g(AAᵀ) z <= ||z||²
+  if (k == 0) return all;
+  const double shift = lambda * lambda, atz = alpha[0] * beta[0];
+  // e1ᵀ (M + λ² I)⁻¹ e1 for the tridiagonal M of diagonal `diagonal(i)` and off-diagonal
+  // alpha_{i+1} beta_{i+1}, n rows, by the Schur complements from the bottom up
+  const auto e1_inverse = [&](const std::size_t n, const auto& diagonal) {
+    double d = diagonal(n - 1) + shift;
+    for (std::size_t i = n - 1; i-- > 0;) {
       const double off = alpha[i + 1] * beta[i + 1];
-      d = alpha[i] * alpha[i] + beta[i + 1] * beta[i + 1] + shift - off * off / d;
+      d = diagonal(i) + shift - off * off / d;
     }
+    return 1.0 / d;
+  };
+  const auto gauss_diagonal = [&](const std::size_t i) {  // B_kᵀB_k's
+    return alpha[i] * alpha[i] + beta[i + 1] * beta[i + 1];
+  };
+  // The Gauss rule of AAᵀ's measure: C_kᵀC_k, whose last diagonal is alpha_k^2 alone. Loose
+  // while AAᵀ's null space (rows > columns) has no node near 0.
+  double best =
+      atz * atz * e1_inverse(k, [&](std::size_t i) { return i + 1 == k ? alpha[i] * alpha[i] : gauss_diagonal(i); });
+  // The Gauss-Radau rule of AᵀA's measure (of Aᵀz, which has no mass at 0) with a node at 0:
+  // B_{k-1}ᵀB_{k-1} bordered by alpha_k beta_k and the corner phi that makes it singular,
+  // phi = (alpha_k beta_k)^2 (B_{k-1}ᵀB_{k-1})⁻¹_{k-1,k-1}, whose inverse is the last pivot from
+  // the top down.
+  if (k >= 2) {
+    double top = gauss_diagonal(0);
+    for (std::size_t i = 1; i + 1 < k; ++i) top = gauss_diagonal(i) - std::pow(alpha[i] * beta[i], 2) / top;
+    const double phi = std::pow(alpha[k - 1] * beta[k - 1], 2) / top;
+    if (top > 0 && std::isfinite(phi))
+      best = std::min(best,
+                      atz * atz * e1_inverse(k, [&](std::size_t i) { return i + 1 == k ? phi : gauss_diagonal(i); }));
   }
-  const double atz = alpha[0] * beta[0];
-  return atz * atz / d;
+  return std::min(best, all);
 }
 
 ProbeBidiagonal probe_bidiagonal(const ProbeNorms& norms, const int q) {

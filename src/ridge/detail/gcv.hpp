@@ -26,8 +26,10 @@ struct ProbeBidiagonal {
   // From below: ||Aᵀz||² e1ᵀ (B_kᵀB_k + λ²I)⁻¹ e1, B_k the (k+1) x k lower bidiagonal; the
   // Gauss rule of AᵀA's measure (the Gauss-Radau rule of AAᵀ's, its node at 0). Grows with k.
   double quadrature(double lambda) const;
-  // From above: the same with beta_{k+1} dropped (C_k, B_k's first k rows), the Gauss rule of
-  // AAᵀ's measure. Falls with k.
+  // From above: the lesser of the same with beta_{k+1} dropped (C_k, B_k's first k rows: the
+  // Gauss rule of AAᵀ's measure, loose while a null space of Aᵀ has no node near 0) and the
+  // Gauss-Radau rule of AᵀA's measure with a node at 0 (of Aᵀz, which has no mass there), and
+  // ||z||². Falls with k.
   double upper_bound(double lambda) const;
 };
 
