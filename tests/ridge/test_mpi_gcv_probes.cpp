@@ -75,6 +75,13 @@ std::vector<std::int64_t> uneven_bounds(std::int64_t rows, int parts) {
   return bounds;
 }
 
+// This rank's rows of `whole` in its λ group of `layout` (uneven_bounds).
+Problem rows_of_rank(const Problem& whole, const SweepLayout& layout) {
+  const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
+  const int r = layout.rank_in_group();
+  return block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+}
+
 // z^T A (A^T A + λ^2 I)^-1 A^T z of each probe (probe p, λ j at p * lambdas + j), by dense
 // Cholesky solves.
 std::vector<double> exact_forms(const Problem& whole, const std::vector<double>& lambdas, std::int64_t probes,
@@ -184,9 +191,7 @@ TEST(MpiGcvProbes, TracesMatchTheHostReferenceOnEveryLayout) {
             SCOPED_TRACE(std::to_string(decades) + " decades, " + std::string(c.name) + ", " + std::to_string(groups) +
                          " λ groups, " + core::precision_name(precision) + ", " + std::to_string(steps) + " steps");
             SweepLayout layout(MPI_COMM_WORLD, groups);
-            const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
-            const int r = layout.rank_in_group();
-            const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+            const Problem mine = rows_of_rank(whole, layout);
             EngineOptions options;
             options.schedule = c.schedule;
             SweepSolver solver(mine, precision, c.kernels, layout.rows_comm(), options);
@@ -236,9 +241,7 @@ TEST(MpiGcvProbes, SettledQuadraturesEndTheStepsEarly) {
       SCOPED_TRACE(std::to_string(decades) + " decades, " + std::to_string(groups) + " λ groups");
       const Problem whole = test_problem(decades);
       SweepLayout layout(MPI_COMM_WORLD, groups);
-      const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
-      const int r = layout.rank_in_group();
-      const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+      const Problem mine = rows_of_rank(whole, layout);
       SweepSolver solver(mine, Precision::float32, RidgeKernels::fused, layout.rows_comm());
       GcvSettling settling;
       settling.judged = judged;
@@ -291,9 +294,7 @@ TEST(MpiGcvProbes, ADecidedMinimumEndsTheStepsSooner) {
       if (ranks % groups != 0) continue;
       SCOPED_TRACE(std::to_string(probes) + " probes, " + std::to_string(groups) + " λ groups");
       SweepLayout layout(MPI_COMM_WORLD, groups);
-      const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
-      const int r = layout.rank_in_group();
-      const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+      const Problem mine = rows_of_rank(whole, layout);
       SweepSolver solver(mine, Precision::float64, RidgeKernels::fused, layout.rows_comm());
       GcvSettling settling;
       settling.judged = judged;
@@ -346,9 +347,7 @@ TEST(MpiGcvProbes, TheLeastLambdaSettlesBeforeTheStepsEnd) {
   }
   const Problem whole = test_problem(1.0);
   SweepLayout layout(MPI_COMM_WORLD, 1);
-  const std::vector<std::int64_t> bounds = uneven_bounds(whole.a.rows, layout.group_size());
-  const int r = layout.rank_in_group();
-  const Problem mine = block_of(whole, bounds[r], bounds[r + 1] - bounds[r]);
+  const Problem mine = rows_of_rank(whole, layout);
   SweepSolver solver(mine, Precision::float64, RidgeKernels::fused, layout.rows_comm());
   GcvSettling settling;
   settling.judged.assign(lambdas.size(), 1);
