@@ -20,7 +20,7 @@ class SweepLayout;
 
 // One probe's bidiagonal: alpha_1..alpha_k and beta_1 = ||z||, beta_2..beta_{k+1}.
 // zᵀ A (AᵀA + λ²I)⁻¹ Aᵀ z = zᵀ g(AAᵀ) z for g(x) = x / (x + λ²), whose even derivatives are
-// negative and odd ones positive: the two rules of the k steps bracket it (Golub & von Matt).
+// negative and odd ones positive: rules of the k steps bracket it (Golub & von Matt).
 struct ProbeBidiagonal {
   std::vector<double> alpha, beta;
   // From below: ||Aᵀz||² e1ᵀ (B_kᵀB_k + λ²I)⁻¹ e1, B_k the (k+1) x k lower bidiagonal; the
