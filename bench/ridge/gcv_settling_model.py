@@ -61,7 +61,7 @@ def gauss(q, k, lam, upper=False):  # ProbeBidiagonal::quadrature (upper: upper_
             diagonal = alpha[i, q] ** 2 + beta[i + 1, q] ** 2
             if i == k - 1 and corner is not None:
                 diagonal = corner
-            d = diagonal + lam * lam if i == k - 1 else diagonal + lam * lam - (alpha[i + 1, q] * beta[i + 1, q]) ** 2 / d
+            d = diagonal + lam * lam - (0.0 if i == k - 1 else (alpha[i + 1, q] * beta[i + 1, q]) ** 2 / d)
         return (alpha[0, q] * beta[0, q]) ** 2 / d
     if not upper:
         return e1_inverse(None)

@@ -145,7 +145,8 @@ def lcurve_rules(path):
     lam = f["ridge/lambda"][:]
     loose = f["ridge/converged"][:].astype(bool) & ~f["ridge/gcv_settled"][:].astype(bool)
     check(loose.any(), "test is blind: every G settled")
-    check(sorted(info["gcv_ranges"]) == sorted(lam[loose]), f"ranges at {info['gcv_ranges']}, unsettled at {lam[loose]}")
+    check(sorted(info["gcv_ranges"]) == sorted(lam[loose]),
+          f"ranges at {info['gcv_ranges']}, unsettled at {lam[loose]}")
     ranges = [c for c in gx.collections if c.get_label().startswith("not settled")]
     check(len(ranges) == 1 and len(ranges[0].get_segments()) == int(loose.sum()), "the unsettled G are not ranges")
     points = np.concatenate([line.get_xdata() for line in gx.get_lines() if line.get_marker() == "o"])

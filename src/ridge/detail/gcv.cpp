@@ -12,24 +12,33 @@
 
 namespace trident::ridge {
 
+namespace {
+
+// B_kᵀB_k's diagonal entry i, alpha_i^2 + beta_{i+1}^2.
+double gauss_diagonal(const ProbeBidiagonal& b, const std::size_t i) {
+  return b.alpha[i] * b.alpha[i] + b.beta[i + 1] * b.beta[i + 1];
+}
+
+// The last Schur complement, from the bottom up, of M + λ² I for the tridiagonal M of `b`'s
+// first k rows: diagonal `corner` in its last row, gauss_diagonal above it, off-diagonal
+// alpha_{i+1} beta_{i+1}; e1ᵀ (M + λ² I)⁻¹ e1 is its inverse.
+double last_pivot(const ProbeBidiagonal& b, const std::size_t k, const double shift, const double corner) {
+  double d = corner + shift;
+  for (std::size_t i = k - 1; i-- > 0;) {
+    const double off = b.alpha[i + 1] * b.beta[i + 1];
+    d = gauss_diagonal(b, i) + shift - off * off / d;
+  }
+  return d;
+}
+
+}  // namespace
+
 double ProbeBidiagonal::quadrature(double lambda) const {
   const std::size_t k = alpha.size();
   if (k == 0) return 0.0;
-  // e1^T (T + λ^2 I)^-1 e1 for T = B^T B (diagonal alpha_i^2 + beta_{i+1}^2, off-diagonal
-  // alpha_{i+1} beta_{i+1}) by the Schur complements from the bottom up, each positive.
-  const double shift = lambda * lambda;
-  double d = 0;
-  for (std::size_t i = k; i-- > 0;) {
-    const double diagonal = alpha[i] * alpha[i] + beta[i + 1] * beta[i + 1] + shift;
-    if (i + 1 == k) {
-      d = diagonal;
-    } else {
-      const double off = alpha[i + 1] * beta[i + 1];
-      d = diagonal - off * off / d;
-    }
-  }
+  // e1^T (T + λ^2 I)^-1 e1 for T = B^T B, its Schur complements each positive
   const double atz = alpha[0] * beta[0];  // ||A^T z||
-  return atz * atz / d;
+  return atz * atz / last_pivot(*this, k, lambda * lambda, gauss_diagonal(*this, k - 1));
 }
 
 double ProbeBidiagonal::upper_bound(const double lambda) const {
@@ -37,34 +46,18 @@ double ProbeBidiagonal::upper_bound(const double lambda) const {
   const double all = beta.empty() ? 0.0 : beta[0] * beta[0];  // g <= 1: zᵀ g(AAᵀ) z <= ||z||²
   if (k == 0) return all;
   const double shift = lambda * lambda, atz = alpha[0] * beta[0];
-  // e1ᵀ (M + λ² I)⁻¹ e1 for the tridiagonal M of diagonal `diagonal(i)` and off-diagonal
-  // alpha_{i+1} beta_{i+1}, n rows, by the Schur complements from the bottom up
-  const auto e1_inverse = [&](const std::size_t n, const auto& diagonal) {
-    double d = diagonal(n - 1) + shift;
-    for (std::size_t i = n - 1; i-- > 0;) {
-      const double off = alpha[i + 1] * beta[i + 1];
-      d = diagonal(i) + shift - off * off / d;
-    }
-    return 1.0 / d;
-  };
-  const auto gauss_diagonal = [&](const std::size_t i) {  // B_kᵀB_k's
-    return alpha[i] * alpha[i] + beta[i + 1] * beta[i + 1];
-  };
   // The Gauss rule of AAᵀ's measure: C_kᵀC_k, whose last diagonal is alpha_k^2 alone. Loose
   // while AAᵀ's null space (rows > columns) has no node near 0.
-  double best =
-      atz * atz * e1_inverse(k, [&](std::size_t i) { return i + 1 == k ? alpha[i] * alpha[i] : gauss_diagonal(i); });
+  double best = atz * atz * (1.0 / last_pivot(*this, k, shift, alpha[k - 1] * alpha[k - 1]));
   // The Gauss-Radau rule of AᵀA's measure (of Aᵀz, which has no mass at 0) with a node at 0:
   // B_{k-1}ᵀB_{k-1} bordered by alpha_k beta_k and the corner phi that makes it singular,
   // phi = (alpha_k beta_k)^2 (B_{k-1}ᵀB_{k-1})⁻¹_{k-1,k-1}, whose inverse is the last pivot from
   // the top down.
   if (k >= 2) {
-    double top = gauss_diagonal(0);
-    for (std::size_t i = 1; i + 1 < k; ++i) top = gauss_diagonal(i) - std::pow(alpha[i] * beta[i], 2) / top;
+    double top = gauss_diagonal(*this, 0);
+    for (std::size_t i = 1; i + 1 < k; ++i) top = gauss_diagonal(*this, i) - std::pow(alpha[i] * beta[i], 2) / top;
     const double phi = std::pow(alpha[k - 1] * beta[k - 1], 2) / top;
-    if (top > 0 && std::isfinite(phi))
-      best = std::min(best,
-                      atz * atz * e1_inverse(k, [&](std::size_t i) { return i + 1 == k ? phi : gauss_diagonal(i); }));
+    if (top > 0 && std::isfinite(phi)) best = std::min(best, atz * atz * (1.0 / last_pivot(*this, k, shift, phi)));
   }
   return std::min(best, all);
 }

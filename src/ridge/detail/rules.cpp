@@ -262,8 +262,8 @@ void write_selection(io::OutputFile& out, const ridge::RidgeSettings& settings,
                  "estimated t(lambda) = trace(A A_lambda^#), G's denominator being (rows - t)^2", "1");
     out.write_array<double>("/ridge/gcv_upper", s.gcv_upper, {n});
     out.describe("/ridge/gcv_upper", {"lambda"},
-                 "G(lambda) with t from above (the probes' quadratures from above): the probes' G lies between /ridge/gcv "
-                 "(t from below) and this",
+                 "G(lambda) with t from above (the probes' quadratures from above): the probes' G lies between "
+                 "/ridge/gcv (t from below) and this",
                  "1");
     out.write_array<std::uint8_t>("/ridge/gcv_settled", s.gcv_settled, {n});
     out.attribute("/ridge/gcv_settled", "meaning",
