@@ -5,8 +5,9 @@
 // a team's last rows of faces did not stay in L1 beside u's rows, and their loads waited on L2.
 // The copies are asynchronous (cp.async), so they hold no registers while they are in flight;
 // a thread reads only what it copied, so no barrier orders them. The values are field_faces',
-// bit for bit. Double's faces (two a cell, half the bytes) stay in L1, and a ring of them ran
-// no faster at 8192^2 (docs/history/diffusion-field.md).
+// bit for bit. A single trip keeps the ring twice over (kTwice, fewer instructions a step),
+// a chain once (room for more teams). Double's faces (two a cell, half the bytes) stay in
+// L1, and a ring of them ran no faster at 8192^2 (docs/history/diffusion-field.md).
 #include <cstddef>
 #include <cstdint>
 
@@ -15,10 +16,17 @@
 
 namespace trident::diffusion::trips {
 
-template <int kSteps>
+template <int kSteps, bool kTwice>
 struct FaceRing {
-  // Rows held: the kSteps rows that a row's steps reach, and the row copied ahead.
-  static constexpr int kSlots = kSteps + 1;
+  // Rows held: the kSteps rows that a row's steps reach, and the row copied ahead, each in its
+  // slot r % kRows (r a row of the stream). kTwice: read from one address a row, so that a
+  // step adds only a constant to it, the slots 2 to kRows - 1 are kept twice, at slots
+  // kRows + 2 to 2 kRows - 1 as well: a row's steps read slots p + kRows - k + 1 (p row
+  // s - 1's slot, step k), all between 2 and 2 kRows - 1. Stored from slot 2: 2 kRows - 2
+  // slots, which leave room for 5 teams a multiprocessor (a single trip's; a chain's take 8,
+  // with the ring kept once: docs/history/diffusion-field.md).
+  static constexpr int kRows = kSteps + 1;
+  static constexpr int kSlots = kTwice ? 2 * kRows - 2 : kRows;
   static constexpr int kSlotBytes = kTripColumns * 16;  // a row's faces, a float4 a cell
   // The ring's floats in a team's scratch (and 16 bytes for its alignment).
   static constexpr int kValues = (kSlots * kSlotBytes + 16) / int(sizeof(float));
@@ -32,9 +40,10 @@ struct FaceRing {
     base = at + ((16 - (reinterpret_cast<std::uintptr_t>(at) & 15)) & 15);
   }
 
-  // A thread's ring on a row of the stream, and the slot of the row that step 1 reaches.
+  // A thread's ring on a row of the stream: kTwice, the faces of the row that step 1 reaches
+  // (step k's lie k - 1 slots below); else the thread's slot 0, and that row's slot.
   struct Row {
-    const char* ring = nullptr;
+    const char* top = nullptr;
     int slot = 0;
   };
 
@@ -44,9 +53,15 @@ struct FaceRing {
   // before).
   KOKKOS_INLINE_FUNCTION Row fetch(const float* faces, const int ny, const int nx, const int y0, const int s,
                                    const int i, const int thread) const {
-    const int slot = (s + kSlots - 1) % kSlots;
-    copy(faces, ny, nx, y0 + s, i, base + (slot + 1 < kSlots ? slot + 1 : 0) * kSlotBytes + 16 * thread);
-    return Row{base + 16 * thread, slot};
+    const int t = s % kRows, p = t == 0 ? kRows - 1 : t - 1;  // row s's slot, row s - 1's
+    char* const column = base + 16 * thread;  // kTwice: slot 2, the first stored
+    if constexpr (!kTwice) {
+      copy(faces, ny, nx, y0 + s, i, column + t * kSlotBytes, nullptr);
+      return Row{column, p};
+    }
+    copy(faces, ny, nx, y0 + s, i, column + (t + kRows - 2) * kSlotBytes,
+         t >= 2 ? column + (t - 2) * kSlotBytes : nullptr);
+    return Row{column + (p + kRows - 2) * kSlotBytes, p};
   }
 
   // Waits for every copy: before the ring's slots are copied into anew (the next tile, or the
@@ -57,12 +72,11 @@ struct FaceRing {
 #endif
   }
 
-  // Step k's faces on a row (west, east, south, north), from fetch's Row: its row's slot is
-  // k - 1 before step 1's.
+  // Step k's faces on a row (west, east, south, north), from fetch's Row.
   KOKKOS_INLINE_FUNCTION static void read(const Row& row, const int k, float (&f)[4]) {
 #if defined(__CUDA_ARCH__)
-    const int at = row.slot - (k - 1) + (row.slot < k - 1 ? kSlots : 0);
-    const float4 four = *reinterpret_cast<const float4*>(row.ring + at * kSlotBytes);
+    const int at = kTwice ? 1 - k : row.slot - (k - 1) + (row.slot < k - 1 ? kRows : 0);
+    const float4 four = *reinterpret_cast<const float4*>(row.top + at * kSlotBytes);
     f[0] = four.x, f[1] = four.y, f[2] = four.z, f[3] = four.w;  // kFaceWest ... kFaceNorth
 #else
     (void)row, (void)k, (void)f;
@@ -70,19 +84,25 @@ struct FaceRing {
   }
 
  private:
+  // Copies cell (j, i)'s faces to `to` and, unless null, to `twin`, as one group.
   KOKKOS_INLINE_FUNCTION static void copy(const float* faces, const int ny, const int nx, const int j, const int i,
-                                          char* to) {
+                                          char* to, char* twin) {
 #if defined(__CUDA_ARCH__)
     const bool inside = static_cast<unsigned>(j) < static_cast<unsigned>(ny) &&
                         static_cast<unsigned>(i) < static_cast<unsigned>(nx);
     const float* const from = faces + (inside ? (std::size_t(j) * std::size_t(nx) + std::size_t(i)) * 4 : 0);
-    const unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
     const int bytes = inside ? 16 : 0;  // zero-filled past `bytes`
+    const unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(from), "r"(bytes) : "memory");
+    if (twin != nullptr) {
+      const unsigned shared_twin = static_cast<unsigned>(__cvta_generic_to_shared(twin));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_twin), "l"(from), "r"(bytes)
+                   : "memory");
+    }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
     asm volatile("cp.async.wait_group 1;\n" ::: "memory");
 #else
-    (void)faces, (void)ny, (void)nx, (void)j, (void)i, (void)to;
+    (void)faces, (void)ny, (void)nx, (void)j, (void)i, (void)to, (void)twin;
 #endif
   }
 };

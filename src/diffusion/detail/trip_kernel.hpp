@@ -36,8 +36,8 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // it costs without them. A chain's edge tiles keep cell(), with which its kernel spills less.
   static constexpr bool kFollowAlone = kForm == kFollow;
   static constexpr bool kRing = kWithField && kOnDevice && sizeof(T) == 4;
-  using Ring = FaceRing<kSteps>;  // a float field's faces on a GPU, after the flag (trip_face_ring.hpp)
-  static constexpr int kScratchValues = kFlag + 1 + (kRing ? Ring::kValues : 0);
+  template <int kMode> using Ring = FaceRing<kSteps, kMode == kOneTrip>;  // kRing's, after the flag
+  template <int kMode> static constexpr int kScratchValues = kFlag + 1 + (kRing ? Ring<kMode>::kValues : 0);
 
   Grid<T> u, next;
   Kokkos::View<std::int64_t> first_bad;
@@ -82,7 +82,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const Scratch shared(team.team_scratch(0), kScratchValues);
+    const Scratch shared(team.team_scratch(0), kScratchValues<kOneTrip>);
     run_at<kOneTrip>(team, shared, plan.tile(trip, team.league_rank()));
   }
 
@@ -107,7 +107,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
   // theirs, so the chain never waits for a team that has not started.
   KOKKOS_INLINE_FUNCTION void operator()(ChainTag, const Member& team) const {
 #if defined(__CUDA_ARCH__)
-    const Scratch shared(team.team_scratch(0), kScratchValues);
+    const Scratch shared(team.team_scratch(0), kScratchValues<kChainEven>);
     const int rank = team.team_rank();
     for (;;) {
       if (rank == 0) chain_ticket = atomicAdd(&board(plan.tiles), 1);
@@ -267,7 +267,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
                                                                       centre_of, south_of, ahead, updates, checks,
                                                                       not_finite);
     }
-    if constexpr (kRing) Ring::drain();
+    if constexpr (kRing) Ring<kMode>::drain();
     if (kExact) return false;
     if (not_finite) shared(kFlag) = T(1);
     team.team_barrier();
@@ -365,8 +365,8 @@ struct TripKernel : TripExtrasOf<T, kForm> {
       for (int r = 0; r + 1 < kPrefetch; ++r) ahead[q][r] = ahead[q][r + 1];
       ahead[q][kPrefetch - 1] = load<kMode, kEdge>(y0 + s + kPrefetch, i, s + kPrefetch < rows);
       now[col] = north;
-      typename Ring::Row ring;  // kRing: this thread's ring on this row
-      if constexpr (kRing) ring = Ring(base + kFlag).fetch(this->faces, ny, nx, y0, s, i, rank);
+      typename Ring<kMode>::Row ring;  // kRing: this thread's ring on this row
+      if constexpr (kRing) ring = Ring<kMode>(base + kFlag).fetch(this->faces, ny, nx, y0, s, i, rank);
       // The west and east values a step takes: its neighbours' (published on the last row),
       // or with kChooseGhosts a neumann ghost's, which is the edge cell's own value.
       const int west_at = kChooseGhosts && (updates[q] & kNeumannWest) ? col : col - 1;
@@ -418,7 +418,7 @@ struct TripKernel : TripExtrasOf<T, kForm> {
           v = stepped(centre, laplacian_with_north(centre, side_sum, north_value), c);
         } else {
           T ring_faces[4] = {};
-          if constexpr (kRing) Ring::read(ring, k, ring_faces);
+          if constexpr (kRing) Ring<kMode>::read(ring, k, ring_faces);
           v = cell<kEdge>(j, i, ring_faces, updates[q], k == south_k, k == north_k, centre,
                           before[(k - 1) * kStride + col - 1], before[(k - 1) * kStride + col + 1],
                           south_of[q][k - 1], north);

@@ -26,33 +26,38 @@ constexpr int kFollow = 1, kSource = 2, kAnisotropic = 4, kField = 8, kMirror = 
 // A GPU: one thread a column, a team a strip. Loads go out kPrefetch rows before their row
 // is needed, so that memory's latency hides behind the steps of the rows in between. The
 // rule for the tiles' rows counts on kTeamsPerMultiprocessor teams resident at once, which
-// the launch bounds hold the registers to: float's anisotropic operator and the field's with
-// ghosts that follow or a source (c_x and c_y, the faces' c) take 6 (80 registers), with
-// which they spill less and ran faster than with 8 (64) at 8192², while its other forms, the
-// field's alone among them, ran slower with 6. Double adds up each step's
-// sides before the chain of steps (kHoistSides), which its fewer teams can spend the
-// registers on; float's edge tiles test their rows apart (kEdgeRowsApart), which made
-// double's slower (docs/history/diffusion.md).
+// the launch bounds hold the registers to: float's anisotropic operator and a chain of the
+// field's with ghosts that follow or a source (c_x and c_y, the faces' c) take 6 (80
+// registers), with which they spill less and ran faster than with 8 (64) at 8192², while its
+// other forms, a chain of the field's alone among them, ran slower with 6; a single trip of
+// a field takes 5 (96), for its ring of faces kept twice over (trip_face_ring.hpp). Double
+// adds up each step's sides before the chain of steps (kHoistSides), which its fewer teams
+// can spend the registers on; float's edge tiles test their rows apart (kEdgeRowsApart),
+// which made double's slower (docs/history/diffusion.md).
 constexpr int kColumnsPerThread = 1;
 constexpr int kPrefetch = 4;
 constexpr bool kOnDevice = true;
-template <class T, int kSteps, int kForm = 0>
+template <class T, int kSteps, int kForm = 0, bool kChain = false>
 constexpr int kTeamsPerMultiprocessor =
-    sizeof(T) == 4 ? (kForm != kField && (kForm & (kAnisotropic | kField)) != 0 ? 6 : 8) : (kSteps <= 4 ? 6 : 4);
+    sizeof(T) == 4
+        ? ((kForm & kField) != 0 && !kChain ? 5 : kForm != kField && (kForm & (kAnisotropic | kField)) != 0 ? 6 : 8)
+        : (kSteps <= 4 ? 6 : 4);
 template <class T>
 constexpr bool kHoistSides = sizeof(T) == 8;
 template <class T>
 constexpr bool kEdgeRowsApart = sizeof(T) == 4;
 template <class T, int kSteps, int kForm, class... Tag>
 using TripPolicy =
-    Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<kTripColumns, kTeamsPerMultiprocessor<T, kSteps, kForm>>,
+    Kokkos::TeamPolicy<ExecutionSpace,
+                       Kokkos::LaunchBounds<kTripColumns,
+                                            kTeamsPerMultiprocessor<T, kSteps, kForm, sizeof...(Tag) != 0>>,
                        Tag...>;
 #else
 // A host: a team is one thread, which takes the strip's columns in turn on each row.
 constexpr int kColumnsPerThread = kTripColumns;
 constexpr int kPrefetch = 1;
 constexpr bool kOnDevice = false;
-template <class T, int kSteps, int kForm = 0>
+template <class T, int kSteps, int kForm = 0, bool kChain = false>
 constexpr int kTeamsPerMultiprocessor = 1;
 template <class T>
 constexpr bool kHoistSides = true;

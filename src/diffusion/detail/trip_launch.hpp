@@ -11,9 +11,9 @@
 namespace trident::diffusion::trips {
 
 // Teams that surely run at once (what the rule's waves count).
-template <class T, int kSteps, int kForm = 0>
+template <class T, int kSteps, int kForm = 0, bool kChain = false>
 int resident_teams(const ExecutionSpace& space) {
-  return std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) * kTeamsPerMultiprocessor<T, kSteps, kForm>;
+  return std::max(1, space.concurrency() / (kOnDevice ? 2048 : 1)) * kTeamsPerMultiprocessor<T, kSteps, kForm, kChain>;
 }
 
 // The rule's data into an instance of its form.
@@ -82,8 +82,9 @@ void launch_trip(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& n
   using Kernel = TripKernel<T, kSteps, kForm>;
   const Kernel kernel = trip_kernel<T, kSteps, kForm>(space, u, next, c, step, m, first_bad, trip, shape, rule);
   const int team = kOnDevice ? kTripColumns : 1;
-  const auto policy = TripPolicy<T, kSteps, kForm>(space, kernel.plan.tiles, team)
-                          .set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::shmem_size(Kernel::kScratchValues)));
+  const int scratch = Kernel::Scratch::shmem_size(Kernel::template kScratchValues<kOneTrip>);
+  const auto policy =
+      TripPolicy<T, kSteps, kForm>(space, kernel.plan.tiles, team).set_scratch_size(0, Kokkos::PerTeam(scratch));
   Kokkos::parallel_for("trident::diffusion::step_trip", policy, kernel);
 }
 
@@ -93,7 +94,7 @@ int chain_rule_rows(const ExecutionSpace& space, const Trip& trip, int m) {
   if (!kOnDevice || trip.keeps != 1) return 0;
   const Box& keep = trip.keep[0];
   const int strips = strips_across(keep, kTripColumns - 2 * m);  // plan_tiles' widest strips
-  const int bands = (2 * resident_teams<T, kSteps, kForm>(space) + strips - 1) / strips;
+  const int bands = (2 * resident_teams<T, kSteps, kForm, true>(space) + strips - 1) / strips;
   const int rows = (keep.y1 - keep.y0) / std::max(bands, 1);
   return rows < kChainRows ? 0 : std::min(rows, 256);
 }
@@ -108,7 +109,7 @@ int launch_chain(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& n
     return 0;
   } else {
     using Kernel = TripKernel<T, kSteps, kForm>;
-    const int resident = resident_teams<T, kSteps, kForm>(space);
+    const int resident = resident_teams<T, kSteps, kForm, true>(space);
     if (trip.keeps != 1 || shape.tail_rows > 0) return 0;
     if (shape.rows == 0) shape.rows = chain_rule_rows<T, kSteps, kForm>(space, trip, m);
     if (shape.rows == 0) return 0;
@@ -128,8 +129,9 @@ int launch_chain(const ExecutionSpace& space, const Grid<T>& u, const Grid<T>& n
     kernel.board = board;
     Kokkos::deep_copy(space, Kokkos::subview(board, std::make_pair(0, plan.tiles + 1)), 0);
     const int teams = std::min(resident, count * plan.tiles);
+    const int scratch = Kernel::Scratch::shmem_size(Kernel::template kScratchValues<kChainEven>);
     const auto policy = TripPolicy<T, kSteps, kForm, ChainTag>(space, teams, kTripColumns)
-                            .set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::shmem_size(Kernel::kScratchValues)));
+                            .set_scratch_size(0, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for("trident::diffusion::step_trips", policy, kernel);
     return plan.rows;
   }
