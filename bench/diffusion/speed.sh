@@ -33,7 +33,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../common/build.sh"
 bench_build "$0 BUILD [LAUNCHER ARGS...]" "$@"; shift
 launcher=("$@")
-trips=$(bench_tool trident_diffusion_trips)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 if [ -z "${BANDWIDTH_BPS:-}" ]; then
   limits_tool=$(bench_tool trident_device_limits)
@@ -42,6 +41,7 @@ if [ -z "${BANDWIDTH_BPS:-}" ]; then
   BANDWIDTH_BPS=$(awk '/copy_bandwidth_Bps/ {print $2}' <<<"$limits")
 fi
 if [ "${KERNELS:-1}" != 0 ]; then
+  trips=$(bench_tool trident_diffusion_trips)  # KERNELS=0 runs without it
   echo "== kernels alone, one run (trident_diffusion_trips)"
   # shellcheck disable=SC2086
   TRIPS_CHAIN=${TRIPS_CHAIN-1000} TRIPS_CHAIN_ROWS=${TRIPS_CHAIN_ROWS-0} \
