@@ -14,7 +14,8 @@ orders:
 with C the sum of a cell's faces, kept beside them. Against the same steps in float64 (the
 differences), it prints the largest and the mean error after STEPS steps, in units of float32's
 spacing at the field's level, for a field of OFFSET plus a small ripple (a temperature in
-kelvin) and for the same field held uniform (any change is rounding alone).
+kelvin), for the same field held uniform (any change is rounding alone), and for a uniform field
+under a c scattered from cell to cell, which only the differences keep exactly uniform.
 
     bench/diffusion/field_rounding_model.py [N [STEPS [OFFSET [OUTSIDE]]]]    (default 128 4000 300 0.2)
 """
@@ -91,6 +92,9 @@ def main():
     run(offset + ripple, c)
     print(f"a uniform field of {offset}:")
     run(np.full((n, n), offset), c)
+    scattered = np.random.default_rng(43).uniform(0.02, 0.22, (n, n))
+    print(f"a uniform field of {offset}, c scattered in [0.02, 0.22) (every face its own):")
+    run(np.full((n, n), offset), scattered)
 
 
 main()
