@@ -1,8 +1,9 @@
 // diffusion.boundary: each rule against its exact answer (neumann keeps the total, convective
 // changes it by the edges' fluxes, periodic decays a Fourier mode by the scheme's factor,
-// dirichlet and neumann reach the linear steady profile), and every rule bitwise the same on
-// any rank count, block layout, halo width and trip length, through restarts; a restart
-// with another boundary is refused.
+// dirichlet and neumann reach the linear steady profile), each rule's ghost and the step's
+// order against a serial loop in the run's precision (bit for bit, on a CPU), and every rule
+// bitwise the same on any rank count, block layout, halo width and trip length, through
+// restarts; a restart with another boundary is refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -189,6 +190,65 @@ TEST(MpiDiffusionBoundaryAnswers, DirichletAndNeumannReachTheLinearSteadyProfile
   const auto last = test::run_diffusion(comm, s, folder + "/out.h5").last_field();
   for (long j = 0; j < ny; ++j)
     for (long i = 0; i < nx; ++i) EXPECT_NEAR(last[std::size_t(j * nx + i)], double(nx - i) / double(nx + 1), 1e-10);
+}
+
+// Each rule's ghost as docs/diffusion.md gives it, and the step's documented order, in the
+// run's precision: the ghosts from this step's edge cells (dirichlet V, neumann u_e,
+// convective u_e + r (A - u_e) with r = h / c rounded once), then L(u) = 4u - (((W + E) + S) + N)
+// and u - c L(u), each product and sum rounded; the field and the last frame's L(u) bit for bit.
+// The answers above hold to 1e-12, which other orders pass. On a GPU nvcc fuses products into
+// sums as it chooses, so there the kernels are held to each other (MpiDiffusionTripRules).
+template <class T>
+void check_ghosts_and_order(const Precision precision) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  GTEST_SKIP() << "a GPU build's products are fused into its sums by the compiler";
+#endif
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const std::string folder = test::scratch_folder(comm, "boundary_order");
+  const long nx = 19, ny = 14, steps = 12;
+  std::vector<double> u0 = random_field(nx, ny, 13);
+  for (double& v : u0) v = T(v);
+  diffusion::DiffusionSettings s = exact(comm, folder + "/u0.h5", u0, nx, ny, steps);
+  s.precision = precision;
+  s.c = 0.2;
+  s.laplacian = true;
+  s.boundary = {convective(0.1, 2.0), dirichlet(-0.5), kNeumann, convective(0.07, 0.25)};
+  const auto out = test::run_diffusion(comm, s, folder + "/out.h5");
+  const T c = T(s.c);
+  std::vector<T> u(u0.begin(), u0.end()), next(u.size());
+  const auto ghost = [&](const Boundary& b, T edge) {
+    if (b.kind == BoundaryKind::dirichlet) return T(b.value);
+    if (b.kind == BoundaryKind::neumann) return edge;
+    return edge + T(b.h / s.c) * (T(b.value) - edge);
+  };
+  const auto at = [&](long i, long j) {  // a ghost from the edge cell beside it
+    if (i < 0) return ghost(s.boundary[diffusion::kWest], u[std::size_t(j * nx)]);
+    if (i >= nx) return ghost(s.boundary[diffusion::kEast], u[std::size_t(j * nx + nx - 1)]);
+    if (j < 0) return ghost(s.boundary[diffusion::kSouth], u[std::size_t(i)]);
+    if (j >= ny) return ghost(s.boundary[diffusion::kNorth], u[std::size_t((ny - 1) * nx + i)]);
+    return u[std::size_t(j * nx + i)];
+  };
+  const auto laplacian = [&](long i, long j) {
+    return T(4) * at(i, j) - (((at(i - 1, j) + at(i + 1, j)) + at(i, j - 1)) + at(i, j + 1));
+  };
+  for (long k = 0; k < steps; ++k) {
+    for (long j = 0; j < ny; ++j)
+      for (long i = 0; i < nx; ++i) next[std::size_t(j * nx + i)] = at(i, j) - c * laplacian(i, j);
+    u.swap(next);
+  }
+  EXPECT_TRUE(test::bitwise_equal(out.last_field(), std::vector<double>(u.begin(), u.end())));
+  std::vector<double> applied(u.size());
+  for (long j = 0; j < ny; ++j)
+    for (long i = 0; i < nx; ++i) applied[std::size_t(j * nx + i)] = laplacian(i, j);
+  EXPECT_TRUE(test::bitwise_equal(
+      std::vector<double>(out.laplacian.end() - std::ptrdiff_t(nx * ny), out.laplacian.end()), applied));
+}
+
+TEST(MpiDiffusionBoundaryAnswers, FloatGhostsAndStepsAreTheDocumentedOnesBitForBit) {
+  check_ghosts_and_order<float>(Precision::float32);
+}
+TEST(MpiDiffusionBoundaryAnswers, DoubleGhostsAndStepsAreTheDocumentedOnesBitForBit) {
+  check_ghosts_and_order<double>(Precision::float64);
 }
 
 // A restart with another boundary than the checkpoint's is refused, naming the key.
