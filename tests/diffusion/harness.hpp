@@ -48,6 +48,10 @@ struct DiffusionOutput {
     const std::size_t n = field.size() / steps.size();
     return std::vector<double>(field.end() - static_cast<std::ptrdiff_t>(n), field.end());
   }
+  std::vector<double> last_laplacian() const {  // when kept
+    const std::size_t n = laplacian.size() / steps.size();
+    return std::vector<double>(laplacian.end() - static_cast<std::ptrdiff_t>(n), laplacian.end());
+  }
 };
 
 inline DiffusionOutput read_diffusion(const std::string& path) {
