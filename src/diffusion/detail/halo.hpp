@@ -38,7 +38,7 @@ constexpr std::int64_t kDefaultHaloWidth = 64;
 // had neighbours. But where its trips read those axes wrapped (`wrapped`: Stepper's
 // fold_sides) the halo serves its single steps alone, and is kWrappedHaloWidth deep unless
 // the deck asks otherwise: the grid's pitch with 16 to 64 cells of halo took the periodic
-// 8192^2 float64 deck 2 % longer a step (docs/history/diffusion.md).
+// 8192^2 float64 deck 2 % longer a step (docs/history/diffusion-boundaries.md).
 constexpr std::int64_t kWrappedHaloWidth = 8;
 int halo_width_for(const Decomposition& d, std::int64_t requested, bool wrapped = false);
 // The same for `blocks` (ranks along x, y) over an nx x ny grid, on one rank: InputError,
