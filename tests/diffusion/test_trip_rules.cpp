@@ -212,6 +212,14 @@ INSTANTIATE_TEST_SUITE_P(Wrapped, MpiDiffusionTripRules,
                                           testing::Values(Tiles::wrapped_chain)),
                          kName);
 
+// Float's chains with ghosts that follow their edge cells: the edge tiles whose columns hold
+// no following west or east edge take c's plain update off their ghost rows.
+INSTANTIATE_TEST_SUITE_P(Float32Chained, MpiDiffusionTripRules,
+                         testing::Combine(testing::Values("convective", "mixed"), testing::Values(8),
+                                          testing::Values(0L), testing::Values("columns"),
+                                          testing::Values(Precision::float32), testing::Values(Tiles::chained)),
+                         kName);
+
 INSTANTIATE_TEST_SUITE_P(Float64, MpiDiffusionTripRules,
                          testing::Combine(kRules, testing::Values(8), testing::Values(0L), testing::Values("columns"),
                                           testing::Values(Precision::float64), testing::Values(Tiles::chained)),
