@@ -212,8 +212,8 @@ INSTANTIATE_TEST_SUITE_P(Wrapped, MpiDiffusionTripRules,
                                           testing::Values(Tiles::wrapped_chain)),
                          kName);
 
-// Float's chains with ghosts that follow their edge cells: the edge tiles whose columns hold
-// no following west or east edge take c's plain update off their ghost rows.
+// Float's chains with ghosts that follow their edge cells (float64's are below): on a device a
+// chain's edge tiles set those ghosts in cell() at each step (trip_kernel.hpp).
 INSTANTIATE_TEST_SUITE_P(Float32Chained, MpiDiffusionTripRules,
                          testing::Combine(testing::Values("convective", "mixed"), testing::Values(8),
                                           testing::Values(0L), testing::Values("columns"),
