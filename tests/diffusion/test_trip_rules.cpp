@@ -225,5 +225,50 @@ INSTANTIATE_TEST_SUITE_P(Float64, MpiDiffusionTripRules,
                                           testing::Values(Precision::float64), testing::Values(Tiles::chained)),
                          kName);
 
+// A convective west side whose ambient is near the type's largest value, with h = c (the
+// ghost holds the ambient): the west edge's cells grow until 4u overflows a few steps into
+// the first trip, where the trips set that ghost at each step (a single trip's edge tiles in
+// the step's sides, a chain's in cell()). They stop where the one-step run stops, keeping the
+// same frames, on these ranks.
+class MpiDiffusionTripRulesOverflow : public testing::TestWithParam<std::tuple<Precision, Tiles>> {};
+
+TEST_P(MpiDiffusionTripRulesOverflow, AFollowingEdgeThatOverflowsStopsTheTripsAtTheOneStepRunsStep) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const auto [precision, tiles] = GetParam();
+  const std::string folder = test::scratch_folder(
+      comm, std::string("trip_rules_overflow_") + core::precision_name(precision) + "_" + std::to_string(int(tiles)));
+  diffusion::DiffusionSettings s = rule_deck(comm, "dirichlet_1", 0, precision, folder);
+  s.boundary[0] = convective(0.2, precision == Precision::float32 ? 3e38 : 1.7e308);
+  s.ranks = test::layout("columns", mpi::size(comm));
+  const auto stop = [&](const diffusion::StudyTestHooks& hooks, const std::string& name) {
+    try {
+      test::run_diffusion(comm, s, folder + "/" + name + ".h5", "", io::Mode::automatic, hooks);
+    } catch (const StudyStopped& e) {
+      EXPECT_EQ(e.exit_code(), kExitRunFailure);
+      return std::string(e.what());
+    }
+    return std::string("no stop");
+  };
+  diffusion::StudyTestHooks single, forced;
+  single.trips.steps = 1;
+  forced.trips = tiles == Tiles::chained ? TripShape{8, 9, 10} : TripShape{8, 3, 4, 2, 2};
+  const std::string one_step = stop(single, "one_step");
+  // "... at step N; the output keeps the 1 frame written before it": inside the first trip, not at its first step
+  const std::size_t at = one_step.find("at step ");
+  ASSERT_NE(at, std::string::npos) << one_step;
+  const long step = std::stol(one_step.substr(at + 8));
+  EXPECT_GT(step, 1);
+  EXPECT_LT(step, s.output_every);
+  EXPECT_EQ(stop(forced, "trips"), one_step);
+}
+
+INSTANTIATE_TEST_SUITE_P(Overflow, MpiDiffusionTripRulesOverflow,
+                         testing::Combine(testing::Values(Precision::float32, Precision::float64),
+                                          testing::Values(Tiles::small_with_tail, Tiles::chained)),
+                         [](const auto& info) {
+                           return std::string(core::precision_name(std::get<0>(info.param))) +
+                                  (std::get<1>(info.param) == Tiles::chained ? "_chained" : "_small_tiles");
+                         });
+
 }  // namespace
 }  // namespace trident
